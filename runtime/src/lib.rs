@@ -1,0 +1,4 @@
+//! The speccoder runtime: detects a project's task runners, resolves and runs their tasks,
+//! and runs external coding agents with the project's allowances.
+
+pub mod process;

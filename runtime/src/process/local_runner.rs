@@ -1,0 +1,363 @@
+//! [`LocalRunner`]: runs a command line through `/bin/sh -c` on this machine.
+
+use std::io::{ErrorKind, PipeReader, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
+};
+
+use super::capture::StreamCapture;
+use super::{
+    CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
+    SpawnError, registry, sweep,
+};
+
+/// Runs command lines through `/bin/sh -c` on this machine: stdin closed, its own process
+/// group, output drained by one thread with `poll(2)`, the whole group stopped at the
+/// deadline and when the shell leaves processes behind.
+#[derive(Debug, Clone)]
+pub struct LocalRunner {
+    shell: PathBuf,
+    /// How long after the group is killed we wait for the pipes to close before looking for
+    /// escaped holders.
+    pub leak_wait: Duration,
+    /// How long after that sweep we wait before giving up on the pipes.
+    pub abandon_wait: Duration,
+}
+
+impl Default for LocalRunner {
+    fn default() -> Self {
+        Self {
+            // An absolute path: `sh` alone would make the spawn walk PATH.
+            shell: PathBuf::from("/bin/sh"),
+            leak_wait: Duration::from_millis(100),
+            abandon_wait: Duration::from_millis(100),
+        }
+    }
+}
+
+impl CommandRunner for LocalRunner {
+    fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
+        check_cwd(&request.cwd)?;
+        let start = Instant::now();
+
+        let mut command = Command::new(&self.shell);
+        // Linux refuses one argument longer than MAX_ARG_BYTES (E2BIG), so a longer command
+        // line reaches the shell as a script file instead.
+        let _script = if request.command.len() > MAX_ARG_BYTES {
+            let mut file = tempfile::Builder::new()
+                .prefix("speccoder-script-")
+                .suffix(".sh")
+                .tempfile()?;
+            file.write_all(request.command.as_bytes())?;
+            file.flush()?;
+            command.arg(file.path());
+            Some(file)
+        } else {
+            command.arg("-c").arg(&request.command);
+            None
+        };
+        command
+            .current_dir(&request.cwd)
+            .stdin(Stdio::null())
+            .process_group(0)
+            .envs(request.env.iter().map(|(k, v)| (k, v)));
+
+        let mut streams = Vec::with_capacity(2);
+        match request.mode {
+            OutputMode::Merged => {
+                // One pipe behind fd 1 and fd 2: the kernel keeps the order of the writes.
+                let (reader, writer) = std::io::pipe()?;
+                command.stdout(writer.try_clone()?).stderr(writer);
+                streams.push(Stream::new(reader, &request.stdout)?);
+            }
+            OutputMode::Split => {
+                let (out_reader, out_writer) = std::io::pipe()?;
+                let (err_reader, err_writer) = std::io::pipe()?;
+                command.stdout(out_writer).stderr(err_writer);
+                streams.push(Stream::new(out_reader, &request.stdout)?);
+                streams.push(Stream::new(err_reader, &request.stderr)?);
+            }
+        }
+        let child = command.spawn()?;
+        // The command holds our copies of the write ends; they must close now, or the pipes
+        // never reach end of file.
+        drop(command);
+
+        let pgid = Pid::from_child(&child);
+        registry::register(pgid);
+        let supervised = Supervisor {
+            runner: self,
+            request,
+            child: &child,
+            pgid,
+            start,
+        }
+        .supervise(&mut streams);
+        registry::unregister(pgid);
+        let (timed_out, leftovers) = supervised?;
+
+        let status = reap(child)?;
+        let exit = match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            (None, None) => Exit::Code(-1),
+        };
+        let mut captures = streams.into_iter().map(|s| s.capture.finish());
+        let stdout = captures.next().expect("one stream is always captured");
+        Ok(RunOutput {
+            exit,
+            timed_out,
+            duration: start.elapsed(),
+            stdout,
+            stderr: captures.next(),
+            leftovers,
+        })
+    }
+}
+
+fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(SpawnError::CwdNotDirectory(cwd.to_path_buf())),
+        Err(err) if err.kind() == ErrorKind::NotADirectory => {
+            Err(SpawnError::CwdNotDirectory(cwd.to_path_buf()))
+        }
+        Err(_) => Err(SpawnError::CwdNotFound(cwd.to_path_buf())),
+    }
+}
+
+/// Reaps the shell, which has exited by now.
+fn reap(mut child: Child) -> std::io::Result<std::process::ExitStatus> {
+    child.wait()
+}
+
+/// One pipe being drained into its capture.
+struct Stream {
+    reader: Option<PipeReader>,
+    capture: StreamCapture,
+}
+
+impl Stream {
+    fn new(reader: PipeReader, spec: &CaptureSpec) -> Result<Self, SpawnError> {
+        // Only our end becomes non-blocking: the child's end is a separate file description.
+        let flags = fcntl_getfl(&reader).map_err(std::io::Error::from)?;
+        fcntl_setfl(&reader, flags | OFlags::NONBLOCK).map_err(std::io::Error::from)?;
+        let mut capture = StreamCapture::new(spec.head_bytes, spec.tail_bytes);
+        if let Some(path) = &spec.spill_to {
+            capture = capture
+                .with_spill(path.clone(), spec.spill_max_bytes)
+                .map_err(|source| SpawnError::SpillFile {
+                    path: path.clone(),
+                    source,
+                })?;
+        }
+        Ok(Self {
+            reader: Some(reader),
+            capture,
+        })
+    }
+
+    /// Reads what is available, a bounded number of chunks so the deadlines are still
+    /// checked while a command floods its output.
+    fn drain(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
+        let Some(reader) = &mut self.reader else {
+            return Ok(());
+        };
+        for _ in 0..16 {
+            match reader.read(buf) {
+                Ok(0) => {
+                    self.reader = None;
+                    return Ok(());
+                }
+                Ok(n) => self.capture.push(&buf[..n]),
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(err) if err.kind() == ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The state of one run between spawn and reap.
+struct Supervisor<'a> {
+    runner: &'a LocalRunner,
+    request: &'a RunRequest,
+    child: &'a Child,
+    pgid: Pid,
+    start: Instant,
+}
+
+/// The steps after the shell exited while its pipes were still open.
+enum Cleanup {
+    /// Waiting for the moment to kill the group (at once, or at the end of the grace).
+    Pending,
+    /// The group was killed at this instant.
+    GroupKilled(Instant),
+    /// Pipe holders outside the group were killed at this instant.
+    Swept(Instant),
+}
+
+impl Supervisor<'_> {
+    /// Drains the streams until the shell has exited and the pipes are closed (or given up),
+    /// signalling the group on the way as the deadlines pass.
+    fn supervise(&self, streams: &mut [Stream]) -> std::io::Result<(bool, Leftovers)> {
+        // With a pidfd the shell's exit is one more event for poll; without one (old
+        // kernels) we check for it with a short backoff.
+        let pidfd: Option<OwnedFd> = pidfd_open(self.pgid, PidfdFlags::empty()).ok();
+        let mut backoff = Duration::from_millis(1);
+        let mut buf = vec![0u8; 64 * 1024];
+
+        let deadline = self.start + self.request.timeout;
+        let mut timed_out = false;
+        let mut kill_at: Option<Instant> = None;
+        let mut killed = false;
+        let mut exited = false;
+        let mut cleanup = Cleanup::Pending;
+        let mut leftovers = Leftovers::default();
+
+        loop {
+            if !exited && self.leader_exited() {
+                exited = true;
+            }
+            let now = Instant::now();
+            let open = streams.iter().any(|s| s.reader.is_some());
+            let mut wake: Option<Instant> = None;
+
+            if !exited {
+                if !timed_out && now >= deadline {
+                    timed_out = true;
+                    self.signal(Signal::TERM);
+                    // A stopped process cannot act on SIGTERM until it is continued.
+                    self.signal(Signal::CONT);
+                    kill_at = Some(now + self.request.grace);
+                }
+                if let Some(at) = kill_at
+                    && !killed
+                    && now >= at
+                {
+                    self.signal(Signal::KILL);
+                    killed = true;
+                }
+                wake = earliest(wake, (!timed_out).then_some(deadline));
+                wake = earliest(wake, kill_at.filter(|_| !killed));
+            } else {
+                // The shell is gone but a zombie until we reap it, so its group id cannot be
+                // reused and signalling the group is safe.
+                if !open {
+                    // Anything left in the group runs unwatched: stop it.
+                    self.signal(Signal::KILL);
+                    break;
+                }
+                match cleanup {
+                    Cleanup::Pending => {
+                        // After a timeout the rest of the group keeps its grace.
+                        let at = if killed { now } else { kill_at.unwrap_or(now) };
+                        if now >= at {
+                            self.signal(Signal::KILL);
+                            leftovers.killed_group = true;
+                            cleanup = Cleanup::GroupKilled(now);
+                        }
+                        wake = earliest(wake, Some(at));
+                    }
+                    Cleanup::GroupKilled(at) => {
+                        if now >= at + self.runner.leak_wait {
+                            let fds: Vec<_> = streams
+                                .iter()
+                                .filter_map(|s| s.reader.as_ref().map(AsFd::as_fd))
+                                .collect();
+                            leftovers.swept = sweep::kill_pipe_holders(&fds);
+                            cleanup = Cleanup::Swept(now);
+                        }
+                        wake = earliest(wake, Some(at + self.runner.leak_wait));
+                    }
+                    Cleanup::Swept(at) => {
+                        if now >= at + self.runner.abandon_wait {
+                            // Something we cannot find or kill holds the pipes: give them up.
+                            leftovers.abandoned_pipes = true;
+                            break;
+                        }
+                        wake = earliest(wake, Some(at + self.runner.abandon_wait));
+                    }
+                }
+            }
+            if !exited && pidfd.is_none() {
+                wake = earliest(wake, Some(now + backoff));
+                backoff = (backoff * 2).min(Duration::from_millis(50));
+            }
+
+            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
+            let mut which: Vec<usize> = Vec::with_capacity(2);
+            for (i, stream) in streams.iter().enumerate() {
+                if let Some(reader) = &stream.reader {
+                    fds.push(PollFd::new(reader, PollFlags::IN));
+                    which.push(i);
+                }
+            }
+            if !exited && let Some(pidfd) = &pidfd {
+                fds.push(PollFd::new(pidfd, PollFlags::IN));
+            }
+            let timeout = wake.map(|at| {
+                let left = at.saturating_duration_since(Instant::now());
+                Timespec::try_from(left).unwrap_or(Timespec {
+                    tv_sec: i64::MAX,
+                    tv_nsec: 0,
+                })
+            });
+            if fds.is_empty() {
+                if let Some(at) = wake {
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                }
+                continue;
+            }
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Err(err) => return Err(err.into()),
+            }
+            let ready: Vec<usize> = fds
+                .iter()
+                .zip(&which)
+                .filter(|(fd, _)| !fd.revents().is_empty())
+                .map(|(_, &i)| i)
+                .collect();
+            drop(fds);
+            for i in ready {
+                streams[i].drain(&mut buf)?;
+            }
+        }
+        Ok((timed_out, leftovers))
+    }
+
+    /// Whether the shell has exited, without reaping it.
+    fn leader_exited(&self) -> bool {
+        let pid = Pid::from_child(self.child);
+        matches!(
+            waitid(
+                WaitId::Pid(pid),
+                WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+            ),
+            Ok(Some(_))
+        )
+    }
+
+    fn signal(&self, signal: Signal) {
+        // ESRCH (nobody left in the group) is the expected answer once the group is gone.
+        let _ = kill_process_group(self.pgid, signal);
+    }
+}
+
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}

@@ -1,0 +1,68 @@
+//! The process groups this process has started and not yet reaped, so that they can be
+//! stopped when the process itself is told to stop.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// How long the groups get to end on SIGTERM before SIGKILL when this process is stopped.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+pub(crate) fn register(pgid: Pid) {
+    live_groups().insert(pgid.as_raw_nonzero().get());
+}
+
+pub(crate) fn unregister(pgid: Pid) {
+    live_groups().remove(&pgid.as_raw_nonzero().get());
+}
+
+fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+    // A panic while the set was held leaves a set that is still correct.
+    LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Stops every process group started by this process and still running: SIGTERM and
+/// SIGCONT, a short grace, then SIGKILL.
+pub fn stop_all_process_groups() {
+    let groups: Vec<Pid> = live_groups()
+        .iter()
+        .filter_map(|&raw| Pid::from_raw(raw))
+        .collect();
+    for &pgid in &groups {
+        let _ = kill_process_group(pgid, Signal::TERM);
+        let _ = kill_process_group(pgid, Signal::CONT);
+    }
+    let deadline = Instant::now() + SHUTDOWN_GRACE;
+    while Instant::now() < deadline
+        && groups
+            .iter()
+            .any(|&pgid| test_kill_process_group(pgid).is_ok())
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for &pgid in &groups {
+        let _ = kill_process_group(pgid, Signal::KILL);
+    }
+}
+
+/// Starts a thread that, on SIGINT, SIGTERM or SIGHUP, stops every live process group and
+/// exits with 128 + the signal number, as a shell would report it.
+pub fn stop_process_groups_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                stop_all_process_groups();
+                std::process::exit(128 + signal);
+            }
+        })?;
+    Ok(())
+}

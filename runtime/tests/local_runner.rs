@@ -1,0 +1,304 @@
+//! Scenario tests of `LocalRunner` against the real `/bin/sh`.
+
+use std::io::Read;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use speccoder_runtime::process::{
+    CaptureSpec, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest, SpawnError,
+};
+
+fn request(command: &str) -> RunRequest {
+    RunRequest::new(command, std::env::temp_dir(), Duration::from_secs(30))
+}
+
+fn run(request: &RunRequest) -> RunOutput {
+    LocalRunner::default()
+        .run(request)
+        .expect("the command starts")
+}
+
+fn run_text(command: &str) -> (Exit, String) {
+    let out = run(&request(command));
+    (out.exit, out.stdout.text())
+}
+
+/// Processes whose command line holds `marker`, other than this test process, once those
+/// already sent SIGKILL have had a moment to die (delivery is asynchronous).
+fn processes_with(marker: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        let found = processes_now(marker);
+        if found.is_empty() || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[track_caller]
+fn assert_no_process(marker: &str) {
+    assert_eq!(processes_with(marker), Vec::<String>::new());
+}
+
+fn processes_now(marker: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .expect("/proc is readable")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
+        .filter(|e| e.file_name().to_str() != Some(me.as_str()))
+        .filter_map(|e| {
+            let raw = std::fs::read(e.path().join("cmdline")).ok()?;
+            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+            line.contains(marker).then_some(line)
+        })
+        .collect()
+}
+
+#[test]
+fn exit_codes_and_signals() {
+    assert_eq!(run_text("exit 0"), (Exit::Code(0), String::new()));
+    assert_eq!(run_text("echo hi; exit 3"), (Exit::Code(3), "hi\n".into()));
+    assert_eq!(run_text("exit 300").0, Exit::Code(44));
+    assert_eq!(run_text("kill -SEGV $$").0, Exit::Signal(11));
+    assert_eq!(
+        run_text("no_such_command_xyz 2>/dev/null").0,
+        Exit::Code(127)
+    );
+    let out = run(&request("kill -SEGV $$"));
+    assert_eq!(out.shell_code(), 139);
+    assert!(!out.timed_out);
+}
+
+#[test]
+fn merged_mode_keeps_arrival_order() {
+    assert_eq!(
+        run_text("echo a; echo b >&2; echo c"),
+        (Exit::Code(0), "a\nb\nc\n".into())
+    );
+}
+
+#[test]
+fn split_mode_keeps_streams_apart() {
+    let mut req = request("echo out1; echo err1 >&2; echo out2; echo err2 >&2");
+    req.mode = OutputMode::Split;
+    let out = run(&req);
+    assert_eq!(out.stdout.text(), "out1\nout2\n");
+    assert_eq!(
+        out.stderr.expect("split mode has stderr").text(),
+        "err1\nerr2\n"
+    );
+}
+
+#[test]
+fn one_gib_keeps_head_and_tail_and_spills_every_byte() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spill = dir.path().join("out.log");
+    let mut req = request("yes abcdefg | head -c 1073741824");
+    req.stdout = CaptureSpec {
+        head_bytes: 1000,
+        tail_bytes: 2000,
+        spill_to: Some(spill.clone()),
+        ..CaptureSpec::default()
+    };
+    let out = run(&req);
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout.total_bytes, 1_073_741_824);
+    assert_eq!(out.stdout.head.len(), 1000);
+    assert_eq!(out.stdout.tail.len(), 2000);
+    assert_eq!(out.stdout.omitted_bytes(), 1_073_741_824 - 3000);
+    assert!(out.stdout.head.starts_with(b"abcdefg\nabcdefg\n"));
+    assert!(out.stdout.tail.ends_with(b"abcdefg\nabcdefg\n"));
+    let spilled = out.stdout.spill.expect("spill requested");
+    assert_eq!(spilled.bytes_written, 1_073_741_824);
+    assert_eq!(spilled.incomplete, None);
+
+    // The file holds exactly the stream: 2^27 lines of "abcdefg\n".
+    let mut file = std::fs::File::open(&spill).expect("spill file");
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let n = file.read(&mut buf).expect("read spill");
+        if n == 0 {
+            break;
+        }
+        // Reads of 1 MiB from a regular file come whole except the last; 1 MiB is a
+        // multiple of the 8-byte line, so every read starts on a line.
+        assert_eq!(n % 8, 0);
+        assert!(buf[..n].chunks(8).all(|line| line == b"abcdefg\n"));
+        total += n as u64;
+    }
+    assert_eq!(total, 1_073_741_824);
+}
+
+#[test]
+fn spill_stops_at_its_cap_and_keeps_counting() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut req = request("head -c 10000 /dev/zero");
+    req.stdout.spill_to = Some(dir.path().join("out"));
+    req.stdout.spill_max_bytes = 4096;
+    let out = run(&req);
+    let spill = out.stdout.spill.expect("spill requested");
+    assert_eq!(out.stdout.total_bytes, 10_000);
+    assert_eq!(spill.bytes_written, 4096);
+    assert_eq!(std::fs::metadata(&spill.path).expect("spill").len(), 4096);
+    assert!(spill.incomplete.expect("cut short").contains("4096"));
+}
+
+#[test]
+fn timeout_with_sigterm_honoured() {
+    let mut req = request("sleep 100.101");
+    req.timeout = Duration::from_millis(300);
+    let out = run(&req);
+    assert!(out.timed_out);
+    assert_eq!(out.exit, Exit::Signal(15));
+    assert_eq!(out.shell_code(), 124);
+    assert!(out.duration >= Duration::from_millis(300));
+    assert!(out.duration < Duration::from_secs(2), "{:?}", out.duration);
+    assert_no_process("100.101");
+}
+
+#[test]
+fn sigterm_ignored_is_killed_after_the_grace() {
+    let mut req = request("trap '' TERM; sleep 100.102 & sleep 100.102; echo never");
+    req.timeout = Duration::from_millis(300);
+    req.grace = Duration::from_millis(400);
+    let out = run(&req);
+    assert!(out.timed_out);
+    assert_eq!(out.exit, Exit::Signal(9));
+    assert!(
+        out.duration >= Duration::from_millis(700),
+        "{:?}",
+        out.duration
+    );
+    assert!(out.duration < Duration::from_secs(3), "{:?}", out.duration);
+    assert_eq!(out.stdout.text(), "");
+    assert_no_process("100.102");
+}
+
+#[test]
+fn background_child_does_not_keep_the_caller_waiting() {
+    let out = run(&request("sleep 100.103 & echo done"));
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout.text(), "done\n");
+    assert!(out.duration < Duration::from_secs(2), "{:?}", out.duration);
+    assert!(out.leftovers.killed_group);
+    assert_no_process("100.103");
+}
+
+#[test]
+fn silent_leftover_in_the_group_is_stopped_too() {
+    let out = run(&request("sleep 100.107 >/dev/null 2>&1 & echo done"));
+    assert_eq!(out.stdout.text(), "done\n");
+    assert_no_process("100.107");
+}
+
+#[test]
+fn setsid_escapee_holding_the_pipe_is_bounded() {
+    let started = Instant::now();
+    let out = run(&request("setsid sleep 100.104 & sleep 0.3; echo done"));
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout.text(), "done\n");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.leftovers.swept, 1);
+    assert_no_process("100.104");
+}
+
+#[test]
+fn closed_stdio_does_not_end_the_wait_early() {
+    let mut req = request("exec >&- 2>&-; sleep 100.105");
+    req.timeout = Duration::from_millis(300);
+    let out = run(&req);
+    assert!(out.timed_out, "{out:?}");
+    assert_eq!(out.exit, Exit::Signal(15), "{out:?}");
+    assert_no_process("100.105");
+}
+
+#[test]
+fn invalid_utf8_and_nul_survive() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut req = request(r"printf '\377\376abc\000def\n'");
+    req.stdout.spill_to = Some(dir.path().join("out"));
+    let out = run(&req);
+    assert_eq!(out.stdout.total_bytes, 10);
+    assert_eq!(out.stdout.text(), "\u{FFFD}\u{FFFD}abc\0def\n");
+    let bytes = std::fs::read(dir.path().join("out")).expect("spill");
+    assert_eq!(bytes, b"\xff\xfeabc\0def\n");
+}
+
+#[test]
+fn working_directory_is_checked_first() {
+    let runner = LocalRunner::default();
+    let missing = Path::new("/nonexistent/speccoder/dir");
+    let err = runner
+        .run(&RunRequest::new("true", missing, Duration::from_secs(5)))
+        .expect_err("missing cwd");
+    assert!(matches!(err, SpawnError::CwdNotFound(_)));
+    assert_eq!(
+        err.to_string(),
+        "Working directory does not exist: /nonexistent/speccoder/dir"
+    );
+
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    let err = runner
+        .run(&RunRequest::new(
+            "true",
+            file.path(),
+            Duration::from_secs(5),
+        ))
+        .expect_err("cwd is a file");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "Working directory is not a directory: {}",
+            file.path().display()
+        )
+    );
+}
+
+#[test]
+fn runs_in_the_cwd_with_the_env() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut req = RunRequest::new(
+        "pwd; echo \"$SPECCODER_X\"",
+        dir.path(),
+        Duration::from_secs(5),
+    );
+    req.env.push(("SPECCODER_X".into(), "a b".into()));
+    let out = run(&req);
+    let want = format!(
+        "{}\na b\n",
+        dir.path().canonicalize().expect("canon").display()
+    );
+    assert_eq!(out.stdout.text(), want);
+}
+
+#[test]
+fn a_command_longer_than_one_argument_still_runs() {
+    let filler = "x".repeat(200_000);
+    let out = run(&request(&format!(": {filler}; echo ok")));
+    assert_eq!(
+        (out.exit, out.stdout.text()),
+        (Exit::Code(0), "ok\n".into())
+    );
+    let at_limit = format!(": {}; echo ok", "y".repeat(131_071 - 11));
+    assert_eq!(at_limit.len(), 131_071);
+    assert_eq!(run(&request(&at_limit)).stdout.text(), "ok\n");
+}
+
+#[test]
+fn stdin_is_closed() {
+    let out = run(&request("cat; read x; echo $?"));
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout.text(), "1\n");
+    assert!(out.duration < Duration::from_secs(2));
+}

