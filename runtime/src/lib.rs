@@ -1,4 +1,6 @@
 //! The speccoder runtime: detects a project's task runners, resolves and runs their tasks,
 //! and runs external coding agents with the project's allowances.
 
+pub mod cli;
+pub mod config;
 pub mod process;
