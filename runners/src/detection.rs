@@ -1,0 +1,146 @@
+//! Running every configured runner's detection, concurrently, and keeping why a runner is
+//! missing.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::probe::{Probe, find_on_path};
+use crate::runner::Runner;
+
+/// What a runner's detection needs: the root, a way to run probes, and their deadline.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The project root (absolute).
+    pub root: &'a Path,
+    /// Runs listing commands.
+    pub probe: &'a dyn Probe,
+    /// Deadline of each probe.
+    pub probe_timeout: Duration,
+    /// The `PATH` binaries are looked up in.
+    pub path_var: Option<&'a OsStr>,
+}
+
+impl std::fmt::Debug for Context<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("root", &self.root)
+            .field("probe_timeout", &self.probe_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context<'_> {
+    /// `Ok` when `binary` is on PATH, else the absence reason.
+    pub fn needs_binary(&self, binary: &str) -> Result<(), Absence> {
+        match find_on_path(binary, self.path_var) {
+            Some(_) => Ok(()),
+            None => Err(Absence::Absent(format!("`{binary}` is not on PATH"))),
+        }
+    }
+
+    /// Runs a probe in the root; a failure makes the runner failed with the probe's reason.
+    pub fn probe(&self, argv: &[&str]) -> Result<Vec<u8>, Absence> {
+        self.probe
+            .run(argv, self.root, self.probe_timeout)
+            .map_err(Absence::Failed)
+    }
+}
+
+/// Why a runner is not detected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Absence {
+    /// Nothing to detect: no manifest, no binary, no tasks.
+    Absent(String),
+    /// There was something to detect and it went wrong: a probe failed, a manifest is
+    /// broken.
+    Failed(String),
+}
+
+/// A runner's entry in the registration table.
+#[derive(Debug, Clone, Copy)]
+pub struct RunnerDef {
+    /// Fixed id.
+    pub id: &'static str,
+    /// Display label.
+    pub label: &'static str,
+    /// Finds the runner and its tasks in a project.
+    pub detect: fn(&Context<'_>) -> Result<Runner, Absence>,
+}
+
+/// The outcome of one runner's detection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detection {
+    /// Found, with at least one task.
+    Detected(Runner),
+    /// Not there, with why.
+    Absent {
+        /// Runner id.
+        id: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// There, but detection failed, with why.
+    Failed {
+        /// Runner id.
+        id: &'static str,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Detection {
+    /// The runner id.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Self::Detected(runner) => runner.id,
+            Self::Absent { id, .. } | Self::Failed { id, .. } => id,
+        }
+    }
+}
+
+/// Detects the runners named in `ids` (unknown ids are skipped), all at once on their own
+/// threads so the wall time is that of the slowest probe. Results come in the order of
+/// `ids`; a runner's failure or panic never hides another.
+pub fn detect_all(ctx: &Context<'_>, ids: &[impl AsRef<str>]) -> Vec<Detection> {
+    let defs: Vec<&RunnerDef> = ids
+        .iter()
+        .filter_map(|id| crate::RUNNERS.iter().find(|def| def.id == id.as_ref()))
+        .collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = defs
+            .iter()
+            .map(|def| (def, scope.spawn(|| detect_one(def, ctx))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|(def, handle)| {
+                handle.join().unwrap_or_else(|_| Detection::Failed {
+                    id: def.id,
+                    reason: "detection panicked".into(),
+                })
+            })
+            .collect()
+    })
+}
+
+fn detect_one(def: &RunnerDef, ctx: &Context<'_>) -> Detection {
+    match (def.detect)(ctx) {
+        Ok(runner) if runner.tasks.is_empty() => Detection::Absent {
+            id: def.id,
+            reason: match runner.notes.first() {
+                Some(note) => format!("no tasks ({note})"),
+                None => "no tasks".into(),
+            },
+        },
+        Ok(runner) => Detection::Detected(runner),
+        Err(Absence::Absent(reason)) => Detection::Absent {
+            id: def.id,
+            reason,
+        },
+        Err(Absence::Failed(reason)) => Detection::Failed {
+            id: def.id,
+            reason,
+        },
+    }
+}

@@ -1,0 +1,157 @@
+//! `just`: recipes of a justfile, from `just --dump --dump-format=json`.
+
+use serde_json::Value;
+
+use crate::detection::{Absence, Context, RunnerDef};
+use crate::quote::quote;
+use crate::runner::{Runner, Task};
+
+pub(crate) const RUNNER: RunnerDef = RunnerDef {
+    id: "just",
+    label: "Just",
+    detect,
+};
+
+fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let justfile = find_justfile(ctx.root)
+        .ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
+    ctx.needs_binary("just")?;
+    let dump = ctx.probe(&["just", "--dump", "--dump-format=json"])?;
+    parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))
+}
+
+/// The justfile just itself would read in `root`: `justfile` or `.justfile` in any casing.
+fn find_justfile(root: &std::path::Path) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.eq_ignore_ascii_case("justfile") || name.eq_ignore_ascii_case(".justfile"))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+/// Tasks from the JSON of `just --dump --dump-format=json`: public recipes of the justfile
+/// and, named `module/recipe`, of its modules.
+pub fn parse_dump(json: &[u8]) -> Result<Runner, String> {
+    let dump: Value = serde_json::from_slice(json)
+        .map_err(|err| format!("`just --dump` printed invalid JSON: {err}"))?;
+    let mut runner = Runner::new("just", "Just", "just");
+    collect(&dump, &[], &mut runner)?;
+    Ok(runner)
+}
+
+fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), String> {
+    let recipes = module
+        .get("recipes")
+        .and_then(Value::as_object)
+        .ok_or("`just --dump` has no `recipes` object")?;
+    for (name, recipe) in recipes {
+        if is_private(name, recipe) {
+            continue;
+        }
+        let mut task_name = path.join("/");
+        let mut namepath = path.join("::");
+        if !path.is_empty() {
+            task_name.push('/');
+            namepath.push_str("::");
+        }
+        task_name.push_str(name);
+        namepath.push_str(name);
+        runner.push_task(Task {
+            command: format!("just {}", quote(&namepath)),
+            name: task_name,
+            doc: recipe.get("doc").and_then(Value::as_str).map(str::to_owned),
+            params: params(recipe),
+            cwd: None,
+        });
+    }
+    if let Some(modules) = module.get("modules").and_then(Value::as_object) {
+        for (name, sub) in modules {
+            let mut sub_path = path.to_vec();
+            sub_path.push(name);
+            collect(sub, &sub_path, runner)?;
+        }
+    }
+    Ok(())
+}
+
+/// Private recipes: `private: true`, a name starting with `_`, or a `[private]` attribute
+/// (which just before 1.37 did not reflect in `private`).
+fn is_private(name: &str, recipe: &Value) -> bool {
+    name.starts_with('_')
+        || recipe.get("private").and_then(Value::as_bool) == Some(true)
+        || recipe
+            .get("attributes")
+            .and_then(Value::as_array)
+            .is_some_and(|attrs| attrs.iter().any(|a| a.as_str() == Some("private")))
+}
+
+/// Parameters as just shows them: `name`, `name='default'`, `+rest`, `*rest`.
+fn params(recipe: &Value) -> Vec<String> {
+    let Some(list) = recipe.get("parameters").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|param| {
+            let name = param.get("name")?.as_str()?;
+            let sigil = match param.get("kind").and_then(Value::as_str) {
+                Some("plus") => "+",
+                Some("star") => "*",
+                _ => "",
+            };
+            let default = match param.get("default") {
+                Some(Value::String(d)) => format!("='{d}'"),
+                // A default that is an expression is dumped as a JSON array; show it as set.
+                Some(Value::Null) | None => String::new(),
+                Some(_) => "=…".into(),
+            };
+            Some(format!("{sigil}{name}{default}"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!("../tests/samples/just-dump.json");
+
+    #[test]
+    fn recorded_dump() {
+        let runner = parse_dump(SAMPLE.as_bytes()).expect("valid dump");
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["build", "danger", "deploy", "lint", "release", "test", "sub/hello"]
+        );
+        let test = &runner.tasks[5];
+        assert_eq!(test.params, ["filter=''", "*args"]);
+        assert_eq!(test.doc.as_deref(), Some("Run tests, forwarding any extra args"));
+        assert_eq!(test.command, "just test");
+        assert_eq!(runner.tasks[2].params, ["env", "+targets"]);
+        assert_eq!(runner.tasks[3].doc.as_deref(), Some("Documented via the doc attribute"));
+        let hello = &runner.tasks[6];
+        assert_eq!(hello.command, "just sub::hello");
+        assert_eq!(hello.params, ["name='world'"]);
+        assert_eq!(hello.doc.as_deref(), Some("Submodule recipe"));
+    }
+
+    #[test]
+    fn private_attribute_without_private_flag() {
+        let json = r#"{"recipes":{"a":{"attributes":["private"],"private":false,"parameters":[]},
+            "b":{"attributes":[],"private":false,"parameters":[]}}}"#;
+        let runner = parse_dump(json.as_bytes()).expect("valid");
+        assert_eq!(runner.tasks.len(), 1);
+        assert_eq!(runner.tasks[0].name, "b");
+    }
+
+    #[test]
+    fn broken_json() {
+        let err = parse_dump(b"not json").expect_err("invalid");
+        assert!(err.starts_with("`just --dump` printed invalid JSON"), "{err}");
+        let err = parse_dump(b"{}").expect_err("no recipes");
+        assert_eq!(err, "`just --dump` has no `recipes` object");
+    }
+}

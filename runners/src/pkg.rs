@@ -1,0 +1,425 @@
+//! `pkg`: package.json scripts of the root package and of its workspace packages, run with
+//! the package manager the project declares.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path};
+
+use serde_json::Value;
+
+use crate::detection::{Absence, Context, RunnerDef};
+use crate::probe::find_on_path;
+use crate::quote::single_quote;
+use crate::runner::{Runner, Task, TailRule};
+
+pub(crate) const RUNNER: RunnerDef = RunnerDef {
+    id: "pkg",
+    label: "Pkg",
+    detect,
+};
+
+/// Directories a workspace pattern never enters, whatever it says.
+const NEVER_ENTERED: &[&str] = &["node_modules"];
+
+/// How deep `**` in a workspace pattern reaches.
+const MAX_WORKSPACE_DEPTH: usize = 8;
+
+/// A package manager and what its `run` form needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackageManager {
+    /// npm.
+    Npm,
+    /// pnpm.
+    Pnpm,
+    /// yarn 1 (classic).
+    Yarn1,
+    /// yarn 2 and later (berry).
+    YarnBerry,
+    /// bun.
+    Bun,
+}
+
+impl PackageManager {
+    /// The command prefix: always the `run` form, so a script named like a built-in
+    /// (`yarn info`) runs the script.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Self::Npm => "npm run",
+            Self::Pnpm => "pnpm run",
+            Self::Yarn1 | Self::YarnBerry => "yarn run",
+            Self::Bun => "bun run",
+        }
+    }
+
+    /// How the op's tail reaches the script.
+    pub fn tail_rule(self) -> TailRule {
+        match self {
+            Self::Npm => TailRule::DashDashFirst,
+            Self::Pnpm | Self::YarnBerry => TailRule::NoLeadingDashDash,
+            Self::Yarn1 | Self::Bun => TailRule::AsWritten,
+        }
+    }
+
+    /// From a `name@version` declaration (`packageManager`, `devEngines`).
+    fn from_declaration(name: &str, version: &str) -> Option<Self> {
+        let major: Option<u32> = version
+            .trim_start_matches(['^', '~', '>', '=', 'v'])
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok());
+        match name {
+            "npm" => Some(Self::Npm),
+            "pnpm" => Some(Self::Pnpm),
+            "yarn" if major.is_some_and(|m| m >= 2) => Some(Self::YarnBerry),
+            "yarn" => Some(Self::Yarn1),
+            "bun" => Some(Self::Bun),
+            _ => None,
+        }
+    }
+}
+
+fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let manifest = ctx.root.join("package.json");
+    if !manifest.is_file() {
+        return Err(Absence::Absent("no package.json in the root".into()));
+    }
+    let root_pkg = read_manifest(&manifest, "package.json").map_err(Absence::Failed)?;
+    let (manager, why) = package_manager(ctx.root, &root_pkg, ctx.path_var);
+    let mut runner = Runner::new("pkg", "Pkg", manager.prefix());
+    runner.tail_rule = manager.tail_rule();
+    runner.notes.push(format!("package manager: {} ({why})", manager.prefix()));
+    for script in scripts(&root_pkg) {
+        runner.push_task(Task {
+            command: format!("{} {}", manager.prefix(), single_quote(&script)),
+            name: script,
+            doc: None,
+            params: Vec::new(),
+            cwd: None,
+        });
+    }
+    let mut patterns = workspace_patterns(&root_pkg);
+    match read_pnpm_workspace(ctx.root) {
+        Ok(more) => patterns.extend(more),
+        Err(err) => runner.notes.push(err),
+    }
+    let members = find_members(ctx.root, &patterns, &mut runner.notes);
+    for dir in members {
+        let shown = format!("{dir}/package.json");
+        let pkg = match read_manifest(&ctx.root.join(&dir).join("package.json"), &shown) {
+            Ok(pkg) => pkg,
+            Err(err) => {
+                runner.notes.push(format!("{err}; its scripts are left out"));
+                continue;
+            }
+        };
+        let label = pkg
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&dir)
+            .to_owned();
+        for script in scripts(&pkg) {
+            runner.push_task(Task {
+                name: format!("{label}/{script}"),
+                command: format!("{} {}", manager.prefix(), single_quote(&script)),
+                doc: Some(dir.clone()),
+                params: Vec::new(),
+                cwd: Some(dir.clone()),
+            });
+        }
+    }
+    if runner.tasks.is_empty() {
+        return Err(Absence::Absent("package.json has no scripts".into()));
+    }
+    Ok(runner)
+}
+
+/// Reads a package.json that must be a JSON object; errors name the file, line and column.
+fn read_manifest(path: &Path, shown: &str) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+    parse_manifest(&bytes).map_err(|err| format!("{shown}: {err}"))
+}
+
+/// Parses package.json text: a JSON object (a leading BOM is allowed, as npm allows it).
+pub fn parse_manifest(bytes: &[u8]) -> Result<Value, String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+        format!("invalid JSON at line {} column {}: {err}", err.line(), err.column())
+    })?;
+    if !value.is_object() {
+        return Err("is not a JSON object".into());
+    }
+    Ok(value)
+}
+
+/// String-valued scripts, in name order.
+fn scripts(pkg: &Value) -> Vec<String> {
+    pkg.get("scripts")
+        .and_then(Value::as_object)
+        .map(|scripts| {
+            scripts
+                .iter()
+                .filter(|(_, body)| body.is_string())
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The package manager and why: `packageManager`, then `devEngines.packageManager`, then
+/// lockfiles, then bun when it is on PATH, else npm.
+fn package_manager(
+    root: &Path,
+    pkg: &Value,
+    path_var: Option<&std::ffi::OsStr>,
+) -> (PackageManager, &'static str) {
+    if let Some(decl) = pkg.get("packageManager").and_then(Value::as_str) {
+        let (name, version) = decl.split_once('@').unwrap_or((decl, ""));
+        if let Some(pm) = PackageManager::from_declaration(name, version) {
+            return (pm, "from `packageManager`");
+        }
+    }
+    let dev = pkg.get("devEngines").and_then(|d| d.get("packageManager"));
+    let dev = match dev {
+        Some(Value::Array(list)) => list.first(),
+        other => other,
+    };
+    if let Some(dev) = dev
+        && let Some(name) = dev.get("name").and_then(Value::as_str)
+    {
+        let version = dev.get("version").and_then(Value::as_str).unwrap_or("");
+        if let Some(pm) = PackageManager::from_declaration(name, version) {
+            return (pm, "from `devEngines.packageManager`");
+        }
+    }
+    let has = |name: &str| root.join(name).is_file();
+    if has("bun.lock") || has("bun.lockb") {
+        return (PackageManager::Bun, "from its lockfile");
+    }
+    if has("pnpm-lock.yaml") {
+        return (PackageManager::Pnpm, "from its lockfile");
+    }
+    if has("yarn.lock") {
+        let berry = has(".yarnrc.yml")
+            || std::fs::read_to_string(root.join("yarn.lock"))
+                .is_ok_and(|lock| lock.contains("__metadata:"));
+        let pm = if berry { PackageManager::YarnBerry } else { PackageManager::Yarn1 };
+        return (pm, "from its lockfile");
+    }
+    if has("package-lock.json") || has("npm-shrinkwrap.json") {
+        return (PackageManager::Npm, "from its lockfile");
+    }
+    if find_on_path("bun", path_var).is_some() {
+        return (PackageManager::Bun, "no declaration or lockfile; bun is on PATH");
+    }
+    (PackageManager::Npm, "no declaration or lockfile")
+}
+
+/// `workspaces` as an array, or as an object with `packages`.
+fn workspace_patterns(pkg: &Value) -> Vec<String> {
+    let list = match pkg.get("workspaces") {
+        Some(Value::Array(list)) => Some(list),
+        Some(Value::Object(obj)) => obj.get("packages").and_then(Value::as_array),
+        _ => None,
+    };
+    list.into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn read_pnpm_workspace(root: &Path) -> Result<Vec<String>, String> {
+    match std::fs::read_to_string(root.join("pnpm-workspace.yaml")) {
+        Ok(text) => Ok(parse_pnpm_workspace(&text)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(err) => Err(format!("pnpm-workspace.yaml: cannot read: {err}")),
+    }
+}
+
+/// The `packages:` list of a pnpm-workspace.yaml: a block list (`- 'apps/*'`) or a flow list
+/// (`['apps/*', 'libs/*']`). Only that key is read, so a small reader does instead of a
+/// YAML library.
+pub fn parse_pnpm_workspace(text: &str) -> Vec<String> {
+    let mut patterns = Vec::new();
+    let mut in_packages = false;
+    for line in text.lines() {
+        let content = strip_yaml_comment(line);
+        if content.trim().is_empty() {
+            continue;
+        }
+        let top_level = !content.starts_with([' ', '\t', '-']);
+        if top_level {
+            in_packages = false;
+            if let Some(rest) = content.strip_prefix("packages:") {
+                let rest = rest.trim();
+                if let Some(flow) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                    patterns.extend(flow.split(',').map(unquote).filter(|p| !p.is_empty()));
+                } else {
+                    in_packages = rest.is_empty();
+                }
+            }
+            continue;
+        }
+        if in_packages && let Some(item) = content.trim_start().strip_prefix('-') {
+            let item = unquote(item);
+            if !item.is_empty() {
+                patterns.push(item);
+            }
+        }
+    }
+    patterns
+}
+
+fn strip_yaml_comment(line: &str) -> &str {
+    // A `#` starts a comment at the line start or after a space, outside quotes.
+    let mut quote = None;
+    let mut prev = ' ';
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if prev == ' ' || prev == '\t' => return &line[..i],
+            _ => {}
+        }
+        prev = c;
+    }
+    line
+}
+
+fn unquote(s: &str) -> String {
+    let s = s.trim();
+    s.strip_prefix('\'')
+        .and_then(|s| s.strip_suffix('\''))
+        .or_else(|| s.strip_prefix('"').and_then(|s| s.strip_suffix('"')))
+        .unwrap_or(s)
+        .to_owned()
+}
+
+/// Directories (relative, `/`-separated, sorted) matched by the include patterns, not by a
+/// `!` pattern, holding a package.json. Patterns that would leave the root are dropped with a
+/// note; the walk never enters `node_modules` or hidden directories and never follows a
+/// symlink.
+fn find_members(root: &Path, patterns: &[String], notes: &mut Vec<String>) -> Vec<String> {
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    let mut include = Vec::new();
+    let mut exclude = Vec::new();
+    let mut depth = 0;
+    for raw in patterns {
+        let (negated, pattern) = match raw.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, raw.as_str()),
+        };
+        let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+        let path = Path::new(pattern);
+        if pattern.is_empty()
+            || path.is_absolute()
+            || path.components().any(|c| matches!(c, Component::ParentDir))
+        {
+            notes.push(format!("workspace pattern `{raw}` reaches outside the root; ignored"));
+            continue;
+        }
+        let compiled = match glob::Pattern::new(pattern) {
+            Ok(p) => p,
+            Err(err) => {
+                notes.push(format!("workspace pattern `{raw}` is invalid: {err}"));
+                continue;
+            }
+        };
+        if negated {
+            exclude.push(compiled);
+        } else {
+            depth = depth.max(if pattern.contains("**") {
+                MAX_WORKSPACE_DEPTH
+            } else {
+                pattern.split('/').count()
+            });
+            include.push(compiled);
+        }
+    }
+    let mut found = BTreeSet::new();
+    if include.is_empty() {
+        return Vec::new();
+    }
+    let mut stack = vec![(String::new(), 0usize)];
+    while let Some((dir, level)) = stack.pop() {
+        if level >= depth {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name.starts_with('.') || NEVER_ENTERED.contains(&name.as_str()) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let rel = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+            let matched = include.iter().any(|p| p.matches_with(&rel, options))
+                && !exclude.iter().any(|p| p.matches_with(&rel, options));
+            if kind.is_symlink() {
+                if matched && root.join(&rel).join("package.json").is_file() {
+                    notes.push(format!(
+                        "workspace match `{rel}` is a symlink; not followed"
+                    ));
+                }
+                continue;
+            }
+            if !kind.is_dir() {
+                continue;
+            }
+            if matched && root.join(&rel).join("package.json").is_file() {
+                found.insert(rel.clone());
+            }
+            stack.push((rel, level + 1));
+        }
+    }
+    found.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pnpm_workspace_lists() {
+        let text = "# comment\npackages:\n  - 'apps/*'\n  - \"libs/**\" # trailing\n  - '!**/test/**'\ncatalog:\n  - nope\n";
+        assert_eq!(parse_pnpm_workspace(text), ["apps/*", "libs/**", "!**/test/**"]);
+        assert_eq!(
+            parse_pnpm_workspace("packages: ['a/*', \"b\"]\n"),
+            ["a/*", "b"]
+        );
+        assert!(parse_pnpm_workspace("other: 1\n").is_empty());
+    }
+
+    #[test]
+    fn declared_manager_versions() {
+        #[track_caller]
+        fn case(name: &str, version: &str, want: Option<PackageManager>) {
+            assert_eq!(PackageManager::from_declaration(name, version), want);
+        }
+        case("yarn", "1.22.22", Some(PackageManager::Yarn1));
+        case("yarn", "4.18.1", Some(PackageManager::YarnBerry));
+        case("yarn", "^3", Some(PackageManager::YarnBerry));
+        case("pnpm", "12.21.0", Some(PackageManager::Pnpm));
+        case("npm", "", Some(PackageManager::Npm));
+        case("bun", "1.4.5", Some(PackageManager::Bun));
+        case("deno", "2", None);
+    }
+
+    #[test]
+    fn manifests() {
+        assert!(parse_manifest(b"\xEF\xBB\xBF{\"name\":\"x\"}").is_ok());
+        assert_eq!(parse_manifest(b"[1]").expect_err("array"), "is not a JSON object");
+        let err = parse_manifest(b"{\n  \"a\": ,\n}").expect_err("bad");
+        assert!(err.starts_with("invalid JSON at line 2 column 8"), "{err}");
+    }
+}

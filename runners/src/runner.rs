@@ -1,0 +1,78 @@
+//! The runner model: a detected runner and its tasks.
+
+use serde::Serialize;
+
+/// A task runner found in a project, with its tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Runner {
+    /// Fixed id: `just`, `pkg`, `cargo`, `make` or `task`.
+    pub id: &'static str,
+    /// Display label: `Just`, `Pkg`, `Cargo`, `Make` or `Task`.
+    pub label: &'static str,
+    /// What every task's command starts with (`just`, `pnpm run`, `make`).
+    pub command_prefix: String,
+    /// How words after the task name reach the task.
+    #[serde(skip)]
+    pub tail_rule: TailRule,
+    /// The tasks, in the order the runner lists them.
+    pub tasks: Vec<Task>,
+    /// Things detection left out, with why (a workspace match outside the root, a broken
+    /// package manifest), shown by `recipe list --explain`.
+    #[serde(skip)]
+    pub notes: Vec<String>,
+}
+
+/// One task of a runner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Task {
+    /// What an op selects (`test`, `web/dev`, `sub/hello`, `bin/server`).
+    pub name: String,
+    /// The shell command that runs it, before any arguments.
+    pub command: String,
+    /// One line saying what it does, from the repository.
+    pub doc: Option<String>,
+    /// Its parameters, for display only (`profile='debug'`, `+targets`).
+    pub params: Vec<String>,
+    /// Where it runs, relative to the root; the root when absent.
+    pub cwd: Option<String>,
+}
+
+/// How the words after a task name (the op's tail) are put on the command line so that they
+/// reach the script, recipe or program unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TailRule {
+    /// The tail as written (just, make, cargo, task, bun, yarn 1).
+    #[default]
+    AsWritten,
+    /// `--` goes before a tail that does not start with one: npm reads flags after the
+    /// script name as its own settings.
+    DashDashFirst,
+    /// A leading `--` is removed: pnpm and yarn 4 pass it on to the script literally.
+    NoLeadingDashDash,
+}
+
+impl Runner {
+    /// A runner with no tasks yet.
+    pub fn new(id: &'static str, label: &'static str, command_prefix: impl Into<String>) -> Self {
+        Self {
+            id,
+            label,
+            command_prefix: command_prefix.into(),
+            tail_rule: TailRule::AsWritten,
+            tasks: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a task unless one of that name exists already (the first one wins).
+    pub fn push_task(&mut self, task: Task) {
+        if self.tasks.iter().any(|t| t.name == task.name) {
+            self.notes.push(format!(
+                "task `{}` is listed twice; the first one is kept",
+                task.name
+            ));
+            return;
+        }
+        self.tasks.push(task);
+    }
+}
