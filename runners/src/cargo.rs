@@ -85,7 +85,10 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
                 .map(|f| f.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             if !features.is_empty() {
-                command.push_str(&format!(" --features {}", single_quote(&features.join(","))));
+                command.push_str(&format!(
+                    " --features {}",
+                    single_quote(&features.join(","))
+                ));
             }
             let name = if several {
                 format!("{pkg}/{kind}/{target_name}")
@@ -142,7 +145,11 @@ mod tests {
                     "cargo run --package 'a' --bin 'srv' --features 'x,y'",
                     Some("a bin target srv")
                 ),
-                ("b/test/it", "cargo test --package 'b' --test 'it'", Some("b test target it")),
+                (
+                    "b/test/it",
+                    "cargo test --package 'b' --test 'it'",
+                    Some("b test target it")
+                ),
                 (
                     "b/example/demo",
                     "cargo run --package 'b' --example 'demo'",

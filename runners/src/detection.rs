@@ -134,13 +134,7 @@ fn detect_one(def: &RunnerDef, ctx: &Context<'_>) -> Detection {
             },
         },
         Ok(runner) => Detection::Detected(runner),
-        Err(Absence::Absent(reason)) => Detection::Absent {
-            id: def.id,
-            reason,
-        },
-        Err(Absence::Failed(reason)) => Detection::Failed {
-            id: def.id,
-            reason,
-        },
+        Err(Absence::Absent(reason)) => Detection::Absent { id: def.id, reason },
+        Err(Absence::Failed(reason)) => Detection::Failed { id: def.id, reason },
     }
 }

@@ -13,8 +13,8 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 };
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
-    let justfile = find_justfile(ctx.root)
-        .ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
+    let justfile =
+        find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
     ctx.needs_binary("just")?;
     let dump = ctx.probe(&["just", "--dump", "--dump-format=json"])?;
     parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))
@@ -26,7 +26,9 @@ fn find_justfile(root: &std::path::Path) -> Option<String> {
         .ok()?
         .flatten()
         .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.eq_ignore_ascii_case("justfile") || name.eq_ignore_ascii_case(".justfile"))
+        .filter(|name| {
+            name.eq_ignore_ascii_case("justfile") || name.eq_ignore_ascii_case(".justfile")
+        })
         .collect();
     names.sort();
     names.into_iter().next()
@@ -124,14 +126,28 @@ mod tests {
         let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
             names,
-            ["build", "danger", "deploy", "lint", "release", "test", "sub/hello"]
+            [
+                "build",
+                "danger",
+                "deploy",
+                "lint",
+                "release",
+                "test",
+                "sub/hello"
+            ]
         );
         let test = &runner.tasks[5];
         assert_eq!(test.params, ["filter=''", "*args"]);
-        assert_eq!(test.doc.as_deref(), Some("Run tests, forwarding any extra args"));
+        assert_eq!(
+            test.doc.as_deref(),
+            Some("Run tests, forwarding any extra args")
+        );
         assert_eq!(test.command, "just test");
         assert_eq!(runner.tasks[2].params, ["env", "+targets"]);
-        assert_eq!(runner.tasks[3].doc.as_deref(), Some("Documented via the doc attribute"));
+        assert_eq!(
+            runner.tasks[3].doc.as_deref(),
+            Some("Documented via the doc attribute")
+        );
         let hello = &runner.tasks[6];
         assert_eq!(hello.command, "just sub::hello");
         assert_eq!(hello.params, ["name='world'"]);
@@ -150,7 +166,10 @@ mod tests {
     #[test]
     fn broken_json() {
         let err = parse_dump(b"not json").expect_err("invalid");
-        assert!(err.starts_with("`just --dump` printed invalid JSON"), "{err}");
+        assert!(
+            err.starts_with("`just --dump` printed invalid JSON"),
+            "{err}"
+        );
         let err = parse_dump(b"{}").expect_err("no recipes");
         assert_eq!(err, "`just --dump` has no `recipes` object");
     }

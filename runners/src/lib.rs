@@ -17,7 +17,7 @@ mod task;
 pub use detection::{Absence, Context, Detection, RunnerDef, detect_all};
 pub use probe::{Probe, find_on_path};
 pub use quote::{quote, single_quote};
-pub use runner::{Runner, Task, TailRule};
+pub use runner::{Runner, TailRule, Task};
 
 /// Every runner, in the default probe order. Adding a runner: one file beside this one with
 /// a `pub(crate) const RUNNER: RunnerDef`, and one line here.
@@ -40,6 +40,14 @@ pub mod parse {
     pub use crate::task::parse_list as task_list;
 }
 
+/// Insta settings that keep this crate's snapshots in the top-level `snapshots/` folder.
+#[cfg(test)]
+pub(crate) fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/runners"));
+    settings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,12 +57,4 @@ mod tests {
         let ids: Vec<&str> = RUNNERS.iter().map(|r| r.id).collect();
         assert_eq!(ids, RUNNER_IDS, "keep RUNNER_IDS in the order of RUNNERS");
     }
-}
-
-/// Insta settings that keep this crate's snapshots in the top-level `snapshots/` folder.
-#[cfg(test)]
-pub(crate) fn snapshot_settings() -> insta::Settings {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/runners"));
-    settings
 }

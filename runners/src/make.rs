@@ -28,7 +28,10 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ctx.needs_binary("make")?;
     let mut reader = Reader {
         root: ctx.root,
-        canonical_root: ctx.root.canonicalize().unwrap_or_else(|_| ctx.root.to_path_buf()),
+        canonical_root: ctx
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| ctx.root.to_path_buf()),
         seen: HashSet::new(),
         notes: Vec::new(),
     };
@@ -84,7 +87,9 @@ impl Reader<'_> {
 
     fn include(&mut self, include: &str, optional: bool, makefile: &mut Makefile, depth: usize) {
         if depth >= MAX_INCLUDE_DEPTH {
-            self.notes.push(format!("include `{include}`: nested too deep, not followed"));
+            self.notes.push(format!(
+                "include `{include}`: nested too deep, not followed"
+            ));
             return;
         }
         // make resolves includes against its working directory, which is the root.
@@ -95,9 +100,9 @@ impl Reader<'_> {
                     self.notes.push(err);
                 }
             }
-            Ok(_) => self
-                .notes
-                .push(format!("include `{include}` is outside the project root, not followed")),
+            Ok(_) => self.notes.push(format!(
+                "include `{include}` is outside the project root, not followed"
+            )),
             Err(_) if optional => {}
             Err(err) => self.notes.push(format!("include `{include}`: {err}")),
         }
@@ -282,7 +287,11 @@ fn target_line(line: &str) -> Vec<Line> {
         return Vec::new();
     }
     // `target: VAR = value` sets a target-specific variable; it does not define the target.
-    let prerequisites = after.trim_start_matches(':').split(';').next().unwrap_or("");
+    let prerequisites = after
+        .trim_start_matches(':')
+        .split(';')
+        .next()
+        .unwrap_or("");
     if is_variable_assignment(prerequisites) {
         return Vec::new();
     }
@@ -365,14 +374,35 @@ mod tests {
 
     #[test]
     fn rules() {
-        case("a:\n\techo\nb: a ## doc b\n", &[("a", None), ("b", Some("doc b"))]);
-        case("a:\r\n\techo\r\nb: ## crlf doc\r\n", &[("a", None), ("b", Some("crlf doc"))]);
-        case("X ::= 1\nY :::= 2\nZ := 3\nW = a:b\nV ?= 1\nU += 2\nT != date\nok:\n", &[("ok", None)]);
-        case("define BODY\nfake: target\nendef\nreal:\n", &[("real", None)]);
+        case(
+            "a:\n\techo\nb: a ## doc b\n",
+            &[("a", None), ("b", Some("doc b"))],
+        );
+        case(
+            "a:\r\n\techo\r\nb: ## crlf doc\r\n",
+            &[("a", None), ("b", Some("crlf doc"))],
+        );
+        case(
+            "X ::= 1\nY :::= 2\nZ := 3\nW = a:b\nV ?= 1\nU += 2\nT != date\nok:\n",
+            &[("ok", None)],
+        );
+        case(
+            "define BODY\nfake: target\nendef\nreal:\n",
+            &[("real", None)],
+        );
         case("a b: dep\n", &[("a", None), ("b", None)]);
-        case("docs.html: x\nbin/app:\n1st:\n", &[("docs.html", None), ("bin/app", None), ("1st", None)]);
-        case("%.o: %.c\n$(OUT): x\n${B}:\n.SUFFIXES:\n.c.o:\nok:\n", &[("ok", None)]);
-        case("long: a \\\n  b \\\n  c ## joined\n", &[("long", Some("joined"))]);
+        case(
+            "docs.html: x\nbin/app:\n1st:\n",
+            &[("docs.html", None), ("bin/app", None), ("1st", None)],
+        );
+        case(
+            "%.o: %.c\n$(OUT): x\n${B}:\n.SUFFIXES:\n.c.o:\nok:\n",
+            &[("ok", None)],
+        );
+        case(
+            "long: a \\\n  b \\\n  c ## joined\n",
+            &[("long", Some("joined"))],
+        );
         case("a:\na: ## second\n", &[("a", None)]);
         case("build: CFLAGS += -O2\nbuild:\n", &[("build", None)]);
         case("a b &: c\n", &[("a", None), ("b", None)]);
@@ -384,7 +414,10 @@ mod tests {
     fn phony_rules() {
         case(
             ".PHONY: test\ntest:\nout.txt: ## writes out.txt\nother.o:\n",
-            &[("test", None), ("out.txt", Some("writes out.txt (file target)"))],
+            &[
+                ("test", None),
+                ("out.txt", Some("writes out.txt (file target)")),
+            ],
         );
     }
 }

@@ -82,7 +82,17 @@ mod tests {
         let json = include_bytes!("../tests/samples/task-list-all-nostatus.json");
         let runner = parse_list(json).expect("valid");
         let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["build", "default", "greet", "test", "undocumented", "lib:fmt"]);
+        assert_eq!(
+            names,
+            [
+                "build",
+                "default",
+                "greet",
+                "test",
+                "undocumented",
+                "lib:fmt"
+            ]
+        );
         assert_eq!(runner.tasks[0].doc.as_deref(), Some("Build the project"));
         assert_eq!(runner.tasks[1].doc, None);
         assert_eq!(runner.tasks[5].command, "task lib:fmt");
@@ -90,7 +100,8 @@ mod tests {
 
     #[test]
     fn label_is_not_the_name_and_summary_gives_its_first_line() {
-        let json = br#"{"tasks":[{"name":"Say hi","task":"hi","desc":"","summary":"First.\n\nMore."}]}"#;
+        let json =
+            br#"{"tasks":[{"name":"Say hi","task":"hi","desc":"","summary":"First.\n\nMore."}]}"#;
         let runner = parse_list(json).expect("valid");
         assert_eq!(runner.tasks[0].name, "hi");
         assert_eq!(runner.tasks[0].command, "task hi");

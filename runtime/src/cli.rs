@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{CONFIG_FILE, Config};
+use crate::recipe::{Recipe, list_json, list_text};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
@@ -112,28 +113,73 @@ pub const EXIT_USAGE: u8 = 2;
 
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
-    let config_path = cli
-        .config
-        .clone()
-        .unwrap_or_else(|| cli.dir.join(CONFIG_FILE));
-    let config = match Config::load(&config_path) {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(EXIT_USAGE);
+    match dispatch(&cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_USAGE)
         }
-    };
-    let name = match &cli.command {
-        Command::Recipe(RecipeCommand::List { .. }) => "recipe list",
-        Command::Recipe(RecipeCommand::Prompt) => "recipe prompt",
-        Command::Recipe(RecipeCommand::Resolve { .. }) => "recipe resolve",
-        Command::Recipe(RecipeCommand::Run { .. }) => "recipe run",
-        Command::Allow(_) => "allow",
-        Command::Agent(AgentCommand::Argv(_)) => "agent argv",
-        Command::Agent(AgentCommand::Run(_)) => "agent run",
-    };
-    let _ = config;
-    not_available(name)
+    }
+}
+
+/// The project root and its configuration.
+struct Project {
+    root: PathBuf,
+    config: Config,
+}
+
+impl Project {
+    fn load(cli: &Cli) -> Result<Self, String> {
+        let root = cli
+            .dir
+            .canonicalize()
+            .map_err(|err| format!("project root {}: {err}", cli.dir.display()))?;
+        if !root.is_dir() {
+            return Err(format!(
+                "project root {} is not a directory",
+                root.display()
+            ));
+        }
+        let config_path = cli.config.clone().unwrap_or_else(|| root.join(CONFIG_FILE));
+        let config = Config::load(&config_path).map_err(|err| err.to_string())?;
+        Ok(Self { root, config })
+    }
+
+    /// Detects the runners, unless the recipe tool is turned off.
+    fn recipe(&self) -> Result<Recipe, String> {
+        if !self.config.recipe.enabled {
+            return Err("the recipe tool is disabled (`[recipe] enabled = false`)".into());
+        }
+        Ok(Recipe::detect(&self.root, &self.config.recipe))
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
+    let project = Project::load(cli)?;
+    match &cli.command {
+        Command::Recipe(RecipeCommand::List { json, explain }) => {
+            let recipe = project.recipe()?;
+            if *json {
+                print_json(&list_json(&recipe, *explain));
+            } else {
+                print!("{}", list_text(&recipe, *explain));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Recipe(RecipeCommand::Prompt) => Ok(not_available("recipe prompt")),
+        Command::Recipe(RecipeCommand::Resolve { .. }) => Ok(not_available("recipe resolve")),
+        Command::Recipe(RecipeCommand::Run { .. }) => Ok(not_available("recipe run")),
+        Command::Allow(_) => Ok(not_available("allow")),
+        Command::Agent(AgentCommand::Argv(_)) => Ok(not_available("agent argv")),
+        Command::Agent(AgentCommand::Run(_)) => Ok(not_available("agent run")),
+    }
+}
+
+fn print_json(value: &serde_json::Value) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(err) => eprintln!("error: cannot print JSON: {err}"),
+    }
 }
 
 fn not_available(name: &str) -> ExitCode {

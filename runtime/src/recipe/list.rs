@@ -1,0 +1,141 @@
+//! `speccoder recipe list`: every task of every runner, as text or JSON.
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+use speccoder_runners::Detection;
+
+use super::Recipe;
+
+/// The JSON of `recipe list --json`. Absent and failed runners are both under `absent`,
+/// with `state` telling which.
+pub fn list_json(recipe: &Recipe, explain: bool) -> Value {
+    let runners: Vec<Value> = recipe
+        .runners()
+        .map(|runner| {
+            let mut value = json!({
+                "id": runner.id,
+                "label": runner.label,
+                "command_prefix": runner.command_prefix,
+                "tasks": runner.tasks,
+            });
+            if explain {
+                value["notes"] = json!(runner.notes);
+            }
+            value
+        })
+        .collect();
+    let absent: Vec<Value> = recipe
+        .detections()
+        .iter()
+        .filter_map(|d| match d {
+            Detection::Detected(_) => None,
+            Detection::Absent { id, reason } => {
+                Some(json!({"id": id, "state": "absent", "reason": reason}))
+            }
+            Detection::Failed { id, reason } => {
+                Some(json!({"id": id, "state": "failed", "reason": reason}))
+            }
+        })
+        .collect();
+    json!({
+        "root": recipe.root().display().to_string(),
+        "runners": runners,
+        "absent": absent,
+    })
+}
+
+/// The text of `recipe list`: one block per runner, one line per task; with `explain`, each
+/// configured runner's state and why.
+pub fn list_text(recipe: &Recipe, explain: bool) -> String {
+    let mut out = String::new();
+    for runner in recipe.runners() {
+        let _ = writeln!(
+            out,
+            "{} ({}): {}",
+            runner.label,
+            runner.id,
+            tasks(runner.tasks.len())
+        );
+        let rows: Vec<(String, &str, String)> = runner
+            .tasks
+            .iter()
+            .map(|task| {
+                let mut head = task.name.clone();
+                for param in &task.params {
+                    head.push(' ');
+                    head.push_str(param);
+                }
+                let mut tail = String::new();
+                if let Some(cwd) = &task.cwd {
+                    let _ = write!(tail, " (in {cwd})");
+                }
+                if let Some(doc) = task
+                    .doc
+                    .as_deref()
+                    .filter(|d| Some(*d) != task.cwd.as_deref())
+                {
+                    let _ = write!(tail, "  # {}", one_line(doc));
+                }
+                (head, task.command.as_str(), tail)
+            })
+            .collect();
+        let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        for (head, command, tail) in rows {
+            let _ = writeln!(out, "  {head:<width$}  $ {command}{tail}");
+        }
+        out.push('\n');
+    }
+    if recipe.runners().next().is_none() {
+        out.push_str("No task runner detected.\n\n");
+    }
+    if explain {
+        out.push_str("Runners:\n");
+        let width = recipe
+            .detections()
+            .iter()
+            .map(|d| d.id().len())
+            .max()
+            .unwrap_or(0);
+        for detection in recipe.detections() {
+            let id = detection.id();
+            match detection {
+                Detection::Detected(runner) => {
+                    let _ = writeln!(
+                        out,
+                        "  {id:<width$}  detected  {}, command `{}`",
+                        tasks(runner.tasks.len()),
+                        runner.command_prefix
+                    );
+                    for note in &runner.notes {
+                        let _ = writeln!(out, "  {:<width$}            note: {note}", "");
+                    }
+                }
+                Detection::Absent { reason, .. } => {
+                    let _ = writeln!(out, "  {id:<width$}  absent    {reason}");
+                }
+                Detection::Failed { reason, .. } => {
+                    let _ = writeln!(out, "  {id:<width$}  failed    {reason}");
+                }
+            }
+        }
+    }
+    out
+}
+
+fn tasks(count: usize) -> String {
+    if count == 1 {
+        "1 task".into()
+    } else {
+        format!("{count} tasks")
+    }
+}
+
+/// `text` on one line: control characters become spaces.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}

@@ -1,0 +1,70 @@
+//! Every task detection lists runs with the real runner and prints what it prints.
+//!
+//! Fixture tasks print `ran <leaf>`, where the leaf is the task name after its last `/` or
+//! `:` (see fixtures/README.md); cargo test targets are checked by libtest's summary.
+
+mod support;
+
+use std::time::Duration;
+
+use speccoder_runtime::config::RecipeConfig;
+use support::{Fixtures, detect, require_tools, sh};
+
+/// Fixtures whose tasks are all safe to run (the broken ones are left out on purpose).
+const RUNNABLE: &[&str] = &[
+    "cargo-single",
+    "cargo-workspace",
+    "just",
+    "make-crlf",
+    "make-gnumakefile",
+    "make-nophony",
+    "make-rules",
+    "pkg-bun",
+    "pkg-manager-conflict",
+    "pkg-npm",
+    "pkg-pnpm-workspace",
+    "pkg-workspaces",
+    "pkg-yarn1",
+    "polyglot",
+    "task",
+    "task-altname",
+];
+
+#[test]
+fn every_listed_task_runs() {
+    require_tools(&["just", "task", "pnpm", "yarn", "bun"]);
+    let fixtures = Fixtures::copy();
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for fixture in RUNNABLE {
+        let root = fixtures.path(fixture);
+        let recipe = detect(&root, &RecipeConfig::default());
+        assert!(
+            recipe.runners().next().is_some(),
+            "{fixture}: nothing detected"
+        );
+        for runner in recipe.runners() {
+            for task in &runner.tasks {
+                let cwd = task.cwd.as_ref().map_or(root.clone(), |c| root.join(c));
+                let out = sh(&task.command, &cwd, Duration::from_secs(300));
+                let text = out.stdout.text();
+                let leaf = task.name.rsplit(['/', ':']).next().unwrap_or(&task.name);
+                let expected = if task.command.starts_with("cargo test") {
+                    "test result: ok. 1 passed".to_owned()
+                } else {
+                    format!("ran {leaf}")
+                };
+                ran += 1;
+                if !out.success() || !text.contains(&expected) {
+                    failures.push(format!(
+                        "{fixture}: `{}` ({}) gave {:?} without {expected:?}:\n{text}",
+                        task.name, task.command, out.exit
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // A check that the loop really ran the fixtures' tasks, not an empty list.
+    assert!(ran >= 50, "only {ran} tasks ran");
+}

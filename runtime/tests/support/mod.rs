@@ -1,0 +1,153 @@
+//! Shared helpers of the integration tests: the real tools' PATH, a private copy of the
+//! fixtures, and snapshot settings.
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of this module"
+)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use speccoder_runtime::config::RecipeConfig;
+use speccoder_runtime::process::{CommandRunner, LocalRunner, RunOutput, RunRequest};
+use speccoder_runtime::recipe::{ProcessProbe, Recipe};
+
+/// Where `scripts/install-tools.sh` puts the real tools' binaries.
+pub fn tools_bin() -> PathBuf {
+    std::env::var_os("TOOLS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+                .join(".cache/speccoder-tools")
+        })
+        .join("bin")
+}
+
+/// `PATH` with the tools folder first.
+pub fn path_var() -> OsString {
+    let mut dirs = vec![tools_bin()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("PATH joins")
+}
+
+/// Fails the test with a clear message unless every tool in `names` is installed.
+#[track_caller]
+pub fn require_tools(names: &[&str]) {
+    let path = path_var();
+    for name in names {
+        assert!(
+            speccoder_runners::find_on_path(name, Some(&path)).is_some(),
+            "`{name}` is not installed: run ./scripts/install-tools.sh (or ./scripts/test)"
+        );
+    }
+}
+
+/// The repository's `fixtures/` folder.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// A private copy of the whole fixtures tree (symlinks kept as symlinks, so relative links
+/// between fixtures still point where they did), removed when dropped.
+pub struct Fixtures {
+    dir: tempfile::TempDir,
+}
+
+impl Fixtures {
+    pub fn copy() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_tree(&fixtures_dir(), &dir.path().join("fixtures"));
+        Self { dir }
+    }
+
+    /// The copy of `fixtures/<name>`, canonical.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir
+            .path()
+            .join("fixtures")
+            .join(name)
+            .canonicalize()
+            .expect("fixture exists")
+    }
+
+    /// The copy's `fixtures/` folder, canonical.
+    pub fn root(&self) -> PathBuf {
+        self.dir
+            .path()
+            .join("fixtures")
+            .canonicalize()
+            .expect("fixtures")
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read fixtures").flatten() {
+        let name = entry.file_name();
+        // Build outputs of a fixture someone ran by hand are not part of it.
+        if name == "target" {
+            continue;
+        }
+        let kind = entry.file_type().expect("file type");
+        let target = to.join(&name);
+        if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path()).expect("read link");
+            std::os::unix::fs::symlink(link, &target).expect("symlink");
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy file");
+        }
+    }
+}
+
+/// Every fixture folder name, sorted.
+pub fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures")
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name != "agents")
+        .collect();
+    names.sort();
+    names
+}
+
+/// Detection with the real probes and the tools' PATH.
+pub fn detect(root: &Path, config: &RecipeConfig) -> Recipe {
+    let path = path_var();
+    let probe = ProcessProbe::with_env(vec![(
+        "PATH".into(),
+        path.to_str().expect("PATH is UTF-8").into(),
+    )]);
+    Recipe::detect_with(root, config, &probe, Some(&path))
+}
+
+/// Runs `command` in `cwd` through the real shell with the tools' PATH.
+pub fn sh(command: &str, cwd: &Path, timeout: Duration) -> RunOutput {
+    let mut request = RunRequest::new(command, cwd, timeout);
+    request.env.push((
+        "PATH".into(),
+        path_var().to_str().expect("PATH is UTF-8").into(),
+    ));
+    request.env.push(("NO_COLOR".into(), "1".into()));
+    LocalRunner::default()
+        .run(&request)
+        .expect("the shell starts")
+}
+
+/// Insta settings keeping snapshots in `snapshots/<folder>`.
+pub fn snapshots(folder: &str) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../snapshots")
+            .join(folder),
+    );
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
