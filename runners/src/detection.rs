@@ -138,3 +138,65 @@ fn detect_one(def: &RunnerDef, ctx: &Context<'_>) -> Detection {
         Err(Absence::Failed(reason)) => Detection::Failed { id: def.id, reason },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use super::*;
+
+    /// A probe that only answers once all three probing runners are inside it at the same
+    /// time, so it can only succeed when detection runs them concurrently.
+    struct MeetingProbe {
+        barrier: Arc<Barrier>,
+    }
+
+    impl Probe for MeetingProbe {
+        fn run(&self, argv: &[&str], _: &Path, _: Duration) -> Result<Vec<u8>, String> {
+            self.barrier.wait();
+            let json: &[u8] = match argv[0] {
+                "just" => br#"{"recipes":{"a":{"parameters":[]}}}"#,
+                "cargo" => br#"{"packages":[{"name":"p","id":"p","targets":[{"name":"p","kind":["bin"]}]}],"workspace_members":["p"]}"#,
+                "task" => br#"{"tasks":[{"name":"t","task":"t"}]}"#,
+                other => return Err(format!("unexpected probe {other}")),
+            };
+            Ok(json.to_vec())
+        }
+    }
+
+    /// Property: probes run at the same time, not one after another.
+    #[test]
+    fn probes_overlap() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).expect("bin");
+        for name in ["just", "cargo", "task"] {
+            let path = bin.join(name);
+            std::fs::write(&path, "").expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let root = dir.path().join("project");
+        std::fs::create_dir(&root).expect("root");
+        for file in ["justfile", "Cargo.toml", "Taskfile.yml"] {
+            std::fs::write(root.join(file), "").expect("manifest");
+        }
+        let probe = MeetingProbe {
+            barrier: Arc::new(Barrier::new(3)),
+        };
+        let ctx = Context {
+            root: &root,
+            probe: &probe,
+            probe_timeout: Duration::from_secs(5),
+            path_var: Some(bin.as_os_str()),
+        };
+        let got: Vec<(&str, usize)> = detect_all(&ctx, crate::RUNNER_IDS)
+            .iter()
+            .map(|d| match d {
+                Detection::Detected(r) => (r.id, r.tasks.len()),
+                other => (other.id(), 0),
+            })
+            .collect();
+        assert_eq!(got, [("just", 1), ("pkg", 0), ("cargo", 1), ("make", 0), ("task", 1)]);
+    }
+}

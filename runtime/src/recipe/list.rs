@@ -81,8 +81,10 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
             })
             .collect();
         let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        let command_width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
         for (head, command, tail) in rows {
-            let _ = writeln!(out, "  {head:<width$}  $ {command}{tail}");
+            let line = format!("  {head:<width$}  $ {command:<command_width$}{tail}");
+            let _ = writeln!(out, "{}", line.trim_end());
         }
         out.push('\n');
     }

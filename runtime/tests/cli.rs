@@ -1,0 +1,138 @@
+//! The `speccoder` binary, driven as a user would.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use support::{Fixtures, path_var, require_tools, snapshots};
+
+fn speccoder(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("PATH", path_var())
+        .output()
+        .expect("speccoder starts")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn recipe_list_text_and_explain() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("polyglot");
+    let out = speccoder(&root, &["recipe", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    snapshots("cli").bind(|| insta::assert_snapshot!("recipe_list_polyglot", text(&out.stdout)));
+    let out = speccoder(&fixtures.path("broken-pkg-json"), &["recipe", "list", "--explain"]);
+    assert_eq!(out.status.code(), Some(0));
+    snapshots("cli").bind(|| {
+        insta::assert_snapshot!("recipe_list_explain_broken_pkg_json", text(&out.stdout));
+    });
+}
+
+#[test]
+fn recipe_list_json_shape() {
+    require_tools(&["pnpm"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("pkg-pnpm-workspace");
+    let out = speccoder(&root, &["recipe", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["root"], root.display().to_string());
+    let runner = &json["runners"][0];
+    assert_eq!(runner["id"], "pkg");
+    assert_eq!(runner["label"], "Pkg");
+    assert_eq!(runner["command_prefix"], "pnpm run");
+    assert_eq!(
+        runner["tasks"][3],
+        serde_json::json!({
+            "name": "@demo/web/dev",
+            "command": "pnpm run 'dev'",
+            "doc": "apps/web",
+            "params": [],
+            "cwd": "apps/web",
+        })
+    );
+    assert_eq!(json["absent"][0]["id"], "just");
+    assert_eq!(json["absent"][0]["reason"], "no justfile in the root");
+    assert_eq!(json["absent"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn config_errors_exit_2_with_file_line_and_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("speccoder.toml"), "[recipe]\n\nbogus_key = 1\n").expect("w");
+    let out = speccoder(dir.path(), &["recipe", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    let file = dir.path().canonicalize().expect("canon").join("speccoder.toml");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}:3:1: [recipe] bogus_key: unknown key",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, "[executor]\nkind = \"gpt\"\n").expect("w");
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(dir.path())
+        .arg("--config")
+        .arg(&other)
+        .args(["recipe", "list"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {}:2:8: [executor]: kind = \"gpt\" (native, claude, codex or command)\n",
+            other.display()
+        )
+    );
+}
+
+#[test]
+fn disabled_recipe_tool_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("speccoder.toml"), "[recipe]\nenabled = false\n").expect("w");
+    let out = speccoder(dir.path(), &["recipe", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: the recipe tool is disabled (`[recipe] enabled = false`)\n"
+    );
+}
+
+#[test]
+fn missing_root_is_an_error() {
+    let out = speccoder(Path::new("/nonexistent/speccoder"), &["recipe", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error: project root /nonexistent/speccoder: "));
+}
+
+#[test]
+fn version_and_help() {
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("--version")
+        .output()
+        .expect("runs");
+    assert_eq!(text(&out.stdout), format!("speccoder {}\n", env!("CARGO_PKG_VERSION")));
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("--help")
+        .output()
+        .expect("runs");
+    let help = text(&out.stdout);
+    for word in ["recipe", "allow", "agent", "-C <DIR>", "--config <FILE>"] {
+        assert!(help.contains(word), "help lacks {word}: {help}");
+    }
+}
