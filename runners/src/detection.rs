@@ -197,6 +197,15 @@ mod tests {
                 other => (other.id(), 0),
             })
             .collect();
-        assert_eq!(got, [("just", 1), ("pkg", 0), ("cargo", 1), ("make", 0), ("task", 1)]);
+        assert_eq!(
+            got,
+            [
+                ("just", 1),
+                ("pkg", 0),
+                ("cargo", 1),
+                ("make", 0),
+                ("task", 1)
+            ]
+        );
     }
 }

@@ -64,8 +64,22 @@ impl Runner {
         }
     }
 
-    /// Adds a task unless one of that name exists already (the first one wins).
+    /// Adds a task unless one of that name exists already (the first one wins) or an op
+    /// could not name it (empty, or holding whitespace or control characters).
     pub fn push_task(&mut self, task: Task) {
+        if task.name.is_empty()
+            || task
+                .name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control())
+        {
+            self.notes.push(format!(
+                "task {:?} is left out: an op cannot name a task with whitespace or control \
+                 characters in its name",
+                task.name
+            ));
+            return;
+        }
         if self.tasks.iter().any(|t| t.name == task.name) {
             self.notes.push(format!(
                 "task `{}` is listed twice; the first one is kept",

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{CONFIG_FILE, Config};
+use crate::process::LocalRunner;
 use crate::recipe::{Recipe, list_json, list_text};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
@@ -166,9 +167,49 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Recipe(RecipeCommand::Prompt) => Ok(not_available("recipe prompt")),
-        Command::Recipe(RecipeCommand::Resolve { .. }) => Ok(not_available("recipe resolve")),
-        Command::Recipe(RecipeCommand::Run { .. }) => Ok(not_available("recipe run")),
+        Command::Recipe(RecipeCommand::Prompt) => {
+            let recipe = project.recipe()?;
+            match recipe.prompt() {
+                Some(prompt) => print!("{prompt}"),
+                None => eprintln!(
+                    "No task runner detected in {}: there is no recipe tool.",
+                    project.root.display()
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Recipe(RecipeCommand::Resolve { json, op }) => {
+            let recipe = project.recipe()?;
+            let resolved = recipe.resolve(&op.join(" ")).map_err(|e| e.to_string())?;
+            if *json {
+                print_json(&serde_json::json!({
+                    "runner": resolved.runner.id,
+                    "task": resolved.task.name,
+                    "command": resolved.command,
+                    "cwd": resolved.cwd,
+                }));
+            } else {
+                println!("{}", resolved.command);
+                if let Some(cwd) = resolved.cwd {
+                    println!("in {cwd}");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Recipe(RecipeCommand::Run { timeout, json, op }) => {
+            let recipe = project.recipe()?;
+            let result = match recipe.run(&op.join(" "), *timeout, &LocalRunner::default()) {
+                Ok(result) => result,
+                Err(err) => return Err(err.to_string()),
+            };
+            if *json {
+                print_json(&serde_json::to_value(&result).map_err(|e| e.to_string())?);
+            } else {
+                println!("{}", result.text());
+            }
+            let code = result.shell_code().clamp(0, 255);
+            Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
         Command::Allow(_) => Ok(not_available("allow")),
         Command::Agent(AgentCommand::Argv(_)) => Ok(not_available("agent argv")),
         Command::Agent(AgentCommand::Run(_)) => Ok(not_available("agent run")),

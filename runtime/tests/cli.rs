@@ -29,7 +29,10 @@ fn recipe_list_text_and_explain() {
     let out = speccoder(&root, &["recipe", "list"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     snapshots("cli").bind(|| insta::assert_snapshot!("recipe_list_polyglot", text(&out.stdout)));
-    let out = speccoder(&fixtures.path("broken-pkg-json"), &["recipe", "list", "--explain"]);
+    let out = speccoder(
+        &fixtures.path("broken-pkg-json"),
+        &["recipe", "list", "--explain"],
+    );
     assert_eq!(out.status.code(), Some(0));
     snapshots("cli").bind(|| {
         insta::assert_snapshot!("recipe_list_explain_broken_pkg_json", text(&out.stdout));
@@ -67,11 +70,19 @@ fn recipe_list_json_shape() {
 #[test]
 fn config_errors_exit_2_with_file_line_and_key() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("speccoder.toml"), "[recipe]\n\nbogus_key = 1\n").expect("w");
+    std::fs::write(
+        dir.path().join("speccoder.toml"),
+        "[recipe]\n\nbogus_key = 1\n",
+    )
+    .expect("w");
     let out = speccoder(dir.path(), &["recipe", "list"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    let file = dir.path().canonicalize().expect("canon").join("speccoder.toml");
+    let file = dir
+        .path()
+        .canonicalize()
+        .expect("canon")
+        .join("speccoder.toml");
     assert!(
         stderr.starts_with(&format!(
             "error: {}:3:1: [recipe] bogus_key: unknown key",
@@ -104,7 +115,11 @@ fn config_errors_exit_2_with_file_line_and_key() {
 #[test]
 fn disabled_recipe_tool_says_so() {
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("speccoder.toml"), "[recipe]\nenabled = false\n").expect("w");
+    std::fs::write(
+        dir.path().join("speccoder.toml"),
+        "[recipe]\nenabled = false\n",
+    )
+    .expect("w");
     let out = speccoder(dir.path(), &["recipe", "list"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
@@ -126,7 +141,10 @@ fn version_and_help() {
         .arg("--version")
         .output()
         .expect("runs");
-    assert_eq!(text(&out.stdout), format!("speccoder {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        text(&out.stdout),
+        format!("speccoder {}\n", env!("CARGO_PKG_VERSION"))
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
         .arg("--help")
         .output()

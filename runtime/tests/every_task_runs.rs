@@ -1,7 +1,8 @@
 //! Every task detection lists runs with the real runner and prints what it prints.
 //!
 //! Fixture tasks print `ran <leaf>`, where the leaf is the task name after its last `/` or
-//! `:` (see fixtures/README.md); cargo test targets are checked by libtest's summary.
+//! `:`, or `ran <name>` (see fixtures/README.md); cargo test targets are checked by
+//! libtest's summary.
 
 mod support;
 
@@ -18,12 +19,15 @@ const RUNNABLE: &[&str] = &[
     "make-crlf",
     "make-gnumakefile",
     "make-nophony",
+    "hostile",
     "make-rules",
     "pkg-bun",
     "pkg-manager-conflict",
+    "pkg-many",
     "pkg-npm",
     "pkg-pnpm-workspace",
     "pkg-workspaces",
+    "pkg-yarn-berry",
     "pkg-yarn1",
     "polyglot",
     "task",
@@ -32,8 +36,9 @@ const RUNNABLE: &[&str] = &[
 
 #[test]
 fn every_listed_task_runs() {
-    require_tools(&["just", "task", "pnpm", "yarn", "bun"]);
+    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun"]);
     let fixtures = Fixtures::copy();
+    support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
     let mut ran = 0;
     let mut failures = Vec::new();
     for fixture in RUNNABLE {
@@ -50,12 +55,12 @@ fn every_listed_task_runs() {
                 let text = out.stdout.text();
                 let leaf = task.name.rsplit(['/', ':']).next().unwrap_or(&task.name);
                 let expected = if task.command.starts_with("cargo test") {
-                    "test result: ok. 1 passed".to_owned()
+                    vec!["test result: ok. 1 passed".to_owned()]
                 } else {
-                    format!("ran {leaf}")
+                    vec![format!("ran {leaf}"), format!("ran {}", task.name)]
                 };
                 ran += 1;
-                if !out.success() || !text.contains(&expected) {
+                if !out.success() || !expected.iter().any(|e| text.contains(e.as_str())) {
                     failures.push(format!(
                         "{fixture}: `{}` ({}) gave {:?} without {expected:?}:\n{text}",
                         task.name, task.command, out.exit
@@ -65,6 +70,9 @@ fn every_listed_task_runs() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Names built to inject commands ran as the scripts they name, nothing more.
+    let hostile = fixtures.path("hostile");
+    assert!(!hostile.join("pwned").exists() && !hostile.join("pwned2").exists());
     // A check that the loop really ran the fixtures' tasks, not an empty list.
     assert!(ran >= 50, "only {ran} tasks ran");
 }

@@ -1,7 +1,11 @@
 //! The recipe tool: detected runners, resolving an op to a command, the prompt, and running.
 
 mod list;
+mod op;
 mod process_probe;
+mod prompt;
+mod resolve;
+mod run;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -10,9 +14,14 @@ use std::time::Duration;
 use speccoder_runners::{Context, Detection, Probe, Runner, detect_all};
 
 pub use list::{list_json, list_text};
+pub use op::Op;
 pub use process_probe::ProcessProbe;
+pub use prompt::{PromptLimits, prompt};
+pub use resolve::{ResolveError, Resolved, build_command, task_list};
+pub use run::{RunError, RunResult, RunSettings, TIMEOUT_RANGE, default_output_dir};
 
 use crate::config::RecipeConfig;
+use crate::process::CommandRunner;
 
 /// Environment added to every task and probe so that tools behave as in CI and never wait for
 /// a person.
@@ -32,6 +41,7 @@ pub struct Recipe {
     root: PathBuf,
     config: RecipeConfig,
     detections: Vec<Detection>,
+    env: Vec<(String, String)>,
 }
 
 impl Recipe {
@@ -61,6 +71,7 @@ impl Recipe {
             root: root.to_path_buf(),
             config: config.clone(),
             detections,
+            env: Vec::new(),
         }
     }
 
@@ -85,5 +96,50 @@ impl Recipe {
             Detection::Detected(runner) => Some(runner),
             Detection::Absent { .. } | Detection::Failed { .. } => None,
         })
+    }
+
+    /// Resolves an op to the command and working directory that run it.
+    pub fn resolve(&self, op: &str) -> Result<Resolved<'_>, ResolveError> {
+        let runners: Vec<&Runner> = self.runners().collect();
+        resolve::resolve(&runners, op)
+    }
+
+    /// The tool description, or `None` when no runner was detected.
+    pub fn prompt(&self) -> Option<String> {
+        let runners: Vec<&Runner> = self.runners().collect();
+        prompt::prompt(
+            &runners,
+            PromptLimits {
+                task_limit: self.config.task_limit,
+                head_bytes: self.config.output_head_bytes,
+                tail_bytes: self.config.output_tail_bytes,
+            },
+        )
+    }
+
+    /// Resolves `op` and runs it with `runner`, in the root or the task's directory.
+    /// `timeout_secs` overrides the configured timeout.
+    pub fn run(
+        &self,
+        op: &str,
+        timeout_secs: Option<u64>,
+        runner: &dyn CommandRunner,
+    ) -> Result<RunResult, RunError> {
+        let resolved = self.resolve(op)?;
+        let settings = RunSettings {
+            root: &self.root,
+            timeout_secs: timeout_secs.unwrap_or(self.config.timeout_secs),
+            head_bytes: self.config.output_head_bytes,
+            tail_bytes: self.config.output_tail_bytes,
+            output_dir: default_output_dir(),
+            env: self.env.clone(),
+        };
+        run::run(&resolved, &settings, runner)
+    }
+
+    /// Adds variables to the environment of every task run (a `PATH`, say).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
+        self
     }
 }

@@ -151,3 +151,16 @@ pub fn snapshots(folder: &str) -> insta::Settings {
     settings.set_prepend_module_to_snapshot(false);
     settings
 }
+
+/// Yarn 4 runs from a release file the project carries, after one install.
+pub fn prepare_yarn_berry(root: &Path) {
+    let release = tools_bin()
+        .parent()
+        .expect("tools dir")
+        .join("yarn-berry-4.18.1.cjs");
+    let releases = root.join(".yarn/releases");
+    std::fs::create_dir_all(&releases).expect("mkdir");
+    std::fs::copy(&release, releases.join("yarn-4.18.1.cjs")).expect("copy the yarn 4 release");
+    let out = sh("yarn install", root, std::time::Duration::from_secs(120));
+    assert!(out.success(), "yarn install: {}", out.stdout.text());
+}

@@ -1,0 +1,223 @@
+//! The tool description a model receives: what the tool does, how to write an op, and the
+//! detected runners with their tasks.
+
+use std::fmt::Write;
+
+use speccoder_runners::{Runner, Task};
+
+/// Longest doc shown for one task, in characters.
+const MAX_DOC_CHARS: usize = 160;
+
+/// What the prompt needs besides the runners.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptLimits {
+    /// Bullets per runner before the closing "more tasks" bullet.
+    pub task_limit: usize,
+    /// Bytes kept from the start of a long output.
+    pub head_bytes: usize,
+    /// Bytes kept from the end of a long output.
+    pub tail_bytes: usize,
+}
+
+/// The tool description for `runners`, or `None` when there is none (no recipe tool). Pure:
+/// the same runners give the same text.
+pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
+    if runners.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    out.push_str(
+        "Runs one of this project's own tasks (tests, builds, linters, scripts) with the \
+         project's task runner and returns its output.\n\n",
+    );
+    out.push_str("How to use it:\n");
+    out.push_str(
+        "- `op` is a single string: the task name, then any arguments for it, separated by \
+         spaces. Examples: `test`, `build --release`.\n",
+    );
+    let namespaced = runners
+        .iter()
+        .flat_map(|r| &r.tasks)
+        .find(|t| t.name.contains('/') && plain(t));
+    if let Some(task) = namespaced {
+        let _ = writeln!(
+            out,
+            "- Tasks of workspace packages, modules and targets are namespaced with `/`, as in \
+             `{}`.",
+            task.name
+        );
+    }
+    if runners
+        .iter()
+        .flat_map(|r| &r.tasks)
+        .any(|t| t.cwd.is_some())
+    {
+        out.push_str(
+            "- A workspace package's task runs in its package directory, shown after `in`.\n",
+        );
+    }
+    if runners.len() > 1 {
+        let ids: Vec<String> = runners.iter().map(|r| format!("`{}`", r.id)).collect();
+        let example = shared_name(runners).or_else(|| {
+            runners.iter().find_map(|r| {
+                let task = r.tasks.iter().find(|t| plain(t))?;
+                Some((r.id, task.name.as_str()))
+            })
+        });
+        let (example_id, example_name) = example.unwrap_or((runners[0].id, "test"));
+        let _ = writeln!(
+            out,
+            "- Several runners are detected ({}). When a name belongs to more than one of them, \
+             put the runner id and `:` before it, as in `{}:{}`.",
+            ids.join(", "),
+            example_id,
+            example_name
+        );
+    }
+    for runner in runners.iter().filter(|r| matches!(r.id, "cargo" | "task")) {
+        let example = runner
+            .tasks
+            .iter()
+            .find(|t| plain(t))
+            .map_or("<task>", |t| t.name.as_str());
+        let _ = writeln!(
+            out,
+            "- With `{}`, arguments for the program go after `--`, as in `{example} -- --verbose`; \
+             words before `--` are options of {} itself.",
+            runner.id, runner.id
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- Arguments reach the script, recipe or program as written; shell quoting works.\n\
+         - A long output is cut to its first {} and last {}; the full output is saved to a \
+         file whose path the result gives.",
+        kib(limits.head_bytes),
+        kib(limits.tail_bytes)
+    );
+    for runner in runners {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "<runner id=\"{}\" label=\"{}\" command=\"{}\">",
+            runner.id, runner.label, runner.command_prefix
+        );
+        let shown: Vec<&Task> = runner.tasks.iter().filter(|t| presentable(t)).collect();
+        let hidden_unsafe = runner.tasks.len() - shown.len();
+        for task in shown.iter().take(limits.task_limit) {
+            out.push_str(&bullet(task));
+            out.push('\n');
+        }
+        let more = shown.len().saturating_sub(limits.task_limit) + hidden_unsafe;
+        if more > 0 {
+            let _ = writeln!(
+                out,
+                "- … and {more} more {} not listed here; {} the same way by name.",
+                if more == 1 { "task" } else { "tasks" },
+                if more == 1 { "it runs" } else { "they run" },
+            );
+        }
+        out.push_str("</runner>\n");
+    }
+    Some(out)
+}
+
+/// One bullet: `` - `NAME[ PARAMS]`[ — DOC] (`COMMAND`[ in `CWD`]) ``.
+fn bullet(task: &Task) -> String {
+    let mut line = format!("- `{}", task.name);
+    for param in &task.params {
+        line.push(' ');
+        line.push_str(&neutral(param, MAX_DOC_CHARS));
+    }
+    line.push('`');
+    if let Some(doc) = task.doc.as_deref().map(|d| neutral(d, MAX_DOC_CHARS))
+        && !doc.is_empty()
+        && task.cwd.as_deref() != task.doc.as_deref()
+    {
+        let _ = write!(line, " — {doc}");
+    }
+    let _ = write!(line, " (`{}`", task.command);
+    if let Some(cwd) = &task.cwd {
+        let _ = write!(line, " in `{}`", neutral(cwd, MAX_DOC_CHARS));
+    }
+    line.push(')');
+    line
+}
+
+/// Whether a task's name and command can be shown as they are: repository text with
+/// backticks, angle brackets or control characters could break the structure, and such a
+/// name cannot be shown changed either (the model would then call a name that does not
+/// exist), so the task is counted in the closing bullet instead.
+fn presentable(task: &Task) -> bool {
+    let safe = |s: &str| {
+        !s.chars()
+            .any(|c| c.is_control() || matches!(c, '`' | '<' | '>'))
+    };
+    safe(&task.name) && safe(&task.command)
+}
+
+/// Repository text made safe to show: control characters become spaces, backticks and
+/// angle brackets become look-alikes, runs of spaces shrink, and it is cut to `max` chars.
+fn neutral(text: &str, max: usize) -> String {
+    let mapped: String = text
+        .chars()
+        .map(|c| match c {
+            c if c.is_control() => ' ',
+            '`' => '\'',
+            '<' => '‹',
+            '>' => '›',
+            c => c,
+        })
+        .collect();
+    let squeezed = mapped.split_whitespace().collect::<Vec<_>>().join(" ");
+    if squeezed.chars().count() <= max {
+        return squeezed;
+    }
+    let cut: String = squeezed.chars().take(max - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// Whether a task's name is plain enough to serve as an example: letters, digits and
+/// `_-.:/@`.
+fn plain(task: &Task) -> bool {
+    task.name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'))
+}
+
+/// The first task name (in runner order) that two runners share, with the first runner
+/// holding it.
+fn shared_name<'r>(runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
+    for (i, runner) in runners.iter().enumerate() {
+        for task in runner.tasks.iter().filter(|t| plain(t)) {
+            if runners[i + 1..]
+                .iter()
+                .any(|other| other.tasks.iter().any(|t| t.name == task.name))
+            {
+                return Some((runner.id, &task.name));
+            }
+        }
+    }
+    None
+}
+
+fn kib(bytes: usize) -> String {
+    if bytes.is_multiple_of(1024) {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neutralising() {
+        assert_eq!(neutral("a\nb\t`c` <x>", 100), "a b 'c' ‹x›");
+        assert_eq!(neutral("abcdef", 4), "abc…");
+        assert_eq!(kib(20480), "20 KiB");
+        assert_eq!(kib(1000), "1000 bytes");
+    }
+}

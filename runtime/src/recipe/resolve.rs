@@ -1,0 +1,486 @@
+//! Resolving an op against the detected runners to one command and working directory.
+
+use speccoder_runners::{Runner, TailRule, Task};
+
+use super::op::Op;
+
+/// An op resolved to the command that runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved<'r> {
+    /// The runner the task belongs to.
+    pub runner: &'r Runner,
+    /// The task.
+    pub task: &'r Task,
+    /// The whole shell command: the task's command and the tail.
+    pub command: String,
+    /// Where it runs, relative to the root; the root when `None`.
+    pub cwd: Option<&'r str>,
+}
+
+/// Why an op does not resolve. Each message ends with the list of available tasks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// The op holds nothing.
+    #[error("recipe op is empty. Available tasks:\n{list}")]
+    Empty {
+        /// The task list.
+        list: String,
+    },
+    /// `<runner>:<task>` where the runner has no such task.
+    #[error(
+        "Task `{}` not found in runner `{runner}`.{} Available tasks:\n{list}",
+        if task.is_empty() { "(empty)" } else { task },
+        did_you_mean(suggestion.as_deref())
+    )]
+    NotInRunner {
+        /// The runner id.
+        runner: String,
+        /// The task name asked for.
+        task: String,
+        /// A close name of that runner.
+        suggestion: Option<String>,
+        /// The task list.
+        list: String,
+    },
+    /// A bare name that several runners have.
+    #[error(
+        "Task `{head}` exists in multiple runners ({}). Use `<runner-id>:<task>`, for example `{}:{head}`. Available tasks:\n{list}",
+        runners.join(", "),
+        runners[0]
+    )]
+    Ambiguous {
+        /// The name.
+        head: String,
+        /// Every runner that has it, in detection order.
+        runners: Vec<String>,
+        /// The task list.
+        list: String,
+    },
+    /// A bare name no runner has.
+    #[error(
+        "No runner task named `{head}`.{} Use one of the available runner ids ({}) as a prefix when needed, e.g. `{}:{}`. Available tasks:\n{list}",
+        did_you_mean(suggestion.as_deref()),
+        runner_ids.join(", "),
+        example_runner,
+        suggestion.as_deref().unwrap_or(head)
+    )]
+    NotFound {
+        /// The name.
+        head: String,
+        /// A close name, when there is one.
+        suggestion: Option<String>,
+        /// The detected runner ids.
+        runner_ids: Vec<String>,
+        /// The runner the example uses: the one holding the suggestion, else the first.
+        example_runner: String,
+        /// The task list.
+        list: String,
+    },
+}
+
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!(" Did you mean `{s}`?"))
+}
+
+/// One line per runner: `- <id>: <task names joined by ", ">`.
+pub fn task_list(runners: &[&Runner]) -> String {
+    let lines: Vec<String> = runners
+        .iter()
+        .map(|runner| {
+            let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+            format!("- {}: {}", runner.id, names.join(", "))
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// Resolves `op` against `runners` (in detection order).
+pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, ResolveError> {
+    let list = || task_list(runners);
+    let Some(op) = Op::parse(op) else {
+        return Err(ResolveError::Empty { list: list() });
+    };
+    let ids: Vec<&str> = runners.iter().map(|r| r.id).collect();
+    if let Some((id, name)) = op.runner_prefix(&ids) {
+        let runner = runners
+            .iter()
+            .find(|r| r.id == id)
+            .expect("the prefix is a detected id");
+        return match runner.tasks.iter().find(|t| t.name == name) {
+            Some(task) => Ok(resolved(runner, task, op.tail)),
+            None => Err(ResolveError::NotInRunner {
+                runner: id.to_owned(),
+                task: name.to_owned(),
+                suggestion: closest(name, runner.tasks.iter().map(|t| t.name.as_str())),
+                list: list(),
+            }),
+        };
+    }
+    let matches: Vec<(&&Runner, &Task)> = runners
+        .iter()
+        .filter_map(|r| r.tasks.iter().find(|t| t.name == op.head).map(|t| (r, t)))
+        .collect();
+    match matches.as_slice() {
+        [(runner, task)] => Ok(resolved(runner, task, op.tail)),
+        [] => {
+            let all = runners
+                .iter()
+                .flat_map(|r| r.tasks.iter().map(move |t| (r.id, t.name.as_str())));
+            let suggestion = closest_with_owner(op.head, all);
+            let example_runner = suggestion
+                .map(|(id, _)| id)
+                .or_else(|| ids.first().copied())
+                .unwrap_or("pkg");
+            Err(ResolveError::NotFound {
+                head: op.head.to_owned(),
+                suggestion: suggestion.map(|(_, name)| name.to_owned()),
+                runner_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
+                example_runner: example_runner.to_owned(),
+                list: list(),
+            })
+        }
+        several => Err(ResolveError::Ambiguous {
+            head: op.head.to_owned(),
+            runners: several.iter().map(|(r, _)| r.id.to_owned()).collect(),
+            list: list(),
+        }),
+    }
+}
+
+fn resolved<'r>(runner: &'r Runner, task: &'r Task, tail: &str) -> Resolved<'r> {
+    Resolved {
+        runner,
+        task,
+        command: build_command(&task.command, runner.tail_rule, tail),
+        cwd: task.cwd.as_deref(),
+    }
+}
+
+/// The task's command and the tail, joined by one space with blank parts dropped, the tail
+/// adjusted so its words reach the task on this runner.
+pub fn build_command(task_command: &str, rule: TailRule, tail: &str) -> String {
+    let first_word = tail.split_whitespace().next();
+    let tail: std::borrow::Cow<'_, str> = match rule {
+        TailRule::AsWritten => tail.into(),
+        TailRule::DashDashFirst if !tail.trim().is_empty() && first_word != Some("--") => {
+            format!("-- {tail}").into()
+        }
+        TailRule::DashDashFirst => tail.into(),
+        TailRule::NoLeadingDashDash if first_word == Some("--") => {
+            let after = tail.trim_start();
+            after["--".len()..].trim_start().into()
+        }
+        TailRule::NoLeadingDashDash => tail.into(),
+    };
+    [task_command.trim(), tail.as_ref()]
+        .iter()
+        .filter(|part| !part.trim().is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim()
+        .to_owned()
+}
+
+/// The name in `names` closest to `wanted` by edit distance, when it is close enough to be
+/// a likely typo.
+fn closest<'n>(wanted: &str, names: impl Iterator<Item = &'n str>) -> Option<String> {
+    closest_with_owner(wanted, names.map(|n| ("", n))).map(|(_, n)| n.to_owned())
+}
+
+fn closest_with_owner<'n>(
+    wanted: &str,
+    names: impl Iterator<Item = (&'n str, &'n str)>,
+) -> Option<(&'n str, &'n str)> {
+    let limit = (wanted.chars().count() / 3).max(1);
+    let mut best: Option<(usize, (&str, &str))> = None;
+    for (owner, name) in names {
+        let distance = edit_distance(wanted, name);
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, (owner, name)));
+        }
+    }
+    best.map(|(_, found)| found)
+}
+
+/// Edit distance over characters where a swap of two neighbours counts as one edit (the
+/// optimal string alignment distance), since swapped letters are the commonest typo.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (i, cell) in d.iter_mut().step_by(width).enumerate() {
+        *cell = i;
+    }
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn runner(id: &'static str, rule: TailRule, prefix: &str, names: &[&str]) -> Runner {
+        let mut runner = Runner::new(id, "L", prefix);
+        runner.tail_rule = rule;
+        for name in names {
+            runner.push_task(Task {
+                name: (*name).to_owned(),
+                command: format!("{prefix} {name}"),
+                doc: None,
+                params: Vec::new(),
+                cwd: name.contains('/').then(|| "pkgs/web".to_owned()),
+            });
+        }
+        runner
+    }
+
+    fn project() -> Vec<Runner> {
+        vec![
+            runner(
+                "just",
+                TailRule::AsWritten,
+                "just",
+                &["build", "test", "sub/hello"],
+            ),
+            runner(
+                "pkg",
+                TailRule::DashDashFirst,
+                "npm run",
+                &["test", "lint", "web/dev"],
+            ),
+            runner("task", TailRule::AsWritten, "task", &["lib:fmt", "tests"]),
+        ]
+    }
+
+    fn ok(runners: &[Runner], op: &str) -> (&'static str, String, Option<String>) {
+        let refs: Vec<&Runner> = runners.iter().collect();
+        let r = resolve(&refs, op).expect("resolves");
+        (r.runner.id, r.command, r.cwd.map(str::to_owned))
+    }
+
+    fn err(runners: &[Runner], op: &str) -> String {
+        let refs: Vec<&Runner> = runners.iter().collect();
+        resolve(&refs, op)
+            .expect_err("does not resolve")
+            .to_string()
+    }
+
+    #[test]
+    fn resolution() {
+        let p = project();
+        assert_eq!(
+            ok(&p, "build --release"),
+            ("just", "just build --release".into(), None)
+        );
+        assert_eq!(
+            ok(&p, "pkg:test --watch"),
+            ("pkg", "npm run test -- --watch".into(), None)
+        );
+        assert_eq!(ok(&p, "just:test"), ("just", "just test".into(), None));
+        assert_eq!(ok(&p, "lib:fmt"), ("task", "task lib:fmt".into(), None));
+        assert_eq!(
+            ok(&p, "task:lib:fmt -x"),
+            ("task", "task lib:fmt -x".into(), None)
+        );
+        assert_eq!(
+            ok(&p, "web/dev --port 1"),
+            (
+                "pkg",
+                "npm run web/dev -- --port 1".into(),
+                Some("pkgs/web".into())
+            )
+        );
+        assert_eq!(
+            ok(&p, "  sub/hello   a  "),
+            ("just", "just sub/hello a".into(), Some("pkgs/web".into()))
+        );
+    }
+
+    #[test]
+    fn tail_rules() {
+        #[track_caller]
+        fn case(rule: TailRule, tail: &str, want: &str) {
+            assert_eq!(build_command("x run 's'", rule, tail), want);
+        }
+        case(TailRule::AsWritten, "", "x run 's'");
+        case(TailRule::AsWritten, "-- --watch", "x run 's' -- --watch");
+        case(
+            TailRule::DashDashFirst,
+            "--watch x",
+            "x run 's' -- --watch x",
+        );
+        case(
+            TailRule::DashDashFirst,
+            "-- --watch",
+            "x run 's' -- --watch",
+        );
+        case(TailRule::DashDashFirst, "   ", "x run 's'");
+        case(TailRule::DashDashFirst, "--watch", "x run 's' -- --watch");
+        case(
+            TailRule::NoLeadingDashDash,
+            "-- --watch x",
+            "x run 's' --watch x",
+        );
+        case(TailRule::NoLeadingDashDash, "--watch", "x run 's' --watch");
+        case(TailRule::NoLeadingDashDash, "-- -- x", "x run 's' -- x");
+        case(TailRule::NoLeadingDashDash, "--", "x run 's'");
+        case(TailRule::NoLeadingDashDash, "--x", "x run 's' --x");
+    }
+
+    #[test]
+    fn error_texts() {
+        let p = project();
+        let list =
+            "- just: build, test, sub/hello\n- pkg: test, lint, web/dev\n- task: lib:fmt, tests";
+        assert_eq!(
+            err(&p, "  "),
+            format!("recipe op is empty. Available tasks:\n{list}")
+        );
+        assert_eq!(
+            err(&p, "pkg:nope"),
+            format!("Task `nope` not found in runner `pkg`. Available tasks:\n{list}")
+        );
+        assert_eq!(
+            err(&p, "pkg:"),
+            format!("Task `(empty)` not found in runner `pkg`. Available tasks:\n{list}")
+        );
+        assert_eq!(
+            err(&p, "pkg:lnt"),
+            format!(
+                "Task `lnt` not found in runner `pkg`. Did you mean `lint`? Available tasks:\n{list}"
+            )
+        );
+        assert_eq!(
+            err(&p, "test"),
+            format!(
+                "Task `test` exists in multiple runners (just, pkg). Use `<runner-id>:<task>`, \
+                 for example `just:test`. Available tasks:\n{list}"
+            )
+        );
+        assert_eq!(
+            err(&p, "zzz"),
+            format!(
+                "No runner task named `zzz`. Use one of the available runner ids (just, pkg, \
+                 task) as a prefix when needed, e.g. `just:zzz`. Available tasks:\n{list}"
+            )
+        );
+        assert_eq!(
+            err(&p, "tset"),
+            format!(
+                "No runner task named `tset`. Did you mean `test`? Use one of the available \
+                 runner ids (just, pkg, task) as a prefix when needed, e.g. `just:test`. \
+                 Available tasks:\n{list}"
+            )
+        );
+        assert_eq!(
+            err(&p, "lnit"),
+            format!(
+                "No runner task named `lnit`. Did you mean `lint`? Use one of the available \
+                 runner ids (just, pkg, task) as a prefix when needed, e.g. `pkg:lint`. \
+                 Available tasks:\n{list}"
+            )
+        );
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("test", "tests"), 1);
+        assert_eq!(edit_distance("tset", "test"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    fn arb_name() -> impl Strategy<Value = String> {
+        "[a-z][a-z0-9:/_-]{0,8}"
+    }
+
+    fn arb_project() -> impl Strategy<Value = Vec<Runner>> {
+        let ids = ["just", "pkg", "cargo", "make", "task"];
+        prop::collection::vec(prop::collection::vec(arb_name(), 1..6), 1..5).prop_map(
+            move |lists| {
+                lists
+                    .iter()
+                    .enumerate()
+                    .map(|(i, names)| {
+                        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                        runner(ids[i], TailRule::AsWritten, ids[i], &names)
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    proptest! {
+        /// Property: a name that exactly one runner has always resolves to that runner.
+        #[test]
+        fn unique_names_pick_their_runner(project in arb_project(), tail in "[ -~]{0,20}") {
+            let refs: Vec<&Runner> = project.iter().collect();
+            let ids: Vec<&str> = project.iter().map(|r| r.id).collect();
+            for runner in &project {
+                for task in &runner.tasks {
+                    let owners = project.iter().filter(|r| r.tasks.iter().any(|t| t.name == task.name)).count();
+                    // A name that starts with `<runner id>:` reads as a prefix instead.
+                    let prefixed = task.name.split_once(':').is_some_and(|(p, _)| ids.contains(&p));
+                    if owners != 1 || prefixed {
+                        continue;
+                    }
+                    let op = format!("{} {}", task.name, tail);
+                    let resolved = resolve(&refs, &op).expect("a unique name resolves");
+                    prop_assert_eq!(resolved.runner.id, runner.id);
+                    prop_assert_eq!(&resolved.task.name, &task.name);
+                }
+            }
+        }
+
+        /// Property: a name several runners have always errors and names every one of them.
+        #[test]
+        fn shared_names_are_ambiguous(project in arb_project(), name in arb_name()) {
+            let mut project = project;
+            if project.len() < 2 || name.contains(':') {
+                return Ok(());
+            }
+            for runner in project.iter_mut().take(2) {
+                runner.push_task(Task { name: name.clone(), command: "x".into(), doc: None, params: vec![], cwd: None });
+            }
+            let owners: Vec<&str> = project.iter().filter(|r| r.tasks.iter().any(|t| t.name == name)).map(|r| r.id).collect();
+            let refs: Vec<&Runner> = project.iter().collect();
+            match resolve(&refs, &name) {
+                Err(ResolveError::Ambiguous { runners, .. }) => prop_assert_eq!(runners, owners),
+                other => prop_assert!(false, "expected ambiguity, got {:?}", other),
+            }
+        }
+
+        /// Property: the command always starts with the task's command, and an as-written
+        /// tail reaches its end unchanged (up to trailing whitespace).
+        #[test]
+        fn command_starts_with_the_task_command(
+            rule in prop::sample::select(vec![TailRule::AsWritten, TailRule::DashDashFirst, TailRule::NoLeadingDashDash]),
+            tail in "(\\PC|\\n){0,30}",
+        ) {
+            let tail = tail.trim_start();
+            let command = build_command("npm run 'x'", rule, tail);
+            prop_assert!(command.starts_with("npm run 'x'"));
+            if rule == TailRule::AsWritten && !tail.trim().is_empty() {
+                prop_assert!(command.ends_with(tail.trim_end()));
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Running a resolved op: the process runner in merged mode, the timeout and its clamp, and
+//! a result text with long output cut in the middle and kept whole on disk.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::resolve::{ResolveError, Resolved};
+use crate::process::{CaptureSpec, CommandRunner, Exit, RunRequest, SpawnError};
+
+/// Allowed range of a run's timeout, in seconds.
+pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
+
+/// The outcome of running an op.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunResult {
+    /// Runner id.
+    pub runner: String,
+    /// Task name.
+    pub task: String,
+    /// The command that ran.
+    pub command: String,
+    /// Where it ran, relative to the root; `null` for the root.
+    pub cwd: Option<String>,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Whether the deadline passed.
+    pub timed_out: bool,
+    /// How long it took.
+    pub duration_ms: u64,
+    /// The output, cut in the middle when long, with a marker saying how much was left out.
+    pub output: String,
+    /// Whether the output was cut.
+    pub truncated: bool,
+    /// The file holding the whole output, when it was cut.
+    pub full_output: Option<PathBuf>,
+    /// The effective timeout in seconds.
+    pub timeout_secs: u64,
+    /// Set when the requested timeout was outside the allowed range.
+    pub note: Option<String>,
+}
+
+impl RunResult {
+    /// Whether the command exited 0 within its deadline.
+    pub fn success(&self) -> bool {
+        !self.timed_out && self.exit_code == Some(0)
+    }
+
+    /// The exit code a shell would give: the code, 128 + signal, or 124 on timeout.
+    pub fn shell_code(&self) -> i32 {
+        if self.timed_out {
+            124
+        } else {
+            self.exit_code.or(self.signal.map(|s| 128 + s)).unwrap_or(1)
+        }
+    }
+
+    /// The result text a model receives.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        if let Some(note) = &self.note {
+            text.push_str(note);
+            text.push_str("\n\n");
+        }
+        if self.output.is_empty() {
+            text.push_str("(no output)");
+        } else {
+            text.push_str(&self.output);
+        }
+        if self.timed_out {
+            text = format!(
+                "{}\n\nCommand timed out after {} seconds",
+                text.trim_end(),
+                self.timeout_secs
+            );
+        } else if let Some(code) = self.exit_code.filter(|&c| c != 0) {
+            text = format!("{}\n\nCommand exited with code {code}", text.trim_end());
+        } else if let Some(signal) = self.signal {
+            text = format!(
+                "{}\n\nCommand was killed by signal {signal}",
+                text.trim_end()
+            );
+        }
+        text
+    }
+}
+
+/// Why an op could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The op does not resolve.
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
+    /// The task's working directory leaves the project root.
+    #[error("Working directory is outside the project root: {}", .0.display())]
+    CwdOutsideRoot(PathBuf),
+    /// The command could not start.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// The directory for full outputs could not be made.
+    #[error("cannot keep the full output: {0}")]
+    OutputFile(std::io::Error),
+}
+
+/// Everything a run needs besides the resolved op.
+#[derive(Debug, Clone)]
+pub struct RunSettings<'a> {
+    /// The project root (absolute).
+    pub root: &'a Path,
+    /// Requested timeout in seconds; clamped to [`TIMEOUT_RANGE`].
+    pub timeout_secs: u64,
+    /// Bytes kept from the start of a long output.
+    pub head_bytes: usize,
+    /// Bytes kept from the end of a long output.
+    pub tail_bytes: usize,
+    /// Where full outputs are kept.
+    pub output_dir: PathBuf,
+    /// Variables added to the environment.
+    pub env: Vec<(String, String)>,
+}
+
+/// The folder full outputs go to by default: `speccoder-outputs` in the system's temporary
+/// folder.
+pub fn default_output_dir() -> PathBuf {
+    std::env::temp_dir().join("speccoder-outputs")
+}
+
+/// Runs a resolved op.
+pub fn run(
+    resolved: &Resolved<'_>,
+    settings: &RunSettings<'_>,
+    runner: &dyn CommandRunner,
+) -> Result<RunResult, RunError> {
+    let cwd = working_dir(settings.root, resolved.cwd)?;
+    let timeout_secs = settings
+        .timeout_secs
+        .clamp(*TIMEOUT_RANGE.start(), *TIMEOUT_RANGE.end());
+    let note = (timeout_secs != settings.timeout_secs).then(|| {
+        format!(
+            "Timeout clamped to {timeout_secs}s (requested {}s; allowed range {}-{}s).",
+            settings.timeout_secs,
+            TIMEOUT_RANGE.start(),
+            TIMEOUT_RANGE.end()
+        )
+    });
+    std::fs::create_dir_all(&settings.output_dir).map_err(RunError::OutputFile)?;
+    // Every run writes its whole output; the file is kept only when the output was cut.
+    let spill = tempfile::Builder::new()
+        .prefix("run-")
+        .suffix(".log")
+        .tempfile_in(&settings.output_dir)
+        .map_err(RunError::OutputFile)?;
+    let mut request = RunRequest::new(
+        resolved.command.clone(),
+        cwd,
+        Duration::from_secs(timeout_secs),
+    );
+    request.env = super::NON_INTERACTIVE_ENV
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .chain(settings.env.iter().cloned())
+        .collect();
+    request.stdout = CaptureSpec {
+        head_bytes: settings.head_bytes,
+        tail_bytes: settings.tail_bytes,
+        spill_to: Some(spill.path().to_path_buf()),
+        ..CaptureSpec::default()
+    };
+    let output = runner.run(&request)?;
+    let captured = &output.stdout;
+    let (output_text, full_output) = if captured.is_truncated() {
+        let (file, path) = spill.keep().map_err(|e| RunError::OutputFile(e.error))?;
+        drop(file);
+        let (head, tail) = captured.head_and_tail_text();
+        let text = format!(
+            "{}\n[... {} bytes left out; the full output ({} bytes) is in {} ...]\n{}",
+            head.trim_end_matches('\n'),
+            captured.omitted_bytes(),
+            captured.total_bytes,
+            path.display(),
+            tail.trim_start_matches('\n')
+        );
+        (text, Some(path))
+    } else {
+        (captured.text(), None)
+    };
+    let (exit_code, signal) = match output.exit {
+        Exit::Code(code) => (Some(code), None),
+        Exit::Signal(signal) => (None, Some(signal)),
+    };
+    Ok(RunResult {
+        runner: resolved.runner.id.to_owned(),
+        task: resolved.task.name.clone(),
+        command: resolved.command.clone(),
+        cwd: resolved.cwd.map(str::to_owned),
+        exit_code,
+        signal,
+        timed_out: output.timed_out,
+        duration_ms: u64::try_from(output.duration.as_millis()).unwrap_or(u64::MAX),
+        truncated: full_output.is_some(),
+        output: output_text,
+        full_output,
+        timeout_secs,
+        note,
+    })
+}
+
+/// The task's working directory, which must resolve (symlinks followed) inside the root.
+fn working_dir(root: &Path, cwd: Option<&str>) -> Result<PathBuf, RunError> {
+    let Some(cwd) = cwd else {
+        return Ok(root.to_path_buf());
+    };
+    let joined = root.join(cwd);
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    match joined.canonicalize() {
+        Ok(real) if real.starts_with(&canonical_root) => Ok(real),
+        Ok(real) => Err(RunError::CwdOutsideRoot(real)),
+        // Missing or not a directory: the process runner says which.
+        Err(_) => Ok(joined),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use speccoder_runners::{Runner, Task};
+
+    use super::*;
+    use crate::process::LocalRunner;
+
+    fn run_in(root: &Path, cwd: &str) -> Result<RunResult, RunError> {
+        let mut runner = Runner::new("pkg", "Pkg", "npm run");
+        runner.push_task(Task {
+            name: "x".into(),
+            command: "pwd".into(),
+            doc: None,
+            params: Vec::new(),
+            cwd: Some(cwd.into()),
+        });
+        let resolved = Resolved {
+            runner: &runner,
+            task: &runner.tasks[0],
+            command: "pwd".into(),
+            cwd: Some(cwd),
+        };
+        let out = tempfile::tempdir().expect("temp dir");
+        let settings = RunSettings {
+            root,
+            timeout_secs: 10,
+            head_bytes: 1000,
+            tail_bytes: 1000,
+            output_dir: out.path().to_path_buf(),
+            env: Vec::new(),
+        };
+        run(&resolved, &settings, &LocalRunner::default())
+    }
+
+    #[test]
+    fn working_directory_must_stay_inside_the_root() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path().canonicalize().expect("canon");
+        let root = base.join("root");
+        std::fs::create_dir_all(root.join("pkg")).expect("mkdir");
+        std::fs::create_dir_all(base.join("outside")).expect("mkdir");
+        std::os::unix::fs::symlink(base.join("outside"), root.join("link-out")).expect("link");
+        std::os::unix::fs::symlink(root.join("pkg"), root.join("link-in")).expect("link");
+
+        let ok = run_in(&root, "pkg").expect("runs");
+        assert_eq!(ok.output, format!("{}\n", root.join("pkg").display()));
+        let ok = run_in(&root, "link-in").expect("a link inside the root is fine");
+        assert_eq!(ok.output, format!("{}\n", root.join("pkg").display()));
+
+        for cwd in ["..", "../outside", "link-out", "pkg/../../outside"] {
+            let err = run_in(&root, cwd).expect_err("outside the root");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "Working directory is outside the project root: {}",
+                    if cwd == ".." {
+                        base.clone()
+                    } else {
+                        base.join("outside")
+                    }
+                    .display()
+                )
+            );
+        }
+        let err = run_in(&root, "missing").expect_err("missing");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "Working directory does not exist: {}",
+                root.join("missing").display()
+            )
+        );
+    }
+}

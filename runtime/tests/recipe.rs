@@ -1,0 +1,353 @@
+//! The recipe tool end to end: prompts, error texts, arguments reaching tasks on every real
+//! runner, and running tasks through the CLI.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use speccoder_runtime::config::RecipeConfig;
+use support::{Fixtures, detect, fixture_names, path_var, require_tools, sh, snapshots};
+
+fn speccoder(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("PATH", path_var())
+        .output()
+        .expect("speccoder starts")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Property: the prompt of every fixture is what its snapshot says (reviewed by hand).
+#[test]
+fn prompt_of_every_fixture() {
+    require_tools(&["just", "task", "pnpm", "yarn", "bun"]);
+    let fixtures = Fixtures::copy();
+    for name in fixture_names() {
+        let recipe = detect(&fixtures.path(&name), &RecipeConfig::default());
+        let prompt = recipe.prompt().unwrap_or_else(|| "(no recipe tool)".into());
+        snapshots("prompt").bind(|| insta::assert_snapshot!(name.clone(), prompt));
+    }
+}
+
+#[test]
+fn prompt_structure_survives_hostile_text() {
+    require_tools(&["task"]);
+    let fixtures = Fixtures::copy();
+    let recipe = detect(&fixtures.path("hostile"), &RecipeConfig::default());
+    let prompt = recipe.prompt().expect("runners detected");
+    // One opening and one closing tag per detected runner, each alone on its line.
+    let runners = recipe.runners().count();
+    let opens = prompt.lines().filter(|l| l.starts_with("<runner ")).count();
+    let closes = prompt.lines().filter(|l| *l == "</runner>").count();
+    assert_eq!((opens, closes), (runners, runners));
+    assert_eq!(prompt.matches("<runner").count(), runners);
+    assert_eq!(prompt.matches("</runner>").count(), runners);
+    // Inside the blocks, every line is a bullet holding one task (or the closing bullet).
+    let mut inside = false;
+    for line in prompt.lines() {
+        if line.starts_with("<runner ") {
+            inside = true;
+        } else if line == "</runner>" {
+            inside = false;
+        } else if inside && !line.starts_with("- … and ") {
+            assert!(line.starts_with("- `"), "{line}");
+            assert_eq!(line.matches(" (`").count(), 1, "{line}");
+        }
+    }
+}
+
+#[test]
+fn task_limit_and_more_bullet() {
+    let fixtures = Fixtures::copy();
+    let config = RecipeConfig {
+        task_limit: 20,
+        ..RecipeConfig::default()
+    };
+    let recipe = detect(&fixtures.path("pkg-many"), &config);
+    let prompt = recipe.prompt().expect("detected");
+    assert_eq!(
+        prompt.lines().filter(|l| l.starts_with("- `job")).count(),
+        20
+    );
+    assert!(
+        prompt.contains("- … and 5 more tasks not listed here; they run the same way by name.")
+    );
+    // The hidden ones still resolve and run.
+    let resolved = recipe.resolve("job25").expect("resolves");
+    assert_eq!(resolved.command, "npm run 'job25'");
+}
+
+/// Every error text of op resolution, as one reviewed snapshot.
+#[test]
+fn resolution_error_texts() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let recipe = detect(&fixtures.path("polyglot"), &RecipeConfig::default());
+    let mut all = String::new();
+    for op in [
+        "",
+        "   ",
+        "pkg:nope",
+        "just:",
+        "make:tset",
+        "test",
+        "tset",
+        "zzz",
+        "lnt",
+    ] {
+        let err = recipe.resolve(op).expect_err("does not resolve");
+        all.push_str(&format!("### op {op:?}\n{err}\n\n"));
+    }
+    snapshots("errors").bind(|| insta::assert_snapshot!("resolution_errors", all));
+}
+
+#[test]
+fn cli_resolve_and_its_exit_codes() {
+    require_tools(&["pnpm"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("pkg-pnpm-workspace");
+    let out = speccoder(
+        &root,
+        &["recipe", "resolve", "--json", "@demo/web/args", "--", "--x"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "runner": "pkg",
+            "task": "@demo/web/args",
+            "command": "pnpm run 'args' --x",
+            "cwd": "apps/web",
+        })
+    );
+    // All words, or one quoted string: the same op.
+    let split = speccoder(&root, &["recipe", "resolve", "build", "--watch", "x"]);
+    let joined = speccoder(&root, &["recipe", "resolve", "build --watch x"]);
+    assert_eq!(stdout(&split), "pnpm run 'build' --watch x\n");
+    assert_eq!(stdout(&split), stdout(&joined));
+    let out = speccoder(&root, &["recipe", "resolve", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("error: No runner task named `nope`.")
+    );
+    let out = speccoder(&root, &["recipe", "run", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The words an `args` task printed, one per `arg:` line.
+fn printed_args(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter_map(|l| l.strip_prefix("arg:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Property: on every runner, a task that prints its arguments receives exactly the words
+/// of the op's tail — with and without a leading `--` where the runner treats `--` as a
+/// separator, and as written where it does not (just).
+#[test]
+fn arguments_reach_the_task_on_every_runner() {
+    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun"]);
+    let fixtures = Fixtures::copy();
+    support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
+    let words = ["--watch", "a b", "$HOME", "it's"];
+    let tail = "--watch 'a b' '$HOME' \"it's\"";
+    let plain: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+    let mut with_dash = vec!["--".to_owned()];
+    with_dash.extend(plain.iter().cloned());
+    #[track_caller]
+    fn case(fixtures: &Fixtures, fixture: &str, op: &str, want: &[String]) {
+        let root = fixtures.path(fixture);
+        let recipe = detect(&root, &RecipeConfig::default());
+        let resolved = recipe.resolve(op).expect("resolves");
+        let cwd = resolved.cwd.map_or(root.clone(), |c| root.join(c));
+        let out = sh(&resolved.command, &cwd, std::time::Duration::from_secs(300));
+        let text = out.stdout.text();
+        assert!(
+            out.success(),
+            "{fixture}: `{}` failed:\n{text}",
+            resolved.command
+        );
+        assert_eq!(
+            printed_args(&text),
+            want,
+            "{fixture}: `{}`:\n{text}",
+            resolved.command
+        );
+    }
+    for fixture in ["pkg-npm", "pkg-yarn1", "pkg-bun", "pkg-yarn-berry"] {
+        case(&fixtures, fixture, &format!("args {tail}"), &plain);
+        case(&fixtures, fixture, &format!("args -- {tail}"), &plain);
+    }
+    case(
+        &fixtures,
+        "pkg-pnpm-workspace",
+        &format!("@demo/web/args {tail}"),
+        &plain,
+    );
+    case(
+        &fixtures,
+        "pkg-pnpm-workspace",
+        &format!("@demo/web/args -- {tail}"),
+        &plain,
+    );
+    case(
+        &fixtures,
+        "pkg-pnpm-workspace",
+        &format!("pkg:args -- {tail}"),
+        &plain,
+    );
+    case(&fixtures, "just", &format!("args {tail}"), &plain);
+    case(&fixtures, "just", &format!("args -- {tail}"), &with_dash);
+    case(&fixtures, "task", &format!("args -- {tail}"), &plain);
+    case(
+        &fixtures,
+        "cargo-single",
+        &format!("bin/single -- {tail}"),
+        &plain,
+    );
+}
+
+/// A project whose justfile has one recipe per output shape (just passes a recipe's exit
+/// code through and prints nothing of its own on success).
+fn shapes_project(config: &str) -> tempfile::TempDir {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("justfile"),
+        "hello:\n    @echo hello; echo world >&2\n\
+         silent:\n    @true\n\
+         fail:\n    @echo bad; exit 3\n\
+         slow:\n    @sleep 30\n\
+         big:\n    @seq 1 100000\n\
+         loud:\n    @seq 1 1000; exit 5\n",
+    )
+    .expect("justfile");
+    std::fs::write(dir.path().join("speccoder.toml"), config).expect("config");
+    dir
+}
+
+#[test]
+fn run_output_shapes_and_exit_codes() {
+    let project = shapes_project("");
+    let root = project.path();
+    let out = speccoder(root, &["recipe", "run", "hello"]);
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "hello\nworld\n\n".into())
+    );
+    let out = speccoder(root, &["recipe", "run", "silent"]);
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "(no output)\n".into())
+    );
+    let out = speccoder(root, &["recipe", "run", "fail"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = stdout(&out);
+    assert!(text.starts_with("bad\n"), "{text}");
+    assert!(
+        text.ends_with("with exit code 3\n\nCommand exited with code 3\n"),
+        "{text}"
+    );
+    let out = speccoder(root, &["recipe", "run", "--json", "fail"]);
+    assert_eq!(out.status.code(), Some(3));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["runner"], "just");
+    assert_eq!(json["task"], "fail");
+    assert_eq!(json["command"], "just fail");
+    assert_eq!(json["cwd"], serde_json::Value::Null);
+    assert_eq!(json["exit_code"], 3);
+    assert_eq!(json["signal"], serde_json::Value::Null);
+    assert_eq!(json["timed_out"], false);
+    assert!(
+        json["output"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("bad\n"))
+    );
+    assert_eq!(json["truncated"], false);
+    assert_eq!(json["full_output"], serde_json::Value::Null);
+    assert!(json["duration_ms"].is_u64());
+}
+
+#[test]
+fn run_timeout_stops_the_task() {
+    let project = shapes_project("");
+    let out = speccoder(project.path(), &["recipe", "run", "--timeout", "1", "slow"]);
+    assert_eq!(out.status.code(), Some(124));
+    let text = stdout(&out);
+    assert!(
+        text.ends_with("by signal 15\n\nCommand timed out after 1 seconds\n"),
+        "{text}"
+    );
+    let out = speccoder(
+        project.path(),
+        &["recipe", "run", "--timeout", "0", "--json", "hello"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        json["note"],
+        "Timeout clamped to 1s (requested 0s; allowed range 1-3600s)."
+    );
+    assert_eq!(json["timeout_secs"], 1);
+}
+
+#[test]
+fn long_output_is_cut_and_kept_whole() {
+    let project = shapes_project("[recipe]\noutput_head_bytes = 100\noutput_tail_bytes = 50\n");
+    let out = speccoder(project.path(), &["recipe", "run", "--json", "big"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["truncated"], true);
+    let full: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    let path = json["full_output"].as_str().expect("a file");
+    assert_eq!(std::fs::read_to_string(path).expect("full output"), full);
+    let output = json["output"].as_str().expect("output");
+    let marker = format!(
+        "[... {} bytes left out; the full output ({} bytes) is in {path} ...]",
+        full.len() - 150,
+        full.len()
+    );
+    assert!(
+        output.starts_with(&full[..100].trim_end_matches('\n').to_owned()),
+        "{output}"
+    );
+    assert!(output.contains(&marker), "{output}");
+    assert!(output.ends_with(&full[full.len() - 50..]), "{output}");
+    std::fs::remove_file(path).expect("remove");
+
+    // A failing command keeps its full output too.
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    let out = speccoder(project.path(), &["recipe", "run", "--json", "loud"]);
+    assert_eq!(out.status.code(), Some(5));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let path = json["full_output"].as_str().expect("kept on failure");
+    let kept = std::fs::read_to_string(path).expect("full");
+    let full: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+    assert!(kept.starts_with(&full), "{kept}");
+    std::fs::remove_file(path).expect("remove");
+}
+
+#[test]
+fn short_output_leaves_no_file() {
+    let project = shapes_project("");
+    let before = count_outputs();
+    let out = speccoder(project.path(), &["recipe", "run", "--json", "hello"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["full_output"], serde_json::Value::Null);
+    // Other tests may add files at the same time; this run must not have kept one.
+    assert!(count_outputs() <= before + 2);
+}
+
+fn count_outputs() -> usize {
+    std::fs::read_dir(speccoder_runtime::recipe::default_output_dir())
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
