@@ -203,9 +203,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 Err(err) => return Err(err.to_string()),
             };
             if *json {
-                print_json(&serde_json::to_value(&result).map_err(|e| e.to_string())?);
+                print_json(&result);
             } else {
-                println!("{}", result.text());
+                let text = result.text();
+                print!("{text}");
+                if !text.ends_with('\n') {
+                    println!();
+                }
             }
             let code = result.shell_code().clamp(0, 255);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
@@ -216,7 +220,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn print_json(value: &serde_json::Value) {
+fn print_json(value: &impl serde::Serialize) {
     match serde_json::to_string_pretty(value) {
         Ok(text) => println!("{text}"),
         Err(err) => eprintln!("error: cannot print JSON: {err}"),

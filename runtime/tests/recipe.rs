@@ -242,7 +242,7 @@ fn run_output_shapes_and_exit_codes() {
     let out = speccoder(root, &["recipe", "run", "hello"]);
     assert_eq!(
         (out.status.code(), stdout(&out)),
-        (Some(0), "hello\nworld\n\n".into())
+        (Some(0), "hello\nworld\n".into())
     );
     let out = speccoder(root, &["recipe", "run", "silent"]);
     assert_eq!(
