@@ -1,11 +1,14 @@
 //! The `speccoder` command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{CONFIG_FILE, Config};
+use speccoder_runners::quote;
+
+use crate::agent::{Allowances, Attempt, Bundle, Placement, agent_argv, allowances, build_prompt};
+use crate::config::{CONFIG_FILE, Config, ExternalExecutor};
 use crate::process::LocalRunner;
 use crate::recipe::{Recipe, list_json, list_text};
 
@@ -18,6 +21,7 @@ pub struct Cli {
     #[arg(short = 'C', value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Configuration file (default: DIR/speccoder.toml; a missing file means defaults).
+    /// Relative paths given to speccoder are read from DIR.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     #[command(subcommand)]
@@ -78,7 +82,7 @@ pub enum RecipeCommand {
 #[derive(Debug, Subcommand)]
 pub enum AgentCommand {
     /// The argv the configured executor would be started with.
-    Argv(JsonFlag),
+    Argv(AgentArgvArgs),
     /// One attempt by the configured external agent; prints the outcome as JSON.
     Run(AgentRunArgs),
 }
@@ -91,15 +95,33 @@ pub struct JsonFlag {
     pub json: bool,
 }
 
+/// Arguments of `speccoder agent argv`.
+#[derive(Debug, Args)]
+pub struct AgentArgvArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Where the agent works (default: the project root).
+    #[arg(long, value_name = "DIR")]
+    pub worktree: Option<PathBuf>,
+    /// A directory the agent must not read (held-out tests).
+    #[arg(long, value_name = "DIR")]
+    pub withheld: Option<PathBuf>,
+}
+
 /// Arguments of `speccoder agent run`.
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false, id = "input")]
 pub struct AgentRunArgs {
     /// A file holding the whole prompt.
-    #[arg(long, value_name = "F", group = "input")]
+    #[arg(
+        long,
+        value_name = "F",
+        required_unless_present = "bundle",
+        conflicts_with = "bundle"
+    )]
     pub prompt_file: Option<PathBuf>,
     /// A task bundle (JSON) to build the prompt from.
-    #[arg(long, value_name = "F", group = "input")]
+    #[arg(long, value_name = "F")]
     pub bundle: Option<PathBuf>,
     /// The previous attempt's digest (JSON), for a retry.
     #[arg(long, value_name = "F")]
@@ -107,6 +129,9 @@ pub struct AgentRunArgs {
     /// Where the agent works (default: the project root).
     #[arg(long, value_name = "DIR")]
     pub worktree: Option<PathBuf>,
+    /// A directory the agent must not read (held-out tests).
+    #[arg(long, value_name = "DIR")]
+    pub withheld: Option<PathBuf>,
 }
 
 /// Exit code for a usage or configuration error, and for a command that is not available.
@@ -144,6 +169,27 @@ impl Project {
         let config_path = cli.config.clone().unwrap_or_else(|| root.join(CONFIG_FILE));
         let config = Config::load(&config_path).map_err(|err| err.to_string())?;
         Ok(Self { root, config })
+    }
+
+    /// `path` read from the root when it is relative, as if the command had started there.
+    fn path(&self, path: &Path) -> PathBuf {
+        self.root.join(path)
+    }
+
+    /// The configured external agent, or the reason there is none.
+    fn executor(&self) -> Result<&ExternalExecutor, String> {
+        self.config.executor.as_ref().ok_or_else(|| {
+            "no external executor is configured (`[executor] kind` is absent or \"native\")"
+                .to_owned()
+        })
+    }
+
+    /// The allowances: `[commands] allow`, and the detected tasks when
+    /// `[recipe] allow_tasks` (and the recipe tool) are on.
+    fn allowances(&self) -> Allowances {
+        let recipe = (self.config.recipe.enabled && self.config.recipe.allow_tasks)
+            .then(|| Recipe::detect(&self.root, &self.config.recipe));
+        allowances(&self.config, recipe.as_ref())
     }
 
     /// Detects the runners, unless the recipe tool is turned off.
@@ -214,10 +260,109 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             let code = result.shell_code().clamp(0, 255);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
-        Command::Allow(_) => Ok(not_available("allow")),
-        Command::Agent(AgentCommand::Argv(_)) => Ok(not_available("agent argv")),
-        Command::Agent(AgentCommand::Run(_)) => Ok(not_available("agent run")),
+        Command::Allow(JsonFlag { json }) => {
+            let allowances = project.allowances();
+            if *json {
+                print_json(&allowances);
+            } else {
+                print!("{}", allowances_text(&allowances));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Agent(AgentCommand::Argv(args)) => {
+            let executor = project.executor()?;
+            let worktree = args
+                .worktree
+                .as_deref()
+                .map_or_else(|| project.root.clone(), |p| project.path(p));
+            let withheld = args.withheld.as_deref().map(|p| project.path(p));
+            let rules = project.allowances().claude_rules;
+            let argv = agent_argv(
+                executor,
+                &rules,
+                Placement {
+                    worktree: &worktree,
+                    last_message: Path::new("<last-message-file>"),
+                    withheld: withheld.as_deref(),
+                },
+            );
+            if args.json {
+                print_json(&serde_json::json!({ "argv": argv }));
+            } else {
+                let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+                println!("{}", words.join(" "));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Agent(AgentCommand::Run(args)) => {
+            let executor = project.executor()?;
+            let prompt = match (&args.prompt_file, &args.bundle) {
+                (Some(file), _) => read_text(&project.path(file))?,
+                (None, Some(bundle)) => {
+                    let bundle: Bundle = read_json(&project.path(bundle))?;
+                    let digest: Option<serde_json::Value> = args
+                        .digest
+                        .as_deref()
+                        .map(|d| read_json(&project.path(d)))
+                        .transpose()?;
+                    build_prompt(&bundle, digest.as_ref(), &project.config.wording)
+                }
+                (None, None) => return Err("give --prompt-file or --bundle".into()),
+            };
+            let worktree = args
+                .worktree
+                .clone()
+                .unwrap_or_else(|| project.root.clone());
+            let rules = project.allowances().claude_rules;
+            let outcome = Attempt {
+                executor,
+                claude_rules: &rules,
+                worktree: &worktree,
+                withheld: args.withheld.as_deref(),
+                prompt: &prompt,
+            }
+            .run(&LocalRunner::default());
+            print_json(&outcome);
+            Ok(ExitCode::from(outcome.status.exit_code()))
+        }
     }
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    serde_json::from_str(&read_text(path)?).map_err(|err| format!("{}: {err}", path.display()))
+}
+
+/// `speccoder allow` as text: each allowed command with its rule, then what was dropped.
+fn allowances_text(allowances: &Allowances) -> String {
+    let mut out = String::new();
+    let commands: Vec<String> = allowances
+        .allow
+        .iter()
+        .map(|argv| argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "))
+        .collect();
+    let width = commands
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0);
+    out.push_str(&format!("Allowed commands ({}):\n", commands.len()));
+    for (command, rule) in commands.iter().zip(&allowances.claude_rules) {
+        out.push_str(&format!("  {command:<width$}  {rule}\n"));
+    }
+    if !allowances.dropped.is_empty() {
+        out.push_str(&format!(
+            "Not allowed, no safe rule ({}):\n",
+            allowances.dropped.len()
+        ));
+        for dropped in &allowances.dropped {
+            out.push_str(&format!("  {}  ({})\n", dropped.command, dropped.reason));
+        }
+    }
+    out
 }
 
 fn print_json(value: &impl serde::Serialize) {
@@ -225,9 +370,4 @@ fn print_json(value: &impl serde::Serialize) {
         Ok(text) => println!("{text}"),
         Err(err) => eprintln!("error: cannot print JSON: {err}"),
     }
-}
-
-fn not_available(name: &str) -> ExitCode {
-    eprintln!("error: `speccoder {name}` is not available yet in this version");
-    ExitCode::from(EXIT_USAGE)
 }

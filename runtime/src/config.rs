@@ -23,6 +23,38 @@ pub struct Config {
     pub executor: Option<ExternalExecutor>,
     /// `[commands]`: what agents may run.
     pub commands: CommandsConfig,
+    /// `[wording]`: the words of the agent prompt.
+    pub wording: Wording,
+}
+
+/// `[wording]`: how the agent prompt names the project's format. Every key is optional.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wording {
+    /// What the project format is called (`speccoder`).
+    pub product: String,
+    /// What a task belongs to (`feature`).
+    pub unit: String,
+    /// The file holding the intent, which the agent must not edit (`spec.md`).
+    pub intent_file: String,
+    /// Heading of the story section.
+    pub story: String,
+    /// Heading of the plan section.
+    pub plan: String,
+    /// Heading of the constitution section.
+    pub constitution: String,
+}
+
+impl Default for Wording {
+    fn default() -> Self {
+        Self {
+            product: "speccoder".into(),
+            unit: "feature".into(),
+            intent_file: "spec.md".into(),
+            story: "User story".into(),
+            plan: "Implementation plan".into(),
+            constitution: "Constitution".into(),
+        }
+    }
 }
 
 /// `[recipe]`.
@@ -172,10 +204,13 @@ impl Config {
                 "recipe" => config.recipe = reader.recipe(value)?,
                 "executor" => config.executor = reader.executor(value)?,
                 "commands" => config.commands = reader.commands(value)?,
+                "wording" => config.wording = reader.wording(value)?,
                 other => {
                     return Err(reader.error(
                         key.span(),
-                        format!("{other}: unknown table (known: recipe, executor, commands)"),
+                        format!(
+                            "{other}: unknown table (known: recipe, executor, commands, wording)"
+                        ),
                     ));
                 }
             }
@@ -211,6 +246,14 @@ const RECIPE_KEYS: &[&str] = &[
 ];
 const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs"];
 const COMMANDS_KEYS: &[&str] = &["allow"];
+const WORDING_KEYS: &[&str] = &[
+    "product",
+    "unit",
+    "intent_file",
+    "story",
+    "plan",
+    "constitution",
+];
 
 impl Reader<'_> {
     fn error(&self, span: Range<usize>, message: String) -> ConfigError {
@@ -346,6 +389,28 @@ impl Reader<'_> {
             }
         }
         Ok(commands)
+    }
+
+    fn wording(&self, value: &Value<'_>) -> Result<Wording, ConfigError> {
+        let mut wording = Wording::default();
+        for (key, value) in self.table("wording", value, WORDING_KEYS)? {
+            let at = |what: &str| format!("[wording] {key}: {what}");
+            let text = self.string(value, &at)?;
+            if text.trim().is_empty() || text.contains(['\n', '\r']) {
+                return Err(self.error(value.span(), at("must be one non-empty line")));
+            }
+            let slot = match key {
+                "product" => &mut wording.product,
+                "unit" => &mut wording.unit,
+                "intent_file" => &mut wording.intent_file,
+                "story" => &mut wording.story,
+                "plan" => &mut wording.plan,
+                "constitution" => &mut wording.constitution,
+                _ => unreachable!("keys are checked against WORDING_KEYS"),
+            };
+            *slot = text;
+        }
+        Ok(wording)
     }
 
     fn runner_ids(
@@ -552,7 +617,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipes]\n"),
-            "1:2: recipes: unknown table (known: recipe, executor, commands)"
+            "1:2: recipes: unknown table (known: recipe, executor, commands, wording)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
@@ -593,6 +658,19 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("recipe = 3\n"),
             "1:10: [recipe]: expected a table, found integer"
+        );
+    }
+
+    #[test]
+    fn wording_overrides() {
+        let config = Config::parse("[wording]\nunit = \"story\"\nintent_file = \"intent.md\"\n")
+            .expect("valid");
+        assert_eq!(config.wording.unit, "story");
+        assert_eq!(config.wording.intent_file, "intent.md");
+        assert_eq!(config.wording.plan, Wording::default().plan);
+        assert_eq!(
+            error("[wording]\nunit = \"\"\n"),
+            "2:8: [wording] unit: must be one non-empty line"
         );
     }
 

@@ -3,11 +3,25 @@
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 
 static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// The signal that told this process to stop, 0 while none has.
+static SHUTDOWN_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The signal (SIGINT, SIGTERM, SIGHUP) that told this process to stop, if one did. A caller
+/// that finishes its work after that must exit with 128 + the signal, as the signal thread
+/// would.
+pub fn shutdown_signal() -> Option<i32> {
+    match SHUTDOWN_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
 
 /// How long the groups get to end on SIGTERM before SIGKILL when this process is stopped.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
@@ -60,6 +74,7 @@ pub fn stop_process_groups_on_signals() -> std::io::Result<()> {
         .name("signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                SHUTDOWN_SIGNAL.store(signal, Ordering::SeqCst);
                 stop_all_process_groups();
                 std::process::exit(128 + signal);
             }

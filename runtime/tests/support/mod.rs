@@ -164,3 +164,31 @@ pub fn prepare_yarn_berry(root: &Path) {
     let out = sh("yarn install", root, std::time::Duration::from_secs(120));
     assert!(out.success(), "yarn install: {}", out.stdout.text());
 }
+
+/// Processes whose command line holds `marker`, other than this test process, once those
+/// already killed have had a moment to go (signal delivery is asynchronous).
+pub fn processes_with(marker: &str) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let me = std::process::id().to_string();
+        let found: Vec<String> = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .filter(|e| e.file_name().to_str() != Some(me.as_str()))
+            .filter_map(|e| {
+                let raw = std::fs::read(e.path().join("cmdline")).ok()?;
+                let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+                line.contains(marker).then_some(line)
+            })
+            .collect();
+        if found.is_empty() || std::time::Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
