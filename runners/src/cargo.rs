@@ -19,8 +19,45 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ctx.needs_binary("cargo")?;
     // Never without --no-deps: that resolves dependencies, writes a lockfile and may go to
     // the network.
+    ctx.depends_on_file("Cargo.toml");
     let metadata = ctx.probe(&["cargo", "metadata", "--no-deps", "--format-version=1"])?;
-    parse_metadata(&metadata).map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))
+    let runner =
+        parse_metadata(&metadata).map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
+    if let Ok(value) = serde_json::from_slice::<Value>(&metadata) {
+        for path in metadata_inputs(&value) {
+            ctx.depends_on(path);
+        }
+    }
+    Ok(runner)
+}
+
+/// What cargo read to list the targets: every manifest and target source, the folders it
+/// scans for targets it finds by itself, and the folders workspace members sit in.
+fn metadata_inputs(metadata: &Value) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let packages = metadata.get("packages").and_then(Value::as_array);
+    for package in packages.into_iter().flatten() {
+        let Some(manifest) = package.get("manifest_path").and_then(Value::as_str) else {
+            continue;
+        };
+        let manifest = std::path::Path::new(manifest);
+        out.push(manifest.to_path_buf());
+        if let Some(dir) = manifest.parent() {
+            for sub in ["", "src", "src/bin", "examples", "tests", "benches"] {
+                out.push(dir.join(sub));
+            }
+            if let Some(parent) = dir.parent() {
+                out.push(parent.to_path_buf());
+            }
+        }
+        let targets = package.get("targets").and_then(Value::as_array);
+        for target in targets.into_iter().flatten() {
+            if let Some(src) = target.get("src_path").and_then(Value::as_str) {
+                out.push(src.into());
+            }
+        }
+    }
+    out
 }
 
 /// The kinds of target that become tasks, in the order a target's kinds are tried.

@@ -2,7 +2,8 @@
 //! missing.
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::probe::{Probe, find_on_path};
@@ -19,6 +20,36 @@ pub struct Context<'a> {
     pub probe_timeout: Duration,
     /// The `PATH` binaries are looked up in.
     pub path_var: Option<&'a OsStr>,
+    /// Where detection notes the files and folders it read, when someone listens.
+    pub inputs: Option<&'a Inputs>,
+}
+
+/// The files and folders a detection read (for a folder: its list of entries), so a cache
+/// can tell when its answer is stale.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    paths: Mutex<Vec<PathBuf>>,
+}
+
+impl Inputs {
+    /// Notes one path.
+    pub fn add(&self, path: impl Into<PathBuf>) {
+        self.paths
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(path.into());
+    }
+
+    /// Every path noted, sorted, without repeats.
+    pub fn into_paths(self) -> Vec<PathBuf> {
+        let mut paths = self
+            .paths
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        paths.sort();
+        paths.dedup();
+        paths
+    }
 }
 
 impl std::fmt::Debug for Context<'_> {
@@ -31,11 +62,38 @@ impl std::fmt::Debug for Context<'_> {
 }
 
 impl Context<'_> {
-    /// `Ok` when `binary` is on PATH, else the absence reason.
+    /// Notes a path detection depends on: a file read, or a folder whose entries matter
+    /// (a missing path counts too: creating it changes the answer).
+    pub fn depends_on(&self, path: impl Into<PathBuf>) {
+        if let Some(inputs) = self.inputs {
+            inputs.add(path);
+        }
+    }
+
+    /// Notes `relative` under the root.
+    pub fn depends_on_file(&self, relative: impl AsRef<Path>) {
+        self.depends_on(self.root.join(relative));
+    }
+
+    /// `Ok` when `binary` is on PATH, else the absence reason. The binary found (or, when
+    /// there is none, every PATH folder) becomes an input.
     pub fn needs_binary(&self, binary: &str) -> Result<(), Absence> {
         match find_on_path(binary, self.path_var) {
-            Some(_) => Ok(()),
-            None => Err(Absence::Absent(format!("`{binary}` is not on PATH"))),
+            Some(found) => {
+                self.depends_on(found.canonicalize().unwrap_or(found));
+                Ok(())
+            }
+            None => {
+                for dir in self
+                    .path_var
+                    .map(std::env::split_paths)
+                    .into_iter()
+                    .flatten()
+                {
+                    self.depends_on(dir);
+                }
+                Err(Absence::Absent(format!("`{binary}` is not on PATH")))
+            }
         }
     }
 
@@ -124,6 +182,22 @@ pub fn detect_all(ctx: &Context<'_>, ids: &[impl AsRef<str>]) -> Vec<Detection> 
     })
 }
 
+/// Like [`detect_all`], and also every file and folder the detections read (the root always
+/// among them).
+pub fn detect_all_with_inputs(
+    ctx: &Context<'_>,
+    ids: &[impl AsRef<str>],
+) -> (Vec<Detection>, Vec<PathBuf>) {
+    let inputs = Inputs::default();
+    inputs.add(ctx.root);
+    let recording = Context {
+        inputs: Some(&inputs),
+        ..*ctx
+    };
+    let detections = detect_all(&recording, ids);
+    (detections, inputs.into_paths())
+}
+
 fn detect_one(def: &RunnerDef, ctx: &Context<'_>) -> Detection {
     match (def.detect)(ctx) {
         Ok(runner) if runner.tasks.is_empty() => Detection::Absent {
@@ -189,6 +263,7 @@ mod tests {
             probe: &probe,
             probe_timeout: Duration::from_secs(5),
             path_var: Some(bin.as_os_str()),
+            inputs: None,
         };
         let got: Vec<(&str, usize)> = detect_all(&ctx, crate::RUNNER_IDS)
             .iter()

@@ -15,9 +15,54 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let justfile =
         find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
+    ctx.depends_on_file(&justfile);
     ctx.needs_binary("just")?;
     let dump = ctx.probe(&["just", "--dump", "--dump-format=json"])?;
-    parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))
+    let runner = parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    // Modules and imports are other files: each, and the folder a module was found in.
+    let mut files = vec![ctx.root.join(&justfile)];
+    if let Ok(value) = serde_json::from_slice::<Value>(&dump) {
+        module_sources(&value, &mut files);
+    }
+    for file in &files {
+        ctx.depends_on(file.clone());
+        if let Some(dir) = file.parent() {
+            ctx.depends_on(dir.to_path_buf());
+        }
+        for import in std::fs::read_to_string(file)
+            .map(|t| imports(&t))
+            .unwrap_or_default()
+        {
+            ctx.depends_on(file.parent().unwrap_or(ctx.root).join(import));
+        }
+    }
+    Ok(runner)
+}
+
+/// The `source` file of every module in a dump, recursively.
+fn module_sources(module: &Value, out: &mut Vec<std::path::PathBuf>) {
+    let Some(modules) = module.get("modules").and_then(Value::as_object) else {
+        return;
+    };
+    for sub in modules.values() {
+        if let Some(source) = sub.get("source").and_then(Value::as_str) {
+            out.push(source.into());
+        }
+        module_sources(sub, out);
+    }
+}
+
+/// The paths of `import 'path'` and `import? 'path'` lines of a justfile.
+fn imports(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("import")?;
+            let rest = rest.strip_prefix('?').unwrap_or(rest).trim();
+            let quote = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+            let rest = &rest[1..];
+            Some(rest[..rest.find(quote)?].to_owned())
+        })
+        .collect()
 }
 
 /// The justfile just itself would read in `root`: `justfile` or `.justfile` in any casing.
@@ -161,6 +206,14 @@ mod tests {
         let runner = parse_dump(json.as_bytes()).expect("valid");
         assert_eq!(runner.tasks.len(), 1);
         assert_eq!(runner.tasks[0].name, "b");
+    }
+
+    #[test]
+    fn import_lines() {
+        assert_eq!(
+            imports("import 'a.just'\nimport? \"b/c.just\"\n# import 'no'\nbuild:\n"),
+            ["a.just", "b/c.just"]
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@ mod quote;
 mod runner;
 mod task;
 
-pub use detection::{Absence, Context, Detection, RunnerDef, detect_all};
+pub use detection::{
+    Absence, Context, Detection, Inputs, RunnerDef, detect_all, detect_all_with_inputs,
+};
 pub use probe::{Probe, find_on_path};
 pub use quote::{quote, single_quote};
 pub use runner::{Runner, TailRule, Task};

@@ -27,6 +27,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .ok_or_else(|| Absence::Absent("no makefile in the root".into()))?;
     ctx.needs_binary("make")?;
     let mut reader = Reader {
+        ctx,
         root: ctx.root,
         canonical_root: ctx
             .root
@@ -49,6 +50,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 
 /// Reads makefiles and the literal includes they name, inside the root and once each.
 struct Reader<'a> {
+    ctx: &'a Context<'a>,
     root: &'a Path,
     canonical_root: PathBuf,
     seen: HashSet<PathBuf>,
@@ -63,6 +65,7 @@ impl Reader<'_> {
         makefile: &mut Makefile,
         depth: usize,
     ) -> Result<(), String> {
+        self.ctx.depends_on(path.to_path_buf());
         let canonical = path
             .canonicalize()
             .map_err(|err| format!("{shown}: cannot read: {err}"))?;
@@ -94,6 +97,8 @@ impl Reader<'_> {
         }
         // make resolves includes against its working directory, which is the root.
         let path = self.root.join(include);
+        // A missing optional include matters too: creating it adds targets.
+        self.ctx.depends_on(path.clone());
         match path.canonicalize() {
             Ok(canonical) if canonical.starts_with(&self.canonical_root) => {
                 if let Err(err) = self.read(&path, include, makefile, depth + 1) {

@@ -79,6 +79,14 @@ impl PackageManager {
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let manifest = ctx.root.join("package.json");
+    for file in [
+        "package.json",
+        "yarn.lock",
+        ".yarnrc.yml",
+        "pnpm-workspace.yaml",
+    ] {
+        ctx.depends_on_file(file);
+    }
     if !manifest.is_file() {
         return Err(Absence::Absent("no package.json in the root".into()));
     }
@@ -103,7 +111,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         Ok(more) => patterns.extend(more),
         Err(err) => runner.notes.push(err),
     }
-    let members = find_members(ctx.root, &patterns, &mut runner.notes);
+    let members = find_members(ctx, &patterns, &mut runner.notes);
     for dir in members {
         let shown = format!("{dir}/package.json");
         let pkg = match read_manifest(&ctx.root.join(&dir).join("package.json"), &shown) {
@@ -309,7 +317,8 @@ fn unquote(s: &str) -> String {
 /// `!` pattern, holding a package.json. Patterns that would leave the root are dropped with a
 /// note; the walk never enters `node_modules` or hidden directories and never follows a
 /// symlink.
-fn find_members(root: &Path, patterns: &[String], notes: &mut Vec<String>) -> Vec<String> {
+fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>) -> Vec<String> {
+    let root = ctx.root;
     let options = glob::MatchOptions {
         case_sensitive: true,
         require_literal_separator: true,
@@ -361,6 +370,8 @@ fn find_members(root: &Path, patterns: &[String], notes: &mut Vec<String>) -> Ve
         if level >= depth {
             continue;
         }
+        // A folder's entries decide what matches: adding a package changes them.
+        ctx.depends_on(root.join(&dir));
         let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
         };
@@ -392,8 +403,11 @@ fn find_members(root: &Path, patterns: &[String], notes: &mut Vec<String>) -> Ve
             if !kind.is_dir() {
                 continue;
             }
-            if matched && root.join(&rel).join("package.json").is_file() {
-                found.insert(rel.clone());
+            if matched {
+                ctx.depends_on(root.join(&rel).join("package.json"));
+                if root.join(&rel).join("package.json").is_file() {
+                    found.insert(rel.clone());
+                }
             }
             stack.push((rel, level + 1));
         }

@@ -1,5 +1,7 @@
 //! The runner model: a detected runner and its tasks.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 /// A task runner found in a project, with its tasks.
@@ -20,6 +22,9 @@ pub struct Runner {
     /// package manifest), shown by `recipe list --explain`.
     #[serde(skip)]
     pub notes: Vec<String>,
+    /// The names in `tasks`, so a duplicate is found without a scan.
+    #[serde(skip)]
+    names: HashSet<String>,
 }
 
 /// One task of a runner.
@@ -61,6 +66,7 @@ impl Runner {
             tail_rule: TailRule::AsWritten,
             tasks: Vec::new(),
             notes: Vec::new(),
+            names: HashSet::new(),
         }
     }
 
@@ -80,7 +86,7 @@ impl Runner {
             ));
             return;
         }
-        if self.tasks.iter().any(|t| t.name == task.name) {
+        if !self.names.insert(task.name.clone()) {
             self.notes.push(format!(
                 "task `{}` is listed twice; the first one is kept",
                 task.name

@@ -29,10 +29,28 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .iter()
         .find(|name| ctx.root.join(name).is_file())
         .ok_or_else(|| Absence::Absent("no Taskfile in the root".into()))?;
+    ctx.depends_on_file(taskfile);
     ctx.needs_binary("task")?;
     // `--no-status` keeps `status:` commands and fingerprinting from running while listing.
     let list = ctx.probe(&["task", "--list-all", "--json", "--no-status"])?;
-    parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))
+    let runner = parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
+    // Included Taskfiles show up as the location of their tasks.
+    if let Ok(value) = serde_json::from_slice::<Value>(&list) {
+        let files = value
+            .get("tasks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.pointer("/location/taskfile").and_then(Value::as_str));
+        for file in files {
+            let file = std::path::Path::new(file);
+            ctx.depends_on(file.to_path_buf());
+            if let Some(dir) = file.parent() {
+                ctx.depends_on(dir.to_path_buf());
+            }
+        }
+    }
+    Ok(runner)
 }
 
 /// Tasks from the JSON of `task --list-all --json`. The invocable name is the `task` field;

@@ -76,6 +76,9 @@ pub struct RecipeConfig {
     pub output_tail_bytes: usize,
     /// Whether detected tasks become agent allowances.
     pub allow_tasks: bool,
+    /// Whether detection results are kept on disk and reused while nothing they depend on
+    /// changes.
+    pub cache: bool,
 }
 
 impl Default for RecipeConfig {
@@ -92,6 +95,7 @@ impl Default for RecipeConfig {
             output_head_bytes: 20 * 1024,
             output_tail_bytes: 50 * 1024,
             allow_tasks: true,
+            cache: true,
         }
     }
 }
@@ -243,6 +247,7 @@ const RECIPE_KEYS: &[&str] = &[
     "output_head_bytes",
     "output_tail_bytes",
     "allow_tasks",
+    "cache",
 ];
 const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs"];
 const COMMANDS_KEYS: &[&str] = &["allow"];
@@ -305,6 +310,7 @@ impl Reader<'_> {
             match key {
                 "enabled" => recipe.enabled = self.boolean(value, &at)?,
                 "allow_tasks" => recipe.allow_tasks = self.boolean(value, &at)?,
+                "cache" => recipe.cache = self.boolean(value, &at)?,
                 "runners" => recipe.runners = self.runner_ids(value, &at)?,
                 "timeout_secs" => recipe.timeout_secs = self.integer(value, 1..=3600, &at)?,
                 "probe_timeout_secs" => {
@@ -565,6 +571,7 @@ task_limit = 5
 output_head_bytes = 100
 output_tail_bytes = 200
 allow_tasks = false
+cache = false
 
 [executor]
 kind = "command"
@@ -588,6 +595,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
                 output_head_bytes: 100,
                 output_tail_bytes: 200,
                 allow_tasks: false,
+                cache: false,
             }
         );
         assert_eq!(
@@ -613,7 +621,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("[recipe]\ntimeout_secs = 5\n  bogus_key = 1\n"),
             "3:3: [recipe] bogus_key: unknown key (known: enabled, runners, timeout_secs, \
-             probe_timeout_secs, task_limit, output_head_bytes, output_tail_bytes, allow_tasks)"
+             probe_timeout_secs, task_limit, output_head_bytes, output_tail_bytes, allow_tasks, cache)"
         );
         assert_eq!(
             error("[recipes]\n"),
@@ -737,7 +745,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             err.to_string(),
             format!(
                 "{}:2:1: [recipe] bogus: unknown key (known: enabled, runners, timeout_secs, \
-                 probe_timeout_secs, task_limit, output_head_bytes, output_tail_bytes, allow_tasks)",
+                 probe_timeout_secs, task_limit, output_head_bytes, output_tail_bytes, allow_tasks, cache)",
                 path.display()
             )
         );

@@ -38,11 +38,15 @@ pub fn list_json(recipe: &Recipe, explain: bool) -> Value {
             }
         })
         .collect();
-    json!({
+    let mut value = json!({
         "root": recipe.root().display().to_string(),
         "runners": runners,
         "absent": absent,
-    })
+    });
+    if explain {
+        value["cached"] = json!(recipe.from_cache());
+    }
+    value
 }
 
 /// The text of `recipe list`: one block per runner, one line per task; with `explain`, each
@@ -92,7 +96,11 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
         out.push_str("No task runner detected.\n\n");
     }
     if explain {
-        out.push_str("Runners:\n");
+        out.push_str(if recipe.from_cache() {
+            "Runners (from the detection cache):\n"
+        } else {
+            "Runners:\n"
+        });
         let width = recipe
             .detections()
             .iter()

@@ -1,5 +1,6 @@
 //! The recipe tool: detected runners, resolving an op to a command, the prompt, and running.
 
+mod cache;
 mod list;
 mod op;
 mod process_probe;
@@ -11,8 +12,9 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use speccoder_runners::{Context, Detection, Probe, Runner, detect_all};
+use speccoder_runners::{Context, Detection, Probe, Runner, detect_all, detect_all_with_inputs};
 
+pub use cache::default_cache_dir;
 pub use list::{list_json, list_text};
 pub use op::Op;
 pub use process_probe::ProcessProbe;
@@ -42,14 +44,62 @@ pub struct Recipe {
     config: RecipeConfig,
     detections: Vec<Detection>,
     env: Vec<(String, String)>,
+    from_cache: bool,
+}
+
+/// What besides the files decides detection: this program's version, the runners asked
+/// for, and where binaries are looked up.
+fn cache_key(config: &RecipeConfig, path_var: Option<&OsStr>) -> String {
+    format!(
+        "{}\n{}\n{}",
+        env!("CARGO_PKG_VERSION"),
+        config.runners.join(","),
+        path_var.map(OsStr::to_string_lossy).unwrap_or_default()
+    )
 }
 
 impl Recipe {
     /// Detects the configured runners in `root` with the real probes and this process's
-    /// `PATH`.
+    /// `PATH`, through the detection cache unless `[recipe] cache = false`.
     pub fn detect(root: &Path, config: &RecipeConfig) -> Self {
         let path_var = std::env::var_os("PATH");
-        Self::detect_with(root, config, &ProcessProbe::default(), path_var.as_deref())
+        let cache_dir = config.cache.then(default_cache_dir).flatten();
+        let Some(cache_dir) = cache_dir else {
+            return Self::detect_with(root, config, &ProcessProbe::default(), path_var.as_deref());
+        };
+        let key = cache_key(config, path_var.as_deref());
+        if let Some(detections) = cache::load(&cache_dir, root, &key) {
+            return Self {
+                root: root.to_path_buf(),
+                config: config.clone(),
+                detections,
+                env: Vec::new(),
+                from_cache: true,
+            };
+        }
+        let started = std::time::SystemTime::now();
+        let probe = ProcessProbe::default();
+        let ctx = Context {
+            root,
+            probe: &probe,
+            probe_timeout: Duration::from_secs(config.probe_timeout_secs),
+            path_var: path_var.as_deref(),
+            inputs: None,
+        };
+        let (detections, inputs) = detect_all_with_inputs(&ctx, &config.runners);
+        cache::store(&cache_dir, root, &key, started, &detections, &inputs);
+        Self {
+            root: root.to_path_buf(),
+            config: config.clone(),
+            detections,
+            env: Vec::new(),
+            from_cache: false,
+        }
+    }
+
+    /// Whether the runners came from the detection cache.
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     /// Detects the configured runners in `root` with the given probe, looking binaries up
@@ -65,6 +115,7 @@ impl Recipe {
             probe,
             probe_timeout: Duration::from_secs(config.probe_timeout_secs),
             path_var,
+            inputs: None,
         };
         let detections = detect_all(&ctx, &config.runners);
         Self {
@@ -72,6 +123,7 @@ impl Recipe {
             config: config.clone(),
             detections,
             env: Vec::new(),
+            from_cache: false,
         }
     }
 

@@ -1,0 +1,290 @@
+//! The detection cache: a project's detected runners kept on disk with a fingerprint of
+//! every file and folder detection read, so repeated commands on an unchanged project skip
+//! the probes. Any change to any of those paths (content, size, times, inode, appearing or
+//! disappearing) makes the entry stale and detection runs again.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use speccoder_runners::{Detection, RUNNERS, Runner, TailRule, Task};
+
+/// Bumped whenever the entry format or what detection produces changes.
+const FORMAT: u32 = 1;
+
+/// How close to the start of detection an input may have changed before the entry is not
+/// kept: file times come from a coarse clock, and a change made while detection ran may or
+/// may not have been seen.
+const RACY_WINDOW: Duration = Duration::from_millis(50);
+
+/// Where entries are kept: `$SPECCODER_CACHE_DIR`, else `$XDG_CACHE_HOME/speccoder`, else
+/// `$HOME/.cache/speccoder`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("SPECCODER_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("speccoder")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache/speccoder")))
+        .map(|d| d.join("detect"))
+}
+
+/// One cached detection.
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    format: u32,
+    key: String,
+    inputs: Vec<(PathBuf, String)>,
+    detections: Vec<CachedDetection>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CachedDetection {
+    id: String,
+    state: String,
+    reason: Option<String>,
+    command_prefix: String,
+    tail_rule: String,
+    tasks: Vec<CachedTask>,
+    notes: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CachedTask {
+    name: String,
+    command: String,
+    doc: Option<String>,
+    params: Vec<String>,
+    cwd: Option<String>,
+}
+
+/// The entry file of a project root: one per root, named by a hash of its path.
+fn entry_path(dir: &Path, root: &Path) -> PathBuf {
+    dir.join(format!(
+        "{:016x}.json",
+        fnv1a(root.as_os_str().as_encoded_bytes())
+    ))
+}
+
+/// FNV-1a: a stable 64-bit hash (std's hasher may change between releases).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A path's fingerprint: kind, size, modification and change times, inode; `-` when missing.
+fn fingerprint(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(m) => format!(
+            "{}:{}:{}.{}:{}.{}:{}",
+            if m.is_dir() { 'd' } else { 'f' },
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.ino()
+        ),
+        Err(_) => "-".into(),
+    }
+}
+
+/// Whether a path changed at or after `since` (less the racy window).
+fn changed_since(path: &Path, since: SystemTime) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let limit = since - RACY_WINDOW;
+    let changed = |secs: i64, nanos: i64| {
+        let Ok(secs) = u64::try_from(secs) else {
+            return false;
+        };
+        let at = SystemTime::UNIX_EPOCH
+            + Duration::from_secs(secs)
+            + Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
+        at >= limit
+    };
+    changed(meta.mtime(), meta.mtime_nsec()) || changed(meta.ctime(), meta.ctime_nsec())
+}
+
+/// The cached detections of `root`, when the entry's key matches and none of its inputs
+/// changed.
+pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
+    let text = std::fs::read(entry_path(dir, root)).ok()?;
+    let entry: Entry = serde_json::from_slice(&text).ok()?;
+    if entry.format != FORMAT || entry.key != key {
+        return None;
+    }
+    if entry
+        .inputs
+        .iter()
+        .any(|(path, print)| fingerprint(path) != *print)
+    {
+        return None;
+    }
+    entry.detections.into_iter().map(restore).collect()
+}
+
+/// Keeps `detections` of `root`, unless one failed (a failure may not last) or an input
+/// changed while detection ran. Errors are ignored: the cache only saves time.
+pub fn store(
+    dir: &Path,
+    root: &Path,
+    key: &str,
+    started: SystemTime,
+    detections: &[Detection],
+    inputs: &[PathBuf],
+) {
+    if detections
+        .iter()
+        .any(|d| matches!(d, Detection::Failed { .. }))
+        || inputs.iter().any(|p| changed_since(p, started))
+    {
+        return;
+    }
+    let entry = Entry {
+        format: FORMAT,
+        key: key.to_owned(),
+        inputs: inputs.iter().map(|p| (p.clone(), fingerprint(p))).collect(),
+        detections: detections.iter().map(save).collect(),
+    };
+    let Ok(text) = serde_json::to_vec(&entry) else {
+        return;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    // Written aside and renamed, so a reader never sees half an entry.
+    let Ok(mut file) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    if std::io::Write::write_all(&mut file, &text).is_ok() {
+        let _ = file.persist(entry_path(dir, root));
+    }
+}
+
+fn save(detection: &Detection) -> CachedDetection {
+    let (state, reason, runner) = match detection {
+        Detection::Detected(runner) => ("detected", None, Some(runner)),
+        Detection::Absent { reason, .. } => ("absent", Some(reason.clone()), None),
+        Detection::Failed { reason, .. } => ("failed", Some(reason.clone()), None),
+    };
+    CachedDetection {
+        id: detection.id().to_owned(),
+        state: state.to_owned(),
+        reason,
+        command_prefix: runner.map(|r| r.command_prefix.clone()).unwrap_or_default(),
+        tail_rule: match runner.map(|r| r.tail_rule) {
+            Some(TailRule::DashDashFirst) => "dash-dash-first",
+            Some(TailRule::NoLeadingDashDash) => "no-leading-dash-dash",
+            Some(TailRule::AsWritten) | None => "as-written",
+        }
+        .to_owned(),
+        tasks: runner
+            .map(|r| {
+                r.tasks
+                    .iter()
+                    .map(|t| CachedTask {
+                        name: t.name.clone(),
+                        command: t.command.clone(),
+                        doc: t.doc.clone(),
+                        params: t.params.clone(),
+                        cwd: t.cwd.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        notes: runner.map(|r| r.notes.clone()).unwrap_or_default(),
+    }
+}
+
+fn restore(cached: CachedDetection) -> Option<Detection> {
+    let def = RUNNERS.iter().find(|def| def.id == cached.id)?;
+    Some(match cached.state.as_str() {
+        "detected" => {
+            let mut runner = Runner::new(def.id, def.label, cached.command_prefix);
+            runner.tail_rule = match cached.tail_rule.as_str() {
+                "dash-dash-first" => TailRule::DashDashFirst,
+                "no-leading-dash-dash" => TailRule::NoLeadingDashDash,
+                _ => TailRule::AsWritten,
+            };
+            for task in cached.tasks {
+                runner.push_task(Task {
+                    name: task.name,
+                    command: task.command,
+                    doc: task.doc,
+                    params: task.params,
+                    cwd: task.cwd,
+                });
+            }
+            runner.notes = cached.notes;
+            Detection::Detected(runner)
+        }
+        "absent" => Detection::Absent {
+            id: def.id,
+            reason: cached.reason?,
+        },
+        _ => Detection::Failed {
+            id: def.id,
+            reason: cached.reason?,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_is_stable() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn round_trip_and_staleness() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("p");
+        std::fs::create_dir(&root).expect("mkdir");
+        let file = root.join("Makefile");
+        std::fs::write(&file, "a:\n").expect("write");
+        let mut runner = Runner::new("make", "Make", "make");
+        runner.push_task(Task {
+            name: "a".into(),
+            command: "make a".into(),
+            doc: Some("doc".into()),
+            params: vec![],
+            cwd: None,
+        });
+        let detections = vec![
+            Detection::Detected(runner),
+            Detection::Absent {
+                id: "just",
+                reason: "no justfile in the root".into(),
+            },
+        ];
+        let cache = dir.path().join("cache");
+        let inputs = vec![root.clone(), file.clone()];
+        let long_ago = SystemTime::now() + Duration::from_secs(3600);
+        // Inputs changed "after" detection started: nothing is kept.
+        store(
+            &cache,
+            &root,
+            "k",
+            long_ago - Duration::from_secs(7200),
+            &detections,
+            &inputs,
+        );
+        assert_eq!(load(&cache, &root, "k"), None);
+        // Started after every change: kept, and read back whole.
+        store(&cache, &root, "k", long_ago, &detections, &inputs);
+        assert_eq!(load(&cache, &root, "k"), Some(detections.clone()));
+        assert_eq!(load(&cache, &root, "other key"), None);
+        std::fs::write(&file, "a:\nb:\n").expect("edit");
+        assert_eq!(load(&cache, &root, "k"), None);
+    }
+}

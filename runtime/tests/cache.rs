@@ -1,0 +1,312 @@
+//! The detection cache: a warm command skips the probes, and any change to what detection
+//! read is seen at once.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{Fixtures, path_var, require_tools};
+
+/// `recipe list --json --explain` with a private cache folder.
+fn list(root: &Path, cache: &Path) -> Value {
+    list_with_path(root, cache, &path_var())
+}
+
+fn list_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(root)
+        .args(["recipe", "list", "--json", "--explain"])
+        .env("PATH", path)
+        .env("SPECCODER_CACHE_DIR", cache)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+fn task_names(json: &Value, runner: &str) -> Vec<String> {
+    json["runners"]
+        .as_array()
+        .expect("runners")
+        .iter()
+        .filter(|r| r["id"] == runner)
+        .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Runs detection until it is served from the cache (the first run after files were
+/// written may decline to keep an entry, since a change could have raced it).
+#[track_caller]
+fn warm(root: &Path, cache: &Path) -> Value {
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(60));
+        let json = list(root, cache);
+        if json["cached"] == true {
+            return json;
+        }
+    }
+    panic!("detection of {} never came from the cache", root.display());
+}
+
+/// Edits a project and checks the next detection is fresh and shows the change.
+#[track_caller]
+fn case(fixture: &str, runner: &str, edit: impl FnOnce(&Path), check: impl Fn(&Value)) {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path(fixture);
+    let before = warm(&root, cache.path());
+    edit(&root);
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "{fixture}: a stale entry was used");
+    check(&after);
+    assert_ne!(
+        task_names(&before, runner),
+        task_names(&after, runner),
+        "{fixture}"
+    );
+    // The new answer is cached in turn and still right.
+    let again = warm(&root, cache.path());
+    check(&again);
+}
+
+fn has_task(runner: &'static str, name: &'static str) -> impl Fn(&Value) {
+    move |json| {
+        let names = task_names(json, runner);
+        assert!(
+            names.iter().any(|n| n == name),
+            "{name} missing from {names:?}"
+        );
+    }
+}
+
+fn edit_file(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(text.contains(from), "{} lacks {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+#[test]
+fn a_warm_run_comes_from_the_cache_and_matches() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("polyglot");
+    let cold = list(&root, cache.path());
+    let hot = warm(&root, cache.path());
+    let strip = |mut v: Value| {
+        v.as_object_mut().expect("object").remove("cached");
+        v
+    };
+    assert_eq!(strip(cold), strip(hot));
+}
+
+#[test]
+fn new_script_is_seen() {
+    case(
+        "pkg-npm",
+        "pkg",
+        |root| {
+            edit_file(
+                &root.join("package.json"),
+                "\"build\":",
+                "\"fresh\": \"echo ran fresh\",\n    \"build\":",
+            );
+        },
+        has_task("pkg", "fresh"),
+    );
+}
+
+#[test]
+fn new_cargo_binary_is_seen() {
+    case(
+        "cargo-single",
+        "cargo",
+        |root| {
+            std::fs::write(root.join("src/bin/fresh.rs"), "fn main() {}\n").expect("write");
+        },
+        has_task("cargo", "bin/fresh"),
+    );
+}
+
+#[test]
+fn new_cargo_example_folder_is_seen() {
+    case(
+        "cargo-workspace",
+        "cargo",
+        |root| {
+            std::fs::create_dir(root.join("app/examples")).expect("mkdir");
+            std::fs::write(root.join("app/examples/fresh.rs"), "fn main() {}\n").expect("write");
+        },
+        has_task("cargo", "app/example/fresh"),
+    );
+}
+
+#[test]
+fn edited_justfile_and_module_are_seen() {
+    require_tools(&["just"]);
+    case(
+        "just",
+        "just",
+        |root| {
+            edit_file(
+                &root.join("justfile"),
+                "alias b := build",
+                "alias b := build\n\nfresh:\n    @echo ran fresh",
+            );
+        },
+        has_task("just", "fresh"),
+    );
+    case(
+        "just",
+        "just",
+        |root| {
+            edit_file(
+                &root.join("sub/mod.just"),
+                "[private]",
+                "fresh:\n    @echo ran fresh\n\n[private]",
+            );
+        },
+        has_task("just", "sub/fresh"),
+    );
+}
+
+#[test]
+fn new_workspace_package_is_seen() {
+    case(
+        "pkg-workspaces",
+        "pkg",
+        |root| {
+            std::fs::create_dir(root.join("packages/b")).expect("mkdir");
+            std::fs::write(
+                root.join("packages/b/package.json"),
+                r#"{"name": "b", "scripts": {"go": "echo ran go"}}"#,
+            )
+            .expect("write");
+        },
+        has_task("pkg", "b/go"),
+    );
+    case(
+        "pkg-pnpm-workspace",
+        "pkg",
+        |root| {
+            edit_file(
+                &root.join("pnpm-workspace.yaml"),
+                "  - 'apps/*'",
+                "  - 'apps/*'\n  - 'tools'",
+            );
+            std::fs::create_dir(root.join("tools")).expect("mkdir");
+            std::fs::write(
+                root.join("tools/package.json"),
+                r#"{"name": "tools", "scripts": {"gen": "echo ran gen"}}"#,
+            )
+            .expect("write");
+        },
+        has_task("pkg", "tools/gen"),
+    );
+}
+
+#[test]
+fn changed_package_manager_is_seen() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("pkg-manager-conflict");
+    let before = warm(&root, cache.path());
+    assert_eq!(before["runners"][0]["command_prefix"], "yarn run");
+    edit_file(&root.join("package.json"), "yarn@1.22.22", "pnpm@12.21.0");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false);
+    assert_eq!(after["runners"][0]["command_prefix"], "pnpm run");
+}
+
+#[test]
+fn included_makefile_and_taskfile_edits_are_seen() {
+    case(
+        "make-rules",
+        "make",
+        |root| {
+            edit_file(
+                &root.join("extra.mk"),
+                ".PHONY: lint",
+                ".PHONY: lint fresh\nfresh:\n\t@echo ran fresh",
+            );
+        },
+        has_task("make", "fresh"),
+    );
+    require_tools(&["task"]);
+    case(
+        "task",
+        "task",
+        |root| {
+            edit_file(
+                &root.join("lib/Taskfile.yml"),
+                "tasks:\n",
+                "tasks:\n  fresh:\n    cmds:\n      - echo ran fresh\n\n",
+            );
+        },
+        has_task("task", "lib:fresh"),
+    );
+}
+
+#[test]
+fn removed_manifest_and_missing_include_are_seen() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("polyglot");
+    warm(&root, cache.path());
+    std::fs::remove_file(root.join("Makefile")).expect("remove");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false);
+    assert!(task_names(&after, "make").is_empty());
+
+    // `-include missing.mk` did not exist; creating it adds its targets.
+    let root = fixtures.path("make-rules");
+    warm(&root, cache.path());
+    std::fs::write(
+        root.join("missing.mk"),
+        ".PHONY: late\nlate:\n\t@echo ran late\n",
+    )
+    .expect("write");
+    let after = list(&root, cache.path());
+    assert!(task_names(&after, "make").contains(&"late".to_owned()));
+}
+
+#[test]
+fn a_different_path_is_a_different_entry() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("polyglot");
+    warm(&root, cache.path());
+    // Without the tools folder on PATH, just is gone: the cached answer must not be used.
+    let bare = std::env::var_os("PATH").unwrap_or_default();
+    let json = list_with_path(&root, cache.path(), &bare);
+    assert_eq!(json["cached"], false);
+}
+
+#[test]
+fn cache_can_be_turned_off() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("pkg-npm");
+    std::fs::write(root.join("speccoder.toml"), "[recipe]\ncache = false\n").expect("config");
+    std::thread::sleep(Duration::from_millis(100));
+    for _ in 0..3 {
+        assert_eq!(list(&root, cache.path())["cached"], false);
+    }
+    assert_eq!(
+        std::fs::read_dir(cache.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0
+    );
+}
