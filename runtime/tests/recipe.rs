@@ -338,16 +338,19 @@ fn long_output_is_cut_and_kept_whole() {
 #[test]
 fn short_output_leaves_no_file() {
     let project = shapes_project("");
-    let before = count_outputs();
-    let out = speccoder(project.path(), &["recipe", "run", "--json", "hello"]);
+    // A private temporary folder, so only this run's files can be there.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(project.path())
+        .args(["recipe", "run", "--json", "hello"])
+        .env("PATH", path_var())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("runs");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["full_output"], serde_json::Value::Null);
-    // Other tests may add files at the same time; this run must not have kept one.
-    assert!(count_outputs() <= before + 2);
-}
-
-fn count_outputs() -> usize {
-    std::fs::read_dir(speccoder_runtime::recipe::default_output_dir())
-        .map(|d| d.count())
-        .unwrap_or(0)
+    let outputs = tmp.path().join("speccoder-outputs");
+    assert!(outputs.is_dir(), "the run used the private folder");
+    assert_eq!(std::fs::read_dir(&outputs).expect("outputs").count(), 0);
 }
