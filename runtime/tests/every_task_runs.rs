@@ -13,6 +13,7 @@ use support::{Fixtures, detect, require_tools, sh};
 
 /// Fixtures whose tasks are all safe to run (the broken ones are left out on purpose).
 const RUNNABLE: &[&str] = &[
+    "all-five",
     "cargo-single",
     "cargo-workspace",
     "just",
