@@ -18,7 +18,7 @@ pub use detection::{
     Absence, Context, Detection, Inputs, RunnerDef, detect_all, detect_all_with_inputs,
 };
 pub use probe::{Probe, find_on_path};
-pub use quote::{quote, single_quote};
+pub use quote::{quote, single_quote, split_words};
 pub use runner::{Runner, TailRule, Task};
 
 /// Every runner, in the default probe order. Adding a runner: one file beside this one with

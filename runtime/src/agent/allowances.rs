@@ -80,48 +80,6 @@ fn rule(command: &str, how: Match) -> Result<String, String> {
     })
 }
 
-/// Splits a command line built by detection (plain words and single-quoted words, with
-/// `'\''` for a quote) into its words; `None` when it holds anything else a shell would
-/// interpret.
-pub fn split_words(command: &str) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => word.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next()?);
-            }
-            '"' | '$' | '`' | ';' | '&' | '|' | '<' | '>' | '(' | ')' | '\n' => return None,
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Some(words)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,23 +117,5 @@ mod tests {
             ]
         );
         assert_eq!(a.dropped[0].command, "npm run 'x,Bash(rm'");
-    }
-
-    #[test]
-    fn splitting_detection_commands() {
-        #[track_caller]
-        fn case(command: &str, want: Option<&[&str]>) {
-            assert_eq!(split_words(command), want.map(argv));
-        }
-        case("npm run 'test'", Some(&["npm", "run", "test"]));
-        case("npm run 'it'\\''s'", Some(&["npm", "run", "it's"]));
-        case(
-            "cargo run --package 'a b' --bin 'x'",
-            Some(&["cargo", "run", "--package", "a b", "--bin", "x"]),
-        );
-        case("just sub::hello", Some(&["just", "sub::hello"]));
-        case("make ''", Some(&["make", ""]));
-        case("echo $(rm)", None);
-        case("a 'unterminated", None);
     }
 }

@@ -6,11 +6,13 @@ mod attempt;
 mod outcome;
 mod prompt;
 
-pub use allowances::{Allowances, Dropped, Match, split_words};
+pub use allowances::{Allowances, Dropped, Match};
 pub use argv::{CLAUDE_DENIED, CLAUDE_TOOLS, Placement, agent_argv};
 pub use attempt::{Attempt, new_run_id};
 pub use outcome::{Finished, Outcome, Report, Status, Usage, interpret};
 pub use prompt::{Bundle, BundleTask, build_prompt};
+
+use speccoder_runners::split_words;
 
 use crate::config::Config;
 use crate::recipe::Recipe;

@@ -48,6 +48,19 @@ impl CommandRunner for LocalRunner {
         check_cwd(&request.cwd)?;
         let start = Instant::now();
 
+        // A command line of plain words is one program with its arguments: starting it
+        // directly does what `sh -c` would do, without the shell's own start (about 1.5 ms
+        // here). When that program cannot be started, the shell runs the line instead, so
+        // errors read and exit (127, 126) as they always do.
+        if let Some(words) = plain_words(&request.command) {
+            let mut direct = Command::new(&words[0]);
+            direct.args(&words[1..]);
+            match self.spawn(request, direct, start) {
+                Err(SpawnError::Io(err))
+                    if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::PermissionDenied) => {}
+                other => return other,
+            }
+        }
         let mut command = Command::new(&self.shell);
         // Linux refuses one argument longer than MAX_ARG_BYTES (E2BIG), so a longer command
         // line reaches the shell as a script file instead.
@@ -64,6 +77,18 @@ impl CommandRunner for LocalRunner {
             command.arg("-c").arg(&request.command);
             None
         };
+        self.spawn(request, command, start)
+    }
+}
+
+impl LocalRunner {
+    /// Starts `command` for `request` and supervises it to the end.
+    fn spawn(
+        &self,
+        request: &RunRequest,
+        mut command: Command,
+        start: Instant,
+    ) -> Result<RunOutput, SpawnError> {
         command
             .current_dir(&request.cwd)
             .stdin(Stdio::null())
@@ -120,6 +145,56 @@ impl CommandRunner for LocalRunner {
             stderr: captures.next(),
             leftovers,
         })
+    }
+}
+
+/// The words of `command` when it is nothing but plain words and single-quoted strings:
+/// no expansion, globbing, redirection, operator, comment or variable assignment that the
+/// shell would act on. `None` means the shell must read it.
+fn plain_words(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                }
+            }
+            // An escaped character stands for itself (`'\\''` is how a quote is written).
+            '\\' => match chars.next()? {
+                '\n' => return None,
+                c => {
+                    in_word = true;
+                    word.push(c);
+                }
+            },
+            c if c.is_ascii_alphanumeric() || "-_./:,@%+=".contains(c) => {
+                in_word = true;
+                word.push(c);
+            }
+            _ => return None,
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    // `NAME=value cmd` sets a variable for the shell; a first word with `=` is left to it.
+    match words.first() {
+        Some(first) if !first.is_empty() && !first.contains('=') => Some(words),
+        _ => None,
     }
 }
 
@@ -359,5 +434,36 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, None) => a,
         (None, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_words;
+
+    #[test]
+    fn plain_words_only() {
+        #[track_caller]
+        fn case(command: &str, want: Option<&[&str]>) {
+            let want = want.map(|w| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+            assert_eq!(plain_words(command), want, "{command:?}");
+        }
+        case("make noop", Some(&["make", "noop"]));
+        case("npm run 'test' -- --watch x", Some(&["npm", "run", "test", "--", "--watch", "x"]));
+        case("npm run 'it'\\''s'", Some(&["npm", "run", "it's"]));
+        case("cargo run --features 'a,b' ''", Some(&["cargo", "run", "--features", "a,b", ""]));
+        case("make FOO=1", Some(&["make", "FOO=1"]));
+        case("FOO=1 make", None);
+        case("echo $HOME", None);
+        case("ls *.rs", None);
+        case("ls ~/x", None);
+        case("a && b", None);
+        case("a; b", None);
+        case("echo \"x\"", None);
+        case("echo x # note", None);
+        case("echo a\\ b", Some(&["echo", "a b"]));
+        case("echo 'unterminated", None);
+        case("", None);
+        case("   ", None);
     }
 }

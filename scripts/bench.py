@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Runs every benchmark of speccoder against what a user would run instead, in the same
+run, and writes BENCHMARKS.md with the ratios of medians.
+
+Called by scripts/bench, which installs the tools (hyperfine among them) and builds the
+release binary first. Every ratio compares two commands measured one after the other on
+this machine, so a busy machine slows both sides alike.
+"""
+
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SPECCODER = REPO / "target" / "release" / "speccoder"
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+
+
+def sh(cmd, cwd=None, env=None, check=True):
+    return subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str), check=check,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def hyperfine(commands, cwd, env=None, runs=30, warmup=3, cleanup=None, ignore_failure=False):
+    """Medians (seconds) of each command, measured by hyperfine without a shell."""
+    out = Path(cwd) / "hyperfine.json"
+    args = ["hyperfine", "-N", "--warmup", str(warmup), "--runs", str(runs),
+            "--export-json", str(out)]
+    if ignore_failure:
+        args.append("--ignore-failure")
+    if cleanup:
+        args += ["--cleanup", cleanup]
+    subprocess.run(args + commands, cwd=cwd, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = json.loads(out.read_text())["results"]
+    out.unlink()
+    return [r["median"] for r in results]
+
+
+def write_nocache(dir_):
+    path = Path(dir_) / "nocache.toml"
+    path.write_text("[recipe]\ncache = false\n")
+    return str(path)
+
+
+def all_five(work):
+    """The all-five fixture with a `noop` make target and a 1 GiB `big` target."""
+    root = Path(work) / "all-five"
+    shutil.copytree(REPO / "fixtures" / "all-five", root, symlinks=True)
+    with open(root / "Makefile", "a") as f:
+        f.write("\n.PHONY: noop big sleepy\nnoop:\n\t@:\n"
+                "big:\n\t@head -c 1073741824 /dev/zero\n"
+                "sleepy:\n\t@exec sleep 30\n")
+    return root
+
+
+def make_50k(work):
+    root = Path(work) / "make50k"
+    root.mkdir()
+    with open(root / "Makefile", "w") as f:
+        for i in range(50_000):
+            f.write(f"target_{i:05d}: ## builds part {i} of the project\n\t@echo {i}\n\n")
+    return root
+
+
+def pnpm_monorepo(work, packages=2000, scripts=5):
+    root = Path(work) / "monorepo"
+    (root / "packages").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps(
+        {"name": "mono", "private": True, "scripts": {"lint": "echo lint"}}))
+    (root / "pnpm-workspace.yaml").write_text("packages:\n  - 'packages/*'\n")
+    for p in range(packages):
+        pkg = root / "packages" / f"pkg-{p:04d}"
+        deps = pkg / "node_modules" / "left-pad"
+        deps.mkdir(parents=True)
+        (pkg / "package.json").write_text(json.dumps({
+            "name": f"@mono/pkg-{p:04d}", "version": "1.0.0", "private": True,
+            "scripts": {f"s{s}": f"echo {s}" for s in range(scripts)}}))
+        (deps / "package.json").write_text(json.dumps(
+            {"name": "left-pad", "version": "1.3.0", "scripts": {"evil": "echo evil"}}))
+    return root
+
+
+def task_count(root, env):
+    out = sh([str(SPECCODER), "-C", str(root), "recipe", "list", "--json"], env=env)
+    data = json.loads(out.stdout)
+    return sum(len(r["tasks"]) for r in data["runners"]), data
+
+
+def main():
+    env = dict(os.environ)
+    work = Path(tempfile.mkdtemp(prefix="speccoder-bench-"))
+    env["SPECCODER_CACHE_DIR"] = str(work / "cache")
+    env["TMPDIR"] = str(work / "tmp")
+    (work / "tmp").mkdir()
+    runs = 10 if QUICK else 30
+    rows = []
+
+    def row(target, ours, base, ratio, goal, command):
+        ok = ratio <= goal
+        rows.append((target, ours, base, f"{ratio:.3f}", f"≤ {goal}", "met" if ok else "MISSED",
+                     command))
+        print(f"{target}: {ratio:.3f} (goal ≤ {goal}) {'met' if ok else 'MISSED'}", flush=True)
+
+    sc = str(SPECCODER)
+    project = all_five(work)
+    nocache = write_nocache(work)
+
+    # 1. Cold detection of all five runners against the slowest probe alone.
+    ours, base = hyperfine(
+        [f"{sc} --config {nocache} recipe list --json", "task --list-all --json --no-status"],
+        cwd=project, env=env, runs=runs)
+    row("1. cold detection, five runners vs `task --list-all --json --no-status`",
+        ms(ours), ms(base), ours / base, 1.15,
+        f"cd all-five && hyperfine -N '{sc} --config nocache.toml recipe list --json' "
+        "'task --list-all --json --no-status'")
+
+    # 2. Warm resolve (cache) against a cold one.
+    sh([sc, "recipe", "resolve", "make:noop"], cwd=project, env=env)
+    time.sleep(0.2)
+    sh([sc, "recipe", "resolve", "make:noop"], cwd=project, env=env)
+    warm, cold = hyperfine(
+        [f"{sc} recipe resolve make:noop", f"{sc} --config {nocache} recipe resolve make:noop"],
+        cwd=project, env=env, runs=runs)
+    row("2. warm `recipe resolve` vs cold", ms(warm), ms(cold), warm / cold, 0.10,
+        f"hyperfine -N '{sc} recipe resolve make:noop' "
+        f"'{sc} --config nocache.toml recipe resolve make:noop'")
+
+    # 3. A no-op task run warm against running it directly.
+    ours, base = hyperfine([f"{sc} recipe run make:noop", "make noop"], cwd=project, env=env,
+                           runs=runs * 3, warmup=5)
+    row("3. warm `recipe run make:noop` vs `make noop`", ms(ours), ms(base), ours / base, 1.5,
+        f"hyperfine -N '{sc} recipe run make:noop' 'make noop'")
+
+    # 4. 50,000 make targets.
+    big = make_50k(work)
+    count, _ = task_count(big, {**env, "SPECCODER_CACHE_DIR": str(work / "cache-off")})
+    assert count == 50_000, count
+    nc = write_nocache(big)
+    # `make -pRrq :` exits 2 ("No rule to make target ':'") after printing its database.
+    ours, base = hyperfine([f"{sc} --config {nc} recipe list --json", "make -pRrq :"],
+                           cwd=big, env=env, runs=max(5, runs // 3), warmup=1,
+                           ignore_failure=True)
+    size = (big / "Makefile").stat().st_size / 1e6
+    row(f"4. `recipe list --json`, 50,000-target Makefile ({size:.1f} MB) vs `make -pRrq :`",
+        ms(ours), ms(base), ours / base, 0.20,
+        f"hyperfine -N '{sc} --config nocache.toml recipe list --json' 'make -pRrq :'")
+
+    # 5. A pnpm monorepo of 2,000 packages x 5 scripts with node_modules.
+    mono = pnpm_monorepo(work)
+    count, data = task_count(mono, {**env, "SPECCODER_CACHE_DIR": str(work / "cache-off")})
+    assert count == 10_001, count
+    assert "evil" not in json.dumps(data)
+    nc = write_nocache(mono)
+    ours, base = hyperfine([f"{sc} --config {nc} recipe list --json",
+                            "pnpm ls -r --depth -1 --json"],
+                           cwd=mono, env=env, runs=max(5, runs // 3), warmup=1)
+    row("5. `recipe list --json`, pnpm monorepo 2,000 x 5 vs `pnpm ls -r --depth -1 --json`",
+        ms(ours), ms(base), ours / base, 0.30,
+        f"hyperfine -N '{sc} --config nocache.toml recipe list --json' "
+        "'pnpm ls -r --depth -1 --json'")
+
+    # 6. 1 GiB of output: peak memory and wall time against `cat >/dev/null`.
+    cleanup = f"rm -rf {work / 'tmp'}/speccoder-outputs"
+    ours, base = hyperfine(
+        [f"{sc} recipe run make:big",
+         "sh -c 'head -c 1073741824 /dev/zero | cat >/dev/null'"],
+        cwd=project, env=env, runs=max(3, runs // 5), warmup=1, cleanup=cleanup)
+    row("6a. 1 GiB through `recipe run` vs the pipe into `cat >/dev/null`", ms(ours), ms(base),
+        ours / base, 1.5,
+        f"hyperfine -N '{sc} recipe run make:big' "
+        "\"sh -c 'head -c 1073741824 /dev/zero | cat >/dev/null'\"")
+    timed = sh(["/usr/bin/time", "-v", sc, "recipe", "run", "make:big"], cwd=project, env=env)
+    rss_kb = next(int(line.split(":")[1]) for line in timed.stderr.splitlines()
+                  if "Maximum resident set size" in line)
+    shutil.rmtree(work / "tmp" / "speccoder-outputs", ignore_errors=True)
+    rss_mib = rss_kb / 1024
+    rows.append(("6b. peak memory of `recipe run` printing 1 GiB", f"{rss_mib:.1f} MiB", "—",
+                 f"{rss_mib:.1f} MiB", "≤ 64 MiB", "met" if rss_mib <= 64 else "MISSED",
+                 f"/usr/bin/time -v {sc} recipe run make:big"))
+    print(f"6b. peak RSS {rss_mib:.1f} MiB", flush=True)
+
+    # 7. Timeout: the call returns soon after the deadline.
+    late = []
+    for _ in range(50 if not QUICK else 10):
+        start = time.monotonic()
+        sh([sc, "recipe", "run", "--timeout", "1", "make:sleepy"], cwd=project, env=env,
+           check=False)
+        late.append((time.monotonic() - start - 1.0) * 1000)
+    late.sort()
+    p50 = statistics.median(late)
+    p99 = late[min(len(late) - 1, round(0.99 * (len(late) - 1)))]
+    rows.append(("7. return after the deadline (50 runs, TERM honoured)",
+                 f"p50 {p50:.1f} ms", "—", f"p99 {p99:.1f} ms", "≤ 100 ms",
+                 "met" if p99 <= 100 else "MISSED",
+                 f"{sc} recipe run --timeout 1 make:sleepy, timed from outside"))
+    print(f"7. timeout lateness p50 {p50:.1f} ms p99 {p99:.1f} ms", flush=True)
+
+    write_report(rows)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.1f} ms"
+
+
+def write_report(rows):
+    cpu = ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    versions = {t: sh([t, "--version"], check=False).stdout.splitlines()[0]
+                for t in ["make", "task", "pnpm", "hyperfine"]}
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `./scripts/bench` (do not edit by hand). Each target compares speccoder "
+        "with what a user would run instead, both measured in the same run; the figure is the "
+        "ratio of the medians (ours / theirs), so a busy machine slows both sides alike.",
+        "",
+        f"Machine: {os.cpu_count()} cores, {cpu}, Linux {platform.release()}. "
+        + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
+        "",
+        "| target | speccoder | baseline | ratio | goal | | reproduce |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append("| " + " | ".join([r[0], r[1], r[2], r[3], r[4], r[5], f"`{r[6]}`"]) + " |")
+    lines += [
+        "",
+        "Method: hyperfine without a shell (`-N`), warm-up runs first, medians of 30 runs "
+        "(fewer for the slow ones); cold means `[recipe] cache = false`; the 1 GiB run keeps "
+        "its full output on disk as every long run does, and the file is removed between "
+        "runs. Peak memory is GNU time's maximum resident set size. Timeout lateness is the "
+        "wall time of the whole `speccoder` process less the 1 s deadline.",
+        "",
+    ]
+    notes = REPO / "scripts" / "bench-notes.md"
+    if notes.exists():
+        lines += [notes.read_text().rstrip(), ""]
+    (REPO / "BENCHMARKS.md").write_text("\n".join(lines))
+    print("wrote BENCHMARKS.md")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
