@@ -39,6 +39,8 @@ pub mod parse {
     pub use crate::cargo::parse_metadata as cargo_metadata;
     pub use crate::just::parse_dump as just_dump;
     pub use crate::make::parse_makefile as makefile;
+    #[doc(hidden)]
+    pub use crate::make::stage_timings as makefile_stage_timings;
     pub use crate::task::parse_list as task_list;
 }
 

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef};
-use crate::quote::quote;
+use crate::quote::quote_cow;
 use crate::runner::{Runner, Task};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
@@ -74,17 +74,16 @@ impl Reader<'_> {
         }
         let bytes = std::fs::read(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
         let text = String::from_utf8_lossy(&bytes);
-        for event in parse_lines(&text) {
-            match event {
-                Line::Target(target) => makefile.add(target),
-                Line::Phony(names) => makefile.phony.extend(names),
-                Line::Include { paths, optional } => {
-                    for include in paths {
-                        self.include(&include, optional, makefile, depth);
-                    }
+        // Targets of an include come where the include line is, so it is followed at once.
+        parse_lines(&text, |event| match event {
+            Line::Target(target) => makefile.add(target),
+            Line::Phony(names) => makefile.phony.extend(names),
+            Line::Include { paths, optional } => {
+                for include in paths {
+                    self.include(&include, optional, makefile, depth);
                 }
             }
-        }
+        });
         Ok(())
     }
 
@@ -114,25 +113,24 @@ impl Reader<'_> {
     }
 }
 
-/// Targets in order of first appearance, and the names declared phony.
+/// Targets in order of appearance (repeats included: the runner keeps the first), and the
+/// names declared phony.
 #[derive(Debug, Default)]
 struct Makefile {
     targets: Vec<Target>,
-    names: HashSet<String>,
     phony: HashSet<String>,
 }
 
 impl Makefile {
     fn add(&mut self, target: Target) {
-        if self.names.insert(target.name.clone()) {
-            self.targets.push(target);
-        }
+        self.targets.push(target);
     }
 
     /// With no `.PHONY`, every target is a task; with one, phony targets are, and file
     /// targets only when documented.
     fn into_runner(self) -> Runner {
         let mut runner = Runner::new("make", "Make", "make");
+        let mut tasks = Vec::with_capacity(self.targets.len());
         for target in self.targets {
             let doc = if self.phony.is_empty() || self.phony.contains(&target.name) {
                 target.doc
@@ -141,14 +139,19 @@ impl Makefile {
             } else {
                 continue;
             };
-            runner.push_task(Task {
-                command: format!("make {}", quote(&target.name)),
+            let quoted = quote_cow(&target.name);
+            let mut command = String::with_capacity(5 + quoted.len());
+            command.push_str("make ");
+            command.push_str(&quoted);
+            tasks.push(Task {
+                command,
                 name: target.name,
                 doc,
                 params: Vec::new(),
                 cwd: None,
             });
         }
+        runner.extend_first(tasks);
         runner
     }
 }
@@ -170,17 +173,41 @@ enum Line {
     Include { paths: Vec<String>, optional: bool },
 }
 
+/// Times the stages of parsing (a development aid for the benchmarks).
+#[doc(hidden)]
+pub fn stage_timings(text: &str) -> Vec<(&'static str, std::time::Duration)> {
+    let mut out = Vec::new();
+    let t = std::time::Instant::now();
+    let n = logical_lines(text).count();
+    out.push(("logical lines", t.elapsed()));
+    let t = std::time::Instant::now();
+    let mut count = 0;
+    parse_lines(text, |_| count += 1);
+    out.push(("parse lines", t.elapsed()));
+    let t = std::time::Instant::now();
+    let mut makefile = Makefile::default();
+    parse_lines(text, |line| {
+        if let Line::Target(t) = line {
+            makefile.add(t)
+        }
+    });
+    out.push(("collect targets", t.elapsed()));
+    let t = std::time::Instant::now();
+    let runner = makefile.into_runner();
+    out.push(("into runner", t.elapsed()));
+    assert!(n > 0 && count > 0 && !runner.tasks.is_empty());
+    out
+}
+
 /// The targets of one makefile's text, in order, without following includes: what
 /// detection lists for it when it includes nothing.
 pub fn parse_makefile(text: &str) -> Vec<Target> {
     let mut makefile = Makefile::default();
-    for line in parse_lines(text) {
-        match line {
-            Line::Target(target) => makefile.add(target),
-            Line::Phony(names) => makefile.phony.extend(names),
-            Line::Include { .. } => {}
-        }
-    }
+    parse_lines(text, |line| match line {
+        Line::Target(target) => makefile.add(target),
+        Line::Phony(names) => makefile.phony.extend(names),
+        Line::Include { .. } => {}
+    });
     makefile
         .into_runner()
         .tasks
@@ -192,44 +219,51 @@ pub fn parse_makefile(text: &str) -> Vec<Target> {
         .collect()
 }
 
-fn parse_lines(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
+/// Calls `emit` with what each logical line of `text` means, in order.
+fn parse_lines(text: &str, mut emit: impl FnMut(Line)) {
     let mut define_depth = 0usize;
     for line in logical_lines(text) {
-        let trimmed = line.trim_start();
-        let first = trimmed.split_whitespace().next().unwrap_or("");
+        let line: &str = &line;
         // Lines inside `define … endef` are a variable's value, whatever they look like.
         if define_depth > 0 {
-            if first == "endef" {
+            let trimmed = line.trim_ascii_start();
+            if trimmed.split_ascii_whitespace().next() == Some("endef") {
                 define_depth -= 1;
             } else if starts_define(trimmed) {
                 define_depth += 1;
             }
             continue;
         }
+        // Recipe lines start with a tab; comments and blank lines say nothing.
+        if line.starts_with('\t') {
+            continue;
+        }
+        let trimmed = line.trim_ascii_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
         if starts_define(trimmed) {
             define_depth += 1;
             continue;
         }
-        // Recipe lines start with a tab; comments and blank lines say nothing.
-        if line.starts_with('\t') || trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
         if let Some(include) = include_line(trimmed) {
-            out.push(include);
+            emit(include);
             continue;
         }
         // A target line starts at column 0.
         if line.starts_with(' ') {
             continue;
         }
-        out.extend(target_line(&line));
+        target_line(line, &mut emit);
     }
-    out
 }
 
 fn starts_define(trimmed: &str) -> bool {
-    let mut words = trimmed.split_whitespace();
+    // Most lines are not: skip the word splitting for them.
+    if !trimmed.contains("define") {
+        return false;
+    }
+    let mut words = trimmed.split_ascii_whitespace();
     let mut word = words.next();
     while matches!(word, Some("override" | "export" | "private")) {
         word = words.next();
@@ -237,30 +271,38 @@ fn starts_define(trimmed: &str) -> bool {
     word == Some("define")
 }
 
-/// The lines of `text` with CRLF endings and `\` continuations taken care of.
-fn logical_lines(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    for raw in text.split('\n') {
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        // An odd number of trailing backslashes continues the line.
-        let trailing = raw.bytes().rev().take_while(|&b| b == b'\\').count();
-        if trailing % 2 == 1 {
-            current.push_str(raw[..raw.len() - 1].trim_end());
-            current.push(' ');
-        } else {
-            current.push_str(raw);
-            lines.push(std::mem::take(&mut current));
+/// The lines of `text` with CRLF endings and `\` continuations taken care of; a line is
+/// borrowed from `text` unless it had to be joined.
+fn logical_lines(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+    let mut raw_lines = text.split('\n');
+    std::iter::from_fn(move || {
+        let mut joined: Option<String> = None;
+        loop {
+            let Some(raw) = raw_lines.next() else {
+                return joined.filter(|j| !j.is_empty()).map(Into::into);
+            };
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            // An odd number of trailing backslashes continues the line.
+            let trailing = raw.bytes().rev().take_while(|&b| b == b'\\').count();
+            if trailing % 2 == 1 {
+                let part = joined.get_or_insert_with(String::new);
+                part.push_str(raw[..raw.len() - 1].trim_ascii_end());
+                part.push(' ');
+                continue;
+            }
+            return Some(match joined {
+                Some(mut part) => {
+                    part.push_str(raw);
+                    part.into()
+                }
+                None => raw.into(),
+            });
         }
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
-    lines
+    })
 }
 
 fn include_line(trimmed: &str) -> Option<Line> {
-    let (keyword, rest) = trimmed.split_once(char::is_whitespace)?;
+    let (keyword, rest) = trimmed.split_once([' ', '\t'])?;
     let optional = match keyword {
         "include" => false,
         "-include" | "sinclude" => true,
@@ -269,27 +311,28 @@ fn include_line(trimmed: &str) -> Option<Line> {
     let rest = rest.split('#').next().unwrap_or("");
     // Only literal paths: a path built from variables cannot be known without make.
     let paths = rest
-        .split_whitespace()
+        .split_ascii_whitespace()
         .filter(|p| !p.contains('$') && !p.contains(['*', '?', '[']))
         .map(str::to_owned)
         .collect();
     Some(Line::Include { paths, optional })
 }
 
-fn target_line(line: &str) -> Vec<Line> {
+/// Emits the targets (or the `.PHONY` names) of a line that starts at column 0.
+fn target_line(line: &str, emit: &mut impl FnMut(Line)) {
     let (code, doc) = match line.find("##") {
-        Some(at) => (&line[..at], Some(line[at + 2..].trim())),
+        Some(at) => (&line[..at], Some(line[at + 2..].trim_ascii())),
         None => (line, None),
     };
     let code = code.split('#').next().unwrap_or("");
     let Some(colon) = code.find(':') else {
-        return Vec::new();
+        return;
     };
     let (names, after) = (&code[..colon], &code[colon + 1..]);
     // `=` before the colon is an assignment (`A = b:c`, `A ?= x`, `A != cmd`); `:=`, `::=`
     // and `:::=` are assignments too.
     if names.contains('=') || after.trim_start_matches(':').starts_with('=') {
-        return Vec::new();
+        return;
     }
     // `target: VAR = value` sets a target-specific variable; it does not define the target.
     let prerequisites = after
@@ -298,44 +341,43 @@ fn target_line(line: &str) -> Vec<Line> {
         .next()
         .unwrap_or("");
     if is_variable_assignment(prerequisites) {
-        return Vec::new();
+        return;
     }
     // `a b &: c` is a grouped target.
-    let names = names.trim_end().trim_end_matches('&');
-    let names: Vec<String> = names.split_whitespace().map(str::to_owned).collect();
-    if names.iter().any(|n| n == ".PHONY") {
+    let names = names.trim_ascii_end().trim_end_matches('&');
+    if names.split_ascii_whitespace().any(|n| n == ".PHONY") {
         let phony = prerequisites
-            .split_whitespace()
+            .split_ascii_whitespace()
             .filter(|n| !n.contains('$'))
             .map(str::to_owned)
             .collect();
-        return vec![Line::Phony(phony)];
+        emit(Line::Phony(phony));
+        return;
     }
-    let doc = doc.filter(|d| !d.is_empty()).map(str::to_owned);
-    names
-        .into_iter()
+    let doc = doc.filter(|d| !d.is_empty());
+    for name in names
+        .split_ascii_whitespace()
         .filter(|name| is_task_name(name))
-        .map(|name| {
-            Line::Target(Target {
-                name,
-                doc: doc.clone(),
-            })
-        })
-        .collect()
+    {
+        emit(Line::Target(Target {
+            name: name.to_owned(),
+            doc: doc.map(str::to_owned),
+        }));
+    }
 }
 
 /// Whether `text` (what follows a target's colon) is `VAR = value`, `VAR := value`, …
 fn is_variable_assignment(text: &str) -> bool {
-    let text = text.trim_start();
+    let text = text.trim_ascii_start();
     let Some(eq) = text.find('=') else {
         return false;
     };
-    let before = text[..eq].trim_end();
+    let before = text[..eq].trim_ascii_end();
     let before = before
         .strip_suffix([':', '?', '+', '!'])
         .unwrap_or(before)
         .trim_end_matches(':');
-    let mut words = before.split_whitespace();
+    let mut words = before.split_ascii_whitespace();
     let name = match words.next() {
         Some("export" | "override" | "private") => words.next(),
         other => other,

@@ -112,10 +112,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         Err(err) => runner.notes.push(err),
     }
     let members = find_members(ctx, &patterns, &mut runner.notes);
-    for dir in members {
-        let shown = format!("{dir}/package.json");
-        let pkg = match read_manifest(&ctx.root.join(&dir).join("package.json"), &shown) {
-            Ok(pkg) => pkg,
+    for (dir, manifest) in read_members(ctx.root, members) {
+        let pkg = match manifest {
+            Ok(Some(pkg)) => pkg,
+            // A matched folder without a package.json is not a package.
+            Ok(None) => continue,
             Err(err) => {
                 runner
                     .notes
@@ -124,15 +125,14 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             }
         };
         let label = pkg
-            .get("name")
-            .and_then(Value::as_str)
+            .name
+            .as_deref()
             .filter(|n| !n.is_empty())
-            .unwrap_or(&dir)
-            .to_owned();
-        for script in scripts(&pkg) {
+            .unwrap_or(&dir);
+        for script in &pkg.scripts {
             runner.push_task(Task {
                 name: format!("{label}/{script}"),
-                command: format!("{} {}", manager.prefix(), single_quote(&script)),
+                command: format!("{} {}", manager.prefix(), single_quote(script)),
                 doc: Some(dir.clone()),
                 params: Vec::new(),
                 cwd: Some(dir.clone()),
@@ -143,6 +143,46 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         return Err(Absence::Absent("package.json has no scripts".into()));
     }
     Ok(runner)
+}
+
+/// Reads the package.json of each member folder (in order; `None` when there is none), on
+/// a few threads: a monorepo of thousands of packages is mostly file reading and parsing.
+fn read_members(
+    root: &Path,
+    members: Vec<String>,
+) -> Vec<(String, Result<Option<MemberManifest>, String>)> {
+    let read = |dir: &String| {
+        let path = root.join(dir).join("package.json");
+        match std::fs::read(&path) {
+            Ok(bytes) => parse_member(&bytes)
+                .map(Some)
+                .map_err(|err| format!("{dir}/package.json: {err}")),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(format!("{dir}/package.json: cannot read: {err}")),
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if members.len() < 64 || threads == 1 {
+        return members
+            .into_iter()
+            .map(|dir| {
+                let manifest = read(&dir);
+                (dir, manifest)
+            })
+            .collect();
+    }
+    let chunk = members.len().div_ceil(threads);
+    let manifests: Vec<Result<Option<MemberManifest>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = members
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    members.into_iter().zip(manifests).collect()
 }
 
 /// Reads a package.json that must be a JSON object; errors name the file, line and column.
@@ -160,6 +200,90 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<Value, String> {
         return Err("is not a JSON object".into());
     }
     Ok(value)
+}
+
+/// What detection needs of a workspace package's package.json: its name and the names of
+/// its string-valued scripts (in name order). Everything else is skipped unread, and a
+/// repeated key counts as its last occurrence, as in JavaScript's `JSON.parse`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct MemberManifest {
+    /// `name`, when it is a string.
+    pub name: Option<String>,
+    /// Names of string-valued `scripts`.
+    pub scripts: Vec<String>,
+}
+
+/// Parses a workspace package's package.json (a leading BOM is allowed).
+pub fn parse_member(bytes: &[u8]) -> Result<MemberManifest, String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    serde_json::from_slice::<MemberManifest>(bytes).map_err(|err| {
+        if err.is_data() {
+            "is not a JSON object".to_owned()
+        } else {
+            format!("invalid JSON: {err}")
+        }
+    })
+}
+
+impl<'de> serde::Deserialize<'de> for MemberManifest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MemberVisitor)
+    }
+}
+
+struct MemberVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MemberVisitor {
+    type Value = MemberManifest;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a package.json object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = MemberManifest::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "name" => out.name = map.next_value::<Loose<String>>()?.0,
+                "scripts" => {
+                    out.scripts = map
+                        .next_value::<Loose<ScriptNames>>()?
+                        .0
+                        .map(|s| s.0)
+                        .unwrap_or_default();
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A value of the expected type, or `None` for any other JSON value.
+struct Loose<T>(Option<T>);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Loose<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Ok(Self(T::deserialize(value).ok()))
+    }
+}
+
+/// The names of the string-valued entries of a `scripts` object, sorted.
+struct ScriptNames(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for ScriptNames {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = std::collections::BTreeMap::<String, Value>::deserialize(deserializer)?;
+        Ok(Self(
+            map.into_iter()
+                .filter(|(_, body)| body.is_string())
+                .map(|(name, _)| name)
+                .collect(),
+        ))
+    }
 }
 
 /// String-valued scripts, in name order.
@@ -404,10 +528,9 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
                 continue;
             }
             if matched {
+                // Whether it holds a package.json is found when it is read.
                 ctx.depends_on(root.join(&rel).join("package.json"));
-                if root.join(&rel).join("package.json").is_file() {
-                    found.insert(rel.clone());
-                }
+                found.insert(rel.clone());
             }
             stack.push((rel, level + 1));
         }
@@ -446,6 +569,32 @@ mod tests {
         case("npm", "", Some(PackageManager::Npm));
         case("bun", "1.4.5", Some(PackageManager::Bun));
         case("deno", "2", None);
+    }
+
+    #[test]
+    fn member_manifests() {
+        let m = parse_member(
+            br#"{"name":"a","deps":{"x":"1"},"scripts":{"b":"x","a":"y","n":1},"name":"z"}"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            m,
+            MemberManifest {
+                name: Some("z".into()),
+                scripts: vec!["a".into(), "b".into()]
+            }
+        );
+        let m = parse_member(b"\xEF\xBB\xBF{\"name\": 3, \"scripts\": []}").expect("valid");
+        assert_eq!(m, MemberManifest::default());
+        assert_eq!(
+            parse_member(b"[1]").expect_err("array"),
+            "is not a JSON object"
+        );
+        assert!(
+            parse_member(b"{")
+                .expect_err("bad")
+                .starts_with("invalid JSON: ")
+        );
     }
 
     #[test]

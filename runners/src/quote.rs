@@ -3,6 +3,11 @@
 /// `s` as one shell word: unchanged when it holds only characters no shell treats
 /// specially, else single-quoted.
 pub fn quote(s: &str) -> String {
+    quote_cow(s).into_owned()
+}
+
+/// [`quote`] without a copy when `s` needs no quotes.
+pub fn quote_cow(s: &str) -> std::borrow::Cow<'_, str> {
     let plain = !s.is_empty()
         && s.bytes().all(|b| {
             b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':' | b'@' | b'%' | b'+' | b',' | b'=')
@@ -10,7 +15,11 @@ pub fn quote(s: &str) -> String {
         // A leading `=` or `~` may be expanded by some shells; a leading `-` is still one
         // word, so it stays plain.
         && !s.starts_with(['=', '~']);
-    if plain { s.to_owned() } else { single_quote(s) }
+    if plain {
+        s.into()
+    } else {
+        single_quote(s).into()
+    }
 }
 
 /// `s` in single quotes, each `'` written as `'\''`.

@@ -66,13 +66,25 @@ impl Runner {
             tail_rule: TailRule::AsWritten,
             tasks: Vec::new(),
             notes: Vec::new(),
-            names: HashSet::new(),
+            names: HashSet::default(),
         }
     }
 
-    /// Adds a task unless one of that name exists already (the first one wins) or an op
-    /// could not name it (empty, or holding whitespace or control characters).
+    /// Adds a task unless an op could not name it (empty, or holding whitespace or control
+    /// characters) or one of that name exists already (the first one wins); each refusal
+    /// is noted.
     pub fn push_task(&mut self, task: Task) {
+        let name = task.name.clone();
+        if self.push_first(task) == Pushed::Duplicate {
+            self.notes.push(format!(
+                "task `{name}` is listed twice; the first one is kept"
+            ));
+        }
+    }
+
+    /// Like [`Runner::push_task`] without the note for a repeated name, for runners where a
+    /// name may rightly appear several times (make rules).
+    pub fn push_first(&mut self, task: Task) -> Pushed {
         if task.name.is_empty()
             || task
                 .name
@@ -84,15 +96,61 @@ impl Runner {
                  characters in its name",
                 task.name
             ));
-            return;
+            return Pushed::Unnameable;
+        }
+        // Tasks put in by `extend_first` are indexed on the first push after them.
+        if self.names.len() != self.tasks.len() {
+            self.names = self.tasks.iter().map(|t| t.name.clone()).collect();
         }
         if !self.names.insert(task.name.clone()) {
-            self.notes.push(format!(
-                "task `{}` is listed twice; the first one is kept",
-                task.name
-            ));
-            return;
+            return Pushed::Duplicate;
         }
         self.tasks.push(task);
+        Pushed::Added
     }
+
+    /// Adds many tasks at once, keeping the first of each name and leaving out names an op
+    /// could not name (with a note): [`Runner::push_first`] for each, without copying names.
+    pub fn extend_first(&mut self, tasks: Vec<Task>) {
+        let mut keep = Vec::with_capacity(tasks.len());
+        {
+            let mut seen: HashSet<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
+            seen.reserve(tasks.len());
+            for task in &tasks {
+                let nameable = !task.name.is_empty()
+                    && !task
+                        .name
+                        .chars()
+                        .any(|c| c.is_whitespace() || c.is_control());
+                if !nameable {
+                    self.notes.push(format!(
+                        "task {:?} is left out: an op cannot name a task with whitespace or \
+                         control characters in its name",
+                        task.name
+                    ));
+                }
+                keep.push(nameable && seen.insert(task.name.as_str()));
+            }
+        }
+        self.names.clear();
+        let mut tasks = tasks;
+        let mut keep = keep.into_iter();
+        tasks.retain(|_| keep.next().unwrap_or(false));
+        if self.tasks.is_empty() {
+            self.tasks = tasks;
+        } else {
+            self.tasks.append(&mut tasks);
+        }
+    }
+}
+
+/// What [`Runner::push_first`] did with a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    /// It is now a task.
+    Added,
+    /// A task of that name was there first.
+    Duplicate,
+    /// An op could not name it; a note says so.
+    Unnameable,
 }

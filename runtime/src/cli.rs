@@ -366,8 +366,25 @@ fn allowances_text(allowances: &Allowances) -> String {
 }
 
 fn print_json(value: &impl serde::Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        Err(err) => eprintln!("error: cannot print JSON: {err}"),
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    // Indented for a person at a terminal; compact for a program reading a pipe (a listing
+    // of 50,000 tasks is then a third smaller and quicker to write).
+    let pretty = std::io::IsTerminal::is_terminal(&stdout);
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = if pretty {
+        serde_json::to_writer_pretty(&mut out, value)
+    } else {
+        serde_json::to_writer(&mut out, value)
+    };
+    let written = written
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
+    // A reader that went away (`| head`) is not an error worth a message.
+    if let Err(err) = written
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: cannot print JSON: {err}");
     }
 }

@@ -151,6 +151,32 @@ fn spill_stops_at_its_cap_and_keeps_counting() {
 }
 
 #[test]
+fn head_and_tail_are_right_around_the_spill_cap() {
+    let full: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+    for cap in [0u64, 50, 150, 8192, 23_000, 1 << 30] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut req = request("seq 1 5000");
+        req.stdout = CaptureSpec {
+            head_bytes: 100,
+            tail_bytes: 120,
+            spill_to: Some(dir.path().join("out")),
+            spill_max_bytes: cap,
+        };
+        let out = run(&req);
+        assert_eq!(out.stdout.total_bytes, full.len() as u64, "cap {cap}");
+        assert_eq!(out.stdout.head, full.as_bytes()[..100], "cap {cap}");
+        assert_eq!(
+            out.stdout.tail,
+            full.as_bytes()[full.len() - 120..],
+            "cap {cap}"
+        );
+        let kept = std::fs::read(dir.path().join("out")).expect("spill");
+        let want = (cap as usize).min(full.len());
+        assert_eq!(kept, full.as_bytes()[..want], "cap {cap}");
+    }
+}
+
+#[test]
 fn timeout_with_sigterm_honoured() {
     let mut req = request("sleep 100.101");
     req.timeout = Duration::from_millis(300);

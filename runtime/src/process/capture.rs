@@ -1,7 +1,7 @@
 //! Bounded capture of one output stream.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// What was captured of one stream: its first and last bytes, how many bytes it had in all,
@@ -91,6 +91,10 @@ fn utf8_suffix_start(bytes: &[u8]) -> usize {
 
 /// Keeps the head and a ring of the tail of a stream, counts every byte and optionally
 /// writes every byte to a file.
+///
+/// With a file, bytes are moved into it by `splice(2)` without passing through memory, and
+/// the head and tail are read back from it at the end: a stream of gigabytes then costs
+/// little more than the disk writes.
 #[derive(Debug)]
 pub(crate) struct StreamCapture {
     head_cap: usize,
@@ -100,13 +104,17 @@ pub(crate) struct StreamCapture {
     /// Where the next tail byte goes in `ring` once it is full.
     ring_pos: usize,
     total: u64,
+    /// Bytes that reached the file without being seen here.
+    spliced: u64,
+    /// Splicing failed once (a file system without it, a full disk): read from now on.
+    no_splice: bool,
     spill: Option<SpillWriter>,
 }
 
 #[derive(Debug)]
 struct SpillWriter {
     path: PathBuf,
-    writer: Option<BufWriter<File>>,
+    file: Option<File>,
     written: u64,
     max_bytes: u64,
     incomplete: Option<String>,
@@ -121,6 +129,8 @@ impl StreamCapture {
             ring: Vec::new(),
             ring_pos: 0,
             total: 0,
+            spliced: 0,
+            no_splice: false,
             spill: None,
         }
     }
@@ -131,7 +141,7 @@ impl StreamCapture {
         let file = File::create(&path)?;
         self.spill = Some(SpillWriter {
             path,
-            writer: Some(BufWriter::with_capacity(64 * 1024, file)),
+            file: Some(file),
             written: 0,
             max_bytes,
             incomplete: None,
@@ -139,13 +149,47 @@ impl StreamCapture {
         Ok(self)
     }
 
+    /// The file bytes may be spliced into, and how many more it takes; `None` when bytes
+    /// must be read instead (no file, the file is full, or a write failed).
+    pub(crate) fn splice_target(&self) -> Option<(&File, u64)> {
+        let spill = self.spill.as_ref().filter(|_| !self.no_splice)?;
+        let room = spill.max_bytes - spill.written;
+        // Once bytes have been read into memory, the file's order would no longer match.
+        if room == 0 || (self.total > 0 && self.spliced == 0) {
+            return None;
+        }
+        spill.file.as_ref().map(|f| (f, room))
+    }
+
+    /// Counts `n` bytes that were spliced into the file.
+    pub(crate) fn spliced(&mut self, n: u64) {
+        self.total += n;
+        self.spliced += n;
+        if let Some(spill) = &mut self.spill {
+            spill.written += n;
+            if spill.written == spill.max_bytes {
+                spill.full();
+            }
+        }
+    }
+
+    /// Notes that splicing failed: the rest of the stream is read and written instead (a
+    /// real write error then shows there).
+    pub(crate) fn stop_splicing(&mut self) {
+        self.no_splice = true;
+    }
+
     pub(crate) fn push(&mut self, mut chunk: &[u8]) {
         self.total += chunk.len() as u64;
         if let Some(spill) = &mut self.spill {
             spill.write(chunk);
         }
-        if self.head.len() < self.head_cap {
-            let take = chunk.len().min(self.head_cap - self.head.len());
+        // Spliced bytes are the start of the stream and are read back from the file at the
+        // end; the head kept here is what follows them, if the head is not full yet.
+        let head_room = usize::try_from(self.spliced)
+            .map_or(0, |spliced| self.head_cap.saturating_sub(spliced));
+        if self.head.len() < head_room {
+            let take = chunk.len().min(head_room - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
             chunk = &chunk[take..];
         }
@@ -175,49 +219,97 @@ impl StreamCapture {
     }
 
     pub(crate) fn finish(self) -> Captured {
-        let mut tail = self.ring;
-        tail.rotate_left(self.ring_pos);
+        let mut ring = self.ring;
+        ring.rotate_left(self.ring_pos);
+        let spill = self.spill.map(SpillWriter::finish);
+        let (head, tail) = match &spill {
+            Some(spill) if self.spliced > 0 => read_back(
+                &spill.path,
+                self.spliced,
+                self.head_cap,
+                self.tail_cap,
+                self.head,
+                ring,
+            ),
+            _ => (self.head, ring),
+        };
         Captured {
-            head: self.head,
+            head,
             tail,
             total_bytes: self.total,
-            spill: self.spill.map(SpillWriter::finish),
+            spill,
         }
     }
 }
 
+/// The head and tail of a stream whose first `in_file` bytes are in the file at `path`,
+/// followed by `after_head` (the bytes after them that still belonged to the head) and by
+/// bytes whose last ones (at most `tail_cap`) are in `ring`.
+fn read_back(
+    path: &std::path::Path,
+    in_file: u64,
+    head_cap: usize,
+    tail_cap: usize,
+    after_head: Vec<u8>,
+    ring: Vec<u8>,
+) -> (Vec<u8>, Vec<u8>) {
+    use std::os::unix::fs::FileExt;
+    let Ok(file) = File::open(path) else {
+        return (after_head, ring);
+    };
+    let read_at = |offset: u64, len: usize| {
+        let mut buf = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            match file.read_at(&mut buf[done..], offset + done as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => done += n,
+            }
+        }
+        buf.truncate(done);
+        buf
+    };
+    let head_len = in_file.min(head_cap as u64);
+    let mut head = read_at(0, usize::try_from(head_len).unwrap_or(usize::MAX));
+    head.extend_from_slice(&after_head);
+    if in_file < head_cap as u64 {
+        // The file is all head; the tail is whatever came after the head.
+        return (head, ring);
+    }
+    let wanted_from_file = tail_cap.saturating_sub(ring.len()) as u64;
+    let from = in_file.saturating_sub(wanted_from_file).max(head_len);
+    let mut tail = read_at(from, usize::try_from(in_file - from).unwrap_or(0));
+    tail.extend_from_slice(&ring);
+    (head, tail)
+}
+
 impl SpillWriter {
     fn write(&mut self, chunk: &[u8]) {
-        let Some(writer) = &mut self.writer else {
+        let Some(file) = &mut self.file else {
             return;
         };
         let room = self.max_bytes - self.written;
         let take = chunk.len().min(usize::try_from(room).unwrap_or(usize::MAX));
-        match writer.write_all(&chunk[..take]) {
+        match file.write_all(&chunk[..take]) {
             Ok(()) => self.written += take as u64,
             Err(err) => {
                 // A full disk must not stop the capture: stop writing, say why, keep counting.
                 self.incomplete = Some(format!("write failed: {err}"));
-                self.writer = None;
+                self.file = None;
                 return;
             }
         }
         if take < chunk.len() {
-            self.incomplete = Some(format!("stopped at its cap of {} bytes", self.max_bytes));
-            self.close();
+            self.full();
         }
     }
 
-    fn close(&mut self) {
-        if let Some(mut writer) = self.writer.take()
-            && let Err(err) = writer.flush()
-        {
-            self.incomplete = Some(format!("write failed: {err}"));
-        }
+    fn full(&mut self) {
+        self.incomplete = Some(format!("stopped at its cap of {} bytes", self.max_bytes));
+        self.file = None;
     }
 
-    fn finish(mut self) -> Spill {
-        self.close();
+    fn finish(self) -> Spill {
         Spill {
             path: self.path,
             bytes_written: self.written,
@@ -259,6 +351,31 @@ mod tests {
         case(0, 3, &[b"abcd", b"efghijk"], b"", b"ijk");
         case(3, 0, &[b"abcd", b"efghijk"], b"abc", b"");
         case(1, 4, &[b"a", b"bc", b"de", b"fg", b"h"], b"a", b"efgh");
+    }
+
+    proptest::proptest! {
+        /// Property: the capture counts exactly the bytes written, keeps no more than its
+        /// caps, and what it keeps is the stream's true head and tail.
+        #[test]
+        fn counts_and_caps(
+            chunks in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..300), 0..40),
+            head_cap in 0usize..200,
+            tail_cap in 0usize..200,
+        ) {
+            let mut capture = StreamCapture::new(head_cap, tail_cap);
+            let mut all = Vec::new();
+            for chunk in &chunks {
+                capture.push(chunk);
+                all.extend_from_slice(chunk);
+            }
+            let got = capture.finish();
+            proptest::prop_assert_eq!(got.total_bytes, all.len() as u64);
+            proptest::prop_assert!(got.head.len() <= head_cap && got.tail.len() <= tail_cap);
+            let head_len = all.len().min(head_cap);
+            proptest::prop_assert_eq!(&got.head[..], &all[..head_len]);
+            let tail_len = (all.len() - head_len).min(tail_cap);
+            proptest::prop_assert_eq!(&got.tail[..], &all[all.len() - tail_len..]);
+        }
     }
 
     #[test]

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+use rustix::io::Errno;
+use rustix::pipe::{SpliceFlags, fcntl_setpipe_size, splice};
 use rustix::process::{
     Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
 };
@@ -57,7 +59,10 @@ impl CommandRunner for LocalRunner {
             direct.args(&words[1..]);
             match self.spawn(request, direct, start) {
                 Err(SpawnError::Io(err))
-                    if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::PermissionDenied) => {}
+                    if matches!(
+                        err.kind(),
+                        ErrorKind::NotFound | ErrorKind::PermissionDenied
+                    ) => {}
                 other => return other,
             }
         }
@@ -222,6 +227,9 @@ struct Stream {
 
 impl Stream {
     fn new(reader: PipeReader, spec: &CaptureSpec) -> Result<Self, SpawnError> {
+        // A larger pipe lets a chatty command write more per wake-up (Linux lets anyone
+        // raise it to 1 MiB); when refused, the default 64 KiB works as well, only slower.
+        let _ = fcntl_setpipe_size(&reader, 1 << 20);
         // Only our end becomes non-blocking: the child's end is a separate file description.
         let flags = fcntl_getfl(&reader).map_err(std::io::Error::from)?;
         fcntl_setfl(&reader, flags | OFlags::NONBLOCK).map_err(std::io::Error::from)?;
@@ -240,23 +248,53 @@ impl Stream {
         })
     }
 
-    /// Reads what is available, a bounded number of chunks so the deadlines are still
-    /// checked while a command floods its output.
+    /// Moves what is available into the capture, a bounded number of chunks so the
+    /// deadlines are still checked while a command floods its output.
     fn drain(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
-        let Some(reader) = &mut self.reader else {
-            return Ok(());
-        };
         for _ in 0..16 {
-            match reader.read(buf) {
-                Ok(0) => {
+            let Some(reader) = &mut self.reader else {
+                return Ok(());
+            };
+            // With a spill file the bytes go straight from the pipe into it.
+            let moved = match self.capture.splice_target() {
+                Some((file, room)) => {
+                    let len = usize::try_from(room).unwrap_or(usize::MAX).min(1 << 20);
+                    match splice(&*reader, None, file, None, len, SpliceFlags::NONBLOCK) {
+                        Ok(n) => Some(Ok(n)),
+                        Err(Errno::AGAIN) => return Ok(()),
+                        Err(Errno::INTR) => continue,
+                        // Splicing refused (a file system without it, a full disk): read
+                        // and write instead, which reports a real write error.
+                        Err(_) => {
+                            self.capture.stop_splicing();
+                            continue;
+                        }
+                    }
+                }
+                None => None,
+            };
+            let n = match moved {
+                Some(Ok(0)) => {
                     self.reader = None;
                     return Ok(());
                 }
-                Ok(n) => self.capture.push(&buf[..n]),
-                Err(err) if err.kind() == ErrorKind::WouldBlock => return Ok(()),
-                Err(err) if err.kind() == ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
+                Some(Ok(n)) => {
+                    self.capture.spliced(n as u64);
+                    continue;
+                }
+                Some(Err(err)) => return Err(err),
+                None => match reader.read(buf) {
+                    Ok(n) => n,
+                    Err(err) if err.kind() == ErrorKind::WouldBlock => return Ok(()),
+                    Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+                    Err(err) => return Err(err),
+                },
+            };
+            if n == 0 {
+                self.reader = None;
+                return Ok(());
             }
+            self.capture.push(&buf[..n]);
         }
         Ok(())
     }
@@ -299,8 +337,11 @@ impl Supervisor<'_> {
         let mut cleanup = Cleanup::Pending;
         let mut leftovers = Leftovers::default();
 
+        // With a pidfd, the exit is checked only when poll says it happened (or woke for a
+        // deadline): a flood of output then costs no `waitid` per chunk.
+        let mut check_exit = true;
         loop {
-            if !exited && self.leader_exited() {
+            if !exited && check_exit && self.leader_exited() {
                 exited = true;
             }
             let now = Instant::now();
@@ -393,10 +434,14 @@ impl Supervisor<'_> {
                 }
                 continue;
             }
-            match poll(&mut fds, timeout.as_ref()) {
-                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            let woke = match poll(&mut fds, timeout.as_ref()) {
+                Ok(n) => n,
+                Err(rustix::io::Errno::INTR) => 0,
                 Err(err) => return Err(err.into()),
-            }
+            };
+            let pidfd_ready =
+                fds.len() > which.len() && fds.last().is_some_and(|fd| !fd.revents().is_empty());
+            check_exit = pidfd.is_none() || pidfd_ready || woke == 0;
             let ready: Vec<usize> = fds
                 .iter()
                 .zip(&which)
@@ -449,9 +494,15 @@ mod tests {
             assert_eq!(plain_words(command), want, "{command:?}");
         }
         case("make noop", Some(&["make", "noop"]));
-        case("npm run 'test' -- --watch x", Some(&["npm", "run", "test", "--", "--watch", "x"]));
+        case(
+            "npm run 'test' -- --watch x",
+            Some(&["npm", "run", "test", "--", "--watch", "x"]),
+        );
         case("npm run 'it'\\''s'", Some(&["npm", "run", "it's"]));
-        case("cargo run --features 'a,b' ''", Some(&["cargo", "run", "--features", "a,b", ""]));
+        case(
+            "cargo run --features 'a,b' ''",
+            Some(&["cargo", "run", "--features", "a,b", ""]),
+        );
         case("make FOO=1", Some(&["make", "FOO=1"]));
         case("FOO=1 make", None);
         case("echo $HOME", None);

@@ -2,51 +2,76 @@
 
 use std::fmt::Write;
 
-use serde_json::{Value, json};
-use speccoder_runners::Detection;
+use serde::Serialize;
+use speccoder_runners::{Detection, Task};
 
 use super::Recipe;
 
-/// The JSON of `recipe list --json`. Absent and failed runners are both under `absent`,
-/// with `state` telling which.
-pub fn list_json(recipe: &Recipe, explain: bool) -> Value {
-    let runners: Vec<Value> = recipe
+/// The JSON of `recipe list --json`, borrowing the detection (tens of thousands of tasks
+/// serialise without a copy). Absent and failed runners are both under `absent`, with
+/// `state` telling which.
+#[derive(Debug, Serialize)]
+pub struct ListJson<'a> {
+    root: String,
+    runners: Vec<RunnerJson<'a>>,
+    absent: Vec<AbsentJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cached: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+struct RunnerJson<'a> {
+    id: &'a str,
+    label: &'a str,
+    command_prefix: &'a str,
+    tasks: &'a [Task],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notes: Option<&'a [String]>,
+}
+
+#[derive(Debug, Serialize)]
+struct AbsentJson<'a> {
+    id: &'a str,
+    state: &'a str,
+    reason: &'a str,
+}
+
+/// The JSON of `recipe list --json`; with `explain`, each runner's notes and whether the
+/// detection came from the cache.
+pub fn list_json(recipe: &Recipe, explain: bool) -> ListJson<'_> {
+    let runners = recipe
         .runners()
-        .map(|runner| {
-            let mut value = json!({
-                "id": runner.id,
-                "label": runner.label,
-                "command_prefix": runner.command_prefix,
-                "tasks": runner.tasks,
-            });
-            if explain {
-                value["notes"] = json!(runner.notes);
-            }
-            value
+        .map(|runner| RunnerJson {
+            id: runner.id,
+            label: runner.label,
+            command_prefix: &runner.command_prefix,
+            tasks: &runner.tasks,
+            notes: explain.then_some(runner.notes.as_slice()),
         })
         .collect();
-    let absent: Vec<Value> = recipe
+    let absent = recipe
         .detections()
         .iter()
         .filter_map(|d| match d {
             Detection::Detected(_) => None,
-            Detection::Absent { id, reason } => {
-                Some(json!({"id": id, "state": "absent", "reason": reason}))
-            }
-            Detection::Failed { id, reason } => {
-                Some(json!({"id": id, "state": "failed", "reason": reason}))
-            }
+            Detection::Absent { id, reason } => Some(AbsentJson {
+                id,
+                state: "absent",
+                reason,
+            }),
+            Detection::Failed { id, reason } => Some(AbsentJson {
+                id,
+                state: "failed",
+                reason,
+            }),
         })
         .collect();
-    let mut value = json!({
-        "root": recipe.root().display().to_string(),
-        "runners": runners,
-        "absent": absent,
-    });
-    if explain {
-        value["cached"] = json!(recipe.from_cache());
+    ListJson {
+        root: recipe.root().display().to_string(),
+        runners,
+        absent,
+        cached: explain.then_some(recipe.from_cache()),
     }
-    value
 }
 
 /// The text of `recipe list`: one block per runner, one line per task; with `explain`, each

@@ -15,7 +15,7 @@ use std::time::Duration;
 use speccoder_runners::{Context, Detection, Probe, Runner, detect_all, detect_all_with_inputs};
 
 pub use cache::default_cache_dir;
-pub use list::{list_json, list_text};
+pub use list::{ListJson, list_json, list_text};
 pub use op::Op;
 pub use process_probe::ProcessProbe;
 pub use prompt::{PromptLimits, prompt};
