@@ -72,7 +72,15 @@ impl Context<'_> {
 
     /// Notes `relative` under the root.
     pub fn depends_on_file(&self, relative: impl AsRef<Path>) {
-        self.depends_on(self.root.join(relative));
+        if self.inputs.is_some() {
+            self.depends_on(self.root.join(relative));
+        }
+    }
+
+    /// Whether someone listens to [`Context::depends_on`] (so a costly path is worth
+    /// building).
+    pub fn records_inputs(&self) -> bool {
+        self.inputs.is_some()
     }
 
     /// `Ok` when `binary` is on PATH, else the absence reason. The binary found (or, when

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef};
 use crate::quote::quote_cow;
-use crate::runner::{Runner, Task};
+use crate::runner::{Repeats, Runner, Task};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "make",
@@ -151,7 +151,7 @@ impl Makefile {
                 cwd: None,
             });
         }
-        runner.extend_first(tasks);
+        runner.extend_first(tasks, Repeats::Quiet);
         runner
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::detection::{Absence, Context, RunnerDef};
 use crate::probe::find_on_path;
 use crate::quote::single_quote;
-use crate::runner::{Runner, TailRule, Task};
+use crate::runner::{Repeats, Runner, TailRule, Task};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "pkg",
@@ -112,6 +112,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         Err(err) => runner.notes.push(err),
     }
     let members = find_members(ctx, &patterns, &mut runner.notes);
+    let prefix = manager.prefix();
+    let mut tasks = Vec::new();
     for (dir, manifest) in read_members(ctx.root, members) {
         let pkg = match manifest {
             Ok(Some(pkg)) => pkg,
@@ -130,15 +132,16 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             .filter(|n| !n.is_empty())
             .unwrap_or(&dir);
         for script in &pkg.scripts {
-            runner.push_task(Task {
+            tasks.push(Task {
                 name: format!("{label}/{script}"),
-                command: format!("{} {}", manager.prefix(), single_quote(script)),
+                command: format!("{prefix} {}", single_quote(script)),
                 doc: Some(dir.clone()),
                 params: Vec::new(),
                 cwd: Some(dir.clone()),
             });
         }
     }
+    runner.extend_first(tasks, Repeats::Note);
     if runner.tasks.is_empty() {
         return Err(Absence::Absent("package.json has no scripts".into()));
     }
@@ -495,7 +498,9 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
             continue;
         }
         // A folder's entries decide what matches: adding a package changes them.
-        ctx.depends_on(root.join(&dir));
+        if ctx.records_inputs() {
+            ctx.depends_on(root.join(&dir));
+        }
         let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
         };
@@ -529,7 +534,9 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
             }
             if matched {
                 // Whether it holds a package.json is found when it is read.
-                ctx.depends_on(root.join(&rel).join("package.json"));
+                if ctx.records_inputs() {
+                    ctx.depends_on(root.join(&rel).join("package.json"));
+                }
                 found.insert(rel.clone());
             }
             stack.push((rel, level + 1));

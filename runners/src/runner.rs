@@ -110,8 +110,8 @@ impl Runner {
     }
 
     /// Adds many tasks at once, keeping the first of each name and leaving out names an op
-    /// could not name (with a note): [`Runner::push_first`] for each, without copying names.
-    pub fn extend_first(&mut self, tasks: Vec<Task>) {
+    /// could not name (with a note): like pushing each, without copying names.
+    pub fn extend_first(&mut self, tasks: Vec<Task>, repeats: Repeats) {
         let mut keep = Vec::with_capacity(tasks.len());
         {
             let mut seen: HashSet<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
@@ -129,7 +129,14 @@ impl Runner {
                         task.name
                     ));
                 }
-                keep.push(nameable && seen.insert(task.name.as_str()));
+                let first = nameable && seen.insert(task.name.as_str());
+                if nameable && !first && repeats == Repeats::Note {
+                    self.notes.push(format!(
+                        "task `{}` is listed twice; the first one is kept",
+                        task.name
+                    ));
+                }
+                keep.push(first);
             }
         }
         self.names.clear();
@@ -153,4 +160,13 @@ pub enum Pushed {
     Duplicate,
     /// An op could not name it; a note says so.
     Unnameable,
+}
+
+/// What [`Runner::extend_first`] says about a name that comes again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeats {
+    /// A note says the first one is kept (two packages with one name).
+    Note,
+    /// Nothing: the runner lists a name once per rule (make).
+    Quiet,
 }
