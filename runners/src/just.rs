@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
+use crate::files::{MAX_MAKEFILE, read_limited};
 use crate::quote::quote;
 use crate::runner::{Runner, Task};
 
@@ -19,9 +20,18 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ctx.needs_binary("just")?;
     let dump = ctx.probe(&["just", "--dump", "--dump-format=json"])?;
     let runner = parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    if ctx.records_inputs() {
+        record_inputs(ctx, &justfile, &dump);
+    }
+    Ok(runner)
+}
+
+/// Notes the files detection depends on: the justfile, its modules' files and the folders
+/// they were found in, and the files they import.
+fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
     // Modules and imports are other files: each, and the folder a module was found in.
-    let mut files = vec![ctx.root.join(&justfile)];
-    if let Ok(value) = serde_json::from_slice::<Value>(&dump) {
+    let mut files = vec![ctx.root.join(justfile)];
+    if let Ok(value) = serde_json::from_slice::<Value>(dump) {
         module_sources(&value, &mut files);
     }
     for file in &files {
@@ -29,14 +39,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         if let Some(dir) = file.parent() {
             ctx.depends_on(dir.to_path_buf());
         }
-        for import in std::fs::read_to_string(file)
-            .map(|t| imports(&t))
-            .unwrap_or_default()
-        {
+        let text = read_limited(file, MAX_MAKEFILE).unwrap_or_default();
+        for import in imports(&String::from_utf8_lossy(&text)) {
             ctx.depends_on(file.parent().unwrap_or(ctx.root).join(import));
         }
     }
-    Ok(runner)
 }
 
 /// The `source` file of every module in a dump, recursively.

@@ -6,6 +6,7 @@
 
 mod cargo;
 mod detection;
+mod files;
 mod just;
 mod make;
 mod pkg;

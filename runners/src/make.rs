@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef};
+use crate::files::{MAX_MAKEFILE, read_limited};
 use crate::quote::quote_cow;
 use crate::runner::{Repeats, Runner, Task};
 
@@ -72,7 +73,7 @@ impl Reader<'_> {
         if !self.seen.insert(canonical) {
             return Ok(());
         }
-        let bytes = std::fs::read(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+        let bytes = read_limited(path, MAX_MAKEFILE).map_err(|err| format!("{shown}: {err}"))?;
         let text = String::from_utf8_lossy(&bytes);
         // Targets of an include come where the include line is, so it is followed at once.
         parse_lines(&text, |event| match event {

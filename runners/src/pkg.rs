@@ -1,12 +1,12 @@
 //! `pkg`: package.json scripts of the root package and of its workspace packages, run with
 //! the package manager the project declares.
 
-use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
+use crate::files::{MAX_PACKAGE_JSON, read_limited};
 use crate::probe::find_on_path;
 use crate::quote::single_quote;
 use crate::runner::{Repeats, Runner, TailRule, Task};
@@ -156,12 +156,12 @@ fn read_members(
 ) -> Vec<(String, Result<Option<MemberManifest>, String>)> {
     let read = |dir: &String| {
         let path = root.join(dir).join("package.json");
-        match std::fs::read(&path) {
+        match read_limited(&path, MAX_PACKAGE_JSON) {
             Ok(bytes) => parse_member(&bytes)
                 .map(Some)
                 .map_err(|err| format!("{dir}/package.json: {err}")),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(format!("{dir}/package.json: cannot read: {err}")),
+            Err(err) if err.is_not_found() => Ok(None),
+            Err(err) => Err(format!("{dir}/package.json: {err}")),
         }
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
@@ -190,7 +190,7 @@ fn read_members(
 
 /// Reads a package.json that must be a JSON object; errors name the file, line and column.
 fn read_manifest(path: &Path, shown: &str) -> Result<Value, String> {
-    let bytes = std::fs::read(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+    let bytes = read_limited(path, MAX_PACKAGE_JSON).map_err(|err| format!("{shown}: {err}"))?;
     parse_manifest(&bytes).map_err(|err| format!("{shown}: {err}"))
 }
 
@@ -488,7 +488,7 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
             include.push(compiled);
         }
     }
-    let mut found = BTreeSet::new();
+    let mut found = Vec::new();
     if include.is_empty() {
         return Vec::new();
     }
@@ -537,12 +537,18 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
                 if ctx.records_inputs() {
                     ctx.depends_on(root.join(&rel).join("package.json"));
                 }
-                found.insert(rel.clone());
+                // Folders deeper than any pattern reaches are never listed: not queued.
+                if level + 1 < depth {
+                    stack.push((rel.clone(), level + 1));
+                }
+                found.push(rel);
+            } else if level + 1 < depth {
+                stack.push((rel, level + 1));
             }
-            stack.push((rel, level + 1));
         }
     }
-    found.into_iter().collect()
+    found.sort_unstable();
+    found
 }
 
 #[cfg(test)]

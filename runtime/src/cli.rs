@@ -209,14 +209,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             if *json {
                 print_json(&list_json(&recipe, *explain));
             } else {
-                print!("{}", list_text(&recipe, *explain));
+                print_text(&list_text(&recipe, *explain));
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Recipe(RecipeCommand::Prompt) => {
             let recipe = project.recipe()?;
             match recipe.prompt() {
-                Some(prompt) => print!("{prompt}"),
+                Some(prompt) => print_text(&prompt),
                 None => eprintln!(
                     "No task runner detected in {}: there is no recipe tool.",
                     project.root.display()
@@ -235,10 +235,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                     "cwd": resolved.cwd,
                 }));
             } else {
-                println!("{}", resolved.command);
+                let mut text = format!("{}\n", resolved.command);
                 if let Some(cwd) = resolved.cwd {
-                    println!("in {cwd}");
+                    text.push_str(&format!("in {cwd}\n"));
                 }
+                print_text(&text);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -251,11 +252,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             if *json {
                 print_json(&result);
             } else {
-                let text = result.text();
-                print!("{text}");
+                let mut text = result.text();
                 if !text.ends_with('\n') {
-                    println!();
+                    text.push('\n');
                 }
+                print_text(&text);
             }
             let code = result.shell_code().clamp(0, 255);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
@@ -265,7 +266,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             if *json {
                 print_json(&allowances);
             } else {
-                print!("{}", allowances_text(&allowances));
+                print_text(&allowances_text(&allowances));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -290,7 +291,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 print_json(&serde_json::json!({ "argv": argv }));
             } else {
                 let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
-                println!("{}", words.join(" "));
+                print_text(&format!("{}\n", words.join(" ")));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -363,6 +364,18 @@ fn allowances_text(allowances: &Allowances) -> String {
         }
     }
     out
+}
+
+/// Writes `text` to stdout. A reader that went away (`| head`) ends the output quietly:
+/// the command's own outcome, already decided, is what the exit code reports.
+fn print_text(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(err) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: cannot print: {err}");
+    }
 }
 
 fn print_json(value: &impl serde::Serialize) {
