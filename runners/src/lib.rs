@@ -42,6 +42,10 @@ pub mod parse {
     pub use crate::make::parse_makefile as makefile;
     #[doc(hidden)]
     pub use crate::make::stage_timings as makefile_stage_timings;
+    pub use crate::pkg::{
+        parse_manifest as package_json, parse_member as workspace_package_json,
+        parse_pnpm_workspace as pnpm_workspace,
+    };
     pub use crate::task::parse_list as task_list;
 }
 

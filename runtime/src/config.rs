@@ -754,4 +754,28 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(config.recipe.task_limit, 3);
         assert_eq!(config.source, Some(path));
     }
+
+    proptest::proptest! {
+        /// Property: parsing any text gives a configuration or an error, never a panic, and
+        /// an error always says where.
+        #[test]
+        fn any_text(text in "(\\PC|\\n|[\\[\\]=\"'{}]){0,200}") {
+            if let Err(err) = Config::parse(&text) {
+                proptest::prop_assert!(err.line > 0, "{err}");
+            }
+        }
+
+        /// Property: any value under a known key gives a configuration or a located error.
+        #[test]
+        fn any_value(
+            table in proptest::sample::select(vec!["recipe", "executor", "commands", "wording"]),
+            key in proptest::sample::select(vec!["enabled", "runners", "timeout_secs", "kind", "argv", "allow", "unit", "cache"]),
+            value in "(-?[0-9]{1,25}|true|\"[a-z]{0,5}\"|\\[\\]|\\[\"x\"\\]|\\[\\[\"a\"\\]\\]|1\\.5)",
+        ) {
+            let text = format!("[{table}]\n{key} = {value}\n");
+            if let Err(err) = Config::parse(&text) {
+                proptest::prop_assert!(err.line > 0, "{text}: {err}");
+            }
+        }
+    }
 }
