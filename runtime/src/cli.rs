@@ -345,9 +345,11 @@ fn allowances_text(allowances: &Allowances) -> String {
         .iter()
         .map(|argv| argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "))
         .collect();
+    // Aligned, but a very long command does not push every rule to the right.
     let width = commands
         .iter()
         .map(|c| c.chars().count())
+        .filter(|&n| n <= 48)
         .max()
         .unwrap_or(0);
     out.push_str(&format!("Allowed commands ({}):\n", commands.len()));

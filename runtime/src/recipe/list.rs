@@ -109,8 +109,9 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
                 (head, task.command.as_str(), tail)
             })
             .collect();
-        let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-        let command_width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+        // Columns are aligned, but a very long name or command does not push the others.
+        let width = column_width(rows.iter().map(|r| r.0.chars().count()));
+        let command_width = column_width(rows.iter().map(|r| r.1.chars().count()));
         for (head, command, tail) in rows {
             let line = format!("  {head:<width$}  $ {command:<command_width$}{tail}");
             let _ = writeln!(out, "{}", line.trim_end());
@@ -156,6 +157,10 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
         }
     }
     out
+}
+
+fn column_width(widths: impl Iterator<Item = usize>) -> usize {
+    widths.filter(|&w| w <= 40).max().unwrap_or(0)
 }
 
 fn tasks(count: usize) -> String {

@@ -177,12 +177,14 @@ fn neutral(text: &str, max: usize) -> String {
     format!("{}…", cut.trim_end())
 }
 
-/// Whether a task's name is plain enough to serve as an example: letters, digits and
-/// `_-.:/@`.
+/// Whether a task's name is plain enough to serve as an example: short, and only letters,
+/// digits and `_-.:/@`.
 fn plain(task: &Task) -> bool {
-    task.name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'))
+    task.name.len() <= 40
+        && task
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'))
 }
 
 /// The first task name (in runner order) that two runners share, with the first runner
