@@ -27,14 +27,15 @@ pub fn single_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// Splits a command line built by detection (plain words and single-quoted words, with
-/// `'\''` for a quote) into its words; `None` when it holds anything else a shell would
-/// interpret.
+/// The words of `command` when it is nothing but plain words (the characters [`quote`]
+/// leaves bare), single-quoted strings and backslash escapes: no expansion, globbing,
+/// redirection, operator or comment that a shell would act on. `None` means only a shell
+/// can read it. Every command line detection builds splits this way.
 pub fn split_words(command: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
-    let mut chars = command.chars().peekable();
+    let mut chars = command.chars();
     while let Some(c) = chars.next() {
         match c {
             ' ' | '\t' => {
@@ -52,15 +53,19 @@ pub fn split_words(command: &str) -> Option<Vec<String>> {
                     }
                 }
             }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next()?);
-            }
-            '"' | '$' | '`' | ';' | '&' | '|' | '<' | '>' | '(' | ')' | '\n' => return None,
-            c => {
+            // An escaped character stands for itself (`'\\''` is how a quote is written).
+            '\\' => match chars.next()? {
+                '\n' => return None,
+                c => {
+                    in_word = true;
+                    word.push(c);
+                }
+            },
+            c if c.is_ascii_alphanumeric() || "-_./:,@%+=".contains(c) => {
                 in_word = true;
                 word.push(c);
             }
+            _ => return None,
         }
     }
     if in_word {
@@ -112,6 +117,11 @@ mod tests {
         case("just sub::hello", Some(&["just", "sub::hello"]));
         case("make ''", Some(&["make", ""]));
         case("echo $(rm)", None);
+        case("ls *.rs", None);
+        case("ls ~/x", None);
+        case("a && b", None);
+        case("echo x # note", None);
+        case("echo a\\ b", Some(&["echo", "a b"]));
         case("a 'unterminated", None);
     }
 }

@@ -4,7 +4,6 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -16,14 +15,11 @@ fn list(root: &Path, cache: &Path) -> Value {
 }
 
 fn list_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(root)
-        .args(["recipe", "list", "--json", "--explain"])
-        .env("PATH", path)
-        .env("SPECCODER_CACHE_DIR", cache)
-        .output()
-        .expect("runs");
+    let out = support::speccoder_with(
+        root,
+        &["recipe", "list", "--json", "--explain"],
+        &[("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

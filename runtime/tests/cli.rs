@@ -3,19 +3,9 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use support::{Fixtures, path_var, require_tools, snapshots};
-
-fn speccoder(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("PATH", path_var())
-        .output()
-        .expect("speccoder starts")
-}
+use support::{Fixtures, path_var, require_tools, snapshots, speccoder};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -11,14 +11,12 @@ use serde_json::Value;
 use support::{path_var, processes_with, require_tools};
 
 fn speccoder(root: &Path, args: &[&str], path: &std::ffi::OsStr) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("PATH", path)
-        .env("SPECCODER_CACHE_DIR", root.join(".cache-test"))
-        .output()
-        .expect("speccoder starts")
+    let cache = root.join(".cache-test");
+    support::speccoder_with(
+        root,
+        args,
+        &[("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())],
+    )
 }
 
 fn list(root: &Path, path: &std::ffi::OsStr) -> Value {

@@ -3,21 +3,10 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use speccoder_runtime::config::RecipeConfig;
-use support::{Fixtures, detect, fixture_names, path_var, require_tools, sh, snapshots};
-
-fn speccoder(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("PATH", path_var())
-        .output()
-        .expect("speccoder starts")
-}
+use support::{Fixtures, detect, fixture_names, path_var, require_tools, sh, snapshots, speccoder};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -15,6 +15,8 @@ use rustix::process::{
     Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
 };
 
+use speccoder_runners::split_words;
+
 use super::capture::StreamCapture;
 use super::{
     CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
@@ -153,50 +155,11 @@ impl LocalRunner {
     }
 }
 
-/// The words of `command` when it is nothing but plain words and single-quoted strings:
-/// no expansion, globbing, redirection, operator, comment or variable assignment that the
-/// shell would act on. `None` means the shell must read it.
+/// The words of `command` when the shell would only split it into words and start the
+/// first one: plain words and single quotes (see [`split_words`]), and no `NAME=value`
+/// first word, which the shell reads as a variable for the command.
 fn plain_words(command: &str) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => word.push(c),
-                    }
-                }
-            }
-            // An escaped character stands for itself (`'\\''` is how a quote is written).
-            '\\' => match chars.next()? {
-                '\n' => return None,
-                c => {
-                    in_word = true;
-                    word.push(c);
-                }
-            },
-            c if c.is_ascii_alphanumeric() || "-_./:,@%+=".contains(c) => {
-                in_word = true;
-                word.push(c);
-            }
-            _ => return None,
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    // `NAME=value cmd` sets a variable for the shell; a first word with `=` is left to it.
+    let words = split_words(command)?;
     match words.first() {
         Some(first) if !first.is_empty() && !first.contains('=') => Some(words),
         _ => None,

@@ -47,6 +47,39 @@ pub struct Recipe {
     from_cache: bool,
 }
 
+/// Where a detection came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The runners' own listing commands, just now.
+    Probes,
+    /// The detection cache.
+    Cache,
+}
+
+fn context<'a>(
+    root: &'a Path,
+    config: &RecipeConfig,
+    probe: &'a dyn Probe,
+    path_var: Option<&'a OsStr>,
+) -> Context<'a> {
+    Context {
+        root,
+        probe,
+        probe_timeout: Duration::from_secs(config.probe_timeout_secs),
+        path_var,
+        inputs: None,
+    }
+}
+
+/// [`NON_INTERACTIVE_ENV`] followed by `extra`, as a process's additions to its environment.
+pub(crate) fn task_env(extra: &[(String, String)]) -> Vec<(String, String)> {
+    NON_INTERACTIVE_ENV
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .chain(extra.iter().cloned())
+        .collect()
+}
+
 /// What besides the files decides detection: this program's version, the runners asked
 /// for, and where binaries are looked up.
 fn cache_key(config: &RecipeConfig, path_var: Option<&OsStr>) -> String {
@@ -63,68 +96,46 @@ impl Recipe {
     /// `PATH`, through the detection cache unless `[recipe] cache = false`.
     pub fn detect(root: &Path, config: &RecipeConfig) -> Self {
         let path_var = std::env::var_os("PATH");
-        let cache_dir = config.cache.then(default_cache_dir).flatten();
-        let Some(cache_dir) = cache_dir else {
-            return Self::detect_with(root, config, &ProcessProbe::default(), path_var.as_deref());
+        let probe = ProcessProbe::default();
+        let Some(cache_dir) = config.cache.then(default_cache_dir).flatten() else {
+            return Self::detect_with(root, config, &probe, path_var.as_deref());
         };
         let key = cache_key(config, path_var.as_deref());
         if let Some(detections) = cache::load(&cache_dir, root, &key) {
-            return Self {
-                root: root.to_path_buf(),
-                config: config.clone(),
-                detections,
-                env: Vec::new(),
-                from_cache: true,
-            };
+            return Self::new(root, config, detections, Origin::Cache);
         }
         let started = std::time::SystemTime::now();
-        let probe = ProcessProbe::default();
-        let ctx = Context {
-            root,
-            probe: &probe,
-            probe_timeout: Duration::from_secs(config.probe_timeout_secs),
-            path_var: path_var.as_deref(),
-            inputs: None,
-        };
+        let ctx = context(root, config, &probe, path_var.as_deref());
         let (detections, inputs) = detect_all_with_inputs(&ctx, &config.runners);
         cache::store(&cache_dir, root, &key, started, &detections, &inputs);
-        Self {
-            root: root.to_path_buf(),
-            config: config.clone(),
-            detections,
-            env: Vec::new(),
-            from_cache: false,
-        }
-    }
-
-    /// Whether the runners came from the detection cache.
-    pub fn from_cache(&self) -> bool {
-        self.from_cache
+        Self::new(root, config, detections, Origin::Probes)
     }
 
     /// Detects the configured runners in `root` with the given probe, looking binaries up
-    /// in `path_var`.
+    /// in `path_var`; no cache.
     pub fn detect_with(
         root: &Path,
         config: &RecipeConfig,
         probe: &dyn Probe,
         path_var: Option<&OsStr>,
     ) -> Self {
-        let ctx = Context {
-            root,
-            probe,
-            probe_timeout: Duration::from_secs(config.probe_timeout_secs),
-            path_var,
-            inputs: None,
-        };
-        let detections = detect_all(&ctx, &config.runners);
+        let detections = detect_all(&context(root, config, probe, path_var), &config.runners);
+        Self::new(root, config, detections, Origin::Probes)
+    }
+
+    fn new(root: &Path, config: &RecipeConfig, detections: Vec<Detection>, origin: Origin) -> Self {
         Self {
             root: root.to_path_buf(),
             config: config.clone(),
             detections,
             env: Vec::new(),
-            from_cache: false,
+            from_cache: origin == Origin::Cache,
         }
+    }
+
+    /// Whether the runners came from the detection cache.
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     /// The project root.

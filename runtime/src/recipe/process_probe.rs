@@ -35,11 +35,7 @@ impl Probe for ProcessProbe {
         let mut request = RunRequest::new(command.join(" "), cwd, timeout);
         request.mode = OutputMode::Split;
         request.grace = Duration::from_millis(500);
-        request.env = super::NON_INTERACTIVE_ENV
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .chain(self.env.iter().cloned())
-            .collect();
+        request.env = super::task_env(&self.env);
         request.stdout = CaptureSpec {
             head_bytes: MAX_PROBE_OUTPUT,
             tail_bytes: 0,

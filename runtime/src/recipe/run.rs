@@ -158,11 +158,7 @@ pub fn run(
         cwd,
         Duration::from_secs(timeout_secs),
     );
-    request.env = super::NON_INTERACTIVE_ENV
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .chain(settings.env.iter().cloned())
-        .collect();
+    request.env = super::task_env(&settings.env);
     request.stdout = CaptureSpec {
         head_bytes: settings.head_bytes,
         tail_bytes: settings.tail_bytes,

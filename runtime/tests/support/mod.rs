@@ -192,3 +192,26 @@ pub fn processes_with(marker: &str) -> Vec<String> {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Runs the `speccoder` binary in `dir` with the tools on PATH and `env` added.
+pub fn speccoder_with(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_speccoder"));
+    command
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("PATH", path_var());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("speccoder starts")
+}
+
+/// Runs the `speccoder` binary in `dir` with the tools on PATH.
+pub fn speccoder(dir: &Path, args: &[&str]) -> std::process::Output {
+    speccoder_with(dir, args, &[])
+}
