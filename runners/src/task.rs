@@ -34,23 +34,85 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // `--no-status` keeps `status:` commands and fingerprinting from running while listing.
     let list = ctx.probe(&["task", "--list-all", "--json", "--no-status"])?;
     let runner = parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
-    // Included Taskfiles show up as the location of their tasks.
-    if let Ok(value) = serde_json::from_slice::<Value>(&list) {
-        let files = value
+    if ctx.records_inputs() {
+        record_inputs(ctx, taskfile, &list);
+    }
+    Ok(runner)
+}
+
+/// Notes the Taskfiles detection depends on: the root one, those its `includes:` name
+/// (even one holding only internal tasks), and those the listed tasks come from, with
+/// their folders.
+fn record_inputs(ctx: &Context<'_>, taskfile: &str, list: &[u8]) {
+    let mut files = vec![ctx.root.join(taskfile)];
+    let mut seen = 0;
+    while seen < files.len() && seen < 64 {
+        let file = files[seen].clone();
+        seen += 1;
+        let dir = file.parent().unwrap_or(ctx.root).to_path_buf();
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for include in include_paths(&text) {
+            let path = dir.join(include);
+            // An include may name a folder, where go-task reads its Taskfile.
+            let path = if path.is_dir() {
+                path.join("Taskfile.yml")
+            } else {
+                path
+            };
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    if let Ok(value) = serde_json::from_slice::<Value>(list) {
+        let located = value
             .get("tasks")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(|t| t.pointer("/location/taskfile").and_then(Value::as_str));
-        for file in files {
-            let file = std::path::Path::new(file);
-            ctx.depends_on(file.to_path_buf());
-            if let Some(dir) = file.parent() {
-                ctx.depends_on(dir.to_path_buf());
-            }
+        files.extend(located.map(std::path::PathBuf::from));
+    }
+    for file in files {
+        if let Some(dir) = file.parent() {
+            ctx.depends_on(dir.to_path_buf());
+        }
+        ctx.depends_on(file);
+    }
+}
+
+/// The paths an `includes:` section names, in both of its forms (`lib: ./lib` and
+/// `taskfile: ./lib/Taskfile.yml`). A small reader of that one section, not of YAML.
+fn include_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let content = line.split(" #").next().unwrap_or("");
+        if content.trim().is_empty() || content.trim_start().starts_with('#') {
+            continue;
+        }
+        if !content.starts_with([' ', '\t']) {
+            inside = content.trim_end() == "includes:";
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let Some((key, value)) = content.trim().split_once(':') else {
+            continue;
+        };
+        let value = value.trim().trim_matches(['\'', '"']);
+        let nested = content.len() - content.trim_start().len() > 2;
+        if value.is_empty() || value.starts_with(['{', '[']) || value.contains("{{") {
+            continue;
+        }
+        if (!nested && !matches!(key, "optional" | "dir" | "internal" | "flatten"))
+            || (nested && key == "taskfile")
+        {
+            out.push(value.to_owned());
         }
     }
-    Ok(runner)
+    out
 }
 
 /// Tasks from the JSON of `task --list-all --json`. The invocable name is the `task` field;
@@ -124,6 +186,15 @@ mod tests {
         assert_eq!(runner.tasks[0].name, "hi");
         assert_eq!(runner.tasks[0].command, "task hi");
         assert_eq!(runner.tasks[0].doc.as_deref(), Some("First."));
+    }
+
+    #[test]
+    fn includes_in_both_forms() {
+        let text = "version: '3'\nincludes:\n  short: ./short\n  long:\n    taskfile: ./lib/Tasks.yml\n    dir: ./lib\n  opt:\n    taskfile: \"opt.yml\" # optional\n    optional: true\ntasks:\n  a:\n    cmds: [echo]\n";
+        assert_eq!(
+            include_paths(text),
+            ["./short", "./lib/Tasks.yml", "opt.yml"]
+        );
     }
 
     #[test]

@@ -254,6 +254,35 @@ fn included_makefile_and_taskfile_edits_are_seen() {
 }
 
 #[test]
+fn taskfile_include_with_only_internal_tasks_is_watched() {
+    require_tools(&["task"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("task");
+    std::fs::create_dir(root.join("hidden")).expect("mkdir");
+    std::fs::write(
+        root.join("hidden/Taskfile.yml"),
+        "version: '3'\ntasks:\n  quiet:\n    internal: true\n    cmds: [echo ran quiet]\n",
+    )
+    .expect("write");
+    edit_file(
+        &root.join("Taskfile.yml"),
+        "includes:\n",
+        "includes:\n  hidden: ./hidden\n",
+    );
+    let before = warm(&root, cache.path());
+    assert!(!task_names(&before, "task").contains(&"hidden:quiet".to_owned()));
+    edit_file(
+        &root.join("hidden/Taskfile.yml"),
+        "    internal: true\n",
+        "",
+    );
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false);
+    assert!(task_names(&after, "task").contains(&"hidden:quiet".to_owned()));
+}
+
+#[test]
 fn removed_manifest_and_missing_include_are_seen() {
     require_tools(&["just"]);
     let fixtures = Fixtures::copy();
