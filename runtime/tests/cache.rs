@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Fixtures, path_var, require_tools};
+use support::{Fixtures, path_var, require_tools, task_names};
 
 /// `recipe list --json --explain` with a private cache folder.
 fn list(root: &Path, cache: &Path) -> Value {
@@ -27,17 +27,6 @@ fn list_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("json")
-}
-
-fn task_names(json: &Value, runner: &str) -> Vec<String> {
-    json["runners"]
-        .as_array()
-        .expect("runners")
-        .iter()
-        .filter(|r| r["id"] == runner)
-        .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
-        .filter_map(|t| t["name"].as_str().map(str::to_owned))
-        .collect()
 }
 
 /// Runs detection until it is served from the cache (the first run after files were

@@ -150,42 +150,21 @@ fn version_and_help() {
 #[test]
 fn signals_stop_the_children() {
     require_tools(&["just"]);
-    for (signal, code) in [("TERM", 143), ("INT", 130)] {
-        let marker = format!("{}{}", std::process::id(), code);
-        let dir = tempfile::tempdir().expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    support::assert_signals_stop_children(|marker| {
         std::fs::write(
             dir.path().join("justfile"),
             format!("stubborn:\n    @trap '' TERM INT; sleep 100{marker} & sleep 200{marker}; echo never\n"),
         )
         .expect("justfile");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        Command::new(env!("CARGO_BIN_EXE_speccoder"))
             .arg("-C")
             .arg(dir.path())
             .args(["recipe", "run", "stubborn"])
             .env("PATH", path_var())
+            .env("SPECCODER_CACHE_DIR", dir.path().join(".cache"))
             .stdout(std::process::Stdio::null())
             .spawn()
-            .expect("starts");
-        // Wait until the task's processes are there.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while support::processes_with(&format!("200{marker}")).is_empty() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the task never started"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let sent = Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(sent.success());
-        let status = child.wait().expect("exits");
-        assert_eq!(status.code(), Some(code), "SIG{signal}");
-        assert_eq!(
-            support::processes_with(&marker),
-            Vec::<String>::new(),
-            "SIG{signal}"
-        );
-    }
+            .expect("starts")
+    });
 }

@@ -243,12 +243,7 @@ fn hostile_package_json() {
         b"\xEF\xBB\xBF{\"scripts\": {\"first\": \"x\"}, \"scripts\": {\"second\": \"y\"}}".to_vec(),
     )]);
     let json = list(project.path(), &path_var());
-    let pkg = json["runners"]
-        .as_array()
-        .expect("runners")
-        .iter()
-        .find(|r| r["id"] == "pkg")
-        .expect("pkg");
+    let pkg = support::runner_json(&json, "pkg");
     assert_eq!(pkg["tasks"].as_array().map(|t| t.len()), Some(1));
     assert_eq!(pkg["tasks"][0]["name"], "second");
 }
@@ -281,12 +276,7 @@ fn hostile_makefiles() {
             "{label}: {:?}",
             started.elapsed()
         );
-        let make = json["runners"]
-            .as_array()
-            .expect("runners")
-            .iter()
-            .find(|r| r["id"] == "make")
-            .expect("make");
+        let make = support::runner_json(&json, "make");
         assert_eq!(
             make["tasks"].as_array().map(Vec::len),
             Some(targets),
@@ -313,12 +303,7 @@ fn hostile_makefiles() {
     )
     .expect("w");
     let json = list(&root, &path_var());
-    let make = json["runners"]
-        .as_array()
-        .expect("runners")
-        .iter()
-        .find(|r| r["id"] == "make")
-        .expect("make");
+    let make = support::runner_json(&json, "make");
     let names: Vec<&str> = make["tasks"]
         .as_array()
         .expect("tasks")
@@ -386,15 +371,15 @@ fn malformed_configuration_is_one_clear_error() {
 
 #[test]
 fn agent_run_stops_its_children_on_signals() {
-    for (signal, code) in [("TERM", 143), ("INT", 130)] {
-        let marker = format!("9{}{code}", std::process::id());
-        let dir = tempfile::tempdir().expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("prompt.md"), "do it").expect("prompt");
+    support::assert_signals_stop_children(|marker| {
         let agent = dir.path().join("agent.sh");
         std::fs::write(
             &agent,
             format!("trap '' TERM INT\ncat >/dev/null\nsleep 100{marker} &\nsleep 200{marker}\n"),
         )
-        .expect("w");
+        .expect("agent");
         std::fs::write(
             dir.path().join("speccoder.toml"),
             format!(
@@ -403,28 +388,14 @@ fn agent_run_stops_its_children_on_signals() {
             ),
         )
         .expect("config");
-        std::fs::write(dir.path().join("prompt.md"), "do it").expect("prompt");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        Command::new(env!("CARGO_BIN_EXE_speccoder"))
             .arg("-C")
             .arg(dir.path())
             .args(["agent", "run", "--prompt-file", "prompt.md"])
             .stdout(Stdio::null())
             .spawn()
-            .expect("starts");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while processes_with(&format!("200{marker}")).is_empty() {
-            assert!(Instant::now() < deadline, "the agent never started");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let sent = Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(sent.success());
-        let status = child.wait().expect("exits");
-        assert_eq!(status.code(), Some(code), "SIG{signal}");
-        assert_eq!(processes_with(&marker), Vec::<String>::new(), "SIG{signal}");
-    }
+            .expect("starts")
+    });
 }
 
 #[test]
@@ -481,12 +452,7 @@ fn confinement_of_workspaces_and_symlinked_members() {
     )
     .expect("w");
     let json = list(&root, &path_var());
-    let pkg = json["runners"]
-        .as_array()
-        .expect("runners")
-        .iter()
-        .find(|r| r["id"] == "pkg")
-        .expect("pkg");
+    let pkg = support::runner_json(&json, "pkg");
     let names: Vec<&str> = pkg["tasks"]
         .as_array()
         .expect("tasks")

@@ -4,9 +4,12 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod support;
+
 use speccoder_runtime::process::{
     CaptureSpec, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest, SpawnError,
 };
+use support::processes_with;
 
 fn request(command: &str) -> RunRequest {
     RunRequest::new(command, std::env::temp_dir(), Duration::from_secs(30))
@@ -23,41 +26,9 @@ fn run_text(command: &str) -> (Exit, String) {
     (out.exit, out.stdout.text())
 }
 
-/// Processes whose command line holds `marker`, other than this test process, once those
-/// already sent SIGKILL have had a moment to die (delivery is asynchronous).
-fn processes_with(marker: &str) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(1);
-    loop {
-        let found = processes_now(marker);
-        if found.is_empty() || Instant::now() > deadline {
-            return found;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 #[track_caller]
 fn assert_no_process(marker: &str) {
     assert_eq!(processes_with(marker), Vec::<String>::new());
-}
-
-fn processes_now(marker: &str) -> Vec<String> {
-    let me = std::process::id().to_string();
-    std::fs::read_dir("/proc")
-        .expect("/proc is readable")
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-        })
-        .filter(|e| e.file_name().to_str() != Some(me.as_str()))
-        .filter_map(|e| {
-            let raw = std::fs::read(e.path().join("cmdline")).ok()?;
-            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
-            line.contains(marker).then_some(line)
-        })
-        .collect()
 }
 
 #[test]

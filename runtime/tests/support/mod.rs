@@ -215,3 +215,52 @@ pub fn speccoder_with(
 pub fn speccoder(dir: &Path, args: &[&str]) -> std::process::Output {
     speccoder_with(dir, args, &[])
 }
+
+/// Sends SIGTERM, then (to a second start) SIGINT to the `speccoder` that `start` starts
+/// for a marker, once a process whose command line holds `200<marker>` runs, and checks it
+/// exits with 128 + the signal and leaves no process holding the marker.
+#[track_caller]
+pub fn assert_signals_stop_children(start: impl Fn(&str) -> std::process::Child) {
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+        let marker = format!("{}{code}", std::process::id());
+        let mut child = start(&marker);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while processes_with(&format!("200{marker}")).is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the children never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let status = child.wait().expect("exits");
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert_eq!(processes_with(&marker), Vec::<String>::new(), "SIG{signal}");
+    }
+}
+
+/// The runner `id` of a `recipe list --json` answer.
+pub fn runner_json<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    json["runners"]
+        .as_array()
+        .expect("runners")
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("runner {id} detected"))
+}
+
+/// The task names of a runner of a `recipe list --json` answer (none when it is absent).
+pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
+    json["runners"]
+        .as_array()
+        .expect("runners")
+        .iter()
+        .filter(|r| r["id"] == id)
+        .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
