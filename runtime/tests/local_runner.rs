@@ -299,3 +299,33 @@ fn stdin_is_closed() {
     assert_eq!(out.stdout.text(), "1\n");
     assert!(out.duration < Duration::from_secs(2));
 }
+
+#[test]
+fn plain_commands_behave_as_through_the_shell() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("no-shebang");
+    std::fs::write(&script, "echo from the script \"$1\"\n").expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(dir.path().join("data"), "not a program\n").expect("data");
+    let run_in = |command: &str| {
+        let out = run(&RunRequest::new(
+            command,
+            dir.path(),
+            Duration::from_secs(10),
+        ));
+        (out.exit, out.stdout.text())
+    };
+    // A script without `#!` cannot be exec'd; the shell runs it, as it would have.
+    assert_eq!(
+        run_in("./no-shebang 'a b'"),
+        (Exit::Code(0), "from the script a b\n".into())
+    );
+    let (exit, text) = run_in("./data");
+    assert_eq!(exit, Exit::Code(126), "{text}");
+    let (exit, text) = run_in("no_such_program_xyz now");
+    assert_eq!(exit, Exit::Code(127));
+    assert!(text.contains("not found"), "{text}");
+    // A builtin with no program of its name runs in the shell.
+    assert_eq!(run_in("exit 7").0, Exit::Code(7));
+}

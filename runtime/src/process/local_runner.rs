@@ -54,17 +54,14 @@ impl CommandRunner for LocalRunner {
 
         // A command line of plain words is one program with its arguments: starting it
         // directly does what `sh -c` would do, without the shell's own start (about 1.5 ms
-        // here). When that program cannot be started, the shell runs the line instead, so
-        // errors read and exit (127, 126) as they always do.
+        // here). When that program cannot be started (missing, not executable, a script
+        // without `#!`), nothing has run yet and the shell runs the line instead, so it
+        // behaves, and its errors read and exit (127, 126), as they always do.
         if let Some(words) = plain_words(&request.command) {
             let mut direct = Command::new(&words[0]);
             direct.args(&words[1..]);
             match self.spawn(request, direct, start) {
-                Err(SpawnError::Io(err))
-                    if matches!(
-                        err.kind(),
-                        ErrorKind::NotFound | ErrorKind::PermissionDenied
-                    ) => {}
+                Err(SpawnError::Start { .. }) => {}
                 other => return other,
             }
         }
@@ -118,7 +115,10 @@ impl LocalRunner {
                 streams.push(Stream::new(err_reader, &request.stderr)?);
             }
         }
-        let child = command.spawn()?;
+        let child = command.spawn().map_err(|source| SpawnError::Start {
+            program: command.get_program().to_string_lossy().into_owned(),
+            source,
+        })?;
         // The command holds our copies of the write ends; they must close now, or the pipes
         // never reach end of file.
         drop(command);

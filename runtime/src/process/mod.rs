@@ -160,8 +160,16 @@ pub enum SpawnError {
         /// Why.
         source: std::io::Error,
     },
-    /// The system refused to start the shell.
-    #[error("cannot start /bin/sh: {0}")]
+    /// The system refused to start the program.
+    #[error("cannot start `{program}`: {source}")]
+    Start {
+        /// The program (`/bin/sh`, or the first word of a plain command).
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Setting the run up or watching it failed (pipes, poll).
+    #[error("cannot run the command: {0}")]
     Io(#[from] std::io::Error),
 }
 
