@@ -1,5 +1,34 @@
 //! The speccoder runtime: detects a project's task runners, resolves and runs their tasks,
 //! and runs external coding agents with the project's allowances.
+//!
+//! A host agent detects once, hands the prompt to its model as the tool description, and
+//! resolves and runs the ops the model sends:
+//!
+//! ```
+//! use speccoder_runtime::config::RecipeConfig;
+//! use speccoder_runtime::process::LocalRunner;
+//! use speccoder_runtime::recipe::Recipe;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+//!     .join("../fixtures/make-nophony")
+//!     .canonicalize()?;
+//! let config = RecipeConfig { cache: false, ..RecipeConfig::default() };
+//! let recipe = Recipe::detect(&root, &config);
+//!
+//! let description = recipe.prompt().expect("make is detected");
+//! assert!(description.contains("- `world` — say world (`make world`)"));
+//!
+//! assert_eq!(recipe.resolve("world")?.command, "make world");
+//! let result = recipe.run("world", Some(10), &LocalRunner::default())?;
+//! assert!(result.success());
+//! assert_eq!(result.output, "ran hello\nran world\n");
+//!
+//! let err = recipe.resolve("wrold").expect_err("a typo");
+//! assert!(err.to_string().contains("Did you mean `world`?"));
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod agent;
 pub mod cli;
