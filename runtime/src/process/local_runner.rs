@@ -133,8 +133,18 @@ impl LocalRunner {
             start,
         }
         .supervise(&mut streams);
+        if supervised.is_err() {
+            // Watching failed (a read or poll error): nothing of the run may outlive the call.
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
         registry::unregister(pgid);
-        let (timed_out, leftovers) = supervised?;
+        let (timed_out, leftovers) = match supervised {
+            Ok(done) => done,
+            Err(err) => {
+                let _ = reap(child);
+                return Err(err.into());
+            }
+        };
 
         let status = reap(child)?;
         let exit = match (status.code(), status.signal()) {
