@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use speccoder_runners::quote;
 
 use crate::agent::{Allowances, Attempt, Bundle, Placement, agent_argv, allowances, build_prompt};
-use crate::config::{CONFIG_FILE, Config, ExternalExecutor};
+use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
 use crate::recipe::{Recipe, list_json, list_text};
 
@@ -192,6 +192,15 @@ impl Project {
         allowances(&self.config, recipe.as_ref())
     }
 
+    /// The Claude rules of the allowances; only Claude takes them, so the others skip the
+    /// detection they need.
+    fn claude_rules(&self, executor: &ExternalExecutor) -> Vec<String> {
+        match executor.kind {
+            ExecutorKind::Claude => self.allowances().claude_rules,
+            ExecutorKind::Codex | ExecutorKind::Command => Vec::new(),
+        }
+    }
+
     /// Detects the runners, unless the recipe tool is turned off.
     fn recipe(&self) -> Result<Recipe, String> {
         if !self.config.recipe.enabled {
@@ -277,7 +286,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 .as_deref()
                 .map_or_else(|| project.root.clone(), |p| project.path(p));
             let withheld = args.withheld.as_deref().map(|p| project.path(p));
-            let rules = project.allowances().claude_rules;
+            let rules = project.claude_rules(executor);
             let argv = agent_argv(
                 executor,
                 &rules,
@@ -314,7 +323,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 .worktree
                 .clone()
                 .unwrap_or_else(|| project.root.clone());
-            let rules = project.allowances().claude_rules;
+            let rules = project.claude_rules(executor);
             let outcome = Attempt {
                 executor,
                 claude_rules: &rules,
