@@ -53,6 +53,7 @@ impl Project {
     fn speccoder(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
         command
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
             .arg("-C")
             .arg(self.root())
             .args(args)
@@ -259,6 +260,7 @@ fn allowances_never_widen_from_hostile_names() {
     )
     .expect("config");
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("-C")
         .arg(&root)
         .args(["allow", "--json"])
@@ -297,6 +299,7 @@ fn allowances_never_widen_from_hostile_names() {
             "allow_hostile",
             String::from_utf8_lossy(
                 &Command::new(env!("CARGO_BIN_EXE_speccoder"))
+                    .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
                     .arg("-C")
                     .arg(&root)
                     .arg("allow")
@@ -314,6 +317,7 @@ fn allowances_never_widen_from_hostile_names() {
     )
     .expect("config");
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("-C")
         .arg(&root)
         .args(["agent", "argv", "--json"])

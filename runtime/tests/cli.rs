@@ -85,6 +85,7 @@ fn config_errors_exit_2_with_file_line_and_key() {
     let other = dir.path().join("other.toml");
     std::fs::write(&other, "[executor]\nkind = \"gpt\"\n").expect("w");
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("-C")
         .arg(dir.path())
         .arg("--config")
@@ -128,6 +129,7 @@ fn missing_root_is_an_error() {
 #[test]
 fn version_and_help() {
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("--version")
         .output()
         .expect("runs");
@@ -136,6 +138,7 @@ fn version_and_help() {
         format!("speccoder {}\n", env!("CARGO_PKG_VERSION"))
     );
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("--help")
         .output()
         .expect("runs");
@@ -158,6 +161,7 @@ fn signals_stop_the_children() {
         )
         .expect("justfile");
         Command::new(env!("CARGO_BIN_EXE_speccoder"))
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
             .arg("-C")
             .arg(dir.path())
             .args(["recipe", "run", "stubborn"])

@@ -389,6 +389,7 @@ fn agent_run_stops_its_children_on_signals() {
         )
         .expect("config");
         Command::new(env!("CARGO_BIN_EXE_speccoder"))
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
             .arg("-C")
             .arg(dir.path())
             .args(["agent", "run", "--prompt-file", "prompt.md"])
@@ -409,6 +410,7 @@ fn recipe_run_with_its_reader_gone() {
     )
     .expect("justfile");
     let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("-C")
         .arg(dir.path())
         .args(["recipe", "run", "work"])

@@ -200,11 +200,13 @@ pub fn speccoder_with(
     env: &[(&str, &std::ffi::OsStr)],
 ) -> std::process::Output {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_speccoder"));
+    // Detection entries of test projects stay out of the user's own cache.
     command
         .arg("-C")
         .arg(dir)
         .args(args)
-        .env("PATH", path_var());
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", test_cache_dir());
     for (key, value) in env {
         command.env(key, value);
     }
@@ -263,4 +265,9 @@ pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
         .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
         .filter_map(|t| t["name"].as_str().map(str::to_owned))
         .collect()
+}
+
+/// The detection cache of the tests' `speccoder` runs, apart from the user's own.
+pub fn test_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("speccoder-test-cache")
 }
