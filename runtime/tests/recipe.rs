@@ -203,6 +203,14 @@ fn arguments_reach_the_task_on_every_runner() {
         &format!("bin/single -- {tail}"),
         &plain,
     );
+
+    // make reads the words after the target as its own: goals and variables, as written.
+    let root = fixtures.path("make-rules");
+    let recipe = detect(&root, &RecipeConfig::default());
+    let resolved = recipe.resolve("greet WHO='the world'").expect("resolves");
+    assert_eq!(resolved.command, "make greet WHO='the world'");
+    let out = sh(&resolved.command, &root, std::time::Duration::from_secs(60));
+    assert_eq!(out.stdout.text(), "ran greet the world\n");
 }
 
 /// A project whose justfile has one recipe per output shape (just passes a recipe's exit
