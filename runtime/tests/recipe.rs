@@ -364,3 +364,34 @@ fn short_output_leaves_no_file() {
     assert!(outputs.is_dir(), "the run used the private folder");
     assert_eq!(std::fs::read_dir(&outputs).expect("outputs").count(), 0);
 }
+
+/// Property: every example op the prompt gives ("as in `…`") resolves on that project.
+#[test]
+fn prompt_examples_resolve() {
+    require_tools(&["just", "task", "pnpm", "yarn", "bun"]);
+    let fixtures = Fixtures::copy();
+    let mut checked = 0;
+    for name in fixture_names() {
+        let recipe = detect(&fixtures.path(&name), &RecipeConfig::default());
+        let Some(prompt) = recipe.prompt() else {
+            continue;
+        };
+        for line in prompt.lines().filter(|l| l.contains("as in `")) {
+            let example = line
+                .split("as in `")
+                .nth(1)
+                .and_then(|rest| rest.split('`').next())
+                .expect("a closed example");
+            if example.starts_with('<') {
+                continue;
+            }
+            let resolved = recipe.resolve(example);
+            assert!(
+                resolved.is_ok(),
+                "{name}: example `{example}` does not resolve: {resolved:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} examples checked");
+}

@@ -75,16 +75,20 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         );
     }
     for runner in runners.iter().filter(|r| matches!(r.id, "cargo" | "task")) {
-        let example = runner
-            .tasks
-            .iter()
-            .find(|t| plain(t))
-            .map_or("<task>", |t| t.name.as_str());
+        let example = example_name(runners, runner, "<task>");
         let _ = writeln!(
             out,
             "- With `{}`, arguments for the program go after `--`, as in `{example} -- --verbose`; \
              words before `--` are options of {} itself.",
             runner.id, runner.id
+        );
+    }
+    if let Some(make) = runners.iter().find(|r| r.id == "make") {
+        let example = example_name(runners, make, "<target>");
+        let _ = writeln!(
+            out,
+            "- With `make`, words after the target are more targets or `NAME=value` settings \
+             for make, as in `{example} VERBOSE=1`."
         );
     }
     let _ = writeln!(
@@ -175,6 +179,22 @@ fn neutral(text: &str, max: usize) -> String {
     }
     let cut: String = squeezed.chars().take(max - 1).collect();
     format!("{}…", cut.trim_end())
+}
+
+/// A plain task name of `runner` to show in an example, with the runner id in front when
+/// another runner has the same name (the example must resolve as written).
+fn example_name(runners: &[&Runner], runner: &Runner, fallback: &str) -> String {
+    let Some(task) = runner.tasks.iter().find(|t| plain(t)) else {
+        return fallback.to_owned();
+    };
+    let shared = runners
+        .iter()
+        .any(|other| other.id != runner.id && other.tasks.iter().any(|t| t.name == task.name));
+    if shared {
+        format!("{}:{}", runner.id, task.name)
+    } else {
+        task.name.clone()
+    }
 }
 
 /// Whether a task's name is plain enough to serve as an example: short, and only letters,
