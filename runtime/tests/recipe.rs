@@ -395,3 +395,24 @@ fn prompt_examples_resolve() {
     }
     assert!(checked >= 20, "only {checked} examples checked");
 }
+
+#[test]
+fn kept_outputs_are_bounded() {
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut last = None;
+    for _ in 0..speccoder_runtime::recipe::MAX_KEPT_OUTPUTS + 3 {
+        let out = support::speccoder_with(
+            project.path(),
+            &["recipe", "run", "--json", "big"],
+            &[("TMPDIR", tmp.path().as_os_str())],
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        last = json["full_output"].as_str().map(std::path::PathBuf::from);
+    }
+    let kept = std::fs::read_dir(tmp.path().join("speccoder-outputs"))
+        .expect("dir")
+        .count();
+    assert_eq!(kept, speccoder_runtime::recipe::MAX_KEPT_OUTPUTS);
+    assert!(last.expect("a full output").exists(), "the newest is kept");
+}

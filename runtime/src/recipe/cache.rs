@@ -10,6 +10,9 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use speccoder_runners::{Detection, RUNNERS, Runner, TailRule, Task};
 
+/// How many projects' entries are kept; the least recently written go first.
+const MAX_ENTRIES: usize = 1000;
+
 /// Bumped whenever the entry format or what detection produces changes.
 const FORMAT: u32 = 1;
 
@@ -165,6 +168,8 @@ pub fn store(
     if std::io::Write::write_all(&mut file, &text).is_ok() {
         let _ = file.persist(entry_path(dir, root));
     }
+    // One entry per project: a bound keeps years of temporary projects from piling up.
+    super::prune::keep_newest(dir, MAX_ENTRIES);
 }
 
 fn save(detection: &Detection) -> CachedDetection {

@@ -5,6 +5,7 @@ mod list;
 mod op;
 mod process_probe;
 mod prompt;
+mod prune;
 mod resolve;
 mod run;
 
@@ -20,7 +21,9 @@ pub use op::Op;
 pub use process_probe::ProcessProbe;
 pub use prompt::{PromptLimits, prompt};
 pub use resolve::{ResolveError, Resolved, build_command, task_list};
-pub use run::{RunError, RunResult, RunSettings, TIMEOUT_RANGE, default_output_dir};
+pub use run::{
+    MAX_KEPT_OUTPUTS, RunError, RunResult, RunSettings, TIMEOUT_RANGE, default_output_dir,
+};
 
 use crate::config::RecipeConfig;
 use crate::process::CommandRunner;

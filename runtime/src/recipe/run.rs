@@ -9,6 +9,9 @@ use serde::Serialize;
 use super::resolve::{ResolveError, Resolved};
 use crate::process::{CaptureSpec, CommandRunner, Exit, RunRequest, SpawnError};
 
+/// How many full outputs are kept; the oldest go first.
+pub const MAX_KEPT_OUTPUTS: usize = 50;
+
 /// Allowed range of a run's timeout, in seconds.
 pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
 
@@ -170,6 +173,8 @@ pub fn run(
     let (output_text, full_output) = if captured.is_truncated() {
         let (file, path) = spill.keep().map_err(|e| RunError::OutputFile(e.error))?;
         drop(file);
+        // Full outputs are kept for reading after the run, not forever.
+        super::prune::keep_newest(&settings.output_dir, MAX_KEPT_OUTPUTS);
         let (head, tail) = captured.head_and_tail_text();
         let text = format!(
             "{}\n[... {} bytes left out; the full output ({} bytes) is in {} ...]\n{}",
