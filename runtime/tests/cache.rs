@@ -15,18 +15,7 @@ fn list(root: &Path, cache: &Path) -> Value {
 }
 
 fn list_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
-    let out = support::speccoder_with(
-        root,
-        &["recipe", "list", "--json", "--explain"],
-        &[("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
+    support::list_explained(root, path, cache)
 }
 
 /// Runs detection until it is served from the cache (the first run after files were

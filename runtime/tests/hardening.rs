@@ -20,14 +20,7 @@ fn speccoder(root: &Path, args: &[&str], path: &std::ffi::OsStr) -> Output {
 }
 
 fn list(root: &Path, path: &std::ffi::OsStr) -> Value {
-    let out = speccoder(root, &["recipe", "list", "--json", "--explain"], path);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
+    support::list_explained(root, path, &root.join(".cache-test"))
 }
 
 /// The reason of an absent or failed runner, or `detected`.

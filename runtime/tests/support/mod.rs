@@ -271,3 +271,20 @@ pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
 pub fn test_cache_dir() -> PathBuf {
     std::env::temp_dir().join("speccoder-test-cache")
 }
+
+/// `recipe list --json --explain` in `root` with `path` as PATH and `cache` as the cache
+/// folder; the command must succeed.
+pub fn list_explained(root: &Path, path: &std::ffi::OsStr, cache: &Path) -> serde_json::Value {
+    let out = speccoder_with(
+        root,
+        &["recipe", "list", "--json", "--explain"],
+        &[("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
