@@ -20,6 +20,7 @@ const RUNNABLE: &[&str] = &[
     "make-crlf",
     "make-gnumakefile",
     "make-nophony",
+    "make-project",
     "hostile",
     "make-rules",
     "pkg-bun",

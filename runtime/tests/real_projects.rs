@@ -1,0 +1,69 @@
+//! Shapes found in real projects that detection must get right: names that are not what
+//! they look like, and inputs sized to cost a lot.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{path_var, runner_json, task_names};
+
+fn list(root: &Path) -> Value {
+    support::list_explained(root, &path_var(), &root.join(".cache-test"))
+}
+
+/// The notes of runner `id` in an explained listing.
+fn notes(json: &Value, id: &str) -> Vec<String> {
+    runner_json(json, id)["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(|n| n.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn make_names_an_op_cannot_run_are_left_out_with_a_note() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut text = b"-C..:\n\t@echo parent\ncaf".to_vec();
+    text.extend_from_slice(b"\xe9:\n\t@echo latin1\nok:\n\t@echo ran ok\n");
+    std::fs::write(dir.path().join("Makefile"), text).expect("write");
+    let json = list(dir.path());
+    assert_eq!(task_names(&json, "make"), ["ok"]);
+    assert_eq!(
+        notes(&json, "make"),
+        [
+            "target `-C..` is left out: make would read its name as an option",
+            "target \"caf\u{fffd}\" is left out: its name is not valid UTF-8, so an op cannot \
+             name it",
+        ]
+    );
+}
+
+#[test]
+fn make_include_chains_share_one_byte_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Forty files of 2 MiB each: each is under the per-file cap, together they pass the
+    // 64 MiB budget, so the last ones are not read.
+    let filler = format!("# {}\n", "x".repeat(2 << 20));
+    let mut main = String::from("all:\n\t@true\n");
+    for i in 0..40 {
+        std::fs::write(
+            dir.path().join(format!("part{i:02}.mk")),
+            format!("{filler}t{i:02}:\n\t@true\n"),
+        )
+        .expect("write");
+    }
+    main.push_str("include part*.mk\n");
+    std::fs::write(dir.path().join("Makefile"), main).expect("write");
+    let json = list(dir.path());
+    let names = task_names(&json, "make");
+    assert!(names.len() > 20 && names.len() < 41, "{names:?}");
+    let notes = notes(&json, "make");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.ends_with("the makefiles together would pass 64 MiB; not read")),
+        "{notes:?}"
+    );
+}
