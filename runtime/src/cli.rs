@@ -7,7 +7,9 @@ use clap::{Args, Parser, Subcommand};
 
 use speccoder_runners::quote;
 
-use crate::agent::{Allowances, Attempt, Bundle, Placement, agent_argv, allowances, build_prompt};
+use crate::agent::{
+    Allowances, Attempt, Bundle, ClaudePermissions, Placement, agent_argv, allowances, build_prompt,
+};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
 use crate::recipe::{Recipe, list_json, list_text};
@@ -166,7 +168,18 @@ impl Project {
                 root.display()
             ));
         }
-        let config_path = cli.config.clone().unwrap_or_else(|| root.join(CONFIG_FILE));
+        let config_path = match &cli.config {
+            // Given explicitly, the file must be there: falling back to the defaults would
+            // quietly run with other settings than the ones asked for.
+            Some(path) => {
+                let path = root.join(path);
+                if let Err(err) = std::fs::metadata(&path) {
+                    return Err(format!("--config {}: {err}", path.display()));
+                }
+                path
+            }
+            None => root.join(CONFIG_FILE),
+        };
         let config = Config::load(&config_path).map_err(|err| err.to_string())?;
         Ok(Self { root, config })
     }
@@ -174,6 +187,11 @@ impl Project {
     /// `path` read from the root when it is relative, as if the command had started there.
     fn path(&self, path: &Path) -> PathBuf {
         self.root.join(path)
+    }
+
+    /// The worktree given, read from the root when relative; the root when none is given.
+    fn worktree(&self, given: Option<&Path>) -> PathBuf {
+        given.map_or_else(|| self.root.clone(), |p| self.path(p))
     }
 
     /// The configured external agent, or the reason there is none.
@@ -281,36 +299,51 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
         }
         Command::Agent(AgentCommand::Argv(args)) => {
             let executor = project.executor()?;
-            let worktree = args
-                .worktree
-                .as_deref()
-                .map_or_else(|| project.root.clone(), |p| project.path(p));
+            let worktree = project.worktree(args.worktree.as_deref());
             let withheld = args.withheld.as_deref().map(|p| project.path(p));
-            let rules = project.claude_rules(executor);
+            let settings = match executor.kind {
+                ExecutorKind::Claude => Some(
+                    ClaudePermissions::new(&project.claude_rules(executor), withheld.as_deref())?
+                        .settings_json(),
+                ),
+                ExecutorKind::Codex | ExecutorKind::Command => None,
+            };
             let argv = agent_argv(
                 executor,
-                &rules,
                 Placement {
                     worktree: &worktree,
                     last_message: Path::new("<last-message-file>"),
-                    withheld: withheld.as_deref(),
+                    settings: Path::new("<settings-file>"),
                 },
             );
             if args.json {
-                print_json(&serde_json::json!({ "argv": argv }));
+                let mut json = serde_json::json!({ "argv": argv });
+                if let Some(settings) = &settings {
+                    json["settings"] = settings.clone();
+                }
+                print_json(&json);
             } else {
                 let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
-                print_text(&format!("{}\n", words.join(" ")));
+                let mut text = format!("{}\n", words.join(" "));
+                if let Some(settings) = &settings {
+                    let pretty = serde_json::to_string_pretty(settings)
+                        .map_err(|err| format!("cannot print the settings: {err}"))?;
+                    text.push_str(&format!("\n<settings-file>:\n{pretty}\n"));
+                }
+                print_text(&text);
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Agent(AgentCommand::Run(args)) => {
             let executor = project.executor()?;
             let prompt = match (&args.prompt_file, &args.bundle) {
+                (Some(_), _) if args.digest.is_some() => {
+                    return Err("--digest needs --bundle".into());
+                }
                 (Some(file), _) => read_text(&project.path(file))?,
                 (None, Some(bundle)) => {
-                    let bundle: Bundle = read_json(&project.path(bundle))?;
-                    let digest: Option<serde_json::Value> = args
+                    let bundle = read_bundle(&project.path(bundle))?;
+                    let digest = args
                         .digest
                         .as_deref()
                         .map(|d| read_json(&project.path(d)))
@@ -319,16 +352,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 }
                 (None, None) => return Err("give --prompt-file or --bundle".into()),
             };
-            let worktree = args
-                .worktree
-                .clone()
-                .unwrap_or_else(|| project.root.clone());
+            let worktree = project.worktree(args.worktree.as_deref());
+            let withheld = args.withheld.as_deref().map(|p| project.path(p));
             let rules = project.claude_rules(executor);
             let outcome = Attempt {
                 executor,
                 claude_rules: &rules,
                 worktree: &worktree,
-                withheld: args.withheld.as_deref(),
+                withheld: withheld.as_deref(),
                 prompt: &prompt,
             }
             .run(&LocalRunner::default());
@@ -342,28 +373,35 @@ fn read_text(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+fn read_json(path: &Path) -> Result<serde_json::Value, String> {
     serde_json::from_str(&read_text(path)?).map_err(|err| format!("{}: {err}", path.display()))
+}
+
+/// A task bundle, read leniently: any JSON object is a bundle.
+fn read_bundle(path: &Path) -> Result<Bundle, String> {
+    Bundle::from_json(&read_json(path)?).map_err(|err| format!("{}: {err}", path.display()))
 }
 
 /// `speccoder allow` as text: each allowed command with its rule, then what was dropped.
 fn allowances_text(allowances: &Allowances) -> String {
     let mut out = String::new();
-    let commands: Vec<String> = allowances
-        .allow
-        .iter()
-        .map(|argv| argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "))
+    let entries: Vec<(String, String)> = allowances
+        .entries()
+        .map(|(argv, rules)| {
+            let command = argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+            (command, rules.join(" "))
+        })
         .collect();
     // Aligned, but a very long command does not push every rule to the right.
-    let width = commands
+    let width = entries
         .iter()
-        .map(|c| c.chars().count())
+        .map(|(c, _)| c.chars().count())
         .filter(|&n| n <= 48)
         .max()
         .unwrap_or(0);
-    out.push_str(&format!("Allowed commands ({}):\n", commands.len()));
-    for (command, rule) in commands.iter().zip(&allowances.claude_rules) {
-        out.push_str(&format!("  {command:<width$}  {rule}\n"));
+    out.push_str(&format!("Allowed commands ({}):\n", entries.len()));
+    for (command, rules) in &entries {
+        out.push_str(&format!("  {command:<width$}  {rules}\n"));
     }
     if !allowances.dropped.is_empty() {
         out.push_str(&format!(

@@ -647,6 +647,11 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             error("[recipe]\ntimeout_secs = -5\n"),
             "2:16: [recipe] timeout_secs: -5 is out of range (1..=3600)"
         );
+        // The seed takes any positive number; one day is the bound here, and the error says it.
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\ntimeout_secs = 90000\n"),
+            "3:16: [executor]: timeout_secs: 90000 is out of range (1..=86400)"
+        );
         assert_eq!(
             error("[recipe]\nenabled = 1\n"),
             "2:11: [recipe] enabled: expected true or false, found integer"

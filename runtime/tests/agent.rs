@@ -325,9 +325,14 @@ fn allowances_never_widen_from_hostile_names() {
         .output()
         .expect("runs");
     let argv: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let tools = argv["argv"][7].as_str().expect("tools");
+    let allow: Vec<&str> = argv["settings"]["permissions"]["allow"]
+        .as_array()
+        .expect("allow")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     assert_eq!(
-        tools,
+        allow.join(","),
         format!("Read,Edit,Write,MultiEdit,Glob,Grep,LS,{}", rules.join(","))
     );
 }
@@ -440,4 +445,282 @@ fn real_codex_accepts_the_argv() {
         !stderr.contains("unexpected argument") && !stderr.contains("Usage:"),
         "{stderr}"
     );
+}
+
+/// PATH with the Claude stand-in of fixtures/agents/fake-claude first.
+fn fake_claude_path() -> std::ffi::OsString {
+    let mut paths = vec![fixtures_dir().join("agents/fake-claude")];
+    paths.extend(std::env::split_paths(&path_var()));
+    std::env::join_paths(paths).expect("PATH")
+}
+
+/// What the Claude stand-in reported about its start.
+fn fake_claude_report(outcome: &Value) -> Value {
+    let summary = outcome["report"]["summary"]
+        .as_str()
+        .unwrap_or_else(|| panic!("completed: {outcome}"));
+    serde_json::from_str(summary).expect("the stand-in's report")
+}
+
+#[test]
+fn claude_gets_its_rules_in_a_private_settings_file() {
+    let project = Project::new(
+        "[executor]\nkind = \"claude\"\nmodel = \"sonnet\"\n\n[commands]\nallow = [[\"cargo\", \"test\"]]\n",
+    );
+    std::fs::create_dir(project.root().join("held")).expect("held");
+    let root = project.root().canonicalize().expect("root");
+    // Relative paths are read from -C, not from where speccoder was started.
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .current_dir(elsewhere.path())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .env("PATH", fake_claude_path())
+        .arg("-C")
+        .arg(project.root())
+        .args([
+            "agent",
+            "run",
+            "--bundle",
+            "bundle.json",
+            "--worktree",
+            "worktree",
+            "--withheld",
+            "held",
+        ])
+        .output()
+        .expect("runs");
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!("not JSON: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let report = fake_claude_report(&outcome);
+    assert_eq!(report["cwd"], root.join("worktree").display().to_string());
+    let settings = report["settings_path"].as_str().expect("a settings file");
+    assert_eq!(
+        report["args"],
+        json!([
+            "-p",
+            "--output-format",
+            "json",
+            "--permission-mode",
+            "acceptEdits",
+            "--settings",
+            settings,
+            "--model",
+            "sonnet"
+        ])
+    );
+    assert_eq!(
+        report["deny"],
+        json!([
+            "WebFetch",
+            "WebSearch",
+            format!("Read(/{}/**)", root.join("held").display())
+        ])
+    );
+    assert_eq!(
+        report["allow_head"],
+        json!([
+            "Read",
+            "Edit",
+            "Write",
+            "MultiEdit",
+            "Glob",
+            "Grep",
+            "LS",
+            "Bash(cargo test)"
+        ])
+    );
+    // Only the owner can read the prompt and the rules, and both are gone afterwards.
+    assert_eq!(
+        (
+            &report["prompt_mode"],
+            &report["folder_mode"],
+            &report["settings_mode"]
+        ),
+        (&json!("600"), &json!("700"), &json!("600"))
+    );
+    assert!(!Path::new(settings).exists(), "{settings} was left behind");
+    assert!(!Path::new(settings).parent().expect("folder").exists());
+}
+
+#[test]
+fn thousands_of_tasks_fit_in_the_settings_file() {
+    require_tools(&["make"]);
+    let project = Project::new("[executor]\nkind = \"claude\"\n");
+    let makefile: String = (0..6000)
+        .map(|i| format!("target-with-a-long-name-{i:05}:\n\t@echo {i}\n"))
+        .collect();
+    std::fs::write(project.root().join("Makefile"), makefile).expect("Makefile");
+    let out = project.speccoder(
+        &["agent", "run", "--bundle", "bundle.json"],
+        &[("PATH", Path::new(&fake_claude_path()))],
+    );
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let report = fake_claude_report(&outcome);
+    assert_eq!(report["allow_count"], 7 + 6000, "{report}");
+    // make reads options anywhere on its line: its tasks are allowed exactly.
+    assert_eq!(
+        report["allow_head"][7],
+        "Bash(make target-with-a-long-name-00000)"
+    );
+}
+
+#[test]
+fn real_claude_reads_the_settings_file() {
+    require_tools(&["claude"]);
+    let project = Project::new(
+        "[executor]\nkind = \"claude\"\n\n[commands]\nallow = [[\"cargo\", \"test\"]]\n",
+    );
+    let out = project.speccoder(&["agent", "argv", "--json", "--withheld", "held"], &[]);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let settings = project.root().join("settings.json");
+    std::fs::write(&settings, json["settings"].to_string()).expect("settings");
+    let debug = project.root().join("debug.txt");
+    let mut argv: Vec<String> = json["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .map(|w| {
+            if w == "<settings-file>" {
+                settings.display().to_string()
+            } else {
+                w.to_owned()
+            }
+        })
+        .collect();
+    argv.push("--debug-file".into());
+    argv.push(debug.display().to_string());
+    let home = tempfile::tempdir().expect("home");
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(project.worktree())
+        .env("PATH", path_var())
+        .envs(no_credentials(home.path()))
+        .stdin(std::fs::File::open(project.root().join("bundle.json")).expect("stdin"))
+        .output()
+        .expect("claude starts");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Not logged in"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Claude's own log says which rules it took from the file.
+    let log = std::fs::read_to_string(&debug).expect("debug log");
+    assert!(
+        log.contains(
+            "Adding 8 allow rule(s) to destination 'flagSettings': [\"Read\",\"Edit\",\"Write\",\
+             \"MultiEdit\",\"Glob\",\"Grep\",\"LS\",\"Bash(cargo test)\"]"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            "Adding 3 deny rule(s) to destination 'flagSettings': [\"WebFetch\",\"WebSearch\",\
+             \"Read(/{}/**)\"]",
+            project.root().join("held").display()
+        )),
+        "{log}"
+    );
+}
+
+#[test]
+fn an_agent_that_exits_127_is_not_a_start_failure() {
+    let project = Project::new(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat >/dev/null; echo 'lookup failed' >&2; exit 127\"]\n",
+    );
+    let (code, outcome) = project.run(&[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(outcome["reason"], "the agent exited 127: lookup failed");
+    // A program that is not executable cannot start at all.
+    let script = project.root().join("not-executable");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").expect("script");
+    std::fs::write(
+        project.root().join("speccoder.toml"),
+        format!(
+            "[executor]\nkind = \"command\"\nargv = [\"{}\"]\n",
+            script.display()
+        ),
+    )
+    .expect("config");
+    let (_, outcome) = project.run(&[]);
+    assert_eq!(
+        outcome["reason"],
+        format!(
+            "the agent could not be started: cannot start `{}`: Permission denied (os error 13)",
+            script.display()
+        )
+    );
+}
+
+#[test]
+fn bundles_digests_and_configs_as_the_seed_reads_them() {
+    let project = Project::new("[executor]\nkind = \"command\"\nargv = [\"cat\"]\n");
+    let write = |name: &str, text: &str| {
+        std::fs::write(project.root().join(name), text).expect("write");
+    };
+    let prompt_of = |args: &[&str]| -> String {
+        let out = project.speccoder(args, &[]);
+        let outcome: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!("{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        outcome["report"]["summary"]
+            .as_str()
+            .expect("the prompt came back")
+            .to_owned()
+    };
+    // Fields of the wrong type are empty text, as in the seed.
+    write(
+        "lenient.json",
+        r#"{"task": {"id": 12, "title": "Add"}, "story": null, "plan": "Do it."}"#,
+    );
+    let prompt = prompt_of(&["agent", "run", "--bundle", "lenient.json"]);
+    assert!(prompt.contains("# Task : Add\n"), "{prompt}");
+    assert!(prompt.contains("Do it."), "{prompt}");
+    // A digest of `null` says nothing failed before.
+    write("null.json", "null");
+    let prompt = prompt_of(&[
+        "agent",
+        "run",
+        "--bundle",
+        "lenient.json",
+        "--digest",
+        "null.json",
+    ]);
+    assert!(!prompt.contains("Previous attempt"), "{prompt}");
+
+    let error = |args: &[&str]| {
+        let out = project.speccoder(args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        String::from_utf8_lossy(&out.stderr)
+            .replace(&project.root().display().to_string(), "<root>")
+    };
+    write("array.json", "[1, 2]");
+    write("broken.json", "{\"task\": ");
+    write("prompt.md", "do it");
+    let missing = tempfile::tempdir().expect("dir").path().join("none.toml");
+    let texts = [
+        error(&["agent", "run", "--bundle", "array.json"]),
+        error(&["agent", "run", "--bundle", "broken.json"]),
+        error(&[
+            "agent",
+            "run",
+            "--prompt-file",
+            "prompt.md",
+            "--digest",
+            "null.json",
+        ]),
+        error(&["--config", "nowhere.toml", "agent", "argv"]),
+        error(&[
+            "--config",
+            missing.to_str().expect("utf-8"),
+            "agent",
+            "run",
+            "--bundle",
+            "lenient.json",
+        ])
+        .replace(&missing.display().to_string(), "<missing>"),
+    ];
+    snapshots("agent").bind(|| insta::assert_snapshot!("input_errors", texts.join("")));
 }

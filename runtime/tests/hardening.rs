@@ -366,7 +366,15 @@ fn malformed_configuration_is_one_clear_error() {
 fn agent_run_stops_its_children_on_signals() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("prompt.md"), "do it").expect("prompt");
+    // The prompt's folder goes to this TMPDIR: it must be empty again after each signal.
+    let tmp = tempfile::tempdir().expect("TMPDIR");
     support::assert_signals_stop_children(|marker| {
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("TMPDIR")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert_eq!(left, Vec::<std::path::PathBuf>::new(), "left behind");
         let agent = dir.path().join("agent.sh");
         std::fs::write(
             &agent,
@@ -386,10 +394,17 @@ fn agent_run_stops_its_children_on_signals() {
             .arg("-C")
             .arg(dir.path())
             .args(["agent", "run", "--prompt-file", "prompt.md"])
+            .env("TMPDIR", tmp.path())
             .stdout(Stdio::null())
             .spawn()
             .expect("starts")
     });
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("TMPDIR")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(left, Vec::<std::path::PathBuf>::new(), "left behind");
 }
 
 #[test]

@@ -1,8 +1,12 @@
 //! The commands an agent is allowed to run: `[commands] allow` and the detected tasks, and
 //! the Claude Code permission rules built from them.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use speccoder_runners::quote;
+
+use super::rule::{check_rule, is_control};
 
 /// One command that is not turned into a rule, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -18,54 +22,82 @@ pub struct Dropped {
 pub struct Allowances {
     /// Each allowed command as an argv.
     pub allow: Vec<Vec<String>>,
-    /// The Claude Code rule of each allowed command that could have one.
+    /// The Claude Code rules of the allowed commands, each once, in order.
     pub claude_rules: Vec<String>,
     /// Commands that could not safely become rules.
     pub dropped: Vec<Dropped>,
+    /// The rules of each entry of `allow`, in the same order.
+    #[serde(skip)]
+    rules_of: Vec<Vec<String>>,
+    /// The entries of `allow` and `claude_rules`, for a constant-time duplicate check: with
+    /// 40,000 tasks a search of the lists took seconds.
+    #[serde(skip)]
+    seen_argv: HashSet<Vec<String>>,
+    #[serde(skip)]
+    seen_rules: HashSet<String>,
 }
 
-/// Whether an allowance is the exact command or also admits trailing arguments.
+/// Which arguments an allowance admits after its command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Match {
-    /// Only this command (`[commands] allow`).
+    /// Only this command (`[commands] allow`, and tasks of runners that read their own
+    /// options anywhere on the line, such as make).
     Exact,
-    /// This command with any arguments after it (a task).
+    /// This command with any words after it: for runners that hand every word after the
+    /// task's name to the task (just, pnpm, yarn, bun).
     WithArguments,
+    /// This command alone, or followed by `--` and any words: for runners that read their
+    /// own options up to `--` and hand everything after it to the task (npm, go-task,
+    /// cargo).
+    AfterDashDash,
 }
 
 impl Allowances {
-    /// Adds an allowance and its rule, unless the rule could not be built safely.
+    /// Adds an allowance and its rules, unless a rule could not be built safely.
     pub fn push(&mut self, argv: Vec<String>, how: Match) {
-        let command = argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
-        if self.allow.contains(&argv) {
+        if self.seen_argv.contains(&argv) {
             return;
         }
-        match rule(&command, how) {
-            Ok(rule) => {
-                self.allow.push(argv);
-                if !self.claude_rules.contains(&rule) {
-                    self.claude_rules.push(rule);
+        let command = argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+        match rules(&command, how) {
+            Ok(rules) => {
+                for rule in &rules {
+                    if self.seen_rules.insert(rule.clone()) {
+                        self.claude_rules.push(rule.clone());
+                    }
                 }
+                self.seen_argv.insert(argv.clone());
+                self.allow.push(argv);
+                self.rules_of.push(rules);
             }
             Err(reason) => self.dropped.push(Dropped { command, reason }),
         }
     }
+
+    /// Each allowed command with its rules.
+    pub fn entries(&self) -> impl Iterator<Item = (&[String], &[String])> {
+        self.allow
+            .iter()
+            .zip(&self.rules_of)
+            .map(|(argv, rules)| (argv.as_slice(), rules.as_slice()))
+    }
 }
 
-/// The Claude Code rule for `command`: `Bash(<command>)` for an exact command, and the
-/// documented prefix form `Bash(<command> *)` for one that takes arguments. A command with a
-/// character that could change the meaning of the comma-separated rule list never becomes a
-/// rule: `,` separates rules, `(` `)` delimit one, `*` is a wildcard, and line breaks or
-/// other control characters could end the argument.
-fn rule(command: &str, how: Match) -> Result<String, String> {
+/// The Claude Code rules for `command`: `Bash(<command>)` for an exact command, the
+/// documented prefix form `Bash(<command> *)` for one that takes any words after it, and
+/// both `Bash(<command>)` and `Bash(<command> -- *)` for one that takes words after `--`.
+/// A command with a character that could change the meaning of a rule never becomes one:
+/// `,` separates rules on a command line, `(` `)` delimit one, `*` is a wildcard, and line
+/// breaks or other control characters (U+2028 and U+2029 too) could end the argument.
+fn rules(command: &str, how: Match) -> Result<Vec<String>, String> {
     if command.trim().is_empty() {
         return Err("it is empty".into());
     }
     if let Some(c) = command
         .chars()
-        .find(|c| matches!(c, ',' | '(' | ')' | '*') || c.is_control())
+        .find(|&c| matches!(c, ',' | '(' | ')' | '*') || is_control(c))
     {
-        let shown = if c.is_control() {
+        let shown = if is_control(c) {
             format!("the control character {:?}", c)
         } else {
             format!("`{c}`")
@@ -74,10 +106,15 @@ fn rule(command: &str, how: Match) -> Result<String, String> {
             "it holds {shown}, which could change what the rule list allows"
         ));
     }
-    Ok(match how {
-        Match::Exact => format!("Bash({command})"),
-        Match::WithArguments => format!("Bash({command} *)"),
-    })
+    let rules = match how {
+        Match::Exact => vec![format!("Bash({command})")],
+        Match::WithArguments => vec![format!("Bash({command} *)")],
+        Match::AfterDashDash => vec![format!("Bash({command})"), format!("Bash({command} -- *)")],
+    };
+    for rule in &rules {
+        check_rule(rule)?;
+    }
+    Ok(rules)
 }
 
 #[cfg(test)]
@@ -100,11 +137,31 @@ mod tests {
         );
         a.push(argv(&["npm", "run", "*"]), Match::WithArguments);
         a.push(argv(&["npm", "run", "a\nb"]), Match::WithArguments);
+        a.push(argv(&["just", "a\u{2028}b"]), Match::WithArguments);
+        a.push(argv(&["task", "lint"]), Match::AfterDashDash);
         a.push(argv(&["cargo", "test"]), Match::Exact);
-        assert_eq!(a.claude_rules, ["Bash(cargo test)", "Bash(npm run test *)"]);
+        assert_eq!(
+            a.claude_rules,
+            [
+                "Bash(cargo test)",
+                "Bash(npm run test *)",
+                "Bash(task lint)",
+                "Bash(task lint -- *)"
+            ]
+        );
         assert_eq!(
             a.allow,
-            [argv(&["cargo", "test"]), argv(&["npm", "run", "test"])]
+            [
+                argv(&["cargo", "test"]),
+                argv(&["npm", "run", "test"]),
+                argv(&["task", "lint"])
+            ]
+        );
+        assert_eq!(
+            a.entries()
+                .map(|(_, rules)| rules.len())
+                .collect::<Vec<_>>(),
+            [1, 1, 2]
         );
         let reasons: Vec<&str> = a.dropped.iter().map(|d| d.reason.as_str()).collect();
         assert_eq!(
@@ -114,6 +171,7 @@ mod tests {
                 "it holds `)`, which could change what the rule list allows",
                 "it holds `*`, which could change what the rule list allows",
                 "it holds the control character '\\n', which could change what the rule list allows",
+                "it holds the control character '\\u{2028}', which could change what the rule list allows",
             ]
         );
         assert_eq!(a.dropped[0].command, "npm run 'x,Bash(rm'");

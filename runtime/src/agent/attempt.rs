@@ -1,15 +1,19 @@
 //! One attempt by an external agent: prompt file, start in the worktree, deadline, cleanup.
 
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use speccoder_runners::single_quote;
 
-use super::argv::{Placement, agent_argv};
+use super::argv::{ClaudePermissions, Placement, agent_argv};
 use super::outcome::{Finished, Outcome, failed, interpret};
-use crate::config::ExternalExecutor;
-use crate::process::{CaptureSpec, CommandRunner, Exit, OutputMode, RunRequest};
+use crate::config::{ExecutorKind, ExternalExecutor};
+use crate::process::{
+    CaptureSpec, CommandRunner, Exit, OutputMode, RemoveOnSignal, RunRequest, StartMode,
+};
 
 /// What one attempt needs.
 #[derive(Debug, Clone, Copy)]
@@ -54,39 +58,52 @@ impl Attempt<'_> {
                 format!("the agent could not be started: {why}"),
             )
         };
-        // A private folder (mode 0700) for the prompt and Codex's last message; removed
-        // when `dir` is dropped.
+        // A private folder (mode 0700) for the prompt, Claude's settings and Codex's last
+        // message; removed when `dir` is dropped, or by the signal thread if this process is
+        // told to stop first.
         let dir = match tempfile::Builder::new()
             .prefix("speccoder-agent-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
         {
             Ok(dir) => dir,
             Err(err) => return cannot_start(format!("cannot create a temporary folder: {err}")),
         };
+        let _remove_on_signal = RemoveOnSignal::new(dir.path());
         let prompt_file = dir.path().join("prompt.md");
         let last_message = dir.path().join("last-message.txt");
-        if let Err(err) = std::fs::write(&prompt_file, self.prompt) {
+        let settings = dir.path().join("settings.json");
+        if let Err(err) = write_private(&prompt_file, self.prompt.as_bytes()) {
             return cannot_start(format!("cannot write the prompt file: {err}"));
+        }
+        if self.executor.kind == ExecutorKind::Claude {
+            let permissions = match ClaudePermissions::new(self.claude_rules, self.withheld) {
+                Ok(permissions) => permissions,
+                Err(err) => return cannot_start(err),
+            };
+            let json = permissions.settings_json().to_string();
+            if let Err(err) = write_private(&settings, json.as_bytes()) {
+                return cannot_start(format!("cannot write the settings file: {err}"));
+            }
         }
         let argv = agent_argv(
             self.executor,
-            self.claude_rules,
             Placement {
                 worktree: self.worktree,
                 last_message: &last_message,
-                withheld: self.withheld,
+                settings: &settings,
             },
         );
         // The prompt arrives on stdin: Claude's --allowedTools takes several values, so a
-        // prompt cannot follow it, and Codex waits forever on an open stdin.
+        // prompt cannot follow it, and Codex waits forever on an open stdin. The program is
+        // started directly, never through a shell, so a program that cannot start is told
+        // apart from one that runs and exits 127.
         let words: Vec<String> = argv.iter().map(|w| single_quote(w)).collect();
-        let command = format!(
-            "exec {} < {}",
-            words.join(" "),
-            single_quote(&prompt_file.display().to_string())
-        );
+        let command = words.join(" ");
         let timeout = Duration::from_secs(self.executor.timeout_secs);
         let mut request = RunRequest::new(command, self.worktree, timeout);
+        request.stdin = Some(prompt_file.clone());
+        request.start = StartMode::DirectOnly;
         request.mode = OutputMode::Split;
         request.grace = grace(timeout);
         request.stdout = CaptureSpec {
@@ -118,15 +135,6 @@ impl Attempt<'_> {
             Exit::Code(code) => Some(code),
             Exit::Signal(_) => None,
         };
-        // `exec` of a program that is not there: the shell says so and exits 127.
-        if exit_code == Some(127) && stdout.trim().is_empty() {
-            let why = stderr
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("not found");
-            return cannot_start(why.trim().to_owned());
-        }
         let finished = Finished {
             kind: self.executor.kind,
             exit_code,
@@ -136,6 +144,16 @@ impl Attempt<'_> {
         };
         interpret(run_id, &finished)
     }
+}
+
+/// Writes a new file only its owner can read (0600).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)
 }
 
 #[cfg(test)]

@@ -99,7 +99,20 @@ pub struct Finished {
 
 /// Interprets a finished attempt: exit code, then `BLOCKED:`, then `FAILED:`, else completed.
 pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
-    let (message, usage) = message_and_usage(finished);
+    let (message, usage) = match message_and_usage(finished) {
+        Ok(read) => read,
+        // Exit 0 with output that is not Claude's JSON: nothing says the task was done.
+        Err(why) if finished.exit_code == Some(0) => {
+            return failed(
+                run_id,
+                first_chars(
+                    &format!("the agent's output was not valid JSON: {why}"),
+                    REASON_CHARS,
+                ),
+            );
+        }
+        Err(_) => (finished.stdout.clone(), None),
+    };
     let message = message.trim();
     let summary = first_chars(message, SUMMARY_CHARS);
     let outcome = |status, report, reason| Outcome {
@@ -125,6 +138,15 @@ pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
         );
         return outcome(Status::Failed, None, Some(reason));
     }
+    // A blank message with a verdict on stderr's last line: an agent that says it could not
+    // do the task must not pass as completed with an empty summary.
+    let stderr_verdict = (message.is_empty() && finished.kind != ExecutorKind::Claude)
+        .then(|| last_lines(&finished.stderr, 1))
+        .filter(|line| line.starts_with("BLOCKED:") || line.starts_with("FAILED:"));
+    let (message, summary) = match &stderr_verdict {
+        Some(line) => (line.as_str(), first_chars(line, SUMMARY_CHARS)),
+        None => (message, summary),
+    };
     if let Some(rest) = message.strip_prefix("BLOCKED:") {
         return outcome(Status::Blocked, None, Some(rest.trim().to_owned()));
     }
@@ -153,9 +175,11 @@ pub fn failed(run_id: String, reason: String) -> Outcome {
     }
 }
 
-fn message_and_usage(finished: &Finished) -> (String, Option<Usage>) {
-    match finished.kind {
-        ExecutorKind::Claude => claude_message(&finished.stdout),
+/// The agent's final message and usage; for Claude, an error when its stdout is not its
+/// JSON result.
+fn message_and_usage(finished: &Finished) -> Result<(String, Option<Usage>), String> {
+    Ok(match finished.kind {
+        ExecutorKind::Claude => claude_message(&finished.stdout)?,
         ExecutorKind::Codex => (
             finished
                 .last_message
@@ -165,15 +189,25 @@ fn message_and_usage(finished: &Finished) -> (String, Option<Usage>) {
             None,
         ),
         ExecutorKind::Command => (finished.stdout.clone(), None),
-    }
+    })
 }
 
-/// Claude's `--output-format json` result: the message and usage; stdout that is not a JSON
-/// object is the message itself. `subtype` is never read: Claude says "success" even when
-/// `is_error` is true.
-fn claude_message(stdout: &str) -> (String, Option<Usage>) {
-    let Ok(Value::Object(result)) = serde_json::from_str::<Value>(stdout.trim()) else {
-        return (stdout.to_owned(), None);
+/// Claude's `--output-format json` result: the message and usage, or why stdout is not that
+/// JSON object (the parser's error and the start of stdout). `subtype` is never read: Claude
+/// says "success" even when `is_error` is true.
+fn claude_message(stdout: &str) -> Result<(String, Option<Usage>), String> {
+    let start = || {
+        let start = first_chars(stdout.trim(), 200);
+        if start.is_empty() {
+            "(no output)".to_owned()
+        } else {
+            format!("{start:?}")
+        }
+    };
+    let result = match serde_json::from_str::<Value>(stdout.trim()) {
+        Ok(Value::Object(result)) => result,
+        Ok(_) => return Err(format!("not a JSON object: {}", start())),
+        Err(err) => return Err(format!("{err}: {}", start())),
     };
     let text = result
         .get("result")
@@ -209,7 +243,7 @@ fn claude_message(stdout: &str) -> (String, Option<Usage>) {
         cache_write_tokens: cache_write,
         cost_usd: result.get("total_cost_usd").and_then(Value::as_f64),
     };
-    (message, Some(usage))
+    Ok((message, Some(usage)))
 }
 
 fn first_chars(text: &str, n: usize) -> String {
@@ -306,7 +340,72 @@ mod tests {
             Some("FAILED: the agent reported an error")
         );
         let out = outcome(&finished(ExecutorKind::Claude, Some(0), "plain words", ""));
-        assert_eq!((out.status, out.usage), (Status::Completed, None));
+        assert_eq!(
+            (out.status, out.reason.as_deref(), out.usage),
+            (
+                Status::Failed,
+                Some(
+                    "the agent's output was not valid JSON: expected value at line 1 column 1: \
+                     \"plain words\""
+                ),
+                None
+            )
+        );
+        let out = outcome(&finished(ExecutorKind::Claude, Some(0), " \n", ""));
+        assert_eq!(
+            out.reason.as_deref(),
+            Some(
+                "the agent's output was not valid JSON: EOF while parsing a value at line 1 \
+                 column 0: (no output)"
+            )
+        );
+        let out = outcome(&finished(ExecutorKind::Claude, Some(0), "[1]", ""));
+        assert_eq!(
+            out.reason.as_deref(),
+            Some("the agent's output was not valid JSON: not a JSON object: \"[1]\"")
+        );
+        // A failing exit keeps its own reason, with stdout as the message.
+        let out = outcome(&finished(ExecutorKind::Claude, Some(2), "boom", ""));
+        assert_eq!(out.reason.as_deref(), Some("the agent exited 2: boom"));
+    }
+
+    #[test]
+    fn a_verdict_on_stderr_counts_when_stdout_is_blank() {
+        let out = outcome(&finished(
+            ExecutorKind::Command,
+            Some(0),
+            " \n",
+            "working\nBLOCKED: the spec contradicts itself\n\n",
+        ));
+        assert_eq!(
+            (out.status, out.reason.as_deref()),
+            (Status::Blocked, Some("the spec contradicts itself"))
+        );
+        let out = outcome(&finished(
+            ExecutorKind::Codex,
+            Some(0),
+            "",
+            "FAILED: no key\n",
+        ));
+        assert_eq!(
+            (out.status, out.reason.as_deref()),
+            (Status::Failed, Some("FAILED: no key"))
+        );
+        // Only the last line, and only when stdout says nothing.
+        let out = outcome(&finished(
+            ExecutorKind::Command,
+            Some(0),
+            "",
+            "BLOCKED: x\ndone\n",
+        ));
+        assert_eq!(out.status, Status::Completed);
+        let out = outcome(&finished(
+            ExecutorKind::Command,
+            Some(0),
+            "Did it.",
+            "BLOCKED: x",
+        ));
+        assert_eq!(out.status, Status::Completed);
     }
 
     #[test]

@@ -33,8 +33,55 @@ pub struct BundleTask {
     pub phase: String,
 }
 
+impl Bundle {
+    /// A bundle read as the seed reads one: `json` must be an object, and any field that is
+    /// missing or not a string (a numeric id, `"story": null`) is empty text.
+    pub fn from_json(json: &serde_json::Value) -> Result<Self, String> {
+        let serde_json::Value::Object(fields) = json else {
+            return Err(format!(
+                "a task bundle is a JSON object, not {}",
+                json_kind(json)
+            ));
+        };
+        let text = |object: &serde_json::Map<String, serde_json::Value>, key: &str| {
+            object
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let empty = serde_json::Map::new();
+        let task = fields
+            .get("task")
+            .and_then(serde_json::Value::as_object)
+            .unwrap_or(&empty);
+        Ok(Self {
+            task: BundleTask {
+                id: text(task, "id"),
+                title: text(task, "title"),
+                phase: text(task, "phase"),
+            },
+            story: text(fields, "story"),
+            plan: text(fields, "plan"),
+            constitution: text(fields, "constitution"),
+        })
+    }
+}
+
+/// What kind of JSON value `json` is, with its article.
+fn json_kind(json: &serde_json::Value) -> &'static str {
+    match json {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// The prompt for one attempt at `bundle`'s task; `digest` is the verifier's digest of the
-/// previous attempt on a retry.
+/// previous attempt on a retry. A `null` digest is no digest: nothing failed before.
 pub fn build_prompt(
     bundle: &Bundle,
     digest: Option<&serde_json::Value>,
@@ -64,7 +111,9 @@ pub fn build_prompt(
          afterwards and decides."
             .to_owned(),
         "If the task cannot be done as written, stop and make your final message start with \
-         `BLOCKED:` followed by the reason."
+         `BLOCKED:` followed by the reason. Block rather than guess when the spec says two \
+         things that cannot both hold, when a test expects something the spec rules out, or \
+         when something you need to know is written nowhere."
             .to_owned(),
     ];
     for rule in rules {
@@ -89,7 +138,7 @@ pub fn build_prompt(
             let _ = write!(out, "\n## {heading}\n\n{}\n", text.trim());
         }
     }
-    if let Some(digest) = digest {
+    if let Some(digest) = digest.filter(|d| !d.is_null()) {
         let pretty = serde_json::to_string_pretty(digest).unwrap_or_else(|_| digest.to_string());
         let fence = fence_for(&pretty);
         let _ = write!(
@@ -136,6 +185,53 @@ mod tests {
         let bundle: Bundle = serde_json::from_str(r#"{"task": {"id": "T1"}}"#).expect("json");
         assert_eq!(bundle.task.id, "T1");
         assert_eq!(bundle.story, "");
+    }
+
+    #[test]
+    fn bundles_are_read_leniently() {
+        let bundle = Bundle::from_json(&serde_json::json!({
+            "task": {"id": 12, "title": "Add", "phase": null},
+            "story": null,
+            "plan": ["not", "text"],
+            "constitution": "Be kind."
+        }))
+        .expect("any object is a bundle");
+        assert_eq!(
+            bundle,
+            Bundle {
+                task: BundleTask {
+                    id: String::new(),
+                    title: "Add".into(),
+                    phase: String::new(),
+                },
+                constitution: "Be kind.".into(),
+                ..Bundle::default()
+            }
+        );
+        assert_eq!(
+            Bundle::from_json(&serde_json::json!({"task": "T1"})),
+            Ok(Bundle::default())
+        );
+        assert_eq!(
+            Bundle::from_json(&serde_json::json!([1])),
+            Err("a task bundle is a JSON object, not an array".into())
+        );
+    }
+
+    #[test]
+    fn a_null_digest_is_no_digest() {
+        let bundle = Bundle::default();
+        let wording = Wording::default();
+        let without = build_prompt(&bundle, None, &wording);
+        assert_eq!(
+            build_prompt(&bundle, Some(&serde_json::Value::Null), &wording),
+            without
+        );
+        assert!(!without.contains("Previous attempt"));
+        assert!(
+            build_prompt(&bundle, Some(&serde_json::json!({})), &wording)
+                .contains("Previous attempt")
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use speccoder_runners::split_words;
 use super::capture::StreamCapture;
 use super::{
     CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
-    SpawnError, registry, sweep,
+    SpawnError, StartMode, registry, sweep,
 };
 
 /// Runs command lines through `/bin/sh -c` on this machine: stdin closed, its own process
@@ -60,10 +60,12 @@ impl CommandRunner for LocalRunner {
         if let Some(words) = plain_words(&request.command) {
             let mut direct = Command::new(&words[0]);
             direct.args(&words[1..]);
-            match self.spawn(request, direct, start) {
-                Err(SpawnError::Start { .. }) => {}
-                other => return other,
+            match (self.spawn(request, direct, start), request.start) {
+                (Err(SpawnError::Start { .. }), StartMode::ShellWhenNeeded) => {}
+                (other, _) => return other,
             }
+        } else if request.start == StartMode::DirectOnly {
+            return Err(SpawnError::NotPlain(request.command.clone()));
         }
         let mut command = Command::new(&self.shell);
         // Linux refuses one argument longer than MAX_ARG_BYTES (E2BIG), so a longer command
@@ -93,9 +95,20 @@ impl LocalRunner {
         mut command: Command,
         start: Instant,
     ) -> Result<RunOutput, SpawnError> {
+        let stdin = match &request.stdin {
+            Some(path) => {
+                Stdio::from(
+                    std::fs::File::open(path).map_err(|source| SpawnError::Stdin {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            }
+            None => Stdio::null(),
+        };
         command
             .current_dir(&request.cwd)
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .process_group(0)
             .envs(request.env.iter().map(|(k, v)| (k, v)));
 

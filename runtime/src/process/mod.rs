@@ -2,6 +2,7 @@
 //! process-group cleanup.
 
 mod capture;
+mod cleanup;
 mod local_runner;
 mod registry;
 mod sweep;
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use capture::{Captured, Spill};
+pub use cleanup::RemoveOnSignal;
 pub use local_runner::LocalRunner;
 pub use registry::{shutdown_signal, stop_all_process_groups, stop_process_groups_on_signals};
 
@@ -69,6 +71,24 @@ pub struct RunRequest {
     pub stdout: CaptureSpec,
     /// stderr in split mode; unused when merged.
     pub stderr: CaptureSpec,
+    /// A file the command reads as stdin; `None` closes stdin.
+    pub stdin: Option<PathBuf>,
+    /// Whether the shell may start the command.
+    pub start: StartMode,
+}
+
+/// How a command line is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StartMode {
+    /// A line of plain words starts its program directly; when that program cannot be
+    /// started, or the line is more than plain words, `/bin/sh -c` runs it, so it behaves
+    /// and fails (127, 126) as in a shell.
+    #[default]
+    ShellWhenNeeded,
+    /// The line must be plain words (see [`speccoder_runners::split_words`]); its program is
+    /// started directly, and a program that cannot be started is a [`SpawnError::Start`],
+    /// never an exit code: a program that itself exits 127 stays distinct from one missing.
+    DirectOnly,
 }
 
 impl RunRequest {
@@ -83,6 +103,8 @@ impl RunRequest {
             mode: OutputMode::Merged,
             stdout: CaptureSpec::default(),
             stderr: CaptureSpec::default(),
+            stdin: None,
+            start: StartMode::ShellWhenNeeded,
         }
     }
 }
@@ -165,6 +187,17 @@ pub enum SpawnError {
     Start {
         /// The program (`/bin/sh`, or the first word of a plain command).
         program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A command to be started directly is not a line of plain words.
+    #[error("not a plain command line, so it cannot start without a shell: {0}")]
+    NotPlain(String),
+    /// The file given as stdin could not be opened.
+    #[error("cannot open {} as stdin: {source}", path.display())]
+    Stdin {
+        /// The file.
+        path: PathBuf,
         /// Why.
         source: std::io::Error,
     },

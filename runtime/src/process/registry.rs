@@ -76,6 +76,7 @@ pub fn stop_process_groups_on_signals() -> std::io::Result<()> {
             if let Some(signal) = signals.forever().next() {
                 SHUTDOWN_SIGNAL.store(signal, Ordering::SeqCst);
                 stop_all_process_groups();
+                super::cleanup::remove_registered();
                 std::process::exit(128 + signal);
             }
         })?;
