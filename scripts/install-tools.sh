@@ -20,6 +20,7 @@ YARN_BERRY_VERSION=${YARN_BERRY_VERSION:-4.18.1}
 BUN_VERSION=${BUN_VERSION:-1.4.5}
 CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
+MCP_SDK_VERSION=${MCP_SDK_VERSION:-1.32.2}
 
 BIN="$TOOLS_DIR/bin"
 NPM_PREFIX="$TOOLS_DIR/npm"
@@ -108,6 +109,19 @@ WRAP
 chmod +x "$BIN/yarn-berry"
 done_step "ready"
 
+# --- the official MCP TypeScript SDK: a library the MCP tests' Node client loads ---------
+step "mcp-sdk $MCP_SDK_VERSION"
+sdk="$TOOLS_DIR/mcp-sdk"
+sdk_version() { node -p "require('$sdk/node_modules/@modelcontextprotocol/sdk/package.json').version" 2>/dev/null || true; }
+if [[ "$(sdk_version)" == "$MCP_SDK_VERSION" ]]; then
+  done_step "present"
+else
+  mkdir -p "$sdk"
+  npm install --prefix "$sdk" --no-fund --no-audit --no-save --loglevel=error \
+    "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" >/dev/null
+  done_step "installed"
+fi
+
 # --- hyperfine, for benchmarks -----------------------------------------------------------
 if [[ "$WITH_HYPERFINE" == 1 ]]; then
   step "hyperfine"
@@ -124,4 +138,5 @@ check() { printf '  %-11s %s\n' "$1" "$("$BIN/$1" --version 2>&1 | head -n 1)"; 
 echo "versions:"
 for t in just task pnpm yarn bun yarn-berry; do check "$t"; done
 if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
+printf '  %-11s %s\n' mcp-sdk "$(sdk_version)"
 echo "add to PATH: $BIN"

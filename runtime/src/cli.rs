@@ -12,7 +12,7 @@ use crate::agent::{
 };
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
-use crate::recipe::{Recipe, list_json, list_text};
+use crate::recipe::{Progress, Recipe, RunResult, list_json, list_text};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
@@ -41,6 +41,8 @@ pub enum Command {
     /// The external coding agent.
     #[command(subcommand)]
     Agent(AgentCommand),
+    /// Serves the recipe tool over MCP on stdin and stdout, until stdin closes.
+    Mcp,
 }
 
 /// `speccoder recipe …`
@@ -272,21 +274,31 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
         }
         Command::Recipe(RecipeCommand::Run { timeout, json, op }) => {
             let recipe = project.recipe()?;
-            let result = match recipe.run(&op.join(" "), *timeout, &LocalRunner::default()) {
+            let op = op.join(" ");
+            // On a terminal a person watches the output as it comes; anything else (a
+            // program, a file, `--json`) gets the result text as before.
+            if !*json && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                let result = run_live(&recipe, &op, *timeout)?;
+                let code = result.shell_code().clamp(0, 255);
+                return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
+            }
+            let result = match recipe.run(&op, *timeout, &LocalRunner::default()) {
                 Ok(result) => result,
                 Err(err) => return Err(err.to_string()),
             };
             if *json {
                 print_json(&result);
             } else {
-                let mut text = result.text();
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                print_text(&text);
+                print_text(&result.printed_text());
             }
             let code = result.shell_code().clamp(0, 255);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
+        Command::Mcp => {
+            let recipe = project.recipe()?;
+            crate::mcp::serve(&project.root, &project.config.recipe, recipe)
+                .map_err(|err| format!("cannot serve MCP: {err}"))?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Allow(JsonFlag { json }) => {
             let allowances = project.allowances();
@@ -367,6 +379,30 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::from(outcome.status.exit_code()))
         }
     }
+}
+
+/// Runs `op` with its output copied to stdout as it arrives, then writes the closing line
+/// (exit code, duration, full-output file) to stderr.
+fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult, String> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout();
+    let mut ends_line = true;
+    let mut follower = |progress: Progress<'_>| {
+        if let Some(&last) = progress.new_output.last() {
+            // A reader that went away changes nothing for the run, which is still captured.
+            let _ = stdout
+                .write_all(progress.new_output)
+                .and_then(|()| stdout.flush());
+            ends_line = last == b'\n';
+        }
+    };
+    let result = recipe
+        .run_following(op, timeout, &LocalRunner::default(), Some(&mut follower))
+        .map_err(|err| err.to_string())?;
+    // The closing line starts a line of its own even when the output did not end one.
+    let gap = if ends_line { "" } else { "\n" };
+    eprintln!("{gap}{}", result.closing_line());
+    Ok(result)
 }
 
 fn read_text(path: &Path) -> Result<String, String> {

@@ -33,6 +33,7 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod mcp;
 pub mod process;
 pub mod recipe;
 

@@ -1,6 +1,7 @@
 //! The recipe tool: detected runners, resolving an op to a command, the prompt, and running.
 
 mod cache;
+mod follow;
 mod list;
 mod op;
 mod process_probe;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use speccoder_runners::{Context, Detection, Probe, Runner, detect_all, detect_all_with_inputs};
 
 pub use cache::default_cache_dir;
+pub use follow::{Follower, Progress};
 pub use list::{ListJson, list_json, list_text};
 pub use op::Op;
 pub use process_probe::ProcessProbe;
@@ -191,6 +193,17 @@ impl Recipe {
         timeout_secs: Option<u64>,
         runner: &dyn CommandRunner,
     ) -> Result<RunResult, RunError> {
+        self.run_following(op, timeout_secs, runner, None)
+    }
+
+    /// [`Self::run`], telling `follower`, when given, about the output as it arrives.
+    pub fn run_following(
+        &self,
+        op: &str,
+        timeout_secs: Option<u64>,
+        runner: &dyn CommandRunner,
+        follower: Option<Follower<'_>>,
+    ) -> Result<RunResult, RunError> {
         let resolved = self.resolve(op)?;
         let settings = RunSettings {
             root: &self.root,
@@ -200,7 +213,7 @@ impl Recipe {
             output_dir: default_output_dir(),
             env: self.env.clone(),
         };
-        run::run(&resolved, &settings, runner)
+        run::run(&resolved, &settings, runner, follower)
     }
 
     /// Adds variables to the environment of every task run (a `PATH`, say).

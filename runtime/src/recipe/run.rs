@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::follow::{Follower, while_running};
 use super::resolve::{ResolveError, Resolved};
 use crate::process::{CaptureSpec, CommandRunner, Exit, RunRequest, SpawnError};
 
@@ -59,6 +60,50 @@ impl RunResult {
         } else {
             self.exit_code.or(self.signal.map(|s| 128 + s)).unwrap_or(1)
         }
+    }
+
+    /// What `recipe run` prints and the MCP tool returns: [`Self::text`] ending with a
+    /// newline.
+    pub fn printed_text(&self) -> String {
+        let mut text = self.text();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The line closing a run whose output was shown live: its note, exit code, duration
+    /// and where the full output is kept.
+    pub fn closing_line(&self) -> String {
+        let mut line = String::new();
+        if let Some(note) = &self.note {
+            line.push_str(note);
+            line.push('\n');
+        }
+        let took = if self.duration_ms < 1000 {
+            format!("{} ms", self.duration_ms)
+        } else {
+            format!("{:.1} s", self.duration_ms as f64 / 1000.0)
+        };
+        line.push_str("speccoder: ");
+        line.push_str(&if self.timed_out {
+            format!(
+                "timed out after {} s (exit code {})",
+                self.timeout_secs,
+                self.shell_code()
+            )
+        } else if let Some(signal) = self.signal {
+            format!(
+                "killed by signal {signal} after {took} (exit code {})",
+                self.shell_code()
+            )
+        } else {
+            format!("exit code {} after {took}", self.shell_code())
+        });
+        if let Some(path) = &self.full_output {
+            line.push_str(&format!("; full output in {}", path.display()));
+        }
+        line
     }
 
     /// The result text a model receives.
@@ -131,11 +176,12 @@ pub fn default_output_dir() -> PathBuf {
     std::env::temp_dir().join("speccoder-outputs")
 }
 
-/// Runs a resolved op.
+/// Runs a resolved op, telling `follower`, when given, about its output as it arrives.
 pub fn run(
     resolved: &Resolved<'_>,
     settings: &RunSettings<'_>,
     runner: &dyn CommandRunner,
+    follower: Option<Follower<'_>>,
 ) -> Result<RunResult, RunError> {
     let cwd = working_dir(settings.root, resolved.cwd)?;
     let timeout_secs = settings
@@ -168,7 +214,10 @@ pub fn run(
         spill_to: Some(spill.path().to_path_buf()),
         ..CaptureSpec::default()
     };
-    let output = runner.run(&request)?;
+    let output = match follower {
+        Some(follower) => while_running(spill.path(), follower, || runner.run(&request))?,
+        None => runner.run(&request)?,
+    };
     let captured = &output.stdout;
     let (output_text, full_output) = if captured.is_truncated() {
         let (file, path) = spill.keep().map_err(|e| RunError::OutputFile(e.error))?;
@@ -255,7 +304,7 @@ mod tests {
             output_dir: out.path().to_path_buf(),
             env: Vec::new(),
         };
-        run(&resolved, &settings, &LocalRunner::default())
+        run(&resolved, &settings, &LocalRunner::default(), None)
     }
 
     #[test]

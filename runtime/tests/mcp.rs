@@ -1,0 +1,371 @@
+//! `speccoder mcp` driven by real clients: the official MCP TypeScript SDK (through
+//! `tests/mcp/client.mjs`), Claude Code's health check, and raw JSON-RPC lines for what no
+//! client sends on purpose.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// A project of its own for one test: a Makefile with `targets`.
+fn project(targets: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("Makefile"), targets).expect("Makefile");
+    dir
+}
+
+fn root(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().canonicalize().expect("canonical")
+}
+
+/// Runs a scenario of `tests/mcp/client.mjs` against the server of `project`.
+fn sdk_client(scenario: &str, project: &Path, config: Value) -> Value {
+    let sdk = support::tools_bin().join("../mcp-sdk/node_modules/@modelcontextprotocol/sdk");
+    assert!(
+        sdk.exists(),
+        "the MCP TypeScript SDK is not installed: run ./scripts/install-tools.sh"
+    );
+    let mut config = config;
+    config["bin"] = json!(env!("CARGO_BIN_EXE_speccoder"));
+    config["project"] = json!(project);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .arg(scenario)
+        .arg(config.to_string())
+        .env("PATH", support::path_var())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .output()
+        .expect("node starts");
+    assert!(
+        out.status.success(),
+        "client {scenario}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).expect("the client prints JSON");
+    assert_eq!(
+        seen["errors"],
+        json!([]),
+        "protocol faults the SDK reported"
+    );
+    seen
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn the_sdk_client_lists_the_prompt_and_calls_give_what_recipe_run_prints() {
+    let dir = project(
+        "hello:\n\t@echo hello from make\n\
+         fail:\n\t@echo about to fail; exit 3\n\
+         slow:\n\tsleep 30\n",
+    );
+    let root = root(&dir);
+    let calls = json!([
+        {"op": "hello"},
+        {"op": "fail"},
+        {"op": "hlelo"},
+        {"op": "slow", "timeout": 1},
+    ]);
+    let seen = sdk_client("calls", &root, json!({ "calls": calls }));
+
+    let tools = seen["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    let tool = &tools[0];
+    assert_eq!(tool["name"], "recipe");
+    let prompt = stdout_of(&support::speccoder(&root, &["recipe", "prompt"]));
+    assert_eq!(tool["description"], prompt);
+    let schema = &tool["inputSchema"];
+    assert_eq!(schema["required"], json!(["op"]));
+    assert_eq!(schema["properties"]["op"]["type"], "string");
+    assert_eq!(schema["properties"]["timeout"]["type"], "integer");
+    let op_doc = schema["properties"]["op"]["description"]
+        .as_str()
+        .expect("op has a description");
+    let examples = op_examples(&prompt);
+    assert!(!examples.is_empty(), "the prompt has examples:\n{prompt}");
+    for example in &examples {
+        assert!(op_doc.contains(example), "{example} in {op_doc:?}");
+    }
+
+    let calls = seen["calls"].as_array().expect("calls");
+    for (call, op, is_error) in [(&calls[0], "hello", false), (&calls[1], "fail", true)] {
+        let cli = support::speccoder(&root, &["recipe", "run", op]);
+        assert_eq!(call["text"], stdout_of(&cli), "{op}");
+        assert_eq!(call["isError"], is_error, "{op}");
+        let cli_json: Value = serde_json::from_slice(
+            &support::speccoder(&root, &["recipe", "run", "--json", op]).stdout,
+        )
+        .expect("json");
+        let structured = &call["structured"];
+        let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(keys(structured), keys(&cli_json), "{op}");
+        for key in [
+            "runner",
+            "task",
+            "command",
+            "cwd",
+            "exit_code",
+            "output",
+            "timed_out",
+        ] {
+            assert_eq!(structured[key], cli_json[key], "{op}: {key}");
+        }
+    }
+    // make reports a failed recipe with its own code, 2.
+    assert_eq!(calls[1]["structured"]["exit_code"], 2);
+
+    let unresolved = support::speccoder(&root, &["recipe", "run", "hlelo"]);
+    assert_eq!(unresolved.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&unresolved.stderr);
+    let message = message.trim_end().trim_start_matches("error: ");
+    assert_eq!(calls[2]["text"], message);
+    assert_eq!(calls[2]["isError"], true);
+    assert_eq!(calls[2]["structured"], Value::Null);
+
+    assert_eq!(calls[3]["isError"], true, "a timeout is an error");
+    assert_eq!(calls[3]["structured"]["timed_out"], true);
+    assert!(
+        calls[3]["text"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("Command timed out after 1 seconds\n")),
+        "{}",
+        calls[3]["text"]
+    );
+}
+
+/// The ops the prompt gives as examples: the backticked words after `Examples:` and
+/// `as in`.
+fn op_examples(prompt: &str) -> Vec<String> {
+    let mut examples = Vec::new();
+    for part in prompt.split("Examples: ").skip(1) {
+        let sentence = part.split(['\n', '.']).next().unwrap_or_default();
+        examples.extend(sentence.split('`').skip(1).step_by(2).map(str::to_owned));
+    }
+    for part in prompt.split("as in `").skip(1) {
+        examples.extend(part.split('`').next().map(str::to_owned));
+    }
+    examples
+}
+
+#[test]
+fn progress_arrives_and_a_cancelled_task_leaves_no_process() {
+    // A sleep no other test uses, to find its processes by.
+    let secs = 3000 + std::process::id() % 600;
+    let dir = project(&format!(
+        "long:\n\t@echo started; sleep {secs}\n\
+         quiet:\n\t@sleep 1.5; echo quiet\n"
+    ));
+    let root = root(&dir);
+    let seen = sdk_client(
+        "progress-and-cancel",
+        &root,
+        json!({"long": "long", "quiet": "quiet"}),
+    );
+    assert_eq!(seen["cancelled"], true, "{seen}");
+    let progress = seen["progress"].as_array().expect("progress");
+    assert!(!progress.is_empty(), "{seen}");
+    let last = &progress[progress.len() - 1];
+    assert!(
+        last["progress"].as_f64().is_some_and(|p| p >= 1.0),
+        "{last}"
+    );
+    assert!(
+        last["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with(" elapsed, 8 bytes of output so far")),
+        "{last}"
+    );
+    // The queue moved on, and the call without a token got no notification (the SDK
+    // reports one for a token it did not send as an error).
+    assert_eq!(seen["after"]["text"], "quiet\n");
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn an_input_changed_between_calls_is_picked_up() {
+    let dir = project("hello:\n\t@echo hello\n");
+    let root = root(&dir);
+    let seen = sdk_client(
+        "changed",
+        &root,
+        json!({
+            "op": "hello",
+            "file": root.join("Makefile"),
+            "append": "added:\n\t@echo added later\n",
+            "newOp": "added",
+        }),
+    );
+    assert_eq!(seen["first"]["text"], "hello\n");
+    assert_eq!(seen["second"]["text"], "added later\n", "{seen}");
+    assert_eq!(seen["second"]["isError"], false);
+    assert_eq!(seen["listChanged"], 1, "notifications/tools/list_changed");
+    assert!(!seen["before"].as_str().expect("text").contains("`added`"));
+    assert_eq!(
+        seen["after"],
+        stdout_of(&support::speccoder(&root, &["recipe", "prompt"]))
+    );
+    assert!(seen["after"].as_str().expect("text").contains("`added`"));
+}
+
+#[test]
+fn claude_code_reports_the_server_connected() {
+    support::require_tools(&["claude"]);
+    let home = tempfile::tempdir().expect("home");
+    let dir = project("hello:\n\t@echo hello\n");
+    let root = root(&dir);
+    let claude = |args: &[&str]| {
+        Command::new(support::tools_bin().join("claude"))
+            .args(args)
+            .current_dir(&root)
+            .env("HOME", home.path())
+            .env("PATH", support::path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .output()
+            .expect("claude starts")
+    };
+    let bin = env!("CARGO_BIN_EXE_speccoder");
+    let root_text = root.display().to_string();
+    let added = claude(&[
+        "mcp",
+        "add",
+        "speccoder",
+        "--",
+        bin,
+        "-C",
+        &root_text,
+        "mcp",
+    ]);
+    assert!(added.status.success(), "{added:?}");
+    let listed = claude(&["mcp", "list"]);
+    let text = stdout_of(&listed);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("speccoder: ") && l.ends_with("Connected")),
+        "{text}\n{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+}
+
+/// A server started with pipes, spoken to in raw lines.
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Raw {
+    fn start(root: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+            .arg("-C")
+            .arg(root)
+            .arg("mcp")
+            .env("PATH", support::path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("open");
+        stdin.write_all(line).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line, which must be one JSON message: stdout carries only the protocol.
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read");
+        assert!(!line.is_empty(), "the server closed its stdout");
+        serde_json::from_str(&line).unwrap_or_else(|err| panic!("{err}: {line:?}"))
+    }
+
+    /// Closes stdin and returns the exit code.
+    fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        self.child.wait().expect("exits").code()
+    }
+}
+
+#[test]
+fn malformed_input_gets_errors_and_the_server_survives() {
+    let dir = project("hello:\n\t@echo hello\n");
+    let mut server = Raw::start(&root(&dir));
+    let error = |code: i64, id: Value| {
+        move |answer: &Value| {
+            assert_eq!(answer["error"]["code"], code, "{answer}");
+            assert_eq!(answer["id"], id, "{answer}");
+        }
+    };
+    server.send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    assert_eq!(server.recv()["result"]["protocolVersion"], "2025-11-25");
+    server.send(b"garbage");
+    error(-32700, Value::Null)(&server.recv());
+    server.send(b"{\"jsonrpc\":\"2.0\",\"id\":2,");
+    error(-32700, Value::Null)(&server.recv());
+    server.send(b"[]");
+    error(-32600, Value::Null)(&server.recv());
+    server.send(&vec![b'x'; 6 * 1024 * 1024]);
+    let answer = server.recv();
+    error(-32600, Value::Null)(&answer);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the limit is 4194304")),
+        "{answer}"
+    );
+    server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rm","arguments":{"op":"x"}}}"#);
+    error(-32602, json!(3))(&server.recv());
+    server.send(br#"{"jsonrpc":"2.0","id":"server-discover-probe-1","method":"server/discover","params":{}}"#);
+    error(-32601, json!("server-discover-probe-1"))(&server.recv());
+    server.send(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"recipe","arguments":{"op":7}}}"#);
+    let answer = server.recv();
+    assert_eq!(answer["id"], 4);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    // Still serving.
+    server.send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"hello"}}}"#);
+    let answer = server.recv();
+    assert_eq!(answer["id"], 5);
+    assert_eq!(answer["result"]["content"][0]["text"], "hello\n");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn closing_stdin_stops_the_running_task() {
+    let secs = 2400 + std::process::id() % 600;
+    let dir = project(&format!("long:\n\t@sleep {secs}\n"));
+    let mut server = Raw::start(&root(&dir));
+    server.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"long"}}}"#);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while support::processes_with(&format!("sleep {secs}")).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(server.close(), Some(0));
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}
