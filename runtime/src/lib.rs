@@ -34,6 +34,7 @@ pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod mcp;
+mod private_dir;
 pub mod process;
 pub mod recipe;
 

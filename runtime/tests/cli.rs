@@ -154,7 +154,13 @@ fn version_and_help() {
 fn signals_stop_the_children() {
     require_tools(&["just"]);
     let dir = tempfile::tempdir().expect("temp dir");
+    let state = tempfile::tempdir().expect("state");
+    let running = state.path().join("speccoder/outputs/running");
     support::assert_signals_stop_children(|marker| {
+        // The output file of the run before was removed when it was stopped.
+        if running.exists() {
+            assert_eq!(std::fs::read_dir(&running).expect("dir").count(), 0);
+        }
         std::fs::write(
             dir.path().join("justfile"),
             format!("stubborn:\n    @trap '' TERM INT; sleep 100{marker} & sleep 200{marker}; echo never\n"),
@@ -167,8 +173,10 @@ fn signals_stop_the_children() {
             .args(["recipe", "run", "stubborn"])
             .env("PATH", path_var())
             .env("SPECCODER_CACHE_DIR", dir.path().join(".cache"))
+            .env("XDG_STATE_HOME", state.path())
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("starts")
     });
+    assert_eq!(std::fs::read_dir(&running).expect("dir").count(), 0);
 }

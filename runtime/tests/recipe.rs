@@ -348,21 +348,22 @@ fn long_output_is_cut_and_kept_whole() {
 #[test]
 fn short_output_leaves_no_file() {
     let project = shapes_project("");
-    // A private temporary folder, so only this run's files can be there.
-    let tmp = tempfile::tempdir().expect("tmp");
+    // A state folder of its own, so only this run's files can be there.
+    let state = tempfile::tempdir().expect("state");
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
         .arg("-C")
         .arg(project.path())
         .args(["recipe", "run", "--json", "hello"])
         .env("PATH", path_var())
-        .env("TMPDIR", tmp.path())
+        .env("XDG_STATE_HOME", state.path())
         .output()
         .expect("runs");
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["full_output"], serde_json::Value::Null);
-    let outputs = tmp.path().join("speccoder-outputs");
+    let outputs = state.path().join("speccoder/outputs");
     assert!(outputs.is_dir(), "the run used the private folder");
-    assert_eq!(std::fs::read_dir(&outputs).expect("outputs").count(), 0);
+    assert_eq!(entries(&outputs), ["running"]);
+    assert_eq!(entries(&outputs.join("running")), Vec::<String>::new());
 }
 
 /// Property: every example op the prompt gives ("as in `…`") resolves on that project.
@@ -399,20 +400,148 @@ fn prompt_examples_resolve() {
 #[test]
 fn kept_outputs_are_bounded() {
     let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
-    let tmp = tempfile::tempdir().expect("tmp");
+    let state = tempfile::tempdir().expect("state");
     let mut last = None;
     for _ in 0..speccoder_runtime::recipe::MAX_KEPT_OUTPUTS + 3 {
         let out = support::speccoder_with(
             project.path(),
             &["recipe", "run", "--json", "big"],
-            &[("TMPDIR", tmp.path().as_os_str())],
+            &[("XDG_STATE_HOME", state.path().as_os_str())],
         );
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
         last = json["full_output"].as_str().map(std::path::PathBuf::from);
     }
-    let kept = std::fs::read_dir(tmp.path().join("speccoder-outputs"))
-        .expect("dir")
+    let kept = entries(&state.path().join("speccoder/outputs"))
+        .iter()
+        .filter(|name| name.starts_with("run-"))
         .count();
     assert_eq!(kept, speccoder_runtime::recipe::MAX_KEPT_OUTPUTS);
     assert!(last.expect("a full output").exists(), "the newest is kept");
+}
+
+/// The names in `dir`, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Kept outputs are private to the user, and a run's file survives any number of other
+/// runs pruning while it is in progress (measured before: 55 concurrent runs deleted it).
+#[test]
+fn kept_outputs_are_private_and_never_pruned_while_running() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    std::fs::write(
+        project.path().join("justfile"),
+        "big:\n    @seq 1 100000\n\
+         waits:\n    @seq 1 100000; while [ ! -e go ]; do sleep 0.05; done; echo end\n",
+    )
+    .expect("justfile");
+    let state = tempfile::tempdir().expect("state");
+    let outputs = state.path().join("speccoder/outputs");
+    let waiting = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(project.path())
+        .args(["recipe", "run", "--json", "--timeout", "60", "waits"])
+        .env("PATH", path_var())
+        .env("XDG_STATE_HOME", state.path())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    // Its output file exists once it has started (wherever it is kept while running).
+    let started = || {
+        [outputs.clone(), outputs.join("running")]
+            .iter()
+            .filter(|dir| dir.is_dir())
+            .any(|dir| entries(dir).iter().any(|name| name.starts_with("run-")))
+    };
+    while !started() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for _ in 0..speccoder_runtime::recipe::MAX_KEPT_OUTPUTS + 5 {
+        support::speccoder_with(
+            project.path(),
+            &["recipe", "run", "--json", "big"],
+            &[("XDG_STATE_HOME", state.path().as_os_str())],
+        );
+    }
+    std::fs::write(project.path().join("go"), "").expect("go");
+    let out = waiting.wait_with_output().expect("finishes");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let path = std::path::PathBuf::from(json["full_output"].as_str().expect("kept"));
+    let full = std::fs::read_to_string(&path).expect("the running task's output was kept");
+    assert!(
+        full.ends_with("99999\n100000\nend\n"),
+        "{}",
+        &full[full.len() - 30..]
+    );
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(
+        (
+            mode(&outputs),
+            mode(&path),
+            mode(&state.path().join("speccoder"))
+        ),
+        (0o700, 0o600, 0o700)
+    );
+}
+
+/// An outputs folder that is a symlink, or another user's, is refused before anything runs,
+/// and nothing where it points is pruned.
+#[test]
+fn an_outputs_folder_not_safely_ours_is_refused() {
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    let state = tempfile::tempdir().expect("state");
+    let victim = state.path().join("documents");
+    std::fs::create_dir(&victim).expect("victim");
+    for i in 0..60 {
+        std::fs::write(victim.join(format!("doc-{i}.txt")), "mine").expect("doc");
+    }
+    std::fs::create_dir(state.path().join("speccoder")).expect("mkdir");
+    std::os::unix::fs::symlink(&victim, state.path().join("speccoder/outputs")).expect("link");
+    let run = || {
+        support::speccoder_with(
+            project.path(),
+            &["recipe", "run", "big"],
+            &[("XDG_STATE_HOME", state.path().as_os_str())],
+        )
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot keep the full output: {}/speccoder/outputs: is a symlink; a private \
+             folder must be a real folder\n",
+            state.path().display()
+        )
+    );
+    assert_eq!(entries(&victim).len(), 60);
+    // Another user's folder (only root can make one here).
+    if rustix::process::geteuid().is_root() {
+        std::fs::remove_file(state.path().join("speccoder/outputs")).expect("unlink");
+        let theirs = state.path().join("speccoder/outputs");
+        std::fs::create_dir(&theirs).expect("mkdir");
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).expect("chown");
+        let out = run();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("is owned by user 65534, not by this user (0)"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -31,6 +31,25 @@ pub(crate) fn keep_newest(dir: &Path, keep: usize) {
     }
 }
 
+/// Removes the regular files of `dir` last modified more than `age` ago. Errors are
+/// ignored: this only frees space.
+pub(crate) fn remove_older_than(dir: &Path, age: std::time::Duration) {
+    let Some(cutoff) = SystemTime::now().checked_sub(age) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if let Ok(meta) = entry.metadata()
+            && meta.is_file()
+            && meta.modified().is_ok_and(|when| when < cutoff)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +76,10 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["c", "d", "sub"]);
+        remove_older_than(dir.path(), std::time::Duration::from_secs(3600));
+        assert!(!dir.path().join("c").exists() && dir.path().join("sub").exists());
+        std::fs::write(dir.path().join("new"), "x").expect("write");
+        remove_older_than(dir.path(), std::time::Duration::from_secs(3600));
+        assert!(dir.path().join("new").exists());
     }
 }

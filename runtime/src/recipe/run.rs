@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::follow::{Follower, while_running};
 use super::resolve::{ResolveError, Resolved};
-use crate::process::{CaptureSpec, CommandRunner, Exit, RunRequest, SpawnError};
+use crate::process::{CaptureSpec, CommandRunner, Exit, RemoveOnSignal, RunRequest, SpawnError};
 
 /// How many full outputs are kept; the oldest go first.
 pub const MAX_KEPT_OUTPUTS: usize = 50;
@@ -170,11 +170,32 @@ pub struct RunSettings<'a> {
     pub env: Vec<(String, String)>,
 }
 
-/// The folder full outputs go to by default: `speccoder-outputs` in the system's temporary
-/// folder.
+/// The folder full outputs go to by default, private to the user:
+/// `$XDG_STATE_HOME/speccoder/outputs`, else `$HOME/.local/state/speccoder/outputs`, else
+/// (no home) `speccoder-outputs-<uid>` in the temporary folder, checked like the others.
 pub fn default_output_dir() -> PathBuf {
-    std::env::temp_dir().join("speccoder-outputs")
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("XDG_STATE_HOME")
+        .filter(|d| d.is_absolute())
+        .or_else(|| var("HOME").map(|d| d.join(".local/state")))
+        .map(|d| d.join("speccoder/outputs"))
+        .unwrap_or_else(|| {
+            let uid = rustix::process::geteuid().as_raw();
+            std::env::temp_dir().join(format!("speccoder-outputs-{uid}"))
+        })
 }
+
+/// The folder, inside the outputs folder, of the output files of runs in progress: pruning
+/// looks only at the outputs folder itself, so it never takes the file of a running task.
+const RUNNING: &str = "running";
+
+/// How old a file in [`RUNNING`] must be before it is taken for a leftover of a process that
+/// was killed outright: longer than the longest run (the timeout's upper bound and its grace).
+const STALE_RUNNING: Duration = Duration::from_secs(2 * 3600);
 
 /// Runs a resolved op, telling `follower`, when given, about its output as it arrives.
 pub fn run(
@@ -195,13 +216,19 @@ pub fn run(
             TIMEOUT_RANGE.end()
         )
     });
-    std::fs::create_dir_all(&settings.output_dir).map_err(RunError::OutputFile)?;
-    // Every run writes its whole output; the file is kept only when the output was cut.
+    let running = settings.output_dir.join(RUNNING);
+    crate::private_dir::ensure_private_dir(&settings.output_dir)
+        .and_then(|()| crate::private_dir::ensure_private_dir(&running))
+        .map_err(RunError::OutputFile)?;
+    // Every run writes its whole output (a file only its owner reads); the file is kept only
+    // when the output was cut.
     let spill = tempfile::Builder::new()
         .prefix("run-")
         .suffix(".log")
-        .tempfile_in(&settings.output_dir)
+        .tempfile_in(&running)
         .map_err(RunError::OutputFile)?;
+    // `recipe run` stopped by a signal exits without dropping `spill`.
+    let remove_on_signal = RemoveOnSignal::new(spill.path());
     let mut request = RunRequest::new(
         resolved.command.clone(),
         cwd,
@@ -220,10 +247,16 @@ pub fn run(
     };
     let captured = &output.stdout;
     let (output_text, full_output) = if captured.is_truncated() {
-        let (file, path) = spill.keep().map_err(|e| RunError::OutputFile(e.error))?;
-        drop(file);
+        let path = settings
+            .output_dir
+            .join(spill.path().file_name().unwrap_or_default());
+        spill
+            .persist_noclobber(&path)
+            .map_err(|e| RunError::OutputFile(e.error))?;
+        drop(remove_on_signal);
         // Full outputs are kept for reading after the run, not forever.
         super::prune::keep_newest(&settings.output_dir, MAX_KEPT_OUTPUTS);
+        super::prune::remove_older_than(&running, STALE_RUNNING);
         let (head, tail) = captured.head_and_tail_text();
         let text = format!(
             "{}\n[... {} bytes left out; the full output ({} bytes) is in {} ...]\n{}",

@@ -206,7 +206,8 @@ pub fn speccoder_with(
         .arg(dir)
         .args(args)
         .env("PATH", path_var())
-        .env("SPECCODER_CACHE_DIR", test_cache_dir());
+        .env("SPECCODER_CACHE_DIR", test_cache_dir())
+        .env("XDG_STATE_HOME", test_state_dir());
     for (key, value) in env {
         command.env(key, value);
     }
@@ -270,6 +271,12 @@ pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
 /// The detection cache of the tests' `speccoder` runs, apart from the user's own.
 pub fn test_cache_dir() -> PathBuf {
     std::env::temp_dir().join("speccoder-test-cache")
+}
+
+/// The state folder (kept outputs) of tests that do not need one of their own, so their
+/// outputs stay out of the user's.
+pub fn test_state_dir() -> PathBuf {
+    std::env::temp_dir().join("speccoder-test-state")
 }
 
 /// `recipe list --json --explain` in `root` with `path` as PATH and `cache` as the cache
