@@ -23,6 +23,13 @@ const NEVER_ENTERED: &[&str] = &["node_modules"];
 /// How deep `**` in a workspace pattern reaches.
 const MAX_WORKSPACE_DEPTH: usize = 8;
 
+/// The most workspace patterns read: real monorepos have a handful, and each one costs
+/// matching time on every folder the walk visits.
+const MAX_WORKSPACE_PATTERNS: usize = 1000;
+
+/// The longest workspace pattern compiled, which bounds the work per pattern.
+const MAX_WORKSPACE_PATTERN_BYTES: usize = 1000;
+
 /// A package manager and what its `run` form needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PackageManager {
@@ -206,7 +213,7 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<Value, String> {
 }
 
 /// What detection needs of a workspace package's package.json: its name and the names of
-/// its string-valued scripts (in name order). Everything else is skipped unread, and a
+/// its string-valued scripts (in declaration order). Everything else is skipped unread, and a
 /// repeated key counts as its last occurrence, as in JavaScript's `JSON.parse`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct MemberManifest {
@@ -274,12 +281,14 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Loose<T> {
     }
 }
 
-/// The names of the string-valued entries of a `scripts` object, sorted.
+/// The names of the string-valued entries of a `scripts` object, in declaration order (a
+/// repeated key keeps its first place and its last value, as in `JSON.parse`).
 struct ScriptNames(Vec<String>);
 
 impl<'de> serde::Deserialize<'de> for ScriptNames {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let map = std::collections::BTreeMap::<String, Value>::deserialize(deserializer)?;
+        // With serde_json's `preserve_order`, a map keeps the order of the text.
+        let map = serde_json::Map::<String, Value>::deserialize(deserializer)?;
         Ok(Self(
             map.into_iter()
                 .filter(|(_, body)| body.is_string())
@@ -289,7 +298,7 @@ impl<'de> serde::Deserialize<'de> for ScriptNames {
     }
 }
 
-/// String-valued scripts, in name order.
+/// String-valued scripts, in declaration order: authors put the important ones first.
 fn scripts(pkg: &Value) -> Vec<String> {
     pkg.get("scripts")
         .and_then(Value::as_object)
@@ -440,58 +449,122 @@ fn unquote(s: &str) -> String {
         .to_owned()
 }
 
-/// Directories (relative, `/`-separated, sorted) matched by the include patterns, not by a
-/// `!` pattern, holding a package.json. Patterns that would leave the root are dropped with a
-/// note; the walk never enters `node_modules` or hidden directories and never follows a
-/// symlink.
-fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>) -> Vec<String> {
-    let root = ctx.root;
-    let options = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: true,
-        require_literal_leading_dot: true,
-    };
-    let mut include = Vec::new();
-    let mut exclude = Vec::new();
-    let mut depth = 0;
-    for raw in patterns {
-        let (negated, pattern) = match raw.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, raw.as_str()),
-        };
-        let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
-        let path = Path::new(pattern);
-        if pattern.is_empty()
-            || path.is_absolute()
-            || path.components().any(|c| matches!(c, Component::ParentDir))
-        {
+/// Workspace patterns and how they are applied: includes and `!` excludes, each compiled
+/// once into one matcher.
+#[derive(Debug)]
+struct WorkspaceGlobs {
+    include: globset::GlobSet,
+    exclude: globset::GlobSet,
+    /// How many folder levels below the root the includes can reach.
+    depth: usize,
+}
+
+impl WorkspaceGlobs {
+    /// Compiles `patterns` with the package managers' semantics: `dir/**` also matches
+    /// `dir`, brace sets (`{apps,libs}/*`) expand, `!` excludes. Patterns that would leave
+    /// the root, are invalid, or come past [`MAX_WORKSPACE_PATTERNS`] are noted and dropped.
+    fn new(patterns: &[String], notes: &mut Vec<String>) -> Self {
+        let mut include = globset::GlobSetBuilder::new();
+        let mut exclude = globset::GlobSetBuilder::new();
+        let mut depth = 0;
+        if patterns.len() > MAX_WORKSPACE_PATTERNS {
             notes.push(format!(
-                "workspace pattern `{raw}` reaches outside the root; ignored"
+                "{} workspace patterns past the first {MAX_WORKSPACE_PATTERNS} are ignored",
+                patterns.len() - MAX_WORKSPACE_PATTERNS
             ));
-            continue;
         }
-        let compiled = match glob::Pattern::new(pattern) {
-            Ok(p) => p,
-            Err(err) => {
-                notes.push(format!("workspace pattern `{raw}` is invalid: {err}"));
+        for raw in patterns.iter().take(MAX_WORKSPACE_PATTERNS) {
+            if raw.len() > MAX_WORKSPACE_PATTERN_BYTES {
+                notes.push(format!(
+                    "a workspace pattern of {} bytes is ignored (the limit is \
+                     {MAX_WORKSPACE_PATTERN_BYTES})",
+                    raw.len()
+                ));
                 continue;
             }
+            let (negated, pattern) = match raw.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, raw.as_str()),
+            };
+            let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+            let path = Path::new(pattern);
+            if pattern.is_empty()
+                || path.is_absolute()
+                || path.components().any(|c| matches!(c, Component::ParentDir))
+            {
+                notes.push(format!(
+                    "workspace pattern `{raw}` reaches outside the root; ignored"
+                ));
+                continue;
+            }
+            // npm and pnpm count `dir/**` as `dir` and everything below it.
+            let mut forms = vec![pattern];
+            if let Some(base) = pattern.strip_suffix("/**") {
+                forms.push(base);
+            }
+            let mut compiled = Vec::with_capacity(forms.len());
+            for form in forms {
+                match globset::GlobBuilder::new(form)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
+                {
+                    Ok(glob) => compiled.push(glob),
+                    Err(err) => {
+                        notes.push(format!("workspace pattern `{raw}` is invalid: {err}"));
+                        compiled.clear();
+                        break;
+                    }
+                }
+            }
+            if compiled.is_empty() {
+                continue;
+            }
+            let target = if negated { &mut exclude } else { &mut include };
+            for glob in compiled {
+                target.add(glob);
+            }
+            if !negated {
+                // Every `/` is a level at most (a brace set may hold several choices).
+                depth = depth.max(if pattern.contains("**") {
+                    MAX_WORKSPACE_DEPTH
+                } else {
+                    (pattern.matches('/').count() + 1).min(MAX_WORKSPACE_DEPTH)
+                });
+            }
+        }
+        let build = |builder: globset::GlobSetBuilder, notes: &mut Vec<String>| {
+            builder.build().unwrap_or_else(|err| {
+                notes.push(format!("workspace patterns cannot be matched: {err}"));
+                globset::GlobSet::empty()
+            })
         };
-        if negated {
-            exclude.push(compiled);
-        } else {
-            depth = depth.max(if pattern.contains("**") {
-                MAX_WORKSPACE_DEPTH
-            } else {
-                pattern.split('/').count()
-            });
-            include.push(compiled);
+        let include = build(include, notes);
+        let exclude = build(exclude, notes);
+        if include.is_empty() {
+            depth = 0;
+        }
+        Self {
+            include,
+            exclude,
+            depth,
         }
     }
-    let mut found = Vec::new();
-    if include.is_empty() {
-        return Vec::new();
+
+    /// Whether the folder at `rel` is a workspace package folder.
+    fn matches(&self, rel: &str) -> bool {
+        self.include.is_match(rel) && !self.exclude.is_match(rel)
     }
+}
+
+/// Directories (relative, `/`-separated, sorted by their package.json path) matched by the
+/// include patterns, not by a `!` pattern. The walk never enters `node_modules` or hidden
+/// directories and never follows a symlink.
+fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>) -> Vec<String> {
+    let root = ctx.root;
+    let globs = WorkspaceGlobs::new(patterns, notes);
+    let depth = globs.depth;
+    let mut found = Vec::new();
     let mut stack = vec![(String::new(), 0usize)];
     while let Some((dir, level)) = stack.pop() {
         if level >= depth {
@@ -519,8 +592,7 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
             } else {
                 format!("{dir}/{name}")
             };
-            let matched = include.iter().any(|p| p.matches_with(&rel, options))
-                && !exclude.iter().any(|p| p.matches_with(&rel, options));
+            let matched = globs.matches(&rel);
             if kind.is_symlink() {
                 if matched && root.join(&rel).join("package.json").is_file() {
                     notes.push(format!(
@@ -537,17 +609,16 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
                 if ctx.records_inputs() {
                     ctx.depends_on(root.join(&rel).join("package.json"));
                 }
-                // Folders deeper than any pattern reaches are never listed: not queued.
-                if level + 1 < depth {
-                    stack.push((rel.clone(), level + 1));
-                }
-                found.push(rel);
-            } else if level + 1 < depth {
+                found.push(rel.clone());
+            }
+            // Folders deeper than any pattern reaches are never listed: not queued.
+            if level + 1 < depth {
                 stack.push((rel, level + 1));
             }
         }
     }
-    found.sort_unstable();
+    // The order of their manifests' paths: `a-b/package.json` before `a/package.json`.
+    found.sort_unstable_by(|a, b| a.bytes().chain(*b"/").cmp(b.bytes().chain(*b"/")));
     found
 }
 
@@ -594,7 +665,7 @@ mod tests {
             m,
             MemberManifest {
                 name: Some("z".into()),
-                scripts: vec!["a".into(), "b".into()]
+                scripts: vec!["b".into(), "a".into()]
             }
         );
         let m = parse_member(b"\xEF\xBB\xBF{\"name\": 3, \"scripts\": []}").expect("valid");
@@ -619,5 +690,64 @@ mod tests {
         );
         let err = parse_manifest(b"{\n  \"a\": ,\n}").expect_err("bad");
         assert_eq!(err, "invalid JSON: expected value at line 2 column 8");
+    }
+
+    #[test]
+    fn workspace_globs_follow_the_package_managers() {
+        #[track_caller]
+        fn case(patterns: &[&str], yes: &[&str], no: &[&str]) {
+            let patterns: Vec<String> = patterns.iter().map(|p| (*p).to_owned()).collect();
+            let mut notes = Vec::new();
+            let globs = WorkspaceGlobs::new(&patterns, &mut notes);
+            assert_eq!(notes, Vec::<String>::new());
+            for dir in yes {
+                assert!(globs.matches(dir), "{patterns:?} should match {dir}");
+            }
+            for dir in no {
+                assert!(!globs.matches(dir), "{patterns:?} should not match {dir}");
+            }
+        }
+        case(
+            &["tools/**"],
+            &["tools", "tools/a", "tools/a/b"],
+            &["toolsx", "other"],
+        );
+        case(
+            &["{apps,libs}/*"],
+            &["apps/web", "libs/ui"],
+            &["apps", "apps/web/x", "docs/a"],
+        );
+        case(
+            &["packages/**", "!packages/internal/**", "!**/fixtures/**"],
+            &["packages/core", "packages/plugins/pay"],
+            &[
+                "packages/internal",
+                "packages/internal/x",
+                "packages/core/fixtures/s",
+            ],
+        );
+        case(
+            &["./apps/*/", "libs/legacy"],
+            &["apps/web", "libs/legacy"],
+            &["libs/ui"],
+        );
+    }
+
+    #[test]
+    fn workspace_patterns_are_bounded() {
+        let mut patterns: Vec<String> = (0..MAX_WORKSPACE_PATTERNS + 5)
+            .map(|i| format!("p{i}/*"))
+            .collect();
+        patterns[0] = "a".repeat(MAX_WORKSPACE_PATTERN_BYTES + 1);
+        let mut notes = Vec::new();
+        let globs = WorkspaceGlobs::new(&patterns, &mut notes);
+        assert_eq!(
+            notes,
+            [
+                "5 workspace patterns past the first 1000 are ignored".to_owned(),
+                "a workspace pattern of 1001 bytes is ignored (the limit is 1000)".to_owned(),
+            ]
+        );
+        assert!(globs.matches("p999/x") && !globs.matches("p1000/x"));
     }
 }

@@ -43,7 +43,7 @@ fn recipe_list_json_shape() {
     assert_eq!(runner["label"], "Pkg");
     assert_eq!(runner["command_prefix"], "pnpm run");
     assert_eq!(
-        runner["tasks"][3],
+        runner["tasks"][2],
         serde_json::json!({
             "name": "@demo/web/dev",
             "command": "pnpm run 'dev'",

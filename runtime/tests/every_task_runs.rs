@@ -27,6 +27,8 @@ const RUNNABLE: &[&str] = &[
     "pkg-manager-conflict",
     "pkg-many",
     "pkg-npm",
+    "pkg-npm-workspaces",
+    "pkg-pnpm-monorepo",
     "pkg-pnpm-workspace",
     "pkg-workspaces",
     "pkg-yarn-berry",

@@ -67,3 +67,20 @@ fn make_include_chains_share_one_byte_budget() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn a_manifest_with_a_flood_of_workspace_patterns_is_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let patterns: Vec<String> = (0..200_000).map(|i| format!("pkgs/p{i}/**")).collect();
+    let manifest = serde_json::json!({"scripts": {"ok": "true"}, "workspaces": patterns});
+    std::fs::write(dir.path().join("package.json"), manifest.to_string()).expect("write");
+    std::fs::write(dir.path().join("package-lock.json"), "{}").expect("write");
+    let json = list(dir.path());
+    assert_eq!(task_names(&json, "pkg"), ["ok"]);
+    assert!(
+        notes(&json, "pkg")
+            .contains(&"199000 workspace patterns past the first 1000 are ignored".to_owned()),
+        "{:?}",
+        notes(&json, "pkg")
+    );
+}
