@@ -105,6 +105,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .notes
         .push(format!("package manager: {} ({why})", manager.prefix()));
     for script in scripts(&root_pkg) {
+        if option_like(&script, None, &mut runner.notes) {
+            continue;
+        }
         runner.push_task(Task {
             command: format!("{} {}", manager.prefix(), single_quote(&script)),
             name: script,
@@ -139,6 +142,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             .filter(|n| !n.is_empty())
             .unwrap_or(&dir);
         for script in &pkg.scripts {
+            if option_like(script, Some(&dir), &mut runner.notes) {
+                continue;
+            }
             tasks.push(Task {
                 name: format!("{label}/{script}"),
                 command: format!("{prefix} {}", single_quote(script)),
@@ -153,6 +159,25 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         return Err(Absence::Absent("package.json has no scripts".into()));
     }
     Ok(runner)
+}
+
+/// Whether `script` would reach the package manager as an option (`--cwd=..` makes bun
+/// run another package's script), noting that it is left out.
+fn option_like(script: &str, dir: Option<&str>, notes: &mut Vec<String>) -> bool {
+    if !script.starts_with('-') {
+        return false;
+    }
+    notes.push(match dir {
+        Some(dir) => format!(
+            "script `{script}` of {dir}/package.json is left out: the package manager would \
+             read its name as an option"
+        ),
+        None => format!(
+            "script `{script}` is left out: the package manager would read its name as an \
+             option"
+        ),
+    });
+    true
 }
 
 /// Reads the package.json of each member folder (in order; `None` when there is none), on

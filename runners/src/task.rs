@@ -141,6 +141,19 @@ pub fn parse_list(json: &[u8]) -> Result<Runner, String> {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
         };
+        // go-task reads `-x` as its own option and `X=1` as a variable, whatever the
+        // Taskfile says: such a task cannot be run by its name.
+        if name.starts_with('-') || name.contains('=') {
+            runner.notes.push(format!(
+                "task `{name}` is left out: go-task would read its name as {}",
+                if name.starts_with('-') {
+                    "an option"
+                } else {
+                    "a variable setting"
+                }
+            ));
+            continue;
+        }
         let doc = text("desc").or_else(|| text("summary").and_then(|s| s.lines().next()));
         runner.push_task(Task {
             name: name.to_owned(),

@@ -84,3 +84,66 @@ fn a_manifest_with_a_flood_of_workspace_patterns_is_bounded() {
         notes(&json, "pkg")
     );
 }
+
+#[test]
+fn go_task_names_that_are_options_or_settings_are_left_out() {
+    support::require_tools(&["task"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("Taskfile.yml"),
+        "version: '3'\ntasks:\n  --dir=..:\n    cmds: [echo parent]\n  -d..:\n    cmds: [echo \
+         parent]\n  X=1:\n    cmds: [echo set]\n  ok:\n    cmds: [echo ran ok]\n",
+    )
+    .expect("write");
+    let json = list(dir.path());
+    assert_eq!(task_names(&json, "task"), ["ok"]);
+    assert_eq!(
+        notes(&json, "task"),
+        [
+            "task `--dir=..` is left out: go-task would read its name as an option",
+            "task `-d..` is left out: go-task would read its name as an option",
+            "task `X=1` is left out: go-task would read its name as a variable setting",
+        ]
+    );
+}
+
+#[test]
+fn package_scripts_that_are_options_are_left_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"workspaces": ["app"], "scripts": {"--cwd=..": "echo parent", "ok": "echo ok"}}"#,
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("bun.lock"), "{}").expect("write");
+    std::fs::create_dir(dir.path().join("app")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("app/package.json"),
+        r#"{"name": "app", "scripts": {"-x": "echo x", "dev": "echo dev"}}"#,
+    )
+    .expect("write");
+    let json = list(dir.path());
+    assert_eq!(task_names(&json, "pkg"), ["ok", "app/dev"]);
+    let notes = notes(&json, "pkg");
+    for left_out in [
+        "script `--cwd=..` is left out: the package manager would read its name as an option",
+        "script `-x` of app/package.json is left out: the package manager would read its name \
+         as an option",
+    ] {
+        assert!(notes.iter().any(|n| n == left_out), "{notes:?}");
+    }
+    // Nothing option-like becomes an allowance.
+    let out = support::speccoder_with(
+        dir.path(),
+        &["allow", "--json"],
+        &[
+            ("PATH", path_var().as_os_str()),
+            (
+                "SPECCODER_CACHE_DIR",
+                dir.path().join(".cache-test").as_os_str(),
+            ),
+        ],
+    );
+    let allow = String::from_utf8_lossy(&out.stdout);
+    assert!(!allow.contains("--cwd") && !allow.contains("-x"), "{allow}");
+}
