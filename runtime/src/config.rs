@@ -1,4 +1,5 @@
-//! `speccoder.toml`: the `[recipe]`, `[executor]` and `[commands]` tables.
+//! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]` and `[attempt]`
+//! tables.
 //!
 //! The file is walked by hand over toml's spanned document rather than deserialised with
 //! serde, so every error can name the file, line, column and the key's path.
@@ -25,6 +26,52 @@ pub struct Config {
     pub commands: CommandsConfig,
     /// `[wording]`: the words of the agent prompt.
     pub wording: Wording,
+    /// `[attempt]`: the loop from a task bundle to a verified commit.
+    pub attempt: AttemptConfig,
+}
+
+/// `[attempt]`: checks, retries, what the agent may not change, and where a pass goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptConfig {
+    /// Recipe ops that must all pass; `None` means the `test` task when one resolves.
+    pub checks: Option<Vec<String>>,
+    /// Attempts before giving up (1..=20).
+    pub max_attempts: u32,
+    /// Globs of paths whose change rejects an attempt.
+    pub protected: Vec<String>,
+    /// Globs of test files (their deletion or weakening rejects an attempt).
+    pub tests: Vec<String>,
+    /// The branch a passing attempt is committed on; `{task}` is the task id.
+    pub branch: String,
+    /// The file whose checkbox line for the task is ticked on pass.
+    pub tasks_file: String,
+    /// Whether a gaming warning rejects the attempt.
+    pub reject_gaming: bool,
+    /// Whether withheld tests may be used where no mount namespace can hide them.
+    pub allow_unisolated_withheld: bool,
+}
+
+impl Default for AttemptConfig {
+    fn default() -> Self {
+        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect();
+        Self {
+            checks: None,
+            max_attempts: 3,
+            protected: strings(&["spec.md", "speccoder.toml", ".ci/**", ".github/**"]),
+            tests: strings(&[
+                "tests/**",
+                "**/*_test.*",
+                "**/*.test.*",
+                "**/test_*.py",
+                "**/*.snap",
+                "snapshots/**",
+            ]),
+            branch: "speccoder/{task}".into(),
+            tasks_file: "tasks.md".into(),
+            reject_gaming: false,
+            allow_unisolated_withheld: false,
+        }
+    }
 }
 
 /// `[wording]`: how the agent prompt names the project's format. Every key is optional.
@@ -209,11 +256,12 @@ impl Config {
                 "executor" => config.executor = reader.executor(value)?,
                 "commands" => config.commands = reader.commands(value)?,
                 "wording" => config.wording = reader.wording(value)?,
+                "attempt" => config.attempt = reader.attempt(value)?,
                 other => {
                     return Err(reader.error(
                         key.span(),
                         format!(
-                            "{other}: unknown table (known: recipe, executor, commands, wording)"
+                            "{other}: unknown table (known: recipe, executor, commands, wording, attempt)"
                         ),
                     ));
                 }
@@ -221,6 +269,13 @@ impl Config {
         }
         Ok(config)
     }
+}
+
+/// Whether `glob` compiles, with the glob crate's reason when it does not.
+fn check_glob(glob: &str) -> Result<(), String> {
+    globset::Glob::new(glob)
+        .map(drop)
+        .map_err(|err| format!("`{glob}` is not a valid glob: {}", err.kind()))
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
@@ -251,6 +306,16 @@ const RECIPE_KEYS: &[&str] = &[
 ];
 const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs"];
 const COMMANDS_KEYS: &[&str] = &["allow"];
+const ATTEMPT_KEYS: &[&str] = &[
+    "checks",
+    "max_attempts",
+    "protected",
+    "tests",
+    "branch",
+    "tasks_file",
+    "reject_gaming",
+    "allow_unisolated_withheld",
+];
 const WORDING_KEYS: &[&str] = &[
     "product",
     "unit",
@@ -417,6 +482,66 @@ impl Reader<'_> {
             *slot = text;
         }
         Ok(wording)
+    }
+
+    fn attempt(&self, value: &Value<'_>) -> Result<AttemptConfig, ConfigError> {
+        let mut attempt = AttemptConfig::default();
+        for (key, value) in self.table("attempt", value, ATTEMPT_KEYS)? {
+            let at = |what: &str| format!("[attempt] {key}: {what}");
+            match key {
+                "checks" => {
+                    let ops = self.strings(value, &at)?;
+                    if ops.iter().any(|op| op.trim().is_empty()) {
+                        return Err(self.error(value.span(), at("an op cannot be empty")));
+                    }
+                    attempt.checks = Some(ops);
+                }
+                "max_attempts" => {
+                    let n = self.integer(value, 1..=20, &at)?;
+                    attempt.max_attempts = u32::try_from(n).unwrap_or(20);
+                }
+                "protected" | "tests" => {
+                    let globs = self.strings(value, &at)?;
+                    if let Some(bad) = globs.iter().find_map(|g| check_glob(g).err()) {
+                        return Err(self.error(value.span(), at(&bad)));
+                    }
+                    if key == "protected" {
+                        attempt.protected = globs;
+                    } else {
+                        attempt.tests = globs;
+                    }
+                }
+                "branch" => {
+                    let branch = self.string(value, &at)?;
+                    if !branch.contains("{task}") {
+                        return Err(self.error(
+                            value.span(),
+                            at("must hold `{task}`, so that each task has its own branch"),
+                        ));
+                    }
+                    attempt.branch = branch;
+                }
+                "tasks_file" => {
+                    let file = self.string(value, &at)?;
+                    if file.trim().is_empty()
+                        || Path::new(&file).is_absolute()
+                        || file.contains("..")
+                    {
+                        return Err(self.error(
+                            value.span(),
+                            at("must be a relative path inside the project"),
+                        ));
+                    }
+                    attempt.tasks_file = file;
+                }
+                "reject_gaming" => attempt.reject_gaming = self.boolean(value, &at)?,
+                "allow_unisolated_withheld" => {
+                    attempt.allow_unisolated_withheld = self.boolean(value, &at)?;
+                }
+                _ => unreachable!("keys are checked against ATTEMPT_KEYS"),
+            }
+        }
+        Ok(attempt)
     }
 
     fn runner_ids(
@@ -625,7 +750,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipes]\n"),
-            "1:2: recipes: unknown table (known: recipe, executor, commands, wording)"
+            "1:2: recipes: unknown table (known: recipe, executor, commands, wording, attempt)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
@@ -684,6 +809,66 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("[wording]\nunit = \"\"\n"),
             "2:8: [wording] unit: must be one non-empty line"
+        );
+    }
+
+    #[test]
+    fn attempt_keys() {
+        let config = Config::parse(
+            r#"
+[attempt]
+checks = ["test", "lint --strict"]
+max_attempts = 2
+protected = ["spec.md", "ci/**"]
+tests = ["t/**"]
+branch = "agent/{task}"
+tasks_file = "docs/tasks.md"
+reject_gaming = true
+allow_unisolated_withheld = true
+"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            config.attempt,
+            AttemptConfig {
+                checks: Some(vec!["test".into(), "lint --strict".into()]),
+                max_attempts: 2,
+                protected: vec!["spec.md".into(), "ci/**".into()],
+                tests: vec!["t/**".into()],
+                branch: "agent/{task}".into(),
+                tasks_file: "docs/tasks.md".into(),
+                reject_gaming: true,
+                allow_unisolated_withheld: true,
+            }
+        );
+        let defaults = Config::parse("").expect("valid").attempt;
+        assert_eq!(defaults.checks, None);
+        assert_eq!(defaults.max_attempts, 3);
+        assert_eq!(defaults.branch, "speccoder/{task}");
+        assert_eq!(
+            error("[attempt]\nretries = 2\n"),
+            "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
+             branch, tasks_file, reject_gaming, allow_unisolated_withheld)"
+        );
+        assert_eq!(
+            error("[attempt]\nmax_attempts = 0\n"),
+            "2:16: [attempt] max_attempts: 0 is out of range (1..=20)"
+        );
+        assert_eq!(
+            error("[attempt]\nbranch = \"fixed\"\n"),
+            "2:10: [attempt] branch: must hold `{task}`, so that each task has its own branch"
+        );
+        assert_eq!(
+            error("[attempt]\ntests = [\"a/[b\"]\n"),
+            "2:9: [attempt] tests: `a/[b` is not a valid glob: unclosed character class; missing ']'"
+        );
+        assert_eq!(
+            error("[attempt]\nchecks = [\" \"]\n"),
+            "2:10: [attempt] checks: an op cannot be empty"
+        );
+        assert_eq!(
+            error("[attempt]\ntasks_file = \"../x.md\"\n"),
+            "2:14: [attempt] tasks_file: must be a relative path inside the project"
         );
     }
 
