@@ -13,7 +13,10 @@ use std::time::Duration;
 pub use capture::{Captured, Spill};
 pub use cleanup::RemoveOnSignal;
 pub use local_runner::LocalRunner;
-pub use registry::{shutdown_signal, stop_all_process_groups, stop_process_groups_on_signals};
+pub use registry::{
+    ExitDeferral, defer_exit, shutdown_signal, stop_all_process_groups,
+    stop_process_groups_on_signals,
+};
 
 /// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN` less the NUL).
 /// A longer command line goes to `sh` through a script file instead.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
@@ -25,6 +25,30 @@ pub fn shutdown_signal() -> Option<i32> {
 
 /// How long the groups get to end on SIGTERM before SIGKILL when this process is stopped.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// How many callers are tidying up after a stop signal and asked the exit to wait.
+static DEFERRALS: AtomicUsize = AtomicUsize::new(0);
+
+/// The longest the exit waits for those callers.
+const DEFERRAL_LIMIT: Duration = Duration::from_secs(30);
+
+/// While alive, a stop signal still stops every process group at once, but the process
+/// exits only once this is dropped (or after 30 s): its owner has state outside this
+/// process to put right first (a git worktree, a journal).
+#[derive(Debug)]
+pub struct ExitDeferral(());
+
+/// Asks the signal thread to let the caller finish tidying up before the process exits.
+pub fn defer_exit() -> ExitDeferral {
+    DEFERRALS.fetch_add(1, Ordering::SeqCst);
+    ExitDeferral(())
+}
+
+impl Drop for ExitDeferral {
+    fn drop(&mut self) {
+        DEFERRALS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 pub(crate) fn register(pgid: Pid) {
     live_groups().insert(pgid.as_raw_nonzero().get());
@@ -75,6 +99,14 @@ pub fn stop_process_groups_on_signals() -> std::io::Result<()> {
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 SHUTDOWN_SIGNAL.store(signal, Ordering::SeqCst);
+                stop_all_process_groups();
+                let deadline = Instant::now() + DEFERRAL_LIMIT;
+                while DEFERRALS.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+                    // A group started in the moment before the caller saw the signal is
+                    // stopped too.
+                    stop_all_process_groups();
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 stop_all_process_groups();
                 super::cleanup::remove_registered();
                 std::process::exit(128 + signal);
