@@ -10,8 +10,9 @@ use speccoder_runners::quote;
 use crate::agent::{
     Allowances, Attempt, Bundle, ClaudePermissions, Placement, agent_argv, allowances, build_prompt,
 };
+use crate::attempt::{AttemptRequest, Story, Verdict, run_attempt};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
-use crate::process::LocalRunner;
+use crate::process::{LocalRunner, defer_exit, shutdown_signal};
 use crate::recipe::{Progress, Recipe, RunResult, list_json, list_text};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
@@ -43,6 +44,26 @@ pub enum Command {
     Agent(AgentCommand),
     /// Serves the recipe tool over MCP on stdin and stdout, until stdin closes.
     Mcp,
+    /// Carries one task of a bundle to a verified commit: worktree, frozen acceptance
+    /// tests, agent, audit, checks, verdict, retries, commit.
+    Attempt(AttemptArgs),
+}
+
+/// Arguments of `speccoder attempt`.
+#[derive(Debug, Args)]
+pub struct AttemptArgs {
+    /// The task bundle (JSON), with optional `acceptance` tests.
+    #[arg(long, value_name = "F")]
+    pub bundle: PathBuf,
+    /// A folder of tests the agent must never read; the checks run them.
+    #[arg(long, value_name = "DIR")]
+    pub withheld: Option<PathBuf>,
+    /// Keep the worktree at the end.
+    #[arg(long)]
+    pub keep_worktree: bool,
+    /// Print the whole story as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `speccoder recipe …`
@@ -378,6 +399,86 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             print_json(&outcome);
             Ok(ExitCode::from(outcome.status.exit_code()))
         }
+        Command::Attempt(args) => attempt(&project, args),
+    }
+}
+
+/// `speccoder attempt`.
+fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, String> {
+    // A stop signal lets this command remove its worktree and write its journal first.
+    let _deferral = defer_exit();
+    let bundle = project.path(&args.bundle);
+    let withheld = args.withheld.as_deref().map(|p| project.path(p));
+    let request = AttemptRequest {
+        root: &project.root,
+        config: &project.config,
+        bundle: &bundle,
+        withheld: withheld.as_deref(),
+        keep_worktree: args.keep_worktree,
+    };
+    // Notes known before the agent starts are said at once (an agent may run for half an
+    // hour); the report repeats only the later ones.
+    let mut said = Vec::new();
+    let story = run_attempt(&request, &mut |note| {
+        eprintln!("note: {note}");
+        said.push(note.to_owned());
+    })?;
+    if args.json {
+        print_json(&story);
+    } else {
+        print_text(&story_text(&story, &said));
+    }
+    let code = match (story.verdict, story.signal.or_else(shutdown_signal)) {
+        (Verdict::Interrupted, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),
+        (verdict, _) => verdict.exit_code(),
+    };
+    Ok(ExitCode::from(code))
+}
+
+/// The short report of an attempt: one line per attempt, then where the result is, then
+/// the notes not already in `said`.
+fn story_text(story: &Story, said: &[String]) -> String {
+    let mut out = String::new();
+    let total = story.max_attempts;
+    for record in &story.attempts {
+        let verdict = serde_json::to_value(record.verdict).unwrap_or_default();
+        let verdict = verdict.as_str().unwrap_or("?");
+        out.push_str(&format!(
+            "attempt {} of {total}: {verdict}: {}\n",
+            record.n,
+            one_line(&record.reason)
+        ));
+        for warning in &record.warnings {
+            out.push_str(&format!(
+                "  warning: {}:{}: {}\n",
+                warning.path, warning.line, warning.detail
+            ));
+        }
+    }
+    let verdict = serde_json::to_value(story.verdict).unwrap_or_default();
+    out.push_str(&format!(
+        "{}: {}\n",
+        story.task,
+        verdict.as_str().unwrap_or("?")
+    ));
+    if let (Some(branch), Some(commit)) = (&story.branch, &story.commit) {
+        out.push_str(&format!("committed {commit} on {branch}\n"));
+    }
+    if let Some(worktree) = &story.worktree {
+        out.push_str(&format!("worktree kept at {}\n", worktree.display()));
+    }
+    for note in story.notes.iter().filter(|n| !said.contains(n)) {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
+}
+
+/// `text` on one line, at most 300 characters.
+fn one_line(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
     }
 }
 

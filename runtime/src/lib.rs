@@ -31,6 +31,7 @@
 //! ```
 
 pub mod agent;
+pub mod attempt;
 pub mod cli;
 pub mod config;
 pub mod mcp;

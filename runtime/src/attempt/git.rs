@@ -1,0 +1,154 @@
+//! Running `git` for the attempt: fixed options that keep the user's and the repository's
+//! programs out (hooks, signing, fsmonitor), no prompts, no optional locks.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Options given to every git command. Hooks and the fsmonitor are programs the repository
+/// (or an agent that wrote into it) chooses, and signing may wait for a passphrase.
+const FIXED_OPTIONS: &[&str] = &[
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "advice.detachedHead=false",
+];
+
+/// The identity of commits made when the repository has none configured.
+const FALLBACK_NAME: &str = "speccoder";
+/// The e-mail of commits made when the repository has none configured.
+const FALLBACK_EMAIL: &str = "speccoder@localhost";
+
+/// `git` in one directory.
+#[derive(Debug, Clone)]
+pub(crate) struct Git {
+    dir: PathBuf,
+}
+
+impl Git {
+    /// Git working in `dir`.
+    pub(crate) fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("git");
+        command
+            .current_dir(&self.dir)
+            .args(FIXED_OPTIONS)
+            .args(args)
+            .stdin(Stdio::null())
+            // Variables that would point git at another repository or index than `dir`'s.
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_COMMON_DIR")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_EDITOR", "true")
+            .env("LC_ALL", "C");
+        command
+    }
+
+    /// Runs git and returns its stdout; a non-zero exit is an error naming the command and
+    /// its stderr.
+    pub(crate) fn run(&self, args: &[&str]) -> Result<String, String> {
+        self.run_with(args, &[], None)
+    }
+
+    /// Runs git with `env` added and `input` on stdin.
+    pub(crate) fn run_with(
+        &self,
+        args: &[&str],
+        env: &[(&str, &str)],
+        input: Option<&[u8]>,
+    ) -> Result<String, String> {
+        let mut command = self.command(args);
+        command.envs(env.iter().copied());
+        let output = match input {
+            None => command.output(),
+            Some(bytes) => {
+                command
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                command.spawn().and_then(|mut child| {
+                    if let Some(mut stdin) = child.stdin.take() {
+                        use std::io::Write;
+                        stdin.write_all(bytes)?;
+                    }
+                    child.wait_with_output()
+                })
+            }
+        }
+        .map_err(|err| format!("cannot run git: {err}"))?;
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        } else {
+            Err(format!(
+                "`git {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr).trim()
+            ))
+        }
+    }
+
+    /// Whether git exits 0.
+    pub(crate) fn succeeds(&self, args: &[&str]) -> bool {
+        self.command(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The bytes of `path` in `treeish`, or `None` when it has no such file.
+    pub(crate) fn file(&self, treeish: &str, path: &str) -> Option<Vec<u8>> {
+        let spec = format!("{treeish}:{path}");
+        let output = self
+            .command(&["cat-file", "blob", &spec])
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        output.status.success().then_some(output.stdout)
+    }
+
+    /// The author and committer of commits: the repository's identity, or speccoder's when
+    /// none is configured, so that an attempt never fails on a missing `user.name`.
+    pub(crate) fn identity_env(&self) -> Vec<(&'static str, String)> {
+        let get = |key: &str| {
+            self.run(&["config", "--get", key])
+                .ok()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+        };
+        let mut env = Vec::new();
+        for (key, variables, fallback) in [
+            (
+                "user.name",
+                ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"],
+                FALLBACK_NAME,
+            ),
+            (
+                "user.email",
+                ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"],
+                FALLBACK_EMAIL,
+            ),
+        ] {
+            if get(key).is_some() {
+                continue;
+            }
+            for variable in variables {
+                if std::env::var_os(variable).is_none() {
+                    env.push((variable, fallback.to_owned()));
+                }
+            }
+        }
+        env
+    }
+}

@@ -1,0 +1,139 @@
+//! The verdict of one attempt, and the digest handed to the next.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::audit::Finding;
+use super::checks::CheckResult;
+use crate::agent::{Outcome, Status};
+
+/// How an attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The agent completed, the audit is clean and every check passed.
+    Passed,
+    /// The audit found something.
+    Rejected,
+    /// A check failed, or the agent failed.
+    Failed,
+    /// The agent said the task cannot be done as written.
+    Blocked,
+    /// A signal stopped the attempt.
+    Interrupted,
+}
+
+impl Verdict {
+    /// The CLI's exit code: 0 passed, 1 failed or rejected, 3 blocked, and 128 + the signal
+    /// when interrupted (given by the caller, which knows the signal).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Self::Passed => 0,
+            Self::Rejected | Self::Failed => 1,
+            Self::Blocked => 3,
+            Self::Interrupted => 130,
+        }
+    }
+
+    /// The verdict from the agent's outcome, the findings and the checks (`None` when they
+    /// did not run).
+    pub(crate) fn decide(
+        agent: &Outcome,
+        findings: &[Finding],
+        checks: Option<&[CheckResult]>,
+    ) -> Self {
+        match agent.status {
+            Status::Blocked => Self::Blocked,
+            _ if !findings.is_empty() => Self::Rejected,
+            Status::Failed => Self::Failed,
+            Status::Completed => match checks {
+                Some(checks) if checks.iter().all(CheckResult::passed) => Self::Passed,
+                _ => Self::Failed,
+            },
+        }
+    }
+}
+
+/// A one-line reason for a person: why the attempt ended as it did.
+pub(crate) fn reason(
+    verdict: Verdict,
+    agent: &Outcome,
+    findings: &[Finding],
+    checks: &[CheckResult],
+) -> String {
+    match verdict {
+        Verdict::Passed => "every check passed".into(),
+        Verdict::Rejected => findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    serde_json::to_value(f.kind)
+                        .unwrap_or(Value::Null)
+                        .as_str()
+                        .unwrap_or("?"),
+                    f.path
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Verdict::Blocked | Verdict::Failed if agent.status != Status::Completed => {
+            agent.reason.clone().unwrap_or_default()
+        }
+        Verdict::Failed => checks
+            .iter()
+            .filter(|c| !c.passed())
+            .map(|c| {
+                if c.timed_out {
+                    format!("check `{}` timed out", c.op)
+                } else {
+                    match c.exit_code {
+                        Some(code) => format!("check `{}` exited {code}", c.op),
+                        None if c.command.is_none() => {
+                            format!("check `{}`: {}", c.op, c.output_tail)
+                        }
+                        None => format!("check `{}` was killed", c.op),
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Verdict::Blocked => agent.reason.clone().unwrap_or_default(),
+        Verdict::Interrupted => "interrupted by a signal".into(),
+    }
+}
+
+/// The digest for the next attempt: facts only, no advice. The verdict, the findings, each
+/// failed check with its last lines of output, and the agent's own summary or reason.
+pub(crate) fn digest(
+    verdict: Verdict,
+    agent: &Outcome,
+    findings: &[Finding],
+    checks: &[CheckResult],
+) -> Value {
+    let failed: Vec<Value> = checks
+        .iter()
+        .filter(|c| !c.passed())
+        .map(|c| {
+            json!({
+                "op": c.op,
+                "exit_code": c.exit_code,
+                "timed_out": c.timed_out,
+                "output_tail": c.output_tail,
+            })
+        })
+        .collect();
+    let mut agent_part = json!({ "status": agent.status });
+    if let Some(report) = &agent.report {
+        agent_part["summary"] = json!(report.summary);
+    }
+    if let Some(reason) = &agent.reason {
+        agent_part["reason"] = json!(reason);
+    }
+    json!({
+        "verdict": verdict,
+        "findings": findings,
+        "failed_checks": failed,
+        "agent": agent_part,
+    })
+}

@@ -1,0 +1,671 @@
+//! `speccoder attempt` end to end: a real git repository made from fixtures/attempt/project,
+//! the real binary, and the stand-in agent fixtures/agents/attempt.sh in one mode per case
+//! (an honest fix, each offence the audit must catch, a retry, a block, a hang, a spy on
+//! the withheld tests), plus the real `claude` and `codex` CLIs without credentials.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{fixtures_dir, path_var, processes_with, require_tools};
+
+/// A git repository holding a copy of the fixture project, with the bundle beside it.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+/// Git with no user or system configuration, so the tests never depend on the person's.
+fn git_command(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    command
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+impl Repo {
+    /// The fixture project committed on `main`, with the stand-in agent in `mode` and
+    /// `extra` appended to its speccoder.toml.
+    fn new(mode: &str, extra: &str) -> Self {
+        let agent = fixtures_dir().join("agents/attempt.sh");
+        let executor = format!(
+            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"{mode}\", \"{}\"]\ntimeout_secs = 60\n",
+            agent.display(),
+            marker()
+        );
+        Self::with_config(&format!("{executor}{extra}"))
+    }
+
+    fn with_config(config: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("repo");
+        copy_dir(&fixtures_dir().join("attempt/project"), &root);
+        std::fs::write(root.join("speccoder.toml"), config).expect("config");
+        std::fs::copy(
+            fixtures_dir().join("attempt/bundle.json"),
+            dir.path().join("bundle.json"),
+        )
+        .expect("bundle");
+        git(&root, &["init", "--quiet", "--initial-branch=main"]);
+        git(&root, &["add", "--all"]);
+        git(
+            &root,
+            &[
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.com",
+                "commit",
+                "--quiet",
+                "-m",
+                "the calculator",
+            ],
+        );
+        Self { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("repo")
+    }
+
+    fn bundle(&self) -> PathBuf {
+        self.dir.path().join("bundle.json")
+    }
+
+    fn command(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        command
+            .arg("-C")
+            .arg(self.root())
+            .arg("attempt")
+            .arg("--bundle")
+            .arg(self.bundle())
+            .args(args)
+            .env("PATH", path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("WHERE_FILE", self.dir.path().join("where"));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command
+    }
+
+    /// `speccoder attempt --json`: the exit code and the story.
+    fn attempt(
+        &self,
+        args: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> (Option<i32>, Value, String) {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out: Output = self.command(&all, env).output().expect("speccoder starts");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let story = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!(
+                "not JSON: {}\n{stderr}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+        (out.status.code(), story, stderr)
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git(&self.root(), args)
+    }
+
+    /// The user's side is as the test left it: `main` checked out at its commit, a clean
+    /// status, one worktree, and no branch but `main` and `keep`.
+    #[track_caller]
+    fn assert_untouched(&self, main: &str, keep: &[&str]) {
+        assert_eq!(self.git(&["rev-parse", "HEAD"]).trim(), main);
+        assert_eq!(
+            self.git(&["symbolic-ref", "HEAD"]).trim(),
+            "refs/heads/main"
+        );
+        assert_eq!(self.git(&["status", "--porcelain", "--ignored"]), "");
+        let worktrees = self.git(&["worktree", "list", "--porcelain"]);
+        assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+        let mut branches: Vec<String> = self
+            .git(&["for-each-ref", "--format=%(refname:short)", "refs/heads"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        branches.sort();
+        let mut want: Vec<String> = keep.iter().map(|b| (*b).to_owned()).collect();
+        want.push("main".into());
+        want.sort();
+        assert_eq!(branches, want);
+        if let Ok(where_) = std::fs::read_to_string(self.dir.path().join("where")) {
+            let worktree = Path::new(where_.trim());
+            assert!(!worktree.exists(), "{} is left behind", worktree.display());
+            assert!(
+                !worktree.parent().expect("folder").exists(),
+                "the private folder is left behind"
+            );
+        }
+    }
+
+    fn journal(&self, n: u32) -> Value {
+        let path = self
+            .root()
+            .join(format!(".git/speccoder/attempts/T7/{n}.json"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        serde_json::from_str(&text).expect("journal JSON")
+    }
+}
+
+/// A marker unique to this test process, for finding its agents' processes.
+fn marker() -> String {
+    format!("77{}", std::process::id())
+}
+
+fn verdicts(story: &Value) -> Vec<String> {
+    story["attempts"]
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|a| a["verdict"].as_str().expect("verdict").to_owned())
+        .collect()
+}
+
+fn finding_kinds(attempt: &Value) -> Vec<String> {
+    attempt["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["kind"].as_str().expect("kind").to_owned())
+        .collect()
+}
+
+#[test]
+fn honest_agent_passes_with_one_commit_and_a_ticked_box() {
+    let repo = Repo::new("honest", "");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    assert_eq!(story["verdict"], "passed");
+    assert_eq!(verdicts(&story), ["passed"]);
+    let attempt = &story["attempts"][0];
+    assert_eq!(attempt["findings"], serde_json::json!([]));
+    assert_eq!(attempt["warnings"], serde_json::json!([]));
+    assert_eq!(attempt["checks"][0]["op"], "test");
+    assert_eq!(attempt["checks"][0]["exit_code"], 0);
+    assert_eq!(story["branch"], "speccoder/T7");
+    let commit = story["commit"].as_str().expect("commit");
+    assert_eq!(repo.git(&["rev-parse", "speccoder/T7"]).trim(), commit);
+    // One commit on top of the frozen base, which sits on main.
+    let base = repo.git(&["rev-parse", &format!("{commit}^")]);
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("{commit}^^")]).trim(),
+        main
+    );
+    assert_eq!(
+        repo.git(&["diff", "--name-only", &main, base.trim()]),
+        "tests/test_add.py\n"
+    );
+    assert_eq!(
+        repo.git(&["diff", "--name-only", base.trim(), commit]),
+        "calc.py\ntasks.md\n"
+    );
+    let message = repo.git(&["log", "-1", "--format=%B", commit]);
+    assert!(message.starts_with("T7: Add two numbers\n"), "{message}");
+    assert!(
+        message.contains("Implemented add in calc.py (honest)."),
+        "{message}"
+    );
+    assert!(message.contains("Attempt: 1 of 3"), "{message}");
+    let tasks = repo.git(&["show", &format!("{commit}:tasks.md")]);
+    assert!(tasks.contains("- [x] T7 Add two numbers"), "{tasks}");
+    assert!(tasks.contains("- [ ] T70 Add many numbers"), "{tasks}");
+    assert!(
+        repo.git(&["show", &format!("{commit}:calc.py")])
+            .contains("return a + b")
+    );
+    assert_eq!(repo.journal(1)["verdict"], "passed");
+    repo.assert_untouched(&main, &["speccoder/T7"]);
+}
+
+#[test]
+fn each_offence_is_rejected_with_its_finding() {
+    for (mode, kind, path) in [
+        ("delete-test", "test_deleted", "tests/test_sub.py"),
+        ("skip-test", "test_skipped", "tests/test_sub.py"),
+        (
+            "remove-assertion",
+            "assertions_removed",
+            "tests/test_sub.py",
+        ),
+        ("edit-spec", "protected_changed", "spec.md"),
+        (
+            "rewrite-snapshot",
+            "snapshot_changed",
+            "snapshots/report.snap",
+        ),
+        ("ignore-test", "ignore_added", "tests/test_sub.py"),
+    ] {
+        let repo = Repo::new(mode, "[attempt]\nmax_attempts = 1\n");
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let (code, story, stderr) = repo.attempt(&[], &[]);
+        assert_eq!(code, Some(1), "{mode}: {story}\n{stderr}");
+        assert_eq!(story["verdict"], "rejected", "{mode}");
+        let attempt = &story["attempts"][0];
+        assert_eq!(finding_kinds(attempt), [kind], "{mode}: {attempt}");
+        assert_eq!(attempt["findings"][0]["path"], path, "{mode}");
+        // The checks do not run on a rejected diff; the digest carries the finding.
+        assert_eq!(attempt["checks"], serde_json::json!([]), "{mode}");
+        assert_eq!(attempt["digest"]["findings"][0]["kind"], kind, "{mode}");
+        assert_eq!(story["commit"], Value::Null);
+        repo.assert_untouched(&main, &[]);
+    }
+}
+
+#[test]
+fn a_retry_reads_the_digest_and_passes() {
+    let repo = Repo::new("retry", "");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    assert_eq!(verdicts(&story), ["failed", "passed"]);
+    let first = &story["attempts"][0];
+    assert_eq!(first["digest"]["verdict"], "failed");
+    let tail = first["digest"]["failed_checks"][0]["output_tail"]
+        .as_str()
+        .expect("output tail");
+    assert!(tail.contains("AssertionError"), "{tail}");
+    let commit = story["commit"].as_str().expect("commit");
+    assert!(
+        repo.git(&["log", "-1", "--format=%B", commit])
+            .contains("Attempt: 2 of 3")
+    );
+    assert_eq!(repo.journal(1)["verdict"], "failed");
+    assert_eq!(repo.journal(2)["verdict"], "passed");
+    repo.assert_untouched(&main, &["speccoder/T7"]);
+}
+
+#[test]
+fn a_blocked_agent_is_not_retried() {
+    let repo = Repo::new("blocked", "");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(3), "{story}");
+    assert_eq!(verdicts(&story), ["blocked"]);
+    assert_eq!(
+        story["attempts"][0]["reason"],
+        "the spec does not say what add does with floats"
+    );
+    repo.assert_untouched(&main, &[]);
+}
+
+#[test]
+fn a_hanging_agent_fails_at_its_deadline_and_leaves_nothing_running() {
+    let agent = fixtures_dir().join("agents/attempt.sh");
+    let marker = format!("{}91", std::process::id());
+    let repo = Repo::with_config(&format!(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"hang\", \"{marker}\"]\ntimeout_secs = 2\n\n[attempt]\nmax_attempts = 1\n",
+        agent.display()
+    ));
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    assert_eq!(verdicts(&story), ["failed"]);
+    assert_eq!(
+        story["attempts"][0]["reason"],
+        "the agent did not finish within 2 s"
+    );
+    assert_eq!(processes_with(&marker), Vec::<String>::new());
+    repo.assert_untouched(&main, &[]);
+}
+
+#[test]
+fn a_hard_coded_expected_value_is_a_gaming_warning() {
+    let repo = Repo::new("hardcode", "");
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}");
+    let warnings = story["attempts"][0]["warnings"]
+        .as_array()
+        .expect("warnings");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0]["path"], "calc.py");
+    assert_eq!(warnings[0]["line"], 6);
+    let detail = warnings[0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("the literal 5") && detail.contains("tests/test_add.py:8"),
+        "{detail}"
+    );
+
+    let strict = Repo::new(
+        "hardcode",
+        "[attempt]\nreject_gaming = true\nmax_attempts = 1\n",
+    );
+    let (code, story, _) = strict.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    assert_eq!(verdicts(&story), ["rejected"]);
+    assert_eq!(finding_kinds(&story["attempts"][0]), ["gaming"]);
+}
+
+#[test]
+fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let repo = Repo::new("sleep", "");
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let probe = repo.dir.path().join("probe");
+        let child = repo
+            .command(&["--json"], &[("PROBE_FILE", probe.as_os_str())])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("speccoder starts");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !probe.exists() {
+            assert!(Instant::now() < deadline, "the agent never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let worktree = PathBuf::from(std::fs::read_to_string(&probe).expect("probe").trim());
+        assert!(worktree.exists());
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let out = child.wait_with_output().expect("exits");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "SIG{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let story: Value = serde_json::from_slice(&out.stdout).expect("the story is printed");
+        assert_eq!(story["verdict"], "interrupted");
+        assert_eq!(repo.journal(1)["verdict"], "interrupted");
+        assert!(!worktree.exists(), "SIG{signal}: the worktree is left");
+        assert_eq!(
+            processes_with(&format!("3000{}", marker())),
+            Vec::<String>::new()
+        );
+        std::fs::remove_file(&probe).expect("probe");
+        repo.assert_untouched(&main, &[]);
+    }
+}
+
+#[test]
+fn keep_worktree_keeps_it_on_its_branch() {
+    let repo = Repo::new("honest", "");
+    let (code, story, _) = repo.attempt(&["--keep-worktree"], &[]);
+    assert_eq!(code, Some(0), "{story}");
+    let worktree = PathBuf::from(story["worktree"].as_str().expect("kept worktree"));
+    assert!(
+        std::fs::read_to_string(worktree.join("calc.py"))
+            .expect("calc.py")
+            .contains("return a + b")
+    );
+    assert_eq!(git(&worktree, &["status", "--porcelain"]), "");
+    git(
+        &repo.root(),
+        &[
+            "worktree",
+            "remove",
+            "--force",
+            worktree.to_str().expect("utf-8"),
+        ],
+    );
+}
+
+#[test]
+fn the_agent_cannot_read_the_withheld_tests() {
+    let repo = Repo::new("spy", "");
+    // The withheld test under a name and with a line no other file on this machine has,
+    // so that finding either anywhere means the agent reached it.
+    let withheld = repo.dir.path().join("withheld");
+    let name = format!("test_hidden_{}.py", marker());
+    let secret = format!("# SECRET-{}", marker());
+    std::fs::create_dir_all(withheld.join("tests")).expect("mkdir");
+    let text =
+        std::fs::read_to_string(fixtures_dir().join("attempt/withheld/tests/test_hidden.py"))
+            .expect("fixture");
+    std::fs::write(
+        withheld.join("tests").join(&name),
+        format!("{secret}\n{text}"),
+    )
+    .expect("write");
+    let probe = repo.dir.path().join("probe");
+    let pid = std::process::id().to_string();
+    let (code, story, stderr) = repo.attempt(
+        &["--withheld", withheld.to_str().expect("utf-8")],
+        &[
+            ("PROBE_FILE", probe.as_os_str()),
+            ("WITHHELD_DIR", withheld.as_os_str()),
+            ("HIDDEN_NAME", name.as_ref()),
+            ("SPY_PID", pid.as_ref()),
+        ],
+    );
+    let seen = std::fs::read_to_string(&probe).expect("the spy reported");
+    assert!(
+        !seen.contains(&secret),
+        "the agent read a withheld test:\n{seen}"
+    );
+    let found = seen
+        .split("== find")
+        .nth(1)
+        .and_then(|s| s.split("== umount").next())
+        .expect("find section");
+    assert_eq!(found.trim(), "", "find / saw the withheld test:\n{seen}");
+    assert!(seen.contains("== copy\n"), "{seen}");
+    assert_eq!(code, Some(0), "{story}\n{stderr}\n{seen}");
+    // The checks ran the withheld test, and the commit does not hold it.
+    let output = story["attempts"][0]["checks"][0]["output_tail"]
+        .as_str()
+        .expect("output");
+    assert!(output.contains("test_negative"), "{output}");
+    let commit = story["commit"].as_str().expect("commit");
+    let files = repo.git(&["ls-tree", "-r", "--name-only", commit]);
+    assert!(!files.contains("test_hidden"), "{files}");
+    assert!(withheld.join("tests").join(&name).exists());
+}
+
+#[test]
+fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
+    // An `unshare` that cannot make namespaces, found first on PATH.
+    let fake = tempfile::tempdir().expect("temp dir");
+    let unshare = fake.path().join("unshare");
+    std::fs::write(
+        &unshare,
+        "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n",
+    )
+    .expect("fake unshare");
+    std::fs::set_permissions(
+        &unshare,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let mut path = std::ffi::OsString::from(fake.path());
+    path.push(":");
+    path.push(path_var());
+    for (extra, want) in [
+        ("", Some(2)),
+        ("[attempt]\nallow_unisolated_withheld = true\n", Some(0)),
+    ] {
+        let repo = Repo::new("honest", extra);
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let withheld = repo.dir.path().join("withheld");
+        copy_dir(&fixtures_dir().join("attempt/withheld"), &withheld);
+        let out = repo
+            .command(
+                &["--withheld", withheld.to_str().expect("utf-8")],
+                &[("PATH", path.as_os_str())],
+            )
+            .output()
+            .expect("speccoder starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), want, "{extra}: {stderr}");
+        if want == Some(2) {
+            assert!(stderr.contains("allow_unisolated_withheld"), "{stderr}");
+            repo.assert_untouched(&main, &[]);
+        } else {
+            assert!(stderr.contains("NOT hidden"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn could_not_start_is_exit_2_and_changes_nothing() {
+    let repo = Repo::new("honest", "");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    repo.git(&["branch", "speccoder/T7"]);
+    let out = repo.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists already"));
+    repo.git(&["branch", "-D", "speccoder/T7"]);
+
+    let no_repo = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(
+        repo.root().join("speccoder.toml"),
+        no_repo.path().join("speccoder.toml"),
+    )
+    .expect("config");
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(no_repo.path())
+        .args(["attempt", "--bundle"])
+        .arg(repo.bundle())
+        .env("PATH", path_var())
+        .env(
+            "GIT_CEILING_DIRECTORIES",
+            no_repo.path().parent().expect("parent"),
+        )
+        .output()
+        .expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not inside a git repository"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let native = Repo::with_config("[executor]\nkind = \"native\"\n");
+    let out = native.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no external executor"));
+
+    let bad_check = Repo::new("honest", "[attempt]\nchecks = [\"tset\"]\n");
+    let out = bad_check.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Did you mean `test`?"));
+    bad_check.assert_untouched(bad_check.git(&["rev-parse", "HEAD"]).trim(), &[]);
+    repo.assert_untouched(&main, &[]);
+}
+
+#[test]
+fn uncommitted_changes_are_left_out_and_said() {
+    let repo = Repo::new("honest", "");
+    std::fs::write(repo.root().join("scratch.txt"), "mine\n").expect("write");
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}");
+    assert!(stderr.contains("uncommitted changes"), "{stderr}");
+    let commit = story["commit"].as_str().expect("commit");
+    assert!(
+        !repo
+            .git(&["ls-tree", "-r", "--name-only", commit])
+            .contains("scratch.txt")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.root().join("scratch.txt")).expect("kept"),
+        "mine\n"
+    );
+}
+
+#[test]
+fn human_report_has_one_line_per_attempt() {
+    let repo = Repo::new("retry", "");
+    let out = repo.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("attempt 1 of 3: failed: check `test` exited"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1], "attempt 2 of 3: passed: every check passed",
+        "{text}"
+    );
+    assert_eq!(lines[2], "T7: passed");
+    assert!(
+        lines[3].starts_with("committed ") && lines[3].ends_with(" on speccoder/T7"),
+        "{text}"
+    );
+}
+
+/// An environment with no credentials: HOME is an empty folder.
+fn no_credentials(home: &Path) -> Vec<(&'static str, &std::ffi::OsStr)> {
+    vec![
+        ("HOME", home.as_os_str()),
+        ("XDG_CONFIG_HOME", home.as_os_str()),
+        ("CODEX_HOME", home.as_os_str()),
+    ]
+}
+
+#[test]
+fn real_claude_without_credentials_fails_with_its_own_reason() {
+    require_tools(&["claude"]);
+    let repo = Repo::with_config(
+        "[executor]\nkind = \"claude\"\ntimeout_secs = 60\n\n[attempt]\nmax_attempts = 1\n",
+    );
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let home = tempfile::tempdir().expect("home");
+    let (code, story, stderr) = repo.attempt(&[], &no_credentials(home.path()));
+    assert_eq!(code, Some(1), "{story}\n{stderr}");
+    assert_eq!(verdicts(&story), ["failed"]);
+    let reason = story["attempts"][0]["reason"].as_str().expect("reason");
+    assert!(reason.contains("Not logged in"), "{reason}");
+    repo.assert_untouched(&main, &[]);
+}
+
+#[test]
+fn real_codex_without_network_fails_at_its_deadline() {
+    require_tools(&["codex"]);
+    let repo = Repo::with_config(
+        "[executor]\nkind = \"codex\"\ntimeout_secs = 5\n\n[attempt]\nmax_attempts = 1\n",
+    );
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let home = tempfile::tempdir().expect("home");
+    let (code, story, stderr) = repo.attempt(&[], &no_credentials(home.path()));
+    assert_eq!(code, Some(1), "{story}\n{stderr}");
+    assert_eq!(verdicts(&story), ["failed"]);
+    assert_eq!(
+        story["attempts"][0]["reason"],
+        "the agent did not finish within 5 s"
+    );
+    assert_eq!(processes_with("codex exec"), Vec::<String>::new());
+    repo.assert_untouched(&main, &[]);
+}
