@@ -273,6 +273,8 @@ fn each_offence_is_rejected_with_its_finding() {
             "snapshots/report.snap",
         ),
         ("ignore-test", "ignore_added", "tests/test_sub.py"),
+        ("ignore-in-config", "ignore_added", "setup.cfg"),
+        ("break-git", "protected_changed", ".git"),
     ] {
         let repo = Repo::new(mode, "[attempt]\nmax_attempts = 1\n");
         let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
@@ -288,6 +290,22 @@ fn each_offence_is_rejected_with_its_finding() {
         assert_eq!(story["commit"], Value::Null);
         repo.assert_untouched(&main, &[]);
     }
+}
+
+#[test]
+fn removing_a_test_function_is_rejected() {
+    let repo = Repo::new("remove-test", "[attempt]\nmax_attempts = 1\n");
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    // A test function holds assertions: both counts fell.
+    assert_eq!(
+        finding_kinds(&story["attempts"][0]),
+        ["tests_removed", "assertions_removed"]
+    );
+    assert_eq!(
+        story["attempts"][0]["findings"][0]["detail"],
+        "2 test functions before, 1 now"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Running `git` for the attempt: fixed options that keep the user's and the repository's
 //! programs out (hooks, signing, fsmonitor), no prompts, no optional locks.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -43,6 +44,9 @@ impl Git {
             .args(FIXED_OPTIONS)
             .args(args)
             .stdin(Stdio::null())
+            // Its own process group: a Ctrl-C at the terminal reaches speccoder, which
+            // decides how to stop, and never kills git halfway through a worktree change.
+            .process_group(0)
             // Variables that would point git at another repository or index than `dir`'s.
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")

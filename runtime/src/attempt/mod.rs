@@ -254,10 +254,17 @@ pub fn run_attempt(
         );
         let (tree, findings, warnings) = match judged {
             Ok(judged) => judged,
-            Err(err) => {
-                story.notes.push(err);
-                break;
-            }
+            // Staging fails when the agent broke the worktree's git state (`.git`), which
+            // it must not touch: that is a finding of its own, and nothing can be judged.
+            Err(err) => (
+                String::new(),
+                vec![Finding {
+                    kind: FindingKind::ProtectedChanged,
+                    path: ".git".into(),
+                    detail: format!("the worktree's git state cannot be read: {err}"),
+                }],
+                Vec::new(),
+            ),
         };
         let mut checks = Vec::new();
         if outcome.status == Status::Completed && findings.is_empty() {
