@@ -436,6 +436,75 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
     }
 }
 
+/// Moves the repository's project one folder down, to `app/`, and commits the move.
+fn move_into_app(repo: &Repo) {
+    let root = repo.root();
+    let app = repo.dir.path().join("app");
+    std::fs::rename(&root, &app).expect("move");
+    std::fs::create_dir(&root).expect("mkdir");
+    std::fs::rename(app.join(".git"), root.join(".git")).expect("move .git");
+    std::fs::rename(&app, root.join("app")).expect("move app");
+    repo.git(&["add", "--all"]);
+    git(
+        &root,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "--quiet",
+            "-m",
+            "app/",
+        ],
+    );
+}
+
+#[test]
+fn a_project_in_a_subfolder_of_its_repository() {
+    let repo = Repo::new("honest", "");
+    // Move the project one folder down: the repository's top holds only `app/`.
+    move_into_app(&repo);
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(repo.root().join("app"))
+        .args(["attempt", "--json", "--bundle"])
+        .arg(repo.bundle())
+        .env("PATH", path_var())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("starts");
+    let story: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(0), "{story}");
+    let commit = story["commit"].as_str().expect("commit");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", &format!("{commit}^"), commit]),
+        "app/calc.py\napp/tasks.md\n"
+    );
+    assert!(
+        repo.git(&["show", &format!("{commit}^:app/tests/test_add.py")])
+            .contains("add(40, 2)")
+    );
+    repo.assert_untouched(&main, &["speccoder/T7"]);
+
+    // `spec.md` of the project is protected there too.
+    let edit = Repo::new("edit-spec", "[attempt]\nmax_attempts = 1\n");
+    move_into_app(&edit);
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(edit.root().join("app"))
+        .args(["attempt", "--json", "--bundle"])
+        .arg(edit.bundle())
+        .env("PATH", path_var())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("starts");
+    let story: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(1), "{story}");
+    assert_eq!(story["attempts"][0]["findings"][0]["path"], "app/spec.md");
+}
+
 #[test]
 fn keep_worktree_keeps_it_on_its_branch() {
     let repo = Repo::new("honest", "");
@@ -628,6 +697,10 @@ fn human_report_has_one_line_per_attempt() {
     let out = repo.command(&[], &[]).output().expect("starts");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
+    let commit = repo.git(&["rev-parse", "speccoder/T7"]);
+    support::snapshots("attempt").bind(|| {
+        insta::assert_snapshot!("human_report", text.replace(commit.trim(), "[COMMIT]"));
+    });
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].starts_with("attempt 1 of 3: failed: check `test` exited"),
