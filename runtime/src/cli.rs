@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use speccoder_runners::quote;
 
 use crate::agent::{
-    Allowances, Attempt, Bundle, ClaudePermissions, Placement, agent_argv, allowances, build_prompt,
+    Allowances, Attempt, Bundle, CLAUDE_RECIPE_TOOL, ClaudePermissions, Placement, RecipeServer,
+    agent_argv, allowances, build_prompt,
 };
 use crate::attempt::{AttemptRequest, Story, Verdict, run_attempt};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
@@ -237,9 +238,29 @@ impl Project {
     /// detection they need.
     fn claude_rules(&self, executor: &ExternalExecutor) -> Vec<String> {
         match executor.kind {
-            ExecutorKind::Claude => self.allowances().claude_rules,
+            ExecutorKind::Claude => {
+                let mut rules = self.allowances().claude_rules;
+                if self.recipe_server(executor).is_some() {
+                    rules.push(CLAUDE_RECIPE_TOOL.to_owned());
+                }
+                rules
+            }
             ExecutorKind::Codex | ExecutorKind::Command => Vec::new(),
         }
+    }
+
+    /// `speccoder mcp` for the agent, when `[executor] recipe_mcp` and the recipe tool are
+    /// on: this very binary, with the project's configuration file.
+    fn recipe_server(&self, executor: &ExternalExecutor) -> Option<RecipeServer> {
+        if !(executor.recipe_mcp && self.config.recipe.enabled) {
+            return None;
+        }
+        // Without a path to ourselves, the agent's PATH may still find us.
+        let program = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder"));
+        Some(RecipeServer {
+            program,
+            config: self.config.source.clone(),
+        })
     }
 
     /// Detects the runners, unless the recipe tool is turned off.
@@ -347,6 +368,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                     worktree: &worktree,
                     last_message: Path::new("<last-message-file>"),
                     settings: Path::new("<settings-file>"),
+                    recipe_server: project.recipe_server(executor).as_ref(),
                 },
             );
             if args.json {
@@ -388,12 +410,14 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             let worktree = project.worktree(args.worktree.as_deref());
             let withheld = args.withheld.as_deref().map(|p| project.path(p));
             let rules = project.claude_rules(executor);
+            let recipe_server = project.recipe_server(executor);
             let outcome = Attempt {
                 executor,
                 claude_rules: &rules,
                 worktree: &worktree,
                 withheld: withheld.as_deref(),
                 prompt: &prompt,
+                recipe_server: recipe_server.as_ref(),
             }
             .run(&LocalRunner::default());
             print_json(&outcome);

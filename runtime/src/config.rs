@@ -180,6 +180,9 @@ pub struct ExternalExecutor {
     pub model: Option<String>,
     /// Deadline of one attempt, in seconds.
     pub timeout_secs: u64,
+    /// Whether the agent reaches the recipe tool through `speccoder mcp` (when the recipe
+    /// tool is enabled).
+    pub recipe_mcp: bool,
 }
 
 /// `[commands]`.
@@ -304,7 +307,7 @@ const RECIPE_KEYS: &[&str] = &[
     "allow_tasks",
     "cache",
 ];
-const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs"];
+const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs", "recipe_mcp"];
 const COMMANDS_KEYS: &[&str] = &["allow"];
 const ATTEMPT_KEYS: &[&str] = &[
     "checks",
@@ -400,6 +403,7 @@ impl Reader<'_> {
         let mut argv = Vec::new();
         let mut model = None;
         let mut timeout_secs = 1800;
+        let mut recipe_mcp = true;
         for &(key, value) in &entries {
             let at = |what: &str| format!("[executor]: {key}: {what}");
             let at = &at;
@@ -408,6 +412,7 @@ impl Reader<'_> {
                 "argv" => argv = self.strings(value, at)?,
                 "model" => model = Some(self.string(value, at)?),
                 "timeout_secs" => timeout_secs = self.integer(value, 1..=86_400, at)?,
+                "recipe_mcp" => recipe_mcp = self.boolean(value, at)?,
                 _ => unreachable!("keys are checked against EXECUTOR_KEYS"),
             }
         }
@@ -437,6 +442,7 @@ impl Reader<'_> {
             argv,
             model,
             timeout_secs,
+            recipe_mcp,
         }))
     }
 
@@ -703,6 +709,7 @@ kind = "command"
 argv = ["my-agent", "--flag"]
 model = "m1"
 timeout_secs = 90
+recipe_mcp = false
 
 [commands]
 allow = [["cargo", "test"], ["cargo", "clippy"]]
@@ -730,6 +737,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
                 argv: vec!["my-agent".into(), "--flag".into()],
                 model: Some("m1".into()),
                 timeout_secs: 90,
+                recipe_mcp: false,
             })
         );
         assert_eq!(
@@ -754,7 +762,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
-            "3:1: [executor] flavour: unknown key (known: kind, argv, model, timeout_secs)"
+            "3:1: [executor] flavour: unknown key (known: kind, argv, model, timeout_secs, recipe_mcp)"
         );
     }
 
@@ -892,6 +900,7 @@ allow_unisolated_withheld = true
                 argv: vec![],
                 model: Some("sonnet".into()),
                 timeout_secs: 1800,
+                recipe_mcp: true,
             })
         );
         let codex = Config::parse("[executor]\nkind = \"codex\"\n").expect("valid");

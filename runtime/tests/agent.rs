@@ -331,9 +331,13 @@ fn allowances_never_widen_from_hostile_names() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
+    // ...and the recipe tool over MCP, which `recipe_mcp` (on by default) adds.
     assert_eq!(
         allow.join(","),
-        format!("Read,Edit,Write,MultiEdit,Glob,Grep,LS,{}", rules.join(","))
+        format!(
+            "Read,Edit,Write,MultiEdit,Glob,Grep,LS,{},mcp__speccoder__recipe",
+            rules.join(",")
+        )
     );
 }
 
@@ -505,6 +509,20 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
             "acceptEdits",
             "--settings",
             settings,
+            "--mcp-config",
+            json!({"mcpServers": {"speccoder": {
+                "type": "stdio",
+                "command": env!("CARGO_BIN_EXE_speccoder"),
+                "args": [
+                    "-C",
+                    root.join("worktree"),
+                    "--config",
+                    root.join("speccoder.toml"),
+                    "mcp"
+                ],
+            }}})
+            .to_string(),
+            "--strict-mcp-config",
             "--model",
             "sonnet"
         ])
@@ -527,7 +545,8 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
             "Glob",
             "Grep",
             "LS",
-            "Bash(cargo test)"
+            "Bash(cargo test)",
+            "mcp__speccoder__recipe"
         ])
     );
     // Only the owner can read the prompt and the rules, and both are gone afterwards.
@@ -557,7 +576,8 @@ fn thousands_of_tasks_fit_in_the_settings_file() {
     );
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
     let report = fake_claude_report(&outcome);
-    assert_eq!(report["allow_count"], 7 + 6000, "{report}");
+    // Claude's own tools, the tasks, and the recipe tool over MCP.
+    assert_eq!(report["allow_count"], 7 + 6000 + 1, "{report}");
     // make reads options anywhere on its line: its tasks are allowed exactly.
     assert_eq!(
         report["allow_head"][7],
@@ -609,8 +629,8 @@ fn real_claude_reads_the_settings_file() {
     let log = std::fs::read_to_string(&debug).expect("debug log");
     assert!(
         log.contains(
-            "Adding 8 allow rule(s) to destination 'flagSettings': [\"Read\",\"Edit\",\"Write\",\
-             \"MultiEdit\",\"Glob\",\"Grep\",\"LS\",\"Bash(cargo test)\"]"
+            "Adding 9 allow rule(s) to destination 'flagSettings': [\"Read\",\"Edit\",\"Write\",\
+             \"MultiEdit\",\"Glob\",\"Grep\",\"LS\",\"Bash(cargo test)\",\"mcp__speccoder__recipe\"]"
         ),
         "{log}"
     );

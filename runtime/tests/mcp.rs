@@ -369,3 +369,120 @@ fn closing_stdin_stops_the_running_task() {
         Vec::<String>::new()
     );
 }
+
+/// `agent argv` of a project with this configuration, with the binary and the root
+/// replaced by placeholders.
+fn agent_argv(config: &str, json: bool) -> String {
+    let dir = project("hello:\n\t@echo hello\n");
+    let root = root(&dir);
+    std::fs::write(root.join("speccoder.toml"), config).expect("config");
+    let args: &[&str] = if json {
+        &["agent", "argv", "--json"]
+    } else {
+        &["agent", "argv"]
+    };
+    let out = support::speccoder(&root, args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    stdout_of(&out)
+        .replace(env!("CARGO_BIN_EXE_speccoder"), "<speccoder>")
+        .replace(&root.display().to_string(), "<root>")
+}
+
+#[test]
+fn agents_get_the_recipe_server() {
+    let settings = support::snapshots("mcp");
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "agent_argv_claude",
+            agent_argv("[executor]\nkind = \"claude\"\n", false)
+        );
+        insta::assert_snapshot!(
+            "agent_argv_codex",
+            agent_argv("[executor]\nkind = \"codex\"\n", false)
+        );
+    });
+    for config in [
+        "[executor]\nkind = \"claude\"\nrecipe_mcp = false\n",
+        "[recipe]\nenabled = false\n[executor]\nkind = \"claude\"\n",
+        "[executor]\nkind = \"codex\"\nrecipe_mcp = false\n",
+    ] {
+        let argv = agent_argv(config, false);
+        assert!(!argv.contains("mcp"), "{config}: {argv}");
+    }
+}
+
+#[test]
+fn claude_connects_to_the_server_agent_argv_names() {
+    support::require_tools(&["claude"]);
+    let dir = project("hello:\n\t@echo hello\n");
+    let root = root(&dir);
+    std::fs::write(
+        root.join("speccoder.toml"),
+        "[executor]\nkind = \"claude\"\n",
+    )
+    .expect("config");
+    let argv: Value =
+        serde_json::from_slice(&support::speccoder(&root, &["agent", "argv", "--json"]).stdout)
+            .expect("json");
+    let words: Vec<&str> = argv["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| *w == "--mcp-config")
+        .expect("--mcp-config");
+    let config: Value = serde_json::from_str(words[at + 1]).expect("the config is JSON");
+    let entry = config["mcpServers"]["speccoder"].to_string();
+    // The entry Claude would read from --mcp-config, given to its health check.
+    let home = tempfile::tempdir().expect("home");
+    let claude = |args: &[&str]| {
+        Command::new(support::tools_bin().join("claude"))
+            .args(args)
+            .current_dir(home.path())
+            .env("HOME", home.path())
+            .env("PATH", support::path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .output()
+            .expect("claude starts")
+    };
+    let added = claude(&["mcp", "add-json", "speccoder", &entry]);
+    assert!(added.status.success(), "{added:?}");
+    let text = stdout_of(&claude(&["mcp", "list"]));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("speccoder: ") && l.ends_with("Connected")),
+        "{text}"
+    );
+
+    // The whole argv, without credentials: Claude connects to the server before it finds
+    // out it cannot log in, and its debug log says so.
+    let settings = root.join("settings.json");
+    std::fs::write(&settings, argv["settings"].to_string()).expect("settings");
+    let debug = root.join("debug.txt");
+    let mut words: Vec<String> = words
+        .iter()
+        .map(|w| match *w {
+            "<settings-file>" => settings.display().to_string(),
+            other => other.to_owned(),
+        })
+        .collect();
+    words.push("--debug-file".into());
+    words.push(debug.display().to_string());
+    let out = Command::new(support::tools_bin().join(&words[0]))
+        .args(&words[1..])
+        .current_dir(&root)
+        .env("HOME", home.path())
+        .env("PATH", support::path_var())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .stdin(std::fs::File::open(root.join("Makefile")).expect("a prompt"))
+        .output()
+        .expect("claude starts");
+    let log = std::fs::read_to_string(&debug).expect("debug log");
+    assert!(
+        log.contains("MCP server \"speccoder\": Successfully connected"),
+        "{out:?}\n{log}"
+    );
+}

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::recipe_server::RecipeServer;
 use crate::config::{ExecutorKind, ExternalExecutor};
 
 /// Claude Code's own tools the agent may always use, comma-separated.
@@ -19,6 +20,8 @@ pub struct Placement<'a> {
     pub last_message: &'a Path,
     /// Where Claude's settings file with its permission rules is.
     pub settings: &'a Path,
+    /// The recipe tool's MCP server the agent gets, if any.
+    pub recipe_server: Option<&'a RecipeServer>,
 }
 
 /// Claude Code's permission rules for one attempt, as its settings file holds them.
@@ -103,6 +106,11 @@ pub fn agent_argv(executor: &ExternalExecutor, placement: Placement<'_>) -> Vec<
             .map(str::to_owned)
             .to_vec();
             argv.push(placement.settings.display().to_string());
+            if let Some(server) = placement.recipe_server {
+                argv.push("--mcp-config".into());
+                argv.push(server.claude_config(placement.worktree));
+                argv.push("--strict-mcp-config".into());
+            }
             if let Some(model) = model {
                 argv.push("--model".into());
                 argv.push(model.into());
@@ -124,6 +132,12 @@ pub fn agent_argv(executor: &ExternalExecutor, placement: Placement<'_>) -> Vec<
             argv.push(placement.worktree.display().to_string());
             argv.push("-o".into());
             argv.push(placement.last_message.display().to_string());
+            if let Some(server) = placement.recipe_server {
+                for value in server.codex_overrides(placement.worktree) {
+                    argv.push("-c".into());
+                    argv.push(value);
+                }
+            }
             if let Some(model) = model {
                 argv.push("-m".into());
                 argv.push(model.into());
@@ -146,6 +160,7 @@ mod tests {
             argv: vec!["my-agent".into(), "--flag".into()],
             model: model.map(str::to_owned),
             timeout_secs: 1800,
+            recipe_mcp: true,
         }
     }
 
@@ -154,6 +169,7 @@ mod tests {
             worktree: Path::new("/w/tree"),
             last_message: Path::new("/tmp/x/last-message.txt"),
             settings: Path::new("/tmp/x/settings.json"),
+            recipe_server: None,
         }
     }
 

@@ -10,6 +10,7 @@ use speccoder_runners::single_quote;
 
 use super::argv::{ClaudePermissions, Placement, agent_argv};
 use super::outcome::{Finished, Outcome, failed, interpret};
+use super::recipe_server::RecipeServer;
 use crate::config::{ExecutorKind, ExternalExecutor};
 use crate::process::{
     CaptureSpec, CommandRunner, Exit, OutputMode, RemoveOnSignal, RunRequest, StartMode,
@@ -28,6 +29,8 @@ pub struct Attempt<'a> {
     pub withheld: Option<&'a Path>,
     /// The whole prompt.
     pub prompt: &'a str,
+    /// The recipe tool's MCP server the agent gets, if any.
+    pub recipe_server: Option<&'a RecipeServer>,
 }
 
 /// A run id `external_<kind>_<unix seconds>_<pid>_<n>`: the process id and a counter make
@@ -92,6 +95,7 @@ impl Attempt<'_> {
                 worktree: self.worktree,
                 last_message: &last_message,
                 settings: &settings,
+                recipe_server: self.recipe_server,
             },
         );
         // The prompt arrives on stdin: Claude's --allowedTools takes several values, so a

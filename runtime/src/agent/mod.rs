@@ -5,6 +5,7 @@ mod argv;
 mod attempt;
 mod outcome;
 mod prompt;
+mod recipe_server;
 mod rule;
 
 pub use allowances::{Allowances, Dropped, Match};
@@ -12,6 +13,7 @@ pub use argv::{CLAUDE_DENIED, CLAUDE_TOOLS, ClaudePermissions, Placement, agent_
 pub use attempt::{Attempt, new_run_id};
 pub use outcome::{Finished, Outcome, Report, Status, Usage, interpret};
 pub use prompt::{Bundle, BundleTask, build_prompt};
+pub use recipe_server::{CLAUDE_RECIPE_TOOL, RecipeServer, SERVER_NAME};
 
 use speccoder_runners::{Runner, TailRule, split_words};
 

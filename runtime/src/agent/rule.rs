@@ -13,7 +13,7 @@ pub(crate) fn is_control(c: char) -> bool {
 }
 
 /// Checks that `rule` is one of the forms the runtime writes: a bare tool name
-/// (`WebFetch`), `Bash(<command>)` or `Bash(<command> *)` with a command free of rule
+/// (`WebFetch`) or MCP tool name (`mcp__speccoder__recipe`), `Bash(<command>)` or `Bash(<command> *)` with a command free of rule
 /// syntax, or `Read(//<absolute folder>/**)`.
 pub(crate) fn check_rule(rule: &str) -> Result<(), String> {
     let bad = |why: &str| Err(format!("the rule `{}` {why}", rule.escape_debug()));
@@ -21,7 +21,7 @@ pub(crate) fn check_rule(rule: &str) -> Result<(), String> {
         return bad(&format!("holds the control character {c:?}"));
     }
     let Some(open) = rule.find('(') else {
-        return if is_tool_name(rule) {
+        return if is_tool_name(rule) || is_mcp_tool_name(rule) {
             Ok(())
         } else {
             bad("is not a tool name")
@@ -75,6 +75,18 @@ fn is_tool_name(name: &str) -> bool {
     chars.next().is_some_and(|c| c.is_ascii_uppercase()) && chars.all(|c| c.is_ascii_alphanumeric())
 }
 
+/// Whether `name` is an MCP server's tool as Claude Code names it, `mcp__<server>__<tool>`.
+fn is_mcp_tool_name(name: &str) -> bool {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    name.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .is_some_and(|(server, tool)| part(server) && part(tool))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +124,9 @@ mod tests {
         case("bash(a)", false);
         case("Edit(//x/**)", false);
         case("Web Fetch", false);
+        case("mcp__speccoder__recipe", true);
+        case("mcp__speccoder__", false);
+        case("mcp__a b__c", false);
     }
 
     #[test]
