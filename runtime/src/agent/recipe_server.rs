@@ -74,7 +74,7 @@ mod tests {
         );
         assert_eq!(
             server.claude_config(worktree),
-            r#"{"mcpServers":{"speccoder":{"args":["-C","/w/a \"b\"","--config","/p/speccoder.toml","mcp"],"command":"/opt/bin/speccoder","type":"stdio"}}}"#
+            r#"{"mcpServers":{"speccoder":{"type":"stdio","command":"/opt/bin/speccoder","args":["-C","/w/a \"b\"","--config","/p/speccoder.toml","mcp"]}}}"#
         );
         assert_eq!(
             server.codex_overrides(Path::new("/w")),
