@@ -332,6 +332,10 @@ fn malformed_configuration_is_one_clear_error() {
             "[commands]\nallow = \"cargo test\"\n",
             "2:9: [commands] allow: expected an array of commands, found string",
         ),
+        (
+            "[attempt]\nmax_attempts = 0\n",
+            "2:16: [attempt] max_attempts: 0 is out of range (1..=20)",
+        ),
     ];
     for (text, want) in cases {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -342,6 +346,7 @@ fn malformed_configuration_is_one_clear_error() {
             &["recipe", "run", "x"],
             &["allow"],
             &["agent", "argv"],
+            &["attempt", "--bundle", "bundle.json"],
         ] {
             let out = speccoder(dir.path(), args, &path_var());
             assert_eq!(out.status.code(), Some(2), "{text:?} {args:?}");

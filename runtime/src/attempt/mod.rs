@@ -319,10 +319,11 @@ pub fn run_attempt(
         story.verdict = verdict;
         match verdict {
             Verdict::Passed => {
-                let record = records
+                let summary = records
                     .last()
-                    .map(|r| (r.agent.report.as_ref().map(|r| r.summary.clone()), r.n));
-                let summary = record.and_then(|r| r.0).unwrap_or_default();
+                    .and_then(|r| r.agent.report.as_ref())
+                    .map(|r| r.summary.clone())
+                    .unwrap_or_default();
                 return Ok(commit_pass(
                     story,
                     records,
