@@ -231,6 +231,7 @@ pub fn run_attempt(
             worktree: &project_dir,
             withheld: setup.withheld.as_ref().map(|w| w.dir.as_path()),
             prompt: &prompt,
+            recipe_server: None,
         }
         .run(setup.runner.as_ref());
         if let Some(signal) = shutdown_signal() {
