@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use speccoder_runtime::process::{CommandRunner, LocalRunner, RunRequest};
+use speccoder_runtime::process::{Cgroups, CommandRunner, LocalRunner, RunRequest};
 
 fn main() {
     let runs: usize = std::env::args()
@@ -17,6 +17,12 @@ fn main() {
         let out = runner.run(&request).expect("sh starts");
         assert!(out.success());
     });
+    let mut without_cgroup = LocalRunner::default();
+    without_cgroup.cgroups = Cgroups::Never;
+    let no_cgroup = measure(runs, || {
+        let out = without_cgroup.run(&request).expect("sh starts");
+        assert!(out.success());
+    });
     let baseline = measure(runs, || {
         let out = std::process::Command::new("/bin/sh")
             .args(["-c", "true"])
@@ -25,7 +31,14 @@ fn main() {
             .expect("sh starts");
         assert!(out.status.success());
     });
-    report("LocalRunner", &ours);
+    report(
+        &format!(
+            "LocalRunner (cgroup per run: {})",
+            speccoder_runtime::process::cgroups_available()
+        ),
+        &ours,
+    );
+    report("LocalRunner without cgroups", &no_cgroup);
     report("Command::output", &baseline);
     println!(
         "median ratio: {:.2}",

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 mod support;
 
 use speccoder_runtime::process::{
-    CaptureSpec, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest, SpawnError,
+    CaptureSpec, Cgroups, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest,
+    SpawnError,
 };
 use support::processes_with;
 
@@ -206,7 +207,12 @@ fn setsid_escapee_holding_the_pipe_is_bounded() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(out.leftovers.swept, 1);
+    // Killed by the pipe sweep, or before it as part of the run's cgroup.
+    assert!(
+        out.leftovers.swept == 1 || out.leftovers.cgroup_killed,
+        "{:?}",
+        out.leftovers
+    );
     assert_no_process("100.104");
 }
 
@@ -328,4 +334,52 @@ fn plain_commands_behave_as_through_the_shell() {
     assert!(text.contains("not found"), "{text}");
     // A builtin with no program of its name runs in the shell.
     assert_eq!(run_in("exit 7").0, Exit::Code(7));
+}
+
+/// A leader that moves itself into another process group (here the caller's own, where
+/// `killpg` of the run's group cannot reach it) is still stopped at the deadline, with the
+/// child it started there, and the call returns within the deadline and the grace.
+#[test]
+fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
+    support::require_tools(&["python3"]);
+    let mut req = request(
+        "x=1; exec python3 -c 'import os, time\n\
+         os.setpgid(0, os.getpgid(os.getppid()))\n\
+         os.fork()\n\
+         time.sleep(40.401)'",
+    );
+    req.timeout = Duration::from_millis(500);
+    req.grace = Duration::from_millis(500);
+    // With the run's cgroup, and without one (the pidfd and the descendants in /proc).
+    for cgroups in [Cgroups::WhenAvailable, Cgroups::Never] {
+        let mut runner = LocalRunner::default();
+        runner.cgroups = cgroups;
+        let started = Instant::now();
+        let out = runner.run(&req).expect("starts");
+        assert!(out.timed_out);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{cgroups:?}: {:?}",
+            started.elapsed()
+        );
+        assert_no_process("40.401");
+    }
+}
+
+/// With a cgroup per run, a daemon that left the session and closed every pipe is stopped
+/// when the run ends; without one, the README says it is not contained.
+#[test]
+fn a_fully_detached_daemon_is_stopped_where_cgroups_allow() {
+    // It sleeps longer than `assert_no_process` waits, and ends by itself where it is not
+    // contained.
+    let out = run(&request(
+        "setsid sh -c 'sleep 5.402' </dev/null >/dev/null 2>&1 & echo started",
+    ));
+    assert_eq!(out.stdout.text(), "started\n");
+    if !speccoder_runtime::process::cgroups_available() {
+        eprintln!("no cgroup v2 for this user: a detached daemon is not contained");
+        return;
+    }
+    assert!(out.leftovers.cgroup_killed, "{:?}", out.leftovers);
+    assert_no_process("5.402");
 }

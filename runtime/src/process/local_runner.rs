@@ -12,12 +12,14 @@ use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
 use rustix::pipe::{SpliceFlags, fcntl_setpipe_size, splice};
 use rustix::process::{
-    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process, kill_process_group, pidfd_open,
+    pidfd_send_signal, waitid,
 };
 
-use speccoder_runners::split_words;
+use speccoder_runners::{single_quote, split_words};
 
 use super::capture::StreamCapture;
+use super::cgroup::TaskCgroup;
 use super::{
     CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
     SpawnError, StartMode, registry, sweep,
@@ -34,6 +36,19 @@ pub struct LocalRunner {
     pub leak_wait: Duration,
     /// How long after that sweep we wait before giving up on the pipes.
     pub abandon_wait: Duration,
+    /// Whether each run gets a cgroup of its own where the machine allows.
+    pub cgroups: Cgroups,
+}
+
+/// Whether runs are contained in cgroups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cgroups {
+    /// A cgroup per run where cgroup v2 lets this user make one (see
+    /// [`cgroups_available`](super::cgroups_available)).
+    #[default]
+    WhenAvailable,
+    /// Never: the process group, the pidfd and the `/proc` sweeps only.
+    Never,
 }
 
 impl Default for LocalRunner {
@@ -43,6 +58,7 @@ impl Default for LocalRunner {
             shell: PathBuf::from("/bin/sh"),
             leak_wait: Duration::from_millis(100),
             abandon_wait: Duration::from_millis(100),
+            cgroups: Cgroups::WhenAvailable,
         }
     }
 }
@@ -52,38 +68,61 @@ impl CommandRunner for LocalRunner {
         check_cwd(&request.cwd)?;
         let start = Instant::now();
 
+        // Where the machine allows, the run gets a cgroup, which holds everything it starts,
+        // in its process group or not (see `cgroup.rs`).
+        let mut cgroup = match self.cgroups {
+            Cgroups::WhenAvailable => TaskCgroup::create(),
+            Cgroups::Never => None,
+        };
+
         // A command line of plain words is one program with its arguments: starting it
         // directly does what `sh -c` would do, without the shell's own start (about 1.5 ms
         // here). When that program cannot be started (missing, not executable, a script
         // without `#!`), nothing has run yet and the shell runs the line instead, so it
-        // behaves, and its errors read and exit (127, 126), as they always do.
-        if let Some(words) = plain_words(&request.command) {
+        // behaves, and its errors read and exit (127, 126), as they always do. With a cgroup
+        // the shell always runs the line: it moves itself into the cgroup before running
+        // anything (the only way, without `unsafe`, to leave no moment in which a child could
+        // start outside it), and only a program that must start directly pays that moment.
+        let direct_allowed = cgroup.is_none() || request.start == StartMode::DirectOnly;
+        if let Some(words) = plain_words(&request.command).filter(|_| direct_allowed) {
             let mut direct = Command::new(&words[0]);
             direct.args(&words[1..]);
-            match (self.spawn(request, direct, start), request.start) {
+            match (
+                self.spawn(request, direct, &mut cgroup, start),
+                request.start,
+            ) {
                 (Err(SpawnError::Start { .. }), StartMode::ShellWhenNeeded) => {}
                 (other, _) => return other,
             }
         } else if request.start == StartMode::DirectOnly {
             return Err(SpawnError::NotPlain(request.command.clone()));
         }
+        let script = match &cgroup {
+            // On the command's first line, so the shell's messages keep their line numbers.
+            Some(cgroup) => format!(
+                "echo 0 >{} 2>/dev/null; {}",
+                single_quote(&cgroup.dir().join("cgroup.procs").display().to_string()),
+                request.command
+            ),
+            None => request.command.clone(),
+        };
         let mut command = Command::new(&self.shell);
         // Linux refuses one argument longer than MAX_ARG_BYTES (E2BIG), so a longer command
         // line reaches the shell as a script file instead.
-        let _script = if request.command.len() > MAX_ARG_BYTES {
+        let _script = if script.len() > MAX_ARG_BYTES {
             let mut file = tempfile::Builder::new()
                 .prefix("speccoder-script-")
                 .suffix(".sh")
                 .tempfile()?;
-            file.write_all(request.command.as_bytes())?;
+            file.write_all(script.as_bytes())?;
             file.flush()?;
             command.arg(file.path());
             Some(file)
         } else {
-            command.arg("-c").arg(&request.command);
+            command.arg("-c").arg(&script);
             None
         };
-        self.spawn(request, command, start)
+        self.spawn(request, command, &mut cgroup, start)
     }
 }
 
@@ -93,6 +132,7 @@ impl LocalRunner {
         &self,
         request: &RunRequest,
         mut command: Command,
+        cgroup: &mut Option<TaskCgroup>,
         start: Instant,
     ) -> Result<RunOutput, SpawnError> {
         let stdin = match &request.stdin {
@@ -138,19 +178,38 @@ impl LocalRunner {
 
         let pgid = Pid::from_child(&child);
         registry::register(pgid);
+        // A shell has moved itself already; a program started directly is moved now.
+        let cgroup = cgroup
+            .take()
+            .filter(|cgroup| cgroup.add(child.id()).is_ok());
+        if let Some(cgroup) = &cgroup {
+            registry::register_cgroup(cgroup.dir());
+        }
+        // The leader's pidfd reaches it even after it left its process group.
+        let pidfd: Option<OwnedFd> = pidfd_open(pgid, PidfdFlags::empty()).ok();
         let supervised = Supervisor {
             runner: self,
             request,
             child: &child,
             pgid,
+            pidfd: pidfd.as_ref(),
+            cgroup: cgroup.as_ref(),
             start,
         }
         .supervise(&mut streams);
         if supervised.is_err() {
             // Watching failed (a read or poll error): nothing of the run may outlive the call.
             let _ = kill_process_group(pgid, Signal::KILL);
+            if let Some(pidfd) = &pidfd {
+                let _ = pidfd_send_signal(pidfd, Signal::KILL);
+            }
         }
         registry::unregister(pgid);
+        if let Some(cgroup) = cgroup {
+            registry::unregister_cgroup(cgroup.dir());
+            // Dropping it kills whatever is still in it and removes it.
+            drop(cgroup);
+        }
         let (timed_out, leftovers) = match supervised {
             Ok(done) => done,
             Err(err) => {
@@ -292,6 +351,10 @@ struct Supervisor<'a> {
     request: &'a RunRequest,
     child: &'a Child,
     pgid: Pid,
+    /// The leader's pidfd (none on kernels without them).
+    pidfd: Option<&'a OwnedFd>,
+    /// The run's cgroup, where the machine allows one.
+    cgroup: Option<&'a TaskCgroup>,
     start: Instant,
 }
 
@@ -311,7 +374,7 @@ impl Supervisor<'_> {
     fn supervise(&self, streams: &mut [Stream]) -> std::io::Result<(bool, Leftovers)> {
         // With a pidfd the shell's exit is one more event for poll; without one (old
         // kernels) we check for it with a short backoff.
-        let pidfd: Option<OwnedFd> = pidfd_open(self.pgid, PidfdFlags::empty()).ok();
+        let pidfd = self.pidfd;
         let mut backoff = Duration::from_millis(1);
         let mut buf = vec![0u8; 64 * 1024];
 
@@ -337,16 +400,15 @@ impl Supervisor<'_> {
             if !exited {
                 if !timed_out && now >= deadline {
                     timed_out = true;
-                    self.signal(Signal::TERM);
                     // A stopped process cannot act on SIGTERM until it is continued.
-                    self.signal(Signal::CONT);
+                    self.stop_all(&[Signal::TERM, Signal::CONT]);
                     kill_at = Some(now + self.request.grace);
                 }
                 if let Some(at) = kill_at
                     && !killed
                     && now >= at
                 {
-                    self.signal(Signal::KILL);
+                    self.stop_all(&[Signal::KILL]);
                     killed = true;
                 }
                 wake = earliest(wake, (!timed_out).then_some(deadline));
@@ -355,8 +417,12 @@ impl Supervisor<'_> {
                 // The shell is gone but a zombie until we reap it, so its group id cannot be
                 // reused and signalling the group is safe.
                 if !open {
-                    // Anything left in the group runs unwatched: stop it.
+                    // Anything left in the group runs unwatched: stop it, and with a cgroup
+                    // also what left the group and closed its pipes (a detached daemon).
                     self.signal(Signal::KILL);
+                    if self.cgroup.is_some_and(TaskCgroup::kill) {
+                        leftovers.cgroup_killed = true;
+                    }
                     break;
                 }
                 match cleanup {
@@ -366,6 +432,10 @@ impl Supervisor<'_> {
                         if now >= at {
                             self.signal(Signal::KILL);
                             leftovers.killed_group = true;
+                            // Pipe holders that left the group are still in the cgroup.
+                            if self.cgroup.is_some_and(TaskCgroup::kill) {
+                                leftovers.cgroup_killed = true;
+                            }
                             cleanup = Cleanup::GroupKilled(now);
                         }
                         wake = earliest(wake, Some(at));
@@ -457,6 +527,34 @@ impl Supervisor<'_> {
     fn signal(&self, signal: Signal) {
         // ESRCH (nobody left in the group) is the expected answer once the group is gone.
         let _ = kill_process_group(self.pgid, signal);
+    }
+
+    /// Sends each of `signals` to everything of the run while its leader lives: the group,
+    /// the leader through its pidfd (it may have moved to another group, even ours), and
+    /// either everything in the run's cgroup or, without one, the leader's descendants as
+    /// `/proc` shows them.
+    fn stop_all(&self, signals: &[Signal]) {
+        let descendants = match self.cgroup {
+            Some(_) => Vec::new(),
+            None => sweep::descendants(self.child.id()),
+        };
+        for &signal in signals {
+            self.signal(signal);
+            if let Some(pidfd) = self.pidfd {
+                let _ = pidfd_send_signal(pidfd, signal);
+            }
+            match self.cgroup {
+                Some(cgroup) if signal == Signal::KILL => {
+                    cgroup.kill();
+                }
+                Some(cgroup) => cgroup.signal(signal),
+                None => {
+                    for &pid in &descendants {
+                        let _ = kill_process(pid, signal);
+                    }
+                }
+            }
+        }
     }
 }
 

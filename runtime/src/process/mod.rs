@@ -2,6 +2,7 @@
 //! process-group cleanup.
 
 mod capture;
+mod cgroup;
 mod cleanup;
 mod local_runner;
 mod registry;
@@ -11,8 +12,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use capture::{Captured, Spill};
+pub use cgroup::cgroups_available;
 pub use cleanup::RemoveOnSignal;
-pub use local_runner::LocalRunner;
+pub use local_runner::{Cgroups, LocalRunner};
 pub use registry::{
     ExitDeferral, defer_exit, shutdown_signal, stop_all_process_groups,
     stop_process_groups_on_signals,
@@ -131,6 +133,9 @@ pub struct Leftovers {
     pub swept: u32,
     /// The pipes were given up while something still held them open.
     pub abandoned_pipes: bool,
+    /// Processes that had left the group were still in the run's cgroup and were killed
+    /// (see [`cgroups_available`]).
+    pub cgroup_killed: bool,
 }
 
 /// The outcome of a command that started.

@@ -2,6 +2,7 @@
 //! stopped when the process itself is told to stop.
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -9,6 +10,9 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 
 static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// The cgroups of the runs in progress.
+static LIVE_CGROUPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
 /// The signal that told this process to stop, 0 while none has.
 static SHUTDOWN_SIGNAL: AtomicI32 = AtomicI32::new(0);
@@ -58,6 +62,21 @@ pub(crate) fn unregister(pgid: Pid) {
     live_groups().remove(&pgid.as_raw_nonzero().get());
 }
 
+pub(crate) fn register_cgroup(dir: &Path) {
+    live_cgroups().insert(dir.to_path_buf());
+}
+
+pub(crate) fn unregister_cgroup(dir: &Path) {
+    live_cgroups().remove(dir);
+}
+
+fn live_cgroups() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
+    // A panic while the set was held leaves a set that is still correct.
+    LIVE_CGROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
     // A panic while the set was held leaves a set that is still correct.
     LIVE_GROUPS
@@ -66,7 +85,7 @@ fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
 }
 
 /// Stops every process group started by this process and still running: SIGTERM and
-/// SIGCONT, a short grace, then SIGKILL.
+/// SIGCONT, a short grace, then SIGKILL, and kills what is left in the runs' cgroups.
 pub fn stop_all_process_groups() {
     let groups: Vec<Pid> = live_groups()
         .iter()
@@ -86,6 +105,10 @@ pub fn stop_all_process_groups() {
     }
     for &pgid in &groups {
         let _ = kill_process_group(pgid, Signal::KILL);
+    }
+    // What left its group is still in its run's cgroup.
+    for dir in live_cgroups().iter() {
+        super::cgroup::kill_dir(dir);
     }
 }
 

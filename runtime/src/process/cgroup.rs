@@ -1,0 +1,204 @@
+//! A cgroup (v2) per run, where the machine lets this process make one, so that everything
+//! the command starts can be found and stopped: also processes that left its process group
+//! or session and closed its pipes (`setsid daemon &`), which neither `killpg` nor the pipe
+//! sweep can see.
+//!
+//! Available when a cgroup2 hierarchy is mounted and this process may create a cgroup below
+//! its own and move a process into it: as root, or under a delegated user cgroup (systemd's
+//! `user@.service`). Elsewhere every run goes without one, and the process group, the pidfd
+//! and the `/proc` sweeps are all the containment there is.
+//!
+//! The child is moved into its cgroup right after it starts (std has no way to start it
+//! there, and a `pre_exec` hook would need `unsafe`): a program that forks in the first
+//! microseconds after `exec`, before the move, leaves that child outside.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+
+/// The cgroup this process runs in, when cgroup v2 is mounted and a child cgroup can be made
+/// in it; found once.
+fn base() -> Option<&'static Path> {
+    static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BASE.get_or_init(find_base).as_deref()
+}
+
+fn find_base() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    // Fields: id, parent, major:minor, root, mount point, options, optional fields, `-`,
+    // filesystem type, source, super options.
+    let mount = mountinfo.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        (right.split_whitespace().next()? == "cgroup2")
+            .then(|| left.split_whitespace().nth(4).map(PathBuf::from))
+            .flatten()
+    })?;
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let own = own.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let base = mount.join(own.trim_start_matches('/'));
+    remove_stale(&base);
+    // Whether a cgroup can be made here is known by trying; whether a process may be moved
+    // into it, only when the first run's is (a failure there turns runs without one).
+    // `cgroup.kill` (Linux 5.14) is what makes one worth having.
+    let probe = base.join(format!("speccoder-{}-probe", std::process::id()));
+    std::fs::create_dir(&probe).ok()?;
+    let usable = probe.join("cgroup.kill").exists();
+    let _ = std::fs::remove_dir(&probe);
+    usable.then_some(base)
+}
+
+/// Removes the cgroups left by speccoder processes that are gone (killed before they could
+/// remove theirs). A cgroup that still holds a process is refused by the kernel and stays.
+fn remove_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("speccoder-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// Set once moving a process into a cgroup has failed: runs go without one from then on.
+static MOVE_REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether runs get a cgroup of their own on this machine.
+pub fn cgroups_available() -> bool {
+    base().is_some() && !MOVE_REFUSED.load(Ordering::Relaxed)
+}
+
+/// The cgroup of one run.
+#[derive(Debug)]
+pub(crate) struct TaskCgroup {
+    dir: PathBuf,
+}
+
+impl TaskCgroup {
+    /// Makes a new, empty cgroup for a run, or `None` where that is not possible.
+    pub(crate) fn create() -> Option<Self> {
+        if MOVE_REFUSED.load(Ordering::Relaxed) {
+            return None;
+        }
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = base()?.join(format!("speccoder-{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        Some(Self { dir })
+    }
+
+    /// The cgroup's folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Moves the process `pid` (and so all it starts from now on) into the cgroup.
+    pub(crate) fn add(&self, pid: u32) -> std::io::Result<()> {
+        let moved = std::fs::write(self.dir.join("cgroup.procs"), pid.to_string());
+        if let Err(err) = &moved
+            && err.kind() == std::io::ErrorKind::PermissionDenied
+        {
+            MOVE_REFUSED.store(true, Ordering::Relaxed);
+        }
+        moved
+    }
+
+    /// The processes in the cgroup now.
+    pub(crate) fn pids(&self) -> Vec<Pid> {
+        pids_of(&self.dir)
+    }
+
+    /// Sends `signal` to every process in the cgroup.
+    pub(crate) fn signal(&self, signal: Signal) {
+        for pid in self.pids() {
+            // ESRCH: it ended meanwhile.
+            let _ = kill_process(pid, signal);
+        }
+    }
+
+    /// Kills everything in the cgroup at once; returns whether anything was there.
+    pub(crate) fn kill(&self) -> bool {
+        kill_dir(&self.dir)
+    }
+}
+
+impl Drop for TaskCgroup {
+    fn drop(&mut self) {
+        // The kernel removes only an empty cgroup: kill what is left and give it a moment
+        // to go (a process stuck in the kernel may not; its cgroup is then left for
+        // `remove_stale` of a later speccoder).
+        kill_dir(&self.dir);
+        let until = Instant::now() + Duration::from_millis(500);
+        while std::fs::remove_dir(&self.dir).is_err() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+fn pids_of(dir: &Path) -> Vec<Pid> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse::<i32>().ok())
+        .filter_map(Pid::from_raw)
+        .collect()
+}
+
+/// Kills every process in the cgroup `dir`; returns whether there was any.
+pub(crate) fn kill_dir(dir: &Path) -> bool {
+    let pids = pids_of(dir);
+    if pids.is_empty() {
+        return false;
+    }
+    if std::fs::write(dir.join("cgroup.kill"), "1").is_err() {
+        for pid in pids {
+            let _ = kill_process(pid, Signal::KILL);
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cgroup_holds_what_its_process_starts() {
+        let Some(cgroup) = TaskCgroup::create() else {
+            eprintln!("no cgroup v2 available to this user: nothing to check");
+            return;
+        };
+        let mut child = std::process::Command::new("/bin/sh")
+            // It waits before starting anything, so it is moved first.
+            .args(["-c", "sleep 0.2; sleep 100.301 & sleep 100.302"])
+            .spawn()
+            .expect("sh");
+        cgroup.add(child.id()).expect("moved");
+        let until = Instant::now() + Duration::from_secs(5);
+        while cgroup.pids().len() < 3 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(cgroup.pids().len(), 3, "the shell and its two children");
+        assert!(cgroup.kill());
+        let status = child.wait().expect("reaped");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
+        let dir = cgroup.dir().to_path_buf();
+        drop(cgroup);
+        assert!(!dir.exists(), "{} was not removed", dir.display());
+    }
+}
