@@ -750,13 +750,28 @@ fn real_codex_without_network_fails_at_its_deadline() {
     );
     let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
     let home = tempfile::tempdir().expect("home");
-    let (code, story, stderr) = repo.attempt(&[], &no_credentials(home.path()));
+    // The worktree goes under a folder of this test's own, which Codex's command line
+    // names (`-C`), so no other test's Codex is mistaken for this one.
+    let tmp = repo.dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    let mut env = no_credentials(home.path());
+    env.push(("TMPDIR", tmp.as_os_str()));
+    let (code, story, stderr) = repo.attempt(&[], &env);
     assert_eq!(code, Some(1), "{story}\n{stderr}");
     assert_eq!(verdicts(&story), ["failed"]);
     assert_eq!(
         story["attempts"][0]["reason"],
         "the agent did not finish within 5 s"
     );
-    assert_eq!(processes_with("codex exec"), Vec::<String>::new());
+    assert_eq!(
+        processes_with(tmp.to_str().expect("utf-8")),
+        Vec::<String>::new()
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("tmp")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     repo.assert_untouched(&main, &[]);
 }

@@ -34,8 +34,11 @@ use self::isolation::{IsolatedRunner, Namespaces};
 use self::journal::Journal;
 use self::rules::Rules;
 use self::worktree::{ChangeKind, Leave, Repo, Worktree};
-use crate::agent::{Attempt, Match, Outcome, Status, allowances, build_prompt, new_run_id};
-use crate::config::{Config, RecipeConfig};
+use crate::agent::{
+    Attempt, CLAUDE_RECIPE_TOOL, Match, Outcome, RecipeServer, Status, allowances, build_prompt,
+    new_run_id,
+};
+use crate::config::{Config, ExecutorKind, RecipeConfig};
 use crate::process::{CommandRunner, LocalRunner, shutdown_signal};
 use crate::recipe::Recipe;
 
@@ -153,6 +156,15 @@ pub fn run_attempt(
     } else {
         allowances(config, None)
     };
+    // The recipe tool over MCP, as `agent run` gives it, with the configuration the attempt
+    // was started with rather than the worktree's copy, which the agent could edit.
+    let recipe_server = (executor.recipe_mcp && config.recipe.enabled).then(|| RecipeServer {
+        program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
+        config: config.source.clone(),
+    });
+    if recipe_server.is_some() && executor.kind == ExecutorKind::Claude {
+        allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
+    }
     for op in &ops {
         if let Ok(resolved) = recipe.resolve(op)
             && let Some(argv) = speccoder_runners::split_words(&resolved.command)
@@ -231,7 +243,7 @@ pub fn run_attempt(
             worktree: &project_dir,
             withheld: setup.withheld.as_ref().map(|w| w.dir.as_path()),
             prompt: &prompt,
-            recipe_server: None,
+            recipe_server: recipe_server.as_ref(),
         }
         .run(setup.runner.as_ref());
         if let Some(signal) = shutdown_signal() {
