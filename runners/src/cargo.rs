@@ -3,6 +3,8 @@
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
+use crate::files;
+use crate::probe::find_on_path;
 use crate::quote::single_quote;
 use crate::runner::{Runner, Task};
 
@@ -13,22 +15,146 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 };
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
-    if !ctx.root.join("Cargo.toml").is_file() {
+    let manifest = ctx.root.join("Cargo.toml");
+    if !files::exists(&manifest) {
         return Err(Absence::Absent("no Cargo.toml in the root".into()));
     }
     ctx.needs_binary("cargo")?;
+    ctx.depends_on_file("Cargo.toml");
+    files::Root::new(ctx.root)
+        .check_manifest(&manifest)
+        .map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
+    let toolchain = pinned_toolchain(ctx)?;
+    let mut env = Vec::new();
+    if let Some(toolchain) = &toolchain {
+        // rustup obeys these before any rust-toolchain file or directory override, and
+        // never downloads a toolchain the project names.
+        env.push(("RUSTUP_TOOLCHAIN", toolchain.as_str()));
+        env.push(("RUSTUP_AUTO_INSTALL", "0"));
+    }
     // Never without --no-deps: that resolves dependencies, writes a lockfile and may go to
     // the network.
-    ctx.depends_on_file("Cargo.toml");
-    let metadata = ctx.probe(&["cargo", "metadata", "--no-deps", "--format-version=1"])?;
-    let runner =
+    // cargo reads its configuration too (`[build]`, `[env]`, paths).
+    ctx.depends_on_file(".cargo/config.toml");
+    ctx.depends_on_file(".cargo/config");
+    let metadata = ctx
+        .probe_with_env(
+            &["cargo", "metadata", "--no-deps", "--format-version=1"],
+            &env,
+        )
+        .inspect_err(|absence| {
+            // A failure is cached like a listing: the files cargo names in its error (a
+            // member's broken manifest) are what fixing it will change.
+            if let Absence::Failed(reason) = absence {
+                for path in quoted_paths(reason) {
+                    ctx.depends_on(path);
+                }
+            }
+        })?;
+    let mut runner =
         parse_metadata(&metadata).map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
-    if let Ok(value) = serde_json::from_slice::<Value>(&metadata) {
+    let chosen_by_project = ["rust-toolchain.toml", "rust-toolchain"]
+        .into_iter()
+        .find(|name| files::exists(&ctx.root.join(name)));
+    if let (Some(toolchain), Some(file)) = (toolchain, chosen_by_project) {
+        runner.notes.push(format!(
+            "{file} is not used for listing: `cargo metadata` ran with your rustup \
+             toolchain `{toolchain}`, so the project cannot choose the cargo that lists it"
+        ));
+    }
+    if ctx.records_inputs()
+        && let Ok(value) = serde_json::from_slice::<Value>(&metadata)
+    {
         for path in metadata_inputs(&value) {
             ctx.depends_on(path);
         }
     }
     Ok(runner)
+}
+
+/// The toolchain the listing must use when `cargo` on PATH is rustup's proxy: the one in
+/// `RUSTUP_TOOLCHAIN` when the user set it, else rustup's default. Without it the proxy
+/// would obey the project's `rust-toolchain.toml`, whose `path` can name a `cargo` inside
+/// the repository. `None` when `cargo` is not rustup (no toolchain file is obeyed then).
+fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
+    let Some(cargo) = find_on_path("cargo", ctx.path_var) else {
+        return Ok(None);
+    };
+    let resolved = cargo.canonicalize().unwrap_or(cargo);
+    let named_rustup = resolved
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("rustup"));
+    // Older rustup installs its proxies as hard links: the same file as `rustup`.
+    let rustup = find_on_path("rustup", ctx.path_var);
+    let linked_rustup = rustup
+        .as_ref()
+        .is_some_and(|rustup| same_file(rustup, &resolved));
+    let resolved = match rustup {
+        Some(rustup) if linked_rustup => rustup,
+        _ if named_rustup => resolved,
+        _ => return Ok(None),
+    };
+    if let Some(chosen) = std::env::var("RUSTUP_TOOLCHAIN")
+        .ok()
+        .filter(|t| !t.is_empty())
+    {
+        return Ok(Some(chosen));
+    }
+    let refused = |why: String| {
+        Absence::Failed(format!(
+            "not listed: `cargo` is rustup's proxy and {why}; without a toolchain of yours, \
+             the project's rust-toolchain file would choose the cargo that runs"
+        ))
+    };
+    let rustup = resolved.to_string_lossy();
+    // Asked outside the project, so that nothing of it is consulted.
+    let out = ctx
+        .probe
+        .run(
+            &[&rustup, "default"],
+            std::path::Path::new("/"),
+            ctx.probe_timeout,
+        )
+        .map_err(|err| refused(format!("asking rustup for its default failed ({err})")))?;
+    let text = String::from_utf8_lossy(&out);
+    let name = text.split_whitespace().next().unwrap_or("");
+    let plausible = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+    if !plausible || name == "none" || text.starts_with("no ") {
+        return Err(refused(format!(
+            "rustup has no default toolchain (`rustup default` said {:?})",
+            text.trim()
+        )));
+    }
+    Ok(Some(name.to_owned()))
+}
+
+/// The absolute paths an error quotes in backticks (cargo writes `` failed to read
+/// `/p/a/Cargo.toml` ``), with their folders.
+fn quoted_paths(reason: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for quoted in reason.split('`').skip(1).step_by(2) {
+        let path = std::path::Path::new(quoted);
+        if path.is_absolute() {
+            out.push(path.to_path_buf());
+            if let Some(dir) = path.parent() {
+                out.push(dir.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+/// Whether two paths are the same file (device and inode).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// What cargo read to list the targets: every manifest and target source, the folders it
@@ -45,6 +171,19 @@ fn metadata_inputs(metadata: &Value) -> Vec<std::path::PathBuf> {
         if let Some(dir) = manifest.parent() {
             for sub in ["", "src", "src/bin", "examples", "tests", "benches"] {
                 out.push(dir.join(sub));
+            }
+            // cargo also finds `src/bin/NAME/main.rs` and `examples/NAME/main.rs`: a file
+            // appearing in a folder that already exists changes only that folder.
+            for sub in ["src/bin", "examples", "tests", "benches"] {
+                let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+                    continue;
+                };
+                out.extend(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                        .map(|e| e.path()),
+                );
             }
             if let Some(parent) = dir.parent() {
                 out.push(parent.to_path_buf());

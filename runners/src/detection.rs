@@ -83,32 +83,49 @@ impl Context<'_> {
         self.inputs.is_some()
     }
 
-    /// `Ok` when `binary` is on PATH, else the absence reason. The binary found (or, when
-    /// there is none, every PATH folder) becomes an input.
+    /// `Ok` when `binary` is on PATH, else the absence reason.
     pub fn needs_binary(&self, binary: &str) -> Result<(), Absence> {
-        match find_on_path(binary, self.path_var) {
-            Some(found) => {
-                self.depends_on(found.canonicalize().unwrap_or(found));
-                Ok(())
-            }
-            None => {
-                for dir in self
-                    .path_var
-                    .map(std::env::split_paths)
-                    .into_iter()
-                    .flatten()
-                {
-                    self.depends_on(dir);
+        match self.find_binary(binary) {
+            Some(_) => Ok(()),
+            None => Err(Absence::Absent(format!("`{binary}` is not on PATH"))),
+        }
+    }
+
+    /// The executable `binary` on PATH, as [`find_on_path`] finds it. Every PATH folder
+    /// looked in becomes an input (installing the binary there changes the answer), and so
+    /// does the binary found.
+    pub fn find_binary(&self, binary: &str) -> Option<PathBuf> {
+        let found = find_on_path(binary, self.path_var);
+        if self.records_inputs() {
+            for dir in self
+                .path_var
+                .map(std::env::split_paths)
+                .into_iter()
+                .flatten()
+                .filter(|dir| dir.is_absolute())
+            {
+                let last = found.as_ref().is_some_and(|f| f.parent() == Some(&dir));
+                self.depends_on(dir);
+                if last {
+                    break;
                 }
-                Err(Absence::Absent(format!("`{binary}` is not on PATH")))
+            }
+            if let Some(found) = &found {
+                self.depends_on(found.canonicalize().unwrap_or_else(|_| found.clone()));
             }
         }
+        found
     }
 
     /// Runs a probe in the root; a failure makes the runner failed with the probe's reason.
     pub fn probe(&self, argv: &[&str]) -> Result<Vec<u8>, Absence> {
+        self.probe_with_env(argv, &[])
+    }
+
+    /// Like [`Context::probe`] with variables added to the probe's environment.
+    pub fn probe_with_env(&self, argv: &[&str], env: &[(&str, &str)]) -> Result<Vec<u8>, Absence> {
         self.probe
-            .run(argv, self.root, self.probe_timeout)
+            .run_with_env(argv, env, self.root, self.probe_timeout)
             .map_err(Absence::Failed)
     }
 }

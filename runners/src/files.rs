@@ -1,18 +1,25 @@
-//! Reading project files with a size cap: a manifest is small, and one that is not must not
-//! cost unbounded memory.
+//! The one way detection and configuration read a project's files: a repository is
+//! untrusted, so a file is read only when it is a regular file, opened without blocking
+//! (a FIFO never hangs the reader, a device is never read), up to a cap (a huge file never
+//! costs unbounded memory), and, for manifests, only when it resolves inside the project root.
 
 use std::io::Read;
-use std::path::Path;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
 
 /// The most bytes read from a package.json.
-pub(crate) const MAX_PACKAGE_JSON: u64 = 16 << 20;
+pub const MAX_PACKAGE_JSON: u64 = 16 << 20;
 
 /// The most bytes read from one makefile.
-pub(crate) const MAX_MAKEFILE: u64 = 64 << 20;
+pub const MAX_MAKEFILE: u64 = 64 << 20;
+
+/// The most bytes read from a small manifest: `pnpm-workspace.yaml`, a Taskfile, a justfile,
+/// `speccoder.toml`.
+pub const MAX_MANIFEST: u64 = 4 << 20;
 
 /// Why a file was not read.
 #[derive(Debug)]
-pub(crate) enum ReadError {
+pub enum ReadError {
     /// The system said no.
     Io(std::io::Error),
     /// It is larger than the cap.
@@ -20,11 +27,22 @@ pub(crate) enum ReadError {
         /// The cap it passed.
         max: u64,
     },
+    /// It is a FIFO, a device, a socket or a folder, which a manifest never is: reading one
+    /// could block forever or never end.
+    NotRegular {
+        /// What it is (`a FIFO`, `a character device`).
+        kind: &'static str,
+    },
+    /// It is a symlink (or under one) that resolves outside the project root.
+    OutsideRoot {
+        /// Where it resolves to.
+        target: PathBuf,
+    },
 }
 
 impl ReadError {
     /// Whether the file is not there.
-    pub(crate) fn is_not_found(&self) -> bool {
+    pub fn is_not_found(&self) -> bool {
         matches!(self, Self::Io(err) if err.kind() == std::io::ErrorKind::NotFound)
     }
 }
@@ -33,15 +51,67 @@ impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Io(err) => write!(f, "cannot read: {err}"),
-            Self::TooLarge { max } => write!(f, "is larger than {} MiB; not read", max >> 20),
+            Self::TooLarge { max } if *max >= 1 << 20 => {
+                write!(f, "is larger than {} MiB; not read", max >> 20)
+            }
+            Self::TooLarge { max } => write!(f, "is larger than {max} bytes; not read"),
+            Self::NotRegular { kind } => write!(f, "is {kind}, not a regular file; not read"),
+            Self::OutsideRoot { target } => write!(
+                f,
+                "resolves outside the project root (to {}); not read",
+                target.display()
+            ),
         }
     }
 }
 
-/// The bytes of `path`, when it holds at most `max` of them.
-pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
-    let mut bytes = Vec::new();
+impl std::error::Error for ReadError {}
+
+/// What a file type is, in words, when it is not a regular file.
+fn irregular(kind: std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        None
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() {
+        Some("a character device")
+    } else if kind.is_block_device() {
+        Some("a block device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_dir() {
+        Some("a folder")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+/// The bytes of `path`, when it is a regular file of at most `max` bytes. Symlinks are
+/// followed; use [`read_inside`] for a project's manifests.
+pub fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    // Refused before opening: opening some devices has effects of its own.
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if let Some(kind) = irregular(meta.file_type()) {
+        return Err(ReadError::NotRegular { kind });
+    }
+    // Without blocking and checked again once open: the path may have been swapped for a
+    // FIFO since the check above, and opening a FIFO for reading blocks until a writer comes.
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|err| ReadError::Io(err.into()))?;
+    let file = std::fs::File::from(fd);
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if let Some(kind) = irregular(meta.file_type()) {
+        return Err(ReadError::NotRegular { kind });
+    }
+    if meta.len() > max {
+        return Err(ReadError::TooLarge { max });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // One byte more than the cap tells a file at the cap from a larger one, even one that
     // grows while it is read.
     file.take(max + 1)
@@ -51,6 +121,64 @@ pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> 
         return Err(ReadError::TooLarge { max });
     }
     Ok(bytes)
+}
+
+/// A project root, resolved once, that manifests must stay inside.
+#[derive(Debug, Clone)]
+pub struct Root {
+    canonical: PathBuf,
+}
+
+impl Root {
+    /// The root `root` resolves to (itself when it cannot be resolved).
+    pub fn new(root: &Path) -> Self {
+        Self {
+            canonical: root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
+        }
+    }
+
+    /// `Ok` when `path` resolves inside the root (or does not exist), else why not.
+    pub fn check(&self, path: &Path) -> Result<(), ReadError> {
+        match path.canonicalize() {
+            Ok(target) if target.starts_with(&self.canonical) => Ok(()),
+            Ok(target) => Err(ReadError::OutsideRoot { target }),
+            Err(err) => Err(ReadError::Io(err)),
+        }
+    }
+
+    /// `Ok` when `path` is a regular file inside the root: for a manifest that a runner's
+    /// own listing command reads, which must not be a FIFO or `/etc/passwd` either.
+    pub fn check_manifest(&self, path: &Path) -> Result<(), ReadError> {
+        self.check(path)?;
+        let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+        match irregular(meta.file_type()) {
+            Some(kind) => Err(ReadError::NotRegular { kind }),
+            None => Ok(()),
+        }
+    }
+
+    /// Like [`read_limited`], and only when `path` resolves inside the root: a manifest
+    /// that is a symlink to `/etc/passwd` is not the project's.
+    pub fn read(&self, path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+        self.check(path)?;
+        read_limited(path, max)
+    }
+}
+
+/// Like [`read_limited`], and only when `path` resolves inside `root`.
+pub fn read_inside(root: &Path, path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    Root::new(root).read(path, max)
+}
+
+/// Whether anything (a file, a folder, a FIFO, a dangling symlink) is at `path`.
+pub fn exists(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
+/// Whether `path` is a regular file (following symlinks); nothing is opened or read. For
+/// files only consulted for their name, such as lockfiles.
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 #[cfg(test)]
@@ -73,6 +201,51 @@ mod tests {
         assert_eq!(
             ReadError::TooLarge { max: 16 << 20 }.to_string(),
             "is larger than 16 MiB; not read"
+        );
+    }
+
+    /// Property: a FIFO, a device or a folder is refused at once, with what it is.
+    #[test]
+    fn special_files_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("mkfifo");
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
+        #[track_caller]
+        fn case(path: &Path, want: &str) {
+            let err = read_limited(path, 1 << 20).expect_err("refused");
+            assert_eq!(err.to_string(), want);
+        }
+        case(&fifo, "is a FIFO, not a regular file; not read");
+        case(&zero, "is a character device, not a regular file; not read");
+        case(dir.path(), "is a folder, not a regular file; not read");
+    }
+
+    /// Property: a symlink leaving the root is refused; one staying inside is read.
+    #[test]
+    fn manifests_stay_inside_the_root() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("root");
+        std::fs::write(dir.path().join("secret"), "s").expect("secret");
+        std::fs::write(root.join("real"), "r").expect("real");
+        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).expect("link");
+        std::os::unix::fs::symlink("real", root.join("in")).expect("link");
+        assert_eq!(
+            read_inside(&root, &root.join("in"), 10).expect("inside"),
+            b"r"
+        );
+        let err = read_inside(&root, &root.join("out"), 10).expect_err("outside");
+        assert!(matches!(err, ReadError::OutsideRoot { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("resolves outside the project root")
         );
     }
 }

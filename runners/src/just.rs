@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
-use crate::files::{MAX_MAKEFILE, read_limited};
+use crate::files::{self, MAX_MAKEFILE};
 use crate::quote::quote;
 use crate::runner::{Runner, Task};
 
@@ -18,7 +18,17 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
     ctx.depends_on_file(&justfile);
     ctx.needs_binary("just")?;
-    let dump = ctx.probe(&["just", "--dump", "--dump-format=json"])?;
+    files::Root::new(ctx.root)
+        .check_manifest(&ctx.root.join(&justfile))
+        .map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    let dump = ctx
+        .probe(&["just", "--dump", "--dump-format=json"])
+        .inspect_err(|_| {
+            // A failure is cached like a listing: the justfile and what it imports.
+            if ctx.records_inputs() {
+                record_inputs(ctx, &justfile, b"");
+            }
+        })?;
     let runner = parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
     if ctx.records_inputs() {
         record_inputs(ctx, &justfile, &dump);
@@ -30,6 +40,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 /// they were found in, and the files they import.
 fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
     // Modules and imports are other files: each, and the folder a module was found in.
+    let inside = files::Root::new(ctx.root);
     let mut files = vec![ctx.root.join(justfile)];
     if let Ok(value) = serde_json::from_slice::<Value>(dump) {
         module_sources(&value, &mut files);
@@ -39,7 +50,8 @@ fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
         if let Some(dir) = file.parent() {
             ctx.depends_on(dir.to_path_buf());
         }
-        let text = read_limited(file, MAX_MAKEFILE).unwrap_or_default();
+        // Only files inside the root are read; one outside is still watched.
+        let text = inside.read(file, MAX_MAKEFILE).unwrap_or_default();
         for import in imports(&String::from_utf8_lossy(&text)) {
             ctx.depends_on(file.parent().unwrap_or(ctx.root).join(import));
         }

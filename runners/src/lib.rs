@@ -6,7 +6,7 @@
 
 mod cargo;
 mod detection;
-mod files;
+pub mod files;
 mod just;
 mod make;
 mod pkg;

@@ -38,7 +38,8 @@ const MAX_EXPANSION_BYTES: usize = 64 << 10;
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let name = MAKEFILES
         .iter()
-        .find(|name| ctx.root.join(name).is_file())
+        // Whatever its kind: make would pick it, and reading it says why it is refused.
+        .find(|name| ctx.root.join(name).symlink_metadata().is_ok())
         .ok_or_else(|| Absence::Absent("no makefile in the root".into()))?;
     ctx.needs_binary("make")?;
     let mut reader = Reader {
@@ -93,6 +94,11 @@ impl Reader<'_> {
         let canonical = path
             .canonicalize()
             .map_err(|err| format!("{shown}: cannot read: {err}"))?;
+        // The root makefile too: `Makefile -> /etc/passwd` is not the project's.
+        if !canonical.starts_with(&self.canonical_root) {
+            let err = ReadError::OutsideRoot { target: canonical };
+            return Err(format!("{shown}: {err}"));
+        }
         if self.seen.contains(&canonical) {
             return Ok(());
         }

@@ -6,8 +6,7 @@ use std::path::{Component, Path};
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
-use crate::files::{MAX_PACKAGE_JSON, read_limited};
-use crate::probe::find_on_path;
+use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::quote::single_quote;
 use crate::runner::{Repeats, Runner, TailRule, Task};
 
@@ -97,8 +96,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     if !manifest.is_file() {
         return Err(Absence::Absent("no package.json in the root".into()));
     }
-    let root_pkg = read_manifest(&manifest, "package.json").map_err(Absence::Failed)?;
-    let (manager, why) = package_manager(ctx.root, &root_pkg, ctx.path_var);
+    let inside = files::Root::new(ctx.root);
+    let root_pkg = read_manifest(&inside, &manifest, "package.json").map_err(Absence::Failed)?;
+    let (manager, why) = package_manager(ctx, &root_pkg);
     let mut runner = Runner::new("pkg", "Pkg", manager.prefix());
     runner.tail_rule = manager.tail_rule();
     runner
@@ -117,14 +117,14 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         });
     }
     let mut patterns = workspace_patterns(&root_pkg);
-    match read_pnpm_workspace(ctx.root) {
+    match read_pnpm_workspace(&inside, ctx.root) {
         Ok(more) => patterns.extend(more),
         Err(err) => runner.notes.push(err),
     }
     let members = find_members(ctx, &patterns, &mut runner.notes);
     let prefix = manager.prefix();
     let mut tasks = Vec::new();
-    for (dir, manifest) in read_members(ctx.root, members) {
+    for (dir, manifest) in read_members(&inside, ctx.root, members) {
         let pkg = match manifest {
             Ok(Some(pkg)) => pkg,
             // A matched folder without a package.json is not a package.
@@ -183,12 +183,13 @@ fn option_like(script: &str, dir: Option<&str>, notes: &mut Vec<String>) -> bool
 /// Reads the package.json of each member folder (in order; `None` when there is none), on
 /// a few threads: a monorepo of thousands of packages is mostly file reading and parsing.
 fn read_members(
+    inside: &files::Root,
     root: &Path,
     members: Vec<String>,
 ) -> Vec<(String, Result<Option<MemberManifest>, String>)> {
     let read = |dir: &String| {
         let path = root.join(dir).join("package.json");
-        match read_limited(&path, MAX_PACKAGE_JSON) {
+        match inside.read(&path, MAX_PACKAGE_JSON) {
             Ok(bytes) => parse_member(&bytes)
                 .map(Some)
                 .map_err(|err| format!("{dir}/package.json: {err}")),
@@ -221,8 +222,10 @@ fn read_members(
 }
 
 /// Reads a package.json that must be a JSON object; errors name the file, line and column.
-fn read_manifest(path: &Path, shown: &str) -> Result<Value, String> {
-    let bytes = read_limited(path, MAX_PACKAGE_JSON).map_err(|err| format!("{shown}: {err}"))?;
+fn read_manifest(inside: &files::Root, path: &Path, shown: &str) -> Result<Value, String> {
+    let bytes = inside
+        .read(path, MAX_PACKAGE_JSON)
+        .map_err(|err| format!("{shown}: {err}"))?;
     parse_manifest(&bytes).map_err(|err| format!("{shown}: {err}"))
 }
 
@@ -339,11 +342,8 @@ fn scripts(pkg: &Value) -> Vec<String> {
 
 /// The package manager and why: `packageManager`, then `devEngines.packageManager`, then
 /// lockfiles, then bun when it is on PATH, else npm.
-fn package_manager(
-    root: &Path,
-    pkg: &Value,
-    path_var: Option<&std::ffi::OsStr>,
-) -> (PackageManager, &'static str) {
+fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static str) {
+    let root = ctx.root;
     if let Some(decl) = pkg.get("packageManager").and_then(Value::as_str) {
         let (name, version) = decl.split_once('@').unwrap_or((decl, ""));
         if let Some(pm) = PackageManager::from_declaration(name, version) {
@@ -363,7 +363,9 @@ fn package_manager(
             return (pm, "from `devEngines.packageManager`");
         }
     }
-    let has = |name: &str| root.join(name).is_file();
+    // Lockfiles are consulted for their name only: never opened, so a huge or special one
+    // costs nothing.
+    let has = |name: &str| files::is_regular_file(&root.join(name));
     if has("bun.lock") || has("bun.lockb") {
         return (PackageManager::Bun, "from its lockfile");
     }
@@ -371,10 +373,7 @@ fn package_manager(
         return (PackageManager::Pnpm, "from its lockfile");
     }
     if has("yarn.lock") {
-        let berry = has(".yarnrc.yml")
-            || std::fs::read_to_string(root.join("yarn.lock"))
-                .is_ok_and(|lock| lock.contains("__metadata:"));
-        let pm = if berry {
+        let pm = if has(".yarnrc.yml") {
             PackageManager::YarnBerry
         } else {
             PackageManager::Yarn1
@@ -384,7 +383,7 @@ fn package_manager(
     if has("package-lock.json") || has("npm-shrinkwrap.json") {
         return (PackageManager::Npm, "from its lockfile");
     }
-    if find_on_path("bun", path_var).is_some() {
+    if ctx.find_binary("bun").is_some() {
         return (
             PackageManager::Bun,
             "no declaration or lockfile; bun is on PATH",
@@ -407,11 +406,13 @@ fn workspace_patterns(pkg: &Value) -> Vec<String> {
         .collect()
 }
 
-fn read_pnpm_workspace(root: &Path) -> Result<Vec<String>, String> {
-    match std::fs::read_to_string(root.join("pnpm-workspace.yaml")) {
-        Ok(text) => Ok(parse_pnpm_workspace(&text)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(err) => Err(format!("pnpm-workspace.yaml: cannot read: {err}")),
+fn read_pnpm_workspace(inside: &files::Root, root: &Path) -> Result<Vec<String>, String> {
+    match inside.read(&root.join("pnpm-workspace.yaml"), MAX_MANIFEST) {
+        Ok(bytes) => Ok(parse_pnpm_workspace(&String::from_utf8_lossy(&bytes))),
+        Err(err) if err.is_not_found() => Ok(Vec::new()),
+        Err(err) => Err(format!(
+            "pnpm-workspace.yaml: {err}; its patterns are left out"
+        )),
     }
 }
 

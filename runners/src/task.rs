@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
+use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
 use crate::runner::{Runner, Task};
 
@@ -27,31 +28,137 @@ const TASKFILES: &[&str] = &[
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let taskfile = TASKFILES
         .iter()
-        .find(|name| ctx.root.join(name).is_file())
+        .find(|name| files::exists(&ctx.root.join(name)))
         .ok_or_else(|| Absence::Absent("no Taskfile in the root".into()))?;
     ctx.depends_on_file(taskfile);
     ctx.needs_binary("task")?;
+    let inside = files::Root::new(ctx.root);
+    let text = inside
+        .read(&ctx.root.join(taskfile), MAX_MANIFEST)
+        .map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
+    if let Some(line) = listing_runs_code(&String::from_utf8_lossy(&text)) {
+        return Err(Absence::Failed(format!(
+            "{taskfile}:{line}: not listed: with `dotenv:` set, `task --list-all` runs the \
+             Taskfile's dynamic variables (`sh:` in `vars:` or `env:`), and detection runs \
+             no code of the project"
+        )));
+    }
     // `--no-status` keeps `status:` commands and fingerprinting from running while listing.
-    let list = ctx.probe(&["task", "--list-all", "--json", "--no-status"])?;
-    let runner = parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
+    let list = ctx
+        .probe(&["task", "--list-all", "--json", "--no-status"])
+        .inspect_err(|_| {
+            // A failure is cached like a listing: the Taskfile and what it includes.
+            if ctx.records_inputs() {
+                record_inputs(ctx, &inside, taskfile, b"");
+            }
+        })?;
+    let mut runner =
+        parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
+    leave_out_outside(&mut runner, &list, &inside);
     if ctx.records_inputs() {
-        record_inputs(ctx, taskfile, &list);
+        record_inputs(ctx, &inside, taskfile, &list);
     }
     Ok(runner)
+}
+
+/// The line of the first dynamic variable that `task --list-all` would run, if any.
+/// Measured with go-task 3.54: listing evaluates the root Taskfile's `vars:` and `env:`
+/// (running their `sh:` commands) when it has a non-empty `dotenv:`, because dotenv paths
+/// may use variables; without `dotenv:`, and for included Taskfiles, nothing runs.
+fn listing_runs_code(text: &str) -> Option<usize> {
+    let mut section = "";
+    let mut dotenv = false;
+    let mut first_sh = None;
+    for (index, line) in text.lines().enumerate() {
+        let content = line.split(" #").next().unwrap_or("");
+        if content.trim().is_empty() || content.trim_start().starts_with('#') {
+            continue;
+        }
+        if !content.starts_with([' ', '\t', '-']) {
+            let (key, value) = content.split_once(':').unwrap_or((content, ""));
+            section = key.trim();
+            let value = value.trim();
+            if section == "dotenv" && !value.is_empty() && value.replace(' ', "") != "[]" {
+                dotenv = true;
+            }
+            continue;
+        }
+        if section == "dotenv" && content.trim_start().starts_with('-') {
+            dotenv = true;
+        }
+        let sh_key = content
+            .trim_start()
+            .trim_start_matches('-')
+            .trim_start()
+            .starts_with("sh:")
+            || ["{sh:", "{ sh:", ", sh:", ",sh:"]
+                .iter()
+                .any(|k| content.contains(k));
+        if first_sh.is_none() && matches!(section, "vars" | "env") && sh_key {
+            first_sh = Some(index + 1);
+        }
+    }
+    first_sh.filter(|_| dotenv)
+}
+
+/// Leaves out tasks whose Taskfile lies outside the root (an include such as `../other`),
+/// with a note: go-task follows such an include itself, but its tasks are not this
+/// project's.
+fn leave_out_outside(runner: &mut Runner, list: &[u8], inside: &files::Root) {
+    let Ok(value) = serde_json::from_slice::<Value>(list) else {
+        return;
+    };
+    let mut outside: Vec<(String, String)> = Vec::new();
+    let mut verdicts: std::collections::HashMap<&str, bool> = std::collections::HashMap::new();
+    for entry in value
+        .get("tasks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(name), Some(file)) = (
+            entry.get("task").and_then(Value::as_str),
+            entry.pointer("/location/taskfile").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let out = *verdicts.entry(file).or_insert_with(|| {
+            matches!(
+                inside.check(std::path::Path::new(file)),
+                Err(files::ReadError::OutsideRoot { .. })
+            )
+        });
+        if out {
+            outside.push((name.to_owned(), file.to_owned()));
+        }
+    }
+    if outside.is_empty() {
+        return;
+    }
+    runner
+        .tasks
+        .retain(|task| !outside.iter().any(|(name, _)| *name == task.name));
+    for (name, file) in outside {
+        runner.notes.push(format!(
+            "task `{name}` is left out: it comes from {file}, outside the project root \
+             (go-task follows that include itself, so `task {name}` still runs it)"
+        ));
+    }
 }
 
 /// Notes the Taskfiles detection depends on: the root one, those its `includes:` name
 /// (even one holding only internal tasks), and those the listed tasks come from, with
 /// their folders.
-fn record_inputs(ctx: &Context<'_>, taskfile: &str, list: &[u8]) {
+fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: &[u8]) {
     let mut files = vec![ctx.root.join(taskfile)];
     let mut seen = 0;
     while seen < files.len() && seen < 64 {
         let file = files[seen].clone();
         seen += 1;
         let dir = file.parent().unwrap_or(ctx.root).to_path_buf();
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        for include in include_paths(&text) {
+        // Only files inside the root are read; one outside is still watched.
+        let text = inside.read(&file, MAX_MANIFEST).unwrap_or_default();
+        for include in include_paths(&String::from_utf8_lossy(&text)) {
             let path = dir.join(include);
             // An include may name a folder, where go-task reads its Taskfile.
             let path = if path.is_dir() {

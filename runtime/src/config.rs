@@ -218,15 +218,27 @@ fn location(file: &Option<PathBuf>, line: usize, column: usize) -> String {
 impl Config {
     /// Reads `path`; a missing file means the defaults.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
+        // Through the one reading layer: a FIFO or `/dev/zero` in its place never hangs or
+        // fills memory.
+        let read =
+            speccoder_runners::files::read_limited(path, speccoder_runners::files::MAX_MANIFEST)
+                .and_then(|bytes| {
+                    String::from_utf8(bytes).map_err(|err| {
+                        speccoder_runners::files::ReadError::Io(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            err.utf8_error(),
+                        ))
+                    })
+                });
+        let text = match read {
             Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(err) if err.is_not_found() => return Ok(Self::default()),
             Err(err) => {
                 return Err(ConfigError {
                     file: Some(path.to_path_buf()),
                     line: 0,
                     column: 0,
-                    message: format!("cannot read: {err}"),
+                    message: err.to_string(),
                 });
             }
         };

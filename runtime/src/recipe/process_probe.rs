@@ -10,6 +10,9 @@ use crate::process::{CaptureSpec, CommandRunner, LocalRunner, OutputMode, RunReq
 /// The most a listing command may print; more is a failure, not a listing.
 const MAX_PROBE_OUTPUT: usize = 64 * 1024 * 1024;
 
+/// What a probe's failure says when it ran out of time (the cache does not keep those).
+pub(crate) const TIMED_OUT: &str = "did not finish within";
+
 /// Runs detection probes through [`LocalRunner`]: split capture, bounded output, the probe
 /// deadline, and a non-interactive environment.
 #[derive(Debug, Default)]
@@ -28,14 +31,51 @@ impl ProcessProbe {
     }
 }
 
+impl ProcessProbe {
+    /// `PATH` for a probe: this probe's own or the process's, without relative folders.
+    /// A probe runs in the project root, where `.` or `node_modules/.bin` would let the
+    /// project choose the program that lists it.
+    fn absolute_path_var(&self) -> Option<String> {
+        let given = self
+            .env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "PATH")
+            .map(|(_, value)| std::ffi::OsString::from(value))
+            .or_else(|| std::env::var_os("PATH"))?;
+        let kept: Vec<std::path::PathBuf> = std::env::split_paths(&given)
+            .filter(|dir| dir.is_absolute())
+            .collect();
+        std::env::join_paths(kept)
+            .ok()
+            .map(|joined| joined.to_string_lossy().into_owned())
+    }
+}
+
 impl Probe for ProcessProbe {
     fn run(&self, argv: &[&str], cwd: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
+        self.run_with_env(argv, &[], cwd, timeout)
+    }
+
+    fn run_with_env(
+        &self,
+        argv: &[&str],
+        env: &[(&str, &str)],
+        cwd: &Path,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, String> {
         let shown = argv.join(" ");
         let command: Vec<String> = argv.iter().map(|a| quote(a)).collect();
         let mut request = RunRequest::new(command.join(" "), cwd, timeout);
         request.mode = OutputMode::Split;
         request.grace = Duration::from_millis(500);
         request.env = super::task_env(&self.env);
+        if let Some(path) = self.absolute_path_var() {
+            request.env.push(("PATH".to_owned(), path));
+        }
+        request
+            .env
+            .extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         request.stdout = CaptureSpec {
             head_bytes: MAX_PROBE_OUTPUT,
             tail_bytes: 0,
@@ -51,10 +91,7 @@ impl Probe for ProcessProbe {
             .run(&request)
             .map_err(|err| format!("`{shown}` could not start: {err}"))?;
         if output.timed_out {
-            return Err(format!(
-                "`{shown}` did not finish within {} s",
-                timeout.as_secs_f64()
-            ));
+            return Err(format!("`{shown}` {TIMED_OUT} {} s", timeout.as_secs_f64()));
         }
         if !output.success() {
             let stderr = output.stderr.as_ref().map(|c| c.text()).unwrap_or_default();

@@ -1,0 +1,510 @@
+//! An untrusted repository: reading it runs none of its code, a special file in place of a
+//! manifest never hangs detection or takes its memory, and a manifest that resolves outside
+//! the root is not read. Each detection runs in a child with a deadline (and, where no Go
+//! tool is involved, a memory bound), so a regression fails instead of hanging.
+
+mod support;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{path_var, require_tools, task_names};
+
+/// How long a detection may take before the test calls it hung.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The memory a detection may reserve, in KiB, when bounded.
+const MEMORY_KIB: u64 = 512 * 1024;
+
+/// Whether the child gets a memory bound (Go programs such as go-task reserve more address
+/// space than that at start, so their tests go without).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    Bounded,
+    Unbounded,
+}
+
+/// Runs `speccoder -C root ARGS` with `path` as PATH, a private cache, a deadline and
+/// optionally a memory bound; panics when it does not finish in time.
+fn bounded(root: &Path, args: &[&str], path: &OsString, memory: Memory) -> Output {
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let stdout = std::fs::File::create(out_dir.path().join("out")).expect("out");
+    let stderr = std::fs::File::create(out_dir.path().join("err")).expect("err");
+    let limit = match memory {
+        Memory::Bounded => format!("ulimit -v {MEMORY_KIB}; "),
+        Memory::Unbounded => String::new(),
+    };
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{limit}exec \"$@\""))
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("PATH", path)
+        .env("SPECCODER_CACHE_DIR", root.join(".cache-test"))
+        // Fewer malloc arenas, so that the bound measures what is used, not reserved.
+        .env("MALLOC_ARENA_MAX", "2")
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("speccoder starts");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`speccoder {}` in {} did not finish within {DEADLINE:?}",
+                args.join(" "),
+                root.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(out_dir.path().join("out")).expect("stdout"),
+        stderr: std::fs::read(out_dir.path().join("err")).expect("stderr"),
+    }
+}
+
+/// `recipe list --json --explain`, which must succeed.
+fn list(root: &Path, path: &OsString, memory: Memory) -> Value {
+    let out = bounded(
+        root,
+        &["recipe", "list", "--json", "--explain"],
+        path,
+        memory,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// A project of `files` (relative path, content) in a fresh folder, under `base/project`.
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let base = tempfile::tempdir().expect("temp dir");
+    let root = base.path().join("project");
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    std::fs::create_dir_all(&root).expect("root");
+    (base, root)
+}
+
+/// A special file in place of `path`: a FIFO, or a symlink to `/dev/zero`.
+#[derive(Clone, Copy, Debug)]
+enum Special {
+    Fifo,
+    DevZero,
+}
+
+fn make_special(path: &Path, special: Special) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    let _ = std::fs::remove_file(path);
+    match special {
+        Special::Fifo => {
+            let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+            assert!(made.success());
+        }
+        Special::DevZero => std::os::unix::fs::symlink("/dev/zero", path).expect("symlink"),
+    }
+}
+
+/// Every note and absence reason of a `recipe list --json --explain` answer, one per line.
+fn explained(json: &Value) -> String {
+    let mut lines = Vec::new();
+    for runner in json["runners"].as_array().expect("runners") {
+        for note in runner["notes"].as_array().into_iter().flatten() {
+            lines.push(format!("{}: {}", runner["id"], note.as_str().unwrap_or("")));
+        }
+    }
+    for absent in json["absent"].as_array().expect("absent") {
+        lines.push(format!(
+            "{} {}: {}",
+            absent["id"],
+            absent["state"].as_str().unwrap_or(""),
+            absent["reason"].as_str().unwrap_or("")
+        ));
+    }
+    lines.join("\n")
+}
+
+#[track_caller]
+fn assert_mentions(json: &Value, words: &[&str]) {
+    let text = explained(json);
+    for word in words {
+        assert!(text.contains(word), "{word:?} missing from:\n{text}");
+    }
+}
+
+const WORKSPACE_ROOT: &str =
+    r#"{"name":"root","private":true,"workspaces":["pkgs/*"],"scripts":{"hello":"echo hi"}}"#;
+const MEMBER: &str = r#"{"name":"a","scripts":{"a-script":"echo a"}}"#;
+
+/// Property: a FIFO or `/dev/zero` in place of `pnpm-workspace.yaml`, a workspace member's
+/// package.json or a Makefile include is refused with a reason; the rest is still listed.
+#[test]
+fn special_files_in_place_of_manifests() {
+    for special in [Special::Fifo, Special::DevZero] {
+        let (_base, root) = project(&[
+            ("package.json", WORKSPACE_ROOT),
+            ("pkgs/a/package.json", MEMBER),
+            ("pkgs/b/package.json", MEMBER),
+            ("Makefile", "include extra.mk\nbuild:\n\techo b\n"),
+        ]);
+        make_special(&root.join("pnpm-workspace.yaml"), special);
+        make_special(&root.join("pkgs/b/package.json"), special);
+        make_special(&root.join("extra.mk"), special);
+        let json = list(&root, &path_var(), Memory::Bounded);
+        assert_eq!(
+            task_names(&json, "pkg"),
+            ["hello", "a/a-script"],
+            "{special:?}"
+        );
+        assert_eq!(task_names(&json, "make"), ["build"], "{special:?}");
+        let (kind, include) = match special {
+            Special::Fifo => (
+                "is a FIFO, not a regular file; not read",
+                "extra.mk: is a FIFO, not a regular file; not read",
+            ),
+            Special::DevZero => (
+                "resolves outside the project root (to /dev/zero); not read",
+                "include `extra.mk` is outside the project root, not followed",
+            ),
+        };
+        assert_mentions(
+            &json,
+            &[
+                &format!("pnpm-workspace.yaml: {kind}"),
+                &format!("pkgs/b/package.json: {kind}"),
+                include,
+            ],
+        );
+    }
+}
+
+/// Property: a FIFO or `/dev/zero` as `speccoder.toml` is a configuration error that says
+/// what it is, at once.
+#[test]
+fn special_file_as_the_configuration() {
+    for (special, want) in [
+        (Special::Fifo, "is a FIFO, not a regular file; not read"),
+        (
+            Special::DevZero,
+            "is a character device, not a regular file; not read",
+        ),
+    ] {
+        let (_base, root) = project(&[("Makefile", "build:\n\techo b\n")]);
+        make_special(&root.join("speccoder.toml"), special);
+        let out = bounded(&root, &["recipe", "list"], &path_var(), Memory::Bounded);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{special:?}: {stderr}");
+        assert!(stderr.contains(want), "{special:?}: {stderr}");
+    }
+}
+
+/// Property: a special file as the root manifest of a runner is refused with a reason, and
+/// no runner's own tool is left to hang on it.
+#[test]
+fn special_files_as_root_manifests() {
+    require_tools(&["just", "task"]);
+    let (_base, root) = project(&[]);
+    for name in [
+        "package.json",
+        "Makefile",
+        "justfile",
+        "Taskfile.yml",
+        "Cargo.toml",
+    ] {
+        make_special(&root.join(name), Special::Fifo);
+    }
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(json["runners"], Value::Array(Vec::new()));
+    assert_mentions(
+        &json,
+        &[
+            "\"just\" failed: justfile: is a FIFO",
+            "\"cargo\" failed: Cargo.toml: is a FIFO",
+            "\"make\" failed: Makefile: is a FIFO",
+            "\"task\" failed: Taskfile.yml: is a FIFO",
+        ],
+    );
+}
+
+/// Property: a 1 GiB yarn.lock (sparse: no disk) costs no memory: lockfiles are consulted
+/// for their name only.
+#[test]
+fn huge_lockfile_is_not_read() {
+    let (_base, root) = project(&[("package.json", r#"{"scripts":{"hello":"echo hi"}}"#)]);
+    let lock = std::fs::File::create(root.join("yarn.lock")).expect("lock");
+    lock.set_len(1 << 30).expect("sparse");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "pkg"), ["hello"]);
+    assert_mentions(&json, &["yarn run (from its lockfile)"]);
+    // The bound above only catches a reader that fails: measure the peak as well.
+    let _ = std::fs::remove_dir_all(root.join(".cache-test"));
+    let out = Command::new("timeout")
+        .args(["30", "/usr/bin/time", "-f", "%M"])
+        .arg(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(&root)
+        .args(["recipe", "list", "--json"])
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", root.join(".cache-test"))
+        .stdout(Stdio::null())
+        .output()
+        .expect("GNU time and timeout");
+    let peak: u64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("GNU time prints the peak in KiB");
+    assert!(peak < 64 * 1024, "peak {peak} KiB for a 1 GiB yarn.lock");
+}
+
+/// Property: a manifest that is a symlink resolving outside the root is not read, with a
+/// reason: a Makefile, a member's package.json, pnpm-workspace.yaml.
+#[test]
+fn manifests_symlinked_outside_the_root() {
+    let (base, root) = project(&[
+        ("package.json", WORKSPACE_ROOT),
+        ("pkgs/a/package.json", MEMBER),
+    ]);
+    let outside = base.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::write(outside.join("Makefile"), "secret:\n\techo s\n").expect("makefile");
+    std::fs::write(
+        outside.join("package.json"),
+        r#"{"name":"stolen","scripts":{"steal":"echo s"}}"#,
+    )
+    .expect("package.json");
+    std::fs::write(outside.join("pnpm.yaml"), "packages:\n  - 'stolen/*'\n").expect("pnpm");
+    std::fs::create_dir_all(root.join("pkgs/b")).expect("b");
+    std::os::unix::fs::symlink(outside.join("Makefile"), root.join("Makefile")).expect("link");
+    std::os::unix::fs::symlink(
+        outside.join("package.json"),
+        root.join("pkgs/b/package.json"),
+    )
+    .expect("link");
+    std::os::unix::fs::symlink(outside.join("pnpm.yaml"), root.join("pnpm-workspace.yaml"))
+        .expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "pkg"), ["hello", "a/a-script"]);
+    assert_eq!(task_names(&json, "make"), Vec::<String>::new());
+    assert_mentions(
+        &json,
+        &[
+            "\"make\" failed: Makefile: resolves outside the project root",
+            "pkgs/b/package.json: resolves outside the project root",
+            "pnpm-workspace.yaml: resolves outside the project root",
+        ],
+    );
+}
+
+/// Property: tasks of a Taskfile included from outside the root are not listed as the
+/// project's; a note says go-task follows that include itself.
+#[test]
+fn taskfile_include_outside_the_root() {
+    require_tools(&["task"]);
+    let (base, root) = project(&[(
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  out: ../other\ntasks:\n  build:\n    cmds: [echo b]\n",
+    )]);
+    let other = base.path().join("other");
+    std::fs::create_dir_all(&other).expect("other");
+    std::fs::write(
+        other.join("Taskfile.yml"),
+        "version: '3'\ntasks:\n  steal:\n    cmds: [echo s]\n",
+    )
+    .expect("write");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(task_names(&json, "task"), ["build"]);
+    assert_mentions(
+        &json,
+        &[
+            "task `out:steal` is left out",
+            "go-task follows that include itself",
+        ],
+    );
+}
+
+/// A folder of programs that each leave a marker file when run, standing in for a
+/// repository's own tools.
+fn planted(root: &Path, dir: &str, names: &[&str]) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = root.join(dir);
+    std::fs::create_dir_all(&bin).expect("bin");
+    for name in names {
+        let path = bin.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\ntouch \"{}/RAN-{name}\"\nexit 1\n",
+                root.display()
+            ),
+        )
+        .expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    bin
+}
+
+/// The marker files planted programs left.
+fn markers(root: &Path) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(root)
+        .expect("root")
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("RAN-"))
+        .collect();
+    found.sort();
+    found
+}
+
+const CARGO_TOML: &str = "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+
+/// Whether `cargo` on this machine is rustup's proxy (the case the toolchain file matters).
+fn cargo_is_rustup() -> bool {
+    Command::new("rustup")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Property: a `rust-toolchain.toml` whose `path` names a toolchain inside the repository
+/// does not choose the cargo that lists the project, for `recipe list` and `allow` alike.
+#[test]
+fn rust_toolchain_file_does_not_choose_cargo() {
+    if !cargo_is_rustup() {
+        eprintln!("skipped: cargo is not rustup's proxy here");
+        return;
+    }
+    let (_base, root) = project(&[
+        ("Cargo.toml", CARGO_TOML),
+        ("src/main.rs", "fn main() {}\n"),
+    ]);
+    planted(&root, "evil/bin", &["cargo", "rustc"]);
+    std::fs::write(
+        root.join("rust-toolchain.toml"),
+        format!("[toolchain]\npath = \"{}/evil\"\n", root.display()),
+    )
+    .expect("toolchain file");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "cargo"), ["bin/x"]);
+    assert_mentions(&json, &["rust-toolchain.toml is not used for listing"]);
+    let _ = std::fs::remove_dir_all(root.join(".cache-test"));
+    let out = bounded(&root, &["allow", "--json"], &path_var(), Memory::Unbounded);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(markers(&root), Vec::<String>::new());
+}
+
+/// Property: a relative folder on PATH (`node_modules/.bin`, `.`) never makes a probe run
+/// a program of the repository: probes run in the root, where it would be the project's.
+#[test]
+fn relative_path_folders_are_not_the_users_tools() {
+    require_tools(&["just"]);
+    let (_base, root) = project(&[
+        ("Cargo.toml", CARGO_TOML),
+        ("src/main.rs", "fn main() {}\n"),
+        ("justfile", "build:\n    echo b\n"),
+    ]);
+    planted(&root, "node_modules/.bin", &["cargo", "just", "rustup"]);
+    let mut path = OsString::from("node_modules/.bin:");
+    path.push(path_var());
+    let json = list(&root, &path, Memory::Unbounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "cargo"), ["bin/x"]);
+    assert_eq!(task_names(&json, "just"), ["build"]);
+}
+
+/// Property: with `dotenv:`, go-task's listing would run the Taskfile's dynamic variables,
+/// so the Taskfile is not listed and the reason says why; without it, it is listed and
+/// nothing runs.
+#[test]
+fn go_task_dynamic_variables_never_run() {
+    require_tools(&["task"]);
+    let taskfile = |dotenv: &str, root: &Path| {
+        format!(
+            "version: '3'\n{dotenv}vars:\n  V:\n    sh: touch {0}/RAN-var\nenv:\n  E: {{sh: touch {0}/RAN-env}}\ntasks:\n  build:\n    desc: 'b {{{{.V}}}}'\n    vars:\n      T: {{sh: touch {0}/RAN-taskvar}}\n    status: [touch {0}/RAN-status]\n    cmds: [echo b]\n",
+            root.display()
+        )
+    };
+    let (_base, root) = project(&[(".env", "A=1\n")]);
+    std::fs::write(
+        root.join("Taskfile.yml"),
+        taskfile("dotenv: ['.env']\n", &root),
+    )
+    .expect("write");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "task"), Vec::<String>::new());
+    assert_mentions(
+        &json,
+        &["\"task\" failed: Taskfile.yml:5: not listed: with `dotenv:` set"],
+    );
+    std::fs::write(root.join("Taskfile.yml"), taskfile("", &root)).expect("write");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "task"), ["build"]);
+}
+
+/// Property: `just --dump` evaluates no backtick, loads no `.env` and runs no `set shell`.
+#[test]
+fn just_listing_runs_nothing() {
+    require_tools(&["just"]);
+    let (_base, root) = project(&[(".env", "A=1\n")]);
+    let r = root.display();
+    std::fs::write(
+        root.join("justfile"),
+        format!(
+            "set dotenv-load\nset shell := [\"sh\", \"-c\", \"touch {r}/RAN-shell; sh -c \\\"$1\\\"\", \"x\"]\nx := `touch {r}/RAN-backtick`\nexport Y := `touch {r}/RAN-export`\n\nbuild arg=`touch {r}/RAN-default`:\n    echo {{{{x}}}}\n"
+        ),
+    )
+    .expect("justfile");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "just"), ["build"]);
+}
+
+/// Property: `cargo metadata --no-deps` runs nothing that `.cargo/config.toml` names
+/// (`rustc`, wrappers, `rustdoc`, runners), and creates no `target-dir`.
+#[test]
+fn cargo_config_runs_nothing() {
+    let (_base, root) = project(&[
+        ("Cargo.toml", CARGO_TOML),
+        ("src/main.rs", "fn main() {}\n"),
+    ]);
+    let bin = planted(&root, "evil", &["rustc", "wrap", "rustdoc", "runner"]);
+    let b = bin.display();
+    let r = root.display();
+    std::fs::create_dir_all(root.join(".cargo")).expect("mkdir");
+    std::fs::write(
+        root.join(".cargo/config.toml"),
+        format!(
+            "[build]\nrustc = \"{b}/rustc\"\nrustc-wrapper = \"{b}/wrap\"\nrustc-workspace-wrapper = \"{b}/wrap\"\nrustdoc = \"{b}/rustdoc\"\ntarget-dir = \"{r}/RAN-target-dir\"\n[target.x86_64-unknown-linux-gnu]\nrunner = \"{b}/runner\"\n[alias]\nmetadata = \"run\"\n"
+        ),
+    )
+    .expect("config");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(markers(&root), Vec::<String>::new());
+    assert_eq!(task_names(&json, "cargo"), ["bin/x"]);
+}
