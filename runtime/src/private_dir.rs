@@ -45,6 +45,30 @@ pub(crate) fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `Ok` when `dir` exists and is private without changing it: a real folder (not a
+/// symlink), owned by this user, open to no one else. For reading what another run kept
+/// there (the detection cache), where a folder others could write is not trusted.
+pub(crate) fn check_private_dir(dir: &Path) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(dir)?;
+    let private = !meta.file_type().is_symlink()
+        && meta.is_dir()
+        && meta.uid() == rustix::process::geteuid().as_raw()
+        && meta.mode() & 0o077 == 0;
+    if private {
+        Ok(())
+    } else {
+        Err(Error::other(format!(
+            "{}: not a private folder",
+            dir.display()
+        )))
+    }
+}
+
+/// Whether `meta` is a regular file of this user's that no one else may read or write.
+pub(crate) fn is_own_private_file(meta: &std::fs::Metadata) -> bool {
+    meta.is_file() && meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o077 == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

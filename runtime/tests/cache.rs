@@ -313,3 +313,125 @@ fn cache_can_be_turned_off() {
         0
     );
 }
+
+/// Runs detection until it is served from the cache, with `path` as PATH.
+#[track_caller]
+fn warm_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(60));
+        let json = list_with_path(root, cache, path);
+        if json["cached"] == true {
+            return json;
+        }
+    }
+    panic!("detection of {} never came from the cache", root.display());
+}
+
+#[test]
+fn a_main_file_in_an_existing_empty_target_folder_is_seen() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("cargo-single");
+    let folders = ["src/bin/foo", "examples/ex", "tests/it", "benches/b"];
+    for folder in folders {
+        std::fs::create_dir_all(root.join(folder)).expect("mkdir");
+    }
+    warm(&root, cache.path());
+    for (folder, task) in folders.iter().zip(["bin/foo", "example/ex", "test/it", ""]) {
+        std::fs::write(root.join(folder).join("main.rs"), "fn main() {}\n").expect("write");
+        let after = list(&root, cache.path());
+        assert_eq!(after["cached"], false, "{folder}: a stale entry was used");
+        if !task.is_empty() {
+            has_task("cargo", task)(&after);
+        }
+        warm(&root, cache.path());
+    }
+}
+
+#[test]
+fn a_runner_installed_in_a_path_folder_is_seen() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("pkg-npm");
+    std::fs::remove_file(root.join("package-lock.json")).expect("no lockfile");
+    let early = tempfile::tempdir().expect("PATH folder");
+    let mut path = std::ffi::OsString::from(early.path());
+    path.push(":/usr/bin:/bin");
+    let before = warm_with_path(&root, cache.path(), &path);
+    assert!(
+        before
+            .to_string()
+            .contains("npm run (no declaration or lockfile)"),
+        "{before}"
+    );
+    // bun installed after the first detection: without a lockfile, pkg now picks it.
+    let bun = early.path().join("bun");
+    std::fs::write(&bun, "#!/bin/sh\nexit 0\n").expect("bun");
+    std::fs::set_permissions(&bun, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let after = list_with_path(&root, cache.path(), &path);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert_eq!(
+        support::runner_json(&after, "pkg")["command_prefix"],
+        "bun run"
+    );
+}
+
+#[test]
+fn a_runner_shadowed_by_a_new_binary_earlier_on_path_is_seen() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("just");
+    let early = tempfile::tempdir().expect("PATH folder");
+    let mut path = std::ffi::OsString::from(early.path());
+    path.push(":");
+    path.push(path_var());
+    warm_with_path(&root, cache.path(), &path);
+    let just = early.path().join("just");
+    std::fs::write(&just, "#!/bin/sh\nexit 3\n").expect("just");
+    std::fs::set_permissions(&just, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let after = list_with_path(&root, cache.path(), &path);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert!(after.to_string().contains("exited with code 3"), "{after}");
+}
+
+#[test]
+fn a_failed_runner_is_kept_until_its_inputs_change() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("just");
+    let bin = tempfile::tempdir().expect("bin");
+    let calls = bin.path().join("calls");
+    let just = bin.path().join("just");
+    std::fs::write(
+        &just,
+        format!(
+            "#!/bin/sh\necho call >> '{}'\necho broken >&2\nexit 1\n",
+            calls.display()
+        ),
+    )
+    .expect("just");
+    std::fs::set_permissions(&just, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut path = std::ffi::OsString::from(bin.path());
+    path.push(":/usr/bin:/bin");
+    let count = || {
+        std::fs::read_to_string(&calls)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let cached = warm_with_path(&root, cache.path(), &path);
+    assert!(cached.to_string().contains("broken"), "{cached}");
+    let probed = count();
+    for _ in 0..3 {
+        assert_eq!(list_with_path(&root, cache.path(), &path)["cached"], true);
+    }
+    assert_eq!(count(), probed, "a cached failure probed again");
+    // Editing the justfile (or what it imports) probes again.
+    edit_file(&root.join("justfile"), "build", "build2");
+    assert_eq!(list_with_path(&root, cache.path(), &path)["cached"], false);
+    assert_eq!(count(), probed + 1);
+}

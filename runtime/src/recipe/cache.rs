@@ -1,7 +1,13 @@
 //! The detection cache: a project's detected runners kept on disk with a fingerprint of
 //! every file and folder detection read, so repeated commands on an unchanged project skip
 //! the probes. Any change to any of those paths (content, size, times, inode, appearing or
-//! disappearing) makes the entry stale and detection runs again.
+//! disappearing) makes the entry stale and detection runs again. Failed runners are kept
+//! too (a broken runner would otherwise cost a full probe on every call), except probes that
+//! ran out of time, which may pass on the next call.
+//!
+//! The folder is private (0700, owned by this user, not a symlink) and each entry 0600: an
+//! entry holds commands that will be run, so no one else may write or redirect one. An entry
+//! names its project root and serves no other.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -14,7 +20,10 @@ use speccoder_runners::{Detection, RUNNERS, Runner, TailRule, Task};
 const MAX_ENTRIES: usize = 1000;
 
 /// Bumped whenever the entry format or what detection produces changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
+
+/// The most bytes read from one entry.
+const MAX_ENTRY: u64 = 64 << 20;
 
 /// How close to the start of detection an input may have changed before the entry is not
 /// kept: file times come from a coarse clock, and a change made while detection ran may or
@@ -39,6 +48,8 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 #[derive(Debug, Serialize, Deserialize)]
 struct Entry {
     format: u32,
+    /// The project root it was detected in: the file name is only a hash of it.
+    root: PathBuf,
     key: String,
     inputs: Vec<(PathBuf, String)>,
     detections: Vec<CachedDetection>,
@@ -117,9 +128,14 @@ fn changed_since(path: &Path, since: SystemTime) -> bool {
 /// The cached detections of `root`, when the entry's key matches and none of its inputs
 /// changed.
 pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
-    let text = std::fs::read(entry_path(dir, root)).ok()?;
+    crate::private_dir::check_private_dir(dir).ok()?;
+    let path = entry_path(dir, root);
+    if !crate::private_dir::is_own_private_file(&path.symlink_metadata().ok()?) {
+        return None;
+    }
+    let text = speccoder_runners::files::read_limited(&path, MAX_ENTRY).ok()?;
     let entry: Entry = serde_json::from_slice(&text).ok()?;
-    if entry.format != FORMAT || entry.key != key {
+    if entry.format != FORMAT || entry.key != key || entry.root != root {
         return None;
     }
     if entry
@@ -132,8 +148,9 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
     entry.detections.into_iter().map(restore).collect()
 }
 
-/// Keeps `detections` of `root`, unless one failed (a failure may not last) or an input
-/// changed while detection ran. Errors are ignored: the cache only saves time.
+/// Keeps `detections` of `root`, failures included, unless a probe ran out of time (that may
+/// not last) or an input changed while detection ran. Errors are ignored: the cache only
+/// saves time.
 pub fn store(
     dir: &Path,
     root: &Path,
@@ -142,15 +159,12 @@ pub fn store(
     detections: &[Detection],
     inputs: &[PathBuf],
 ) {
-    if detections
-        .iter()
-        .any(|d| matches!(d, Detection::Failed { .. }))
-        || inputs.iter().any(|p| changed_since(p, started))
-    {
+    if detections.iter().any(timed_out) || inputs.iter().any(|p| changed_since(p, started)) {
         return;
     }
     let entry = Entry {
         format: FORMAT,
+        root: root.to_path_buf(),
         key: key.to_owned(),
         inputs: inputs.iter().map(|p| (p.clone(), fingerprint(p))).collect(),
         detections: detections.iter().map(save).collect(),
@@ -158,10 +172,10 @@ pub fn store(
     let Ok(text) = serde_json::to_vec(&entry) else {
         return;
     };
-    if std::fs::create_dir_all(dir).is_err() {
+    if crate::private_dir::ensure_private_dir(dir).is_err() {
         return;
     }
-    // Written aside and renamed, so a reader never sees half an entry.
+    // Written aside (0600) and renamed, so a reader never sees half an entry.
     let Ok(mut file) = tempfile::NamedTempFile::new_in(dir) else {
         return;
     };
@@ -170,6 +184,13 @@ pub fn store(
     }
     // One entry per project: a bound keeps years of temporary projects from piling up.
     super::prune::keep_newest(dir, MAX_ENTRIES);
+}
+
+/// Whether a runner failed because its probe ran out of time: the machine may just have
+/// been busy, so that failure is probed again next time.
+fn timed_out(detection: &Detection) -> bool {
+    matches!(detection, Detection::Failed { reason, .. }
+        if reason.contains(super::process_probe::TIMED_OUT))
 }
 
 fn save(detection: &Detection) -> CachedDetection {
@@ -291,5 +312,85 @@ mod tests {
         assert_eq!(load(&cache, &root, "other key"), None);
         std::fs::write(&file, "a:\nb:\n").expect("edit");
         assert_eq!(load(&cache, &root, "k"), None);
+    }
+
+    fn make_runner() -> Vec<Detection> {
+        let mut runner = Runner::new("make", "Make", "make");
+        runner.push_task(Task {
+            name: "a".into(),
+            command: "make a".into(),
+            doc: None,
+            params: vec![],
+            cwd: None,
+        });
+        vec![Detection::Detected(runner)]
+    }
+
+    /// Property: an entry serves only the root it names, even under another root's file
+    /// name (a hash collision, or a planted file).
+    #[test]
+    fn an_entry_serves_only_its_root() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        store(&cache, &a, "k", later, &make_runner(), &[]);
+        assert_eq!(load(&cache, &a, "k"), Some(make_runner()));
+        std::fs::rename(entry_path(&cache, &a), entry_path(&cache, &b)).expect("rename");
+        assert_eq!(load(&cache, &b, "k"), None);
+    }
+
+    /// Property: failures are kept like listings; a probe that ran out of time is not.
+    #[test]
+    fn failures_are_kept_but_not_timeouts() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let root = dir.path().join("p");
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        let failed = vec![Detection::Failed {
+            id: "just",
+            reason: "`just --dump` exited with code 1: error".into(),
+        }];
+        store(&cache, &root, "k", later, &failed, &[]);
+        assert_eq!(load(&cache, &root, "k"), Some(failed));
+        let timed_out = vec![Detection::Failed {
+            id: "just",
+            reason: format!(
+                "`just --dump` {} 10 s",
+                super::super::process_probe::TIMED_OUT
+            ),
+        }];
+        store(&cache, &root, "k2", later, &timed_out, &[]);
+        assert_eq!(load(&cache, &root, "k2"), None);
+    }
+
+    /// Property: the folder is 0700 and entries 0600; a folder that is a symlink, or an
+    /// entry others may write, is never used.
+    #[test]
+    fn entries_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let root = dir.path().join("p");
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        store(&cache, &root, "k", later, &make_runner(), &[]);
+        let mode = |p: &Path| p.metadata().expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&cache), 0o700);
+        let entry = entry_path(&cache, &root);
+        assert_eq!(mode(&entry), 0o600);
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        assert_eq!(load(&cache, &root, "k"), None, "an entry others may write");
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        assert_eq!(load(&cache, &root, "k"), Some(make_runner()));
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&cache, &link).expect("symlink");
+        assert_eq!(load(&link, &root, "k"), None, "a symlinked folder");
+        let other = dir.path().join("other");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &other).expect("symlink");
+        store(&other, &root, "k", later, &make_runner(), &[]);
+        assert!(
+            !dir.path().join("elsewhere").exists(),
+            "written through a symlink"
+        );
     }
 }
