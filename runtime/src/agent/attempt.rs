@@ -98,8 +98,9 @@ impl Attempt<'_> {
                 recipe_server: self.recipe_server,
             },
         );
-        // The prompt arrives on stdin: Claude's --allowedTools takes several values, so a
-        // prompt cannot follow it, and Codex waits forever on an open stdin. The program is
+        // The prompt arrives on stdin: an argument could be mistaken for a value of an option
+        // that takes several (Claude's `--mcp-config`), and Codex waits forever on an open
+        // stdin. The program is
         // started directly, never through a shell, so a program that cannot start is told
         // apart from one that runs and exits 127.
         let words: Vec<String> = argv.iter().map(|w| single_quote(w)).collect();
