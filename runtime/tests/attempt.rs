@@ -581,6 +581,27 @@ fn the_agent_cannot_read_the_withheld_tests() {
 }
 
 #[test]
+fn a_link_where_a_withheld_test_goes_is_rejected_and_nothing_leaves_the_worktree() {
+    let repo = Repo::new("link-withheld", "[attempt]\nmax_attempts = 1\n");
+    let withheld = repo.dir.path().join("withheld");
+    std::fs::create_dir_all(withheld.join("hidden")).expect("mkdir");
+    std::fs::write(withheld.join("hidden/test_h.py"), "# held out\n").expect("write");
+    let stash = repo.dir.path().join("stash");
+    std::fs::create_dir(&stash).expect("mkdir");
+    let (code, story, stderr) = repo.attempt(
+        &["--withheld", withheld.to_str().expect("utf-8")],
+        &[("STASH_DIR", stash.as_os_str())],
+    );
+    assert_eq!(code, Some(1), "{story}\n{stderr}");
+    assert_eq!(finding_kinds(&story["attempts"][0]), ["protected_changed"]);
+    let detail = story["attempts"][0]["findings"][0]["detail"]
+        .as_str()
+        .expect("detail");
+    assert!(detail.contains("hidden is a link"), "{detail}");
+    assert_eq!(std::fs::read_dir(&stash).expect("stash").count(), 0);
+}
+
+#[test]
 fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
     // An `unshare` that cannot make namespaces, found first on PATH.
     let fake = tempfile::tempdir().expect("temp dir");

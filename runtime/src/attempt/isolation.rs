@@ -168,26 +168,32 @@ pub(crate) struct CopiedIn {
     placed: Vec<(PathBuf, Option<Vec<u8>>)>,
 }
 
-/// Copies `files` from `dir` to `into` at the same relative paths.
+/// Copies `files` from `dir` to `into` at the same relative paths. On an error, what was
+/// placed is removed again.
 pub(crate) fn copy_in(dir: &Path, files: &[String], into: &Path) -> Result<CopiedIn, String> {
     let mut copied = CopiedIn { placed: Vec::new() };
     for rel in files {
-        let target = into.join(rel);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+        if let Err(err) = copy_one(dir, rel, into, &mut copied) {
+            copied.remove();
+            return Err(err);
         }
-        let earlier = std::fs::symlink_metadata(&target)
-            .ok()
-            .filter(|m| m.is_file())
-            .and_then(|_| std::fs::read(&target).ok());
-        // A link the agent left there must not send the copy elsewhere.
-        let _ = std::fs::remove_file(&target);
-        copied.placed.push((target.clone(), earlier));
-        std::fs::copy(dir.join(rel), &target)
-            .map_err(|err| format!("cannot copy {rel} into the worktree: {err}"))?;
     }
     Ok(copied)
+}
+
+fn copy_one(dir: &Path, rel: &str, into: &Path, copied: &mut CopiedIn) -> Result<(), String> {
+    // A folder on the way that is a link would send the copy, and the test, elsewhere.
+    let target = super::worktree::place(into, rel)?;
+    let earlier = std::fs::symlink_metadata(&target)
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|_| std::fs::read(&target).ok());
+    // A link the agent left at the place itself is replaced, never followed.
+    let _ = std::fs::remove_file(&target);
+    copied.placed.push((target.clone(), earlier));
+    std::fs::copy(dir.join(rel), &target)
+        .map_err(|err| format!("cannot copy {rel} into the worktree: {err}"))?;
+    Ok(())
 }
 
 impl CopiedIn {

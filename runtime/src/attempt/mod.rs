@@ -265,7 +265,7 @@ pub fn run_attempt(
             &baseline,
             config.attempt.reject_gaming,
         );
-        let (tree, findings, warnings) = match judged {
+        let (tree, mut findings, warnings) = match judged {
             Ok(judged) => judged,
             // Staging fails when the agent broke the worktree's git state (`.git`), which
             // it must not touch: that is a finding of its own, and nothing can be judged.
@@ -284,14 +284,21 @@ pub fn run_attempt(
             let copied = match &setup.withheld {
                 Some(w) => match isolation::copy_in(&w.dir, &w.files, &project_dir) {
                     Ok(copied) => Some(copied),
+                    // The agent put a link or a file where a withheld test goes.
                     Err(err) => {
-                        story.notes.push(err);
-                        break;
+                        findings.push(Finding {
+                            kind: FindingKind::ProtectedChanged,
+                            path: w.dir.display().to_string(),
+                            detail: format!("the withheld tests cannot be placed: {err}"),
+                        });
+                        None
                     }
                 },
                 None => None,
             };
-            checks = checks::run_checks(&recipe, &ops, &LocalRunner::default());
+            if findings.is_empty() {
+                checks = checks::run_checks(&recipe, &ops, &LocalRunner::default());
+            }
             if let Some(copied) = copied {
                 copied.remove();
             }

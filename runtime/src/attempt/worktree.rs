@@ -6,6 +6,35 @@ use std::path::{Path, PathBuf};
 
 use super::git::Git;
 
+/// `root.join(rel)`, with every folder on the way made if missing. A folder on the way that
+/// is a symbolic link, or something else than a folder, is an error: a repository or an
+/// agent could otherwise send a write outside the worktree.
+pub(crate) fn place(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    let target = root.join(rel);
+    let Some(parent) = Path::new(rel).parent() else {
+        return Ok(target);
+    };
+    let mut at = root.to_path_buf();
+    for part in parent.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "`{rel}` cannot be written: {} is a link or a file, not a folder",
+                    at.strip_prefix(root).unwrap_or(&at).display()
+                ));
+            }
+            Err(_) => std::fs::create_dir(&at)
+                .map_err(|err| format!("cannot create {}: {err}", at.display()))?,
+        }
+    }
+    if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
+        return Err(format!("`{rel}` cannot be written: it is a folder"));
+    }
+    Ok(target)
+}
+
 /// The user's repository, as found from the project root.
 #[derive(Debug, Clone)]
 pub(crate) struct Repo {
@@ -182,10 +211,10 @@ impl Worktree {
             return Ok(());
         }
         for (rel, content) in files {
-            let target = self.path.join(rel);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+            let target = place(&self.path, rel)?;
+            // A link at the place itself is replaced, never followed.
+            if std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
+                let _ = std::fs::remove_file(&target);
             }
             std::fs::write(&target, content)
                 .map_err(|err| format!("cannot write {}: {err}", target.display()))?;
@@ -370,5 +399,27 @@ impl Drop for Worktree {
             self.finished = true;
             let _ = self.end(Leave::RemoveBranch);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn place_refuses_links_on_the_way() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("w");
+        std::fs::create_dir(&root).expect("mkdir");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, root.join("tests")).expect("link");
+        let err = place(&root, "tests/test_x.py").expect_err("a link on the way");
+        assert!(err.contains("tests is a link"), "{err}");
+        assert_eq!(
+            place(&root, "new/deep/test_y.py").expect("made"),
+            root.join("new/deep/test_y.py")
+        );
+        assert!(root.join("new/deep").is_dir());
     }
 }
