@@ -394,12 +394,21 @@ fn a_hard_coded_expected_value_is_a_gaming_warning() {
 
 #[test]
 fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
-    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+    for (signal, code, keep) in [
+        ("INT", 130, false),
+        ("TERM", 143, false),
+        ("INT", 130, true),
+    ] {
         let repo = Repo::new("sleep", "");
         let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
         let probe = repo.dir.path().join("probe");
+        let args: &[&str] = if keep {
+            &["--json", "--keep-worktree"]
+        } else {
+            &["--json"]
+        };
         let child = repo
-            .command(&["--json"], &[("PROBE_FILE", probe.as_os_str())])
+            .command(args, &[("PROBE_FILE", probe.as_os_str())])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -426,12 +435,26 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
         let story: Value = serde_json::from_slice(&out.stdout).expect("the story is printed");
         assert_eq!(story["verdict"], "interrupted");
         assert_eq!(repo.journal(1)["verdict"], "interrupted");
-        assert!(!worktree.exists(), "SIG{signal}: the worktree is left");
         assert_eq!(
             processes_with(&format!("3000{}", marker())),
             Vec::<String>::new()
         );
         std::fs::remove_file(&probe).expect("probe");
+        if keep {
+            // Kept on its branch, for a person to look at.
+            assert_eq!(story["worktree"], worktree.to_str().expect("utf-8"));
+            assert!(worktree.join("calc.py").exists());
+            repo.git(&["rev-parse", "--verify", "speccoder/T7"]);
+            repo.git(&[
+                "worktree",
+                "remove",
+                "--force",
+                worktree.to_str().expect("utf-8"),
+            ]);
+            repo.git(&["branch", "-D", "speccoder/T7"]);
+        } else {
+            assert!(!worktree.exists(), "SIG{signal}: the worktree is left");
+        }
         repo.assert_untouched(&main, &[]);
     }
 }
@@ -697,6 +720,12 @@ fn could_not_start_is_exit_2_and_changes_nothing() {
 fn uncommitted_changes_are_left_out_and_said() {
     let repo = Repo::new("honest", "");
     std::fs::write(repo.root().join("scratch.txt"), "mine\n").expect("write");
+    // A staged change too: the index must be exactly as it was.
+    let calc = repo.root().join("calc.py");
+    let staged = format!("{}# mine\n", std::fs::read_to_string(&calc).expect("calc"));
+    std::fs::write(&calc, &staged).expect("write");
+    repo.git(&["add", "calc.py"]);
+    let index = std::fs::read(repo.root().join(".git/index")).expect("index");
     let (code, story, stderr) = repo.attempt(&[], &[]);
     assert_eq!(code, Some(0), "{story}");
     assert!(stderr.contains("uncommitted changes"), "{stderr}");
@@ -710,6 +739,12 @@ fn uncommitted_changes_are_left_out_and_said() {
         std::fs::read_to_string(repo.root().join("scratch.txt")).expect("kept"),
         "mine\n"
     );
+    assert_eq!(
+        std::fs::read(repo.root().join(".git/index")).expect("index"),
+        index
+    );
+    assert_eq!(std::fs::read_to_string(&calc).expect("calc"), staged);
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "calc.py\n");
 }
 
 #[test]
