@@ -393,6 +393,36 @@ fn a_hard_coded_expected_value_is_a_gaming_warning() {
 }
 
 #[test]
+fn code_that_reads_how_it_is_run_and_a_constant_function_are_gaming_warnings() {
+    // Passes only because the checks run with CI set.
+    let repo = Repo::new("sense-ci", "");
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}");
+    let warnings = &story["attempts"][0]["warnings"];
+    assert_eq!(warnings.as_array().map(Vec::len), Some(1), "{warnings}");
+    assert_eq!(warnings[0]["path"], "calc.py");
+    assert_eq!(warnings[0]["line"], 6);
+    assert_eq!(
+        warnings[0]["detail"],
+        "reads how the code is being run (`\"CI\"`)"
+    );
+
+    let repo = Repo::new("constant", "[attempt]\nmax_attempts = 1\n");
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    let details: Vec<&str> = story["attempts"][0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w["detail"].as_str())
+        .collect();
+    assert!(
+        details.contains(&"`add` returns the constant 5 while its tests expect 2 different values"),
+        "{details:?}"
+    );
+}
+
+#[test]
 fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
     for (signal, code, keep) in [
         ("INT", 130, false),
