@@ -1,4 +1,5 @@
-//! `cargo`: binaries, examples and integration tests, from `cargo metadata --no-deps`.
+//! `cargo`: cargo's own commands (`test`, `build`, …, per workspace member too) and the
+//! binaries, examples, integration tests and benchmarks of `cargo metadata --no-deps`.
 
 use serde_json::Value;
 
@@ -200,7 +201,68 @@ fn metadata_inputs(metadata: &Value) -> Vec<std::path::PathBuf> {
 }
 
 /// The kinds of target that become tasks, in the order a target's kinds are tried.
-const KINDS: &[&str] = &["bin", "example", "test"];
+const KINDS: &[&str] = &["bin", "example", "test", "bench"];
+
+/// cargo's own commands offered as tasks, so a cargo-only project has `test`; each with
+/// what it does.
+const COMMANDS: &[(&str, &str)] = &[
+    ("test", "run the tests"),
+    ("build", "compile"),
+    ("check", "check for errors without building"),
+    ("clippy", "lint with clippy"),
+    ("bench", "run the benchmarks"),
+    ("doc", "build the documentation"),
+    ("fmt", "format the code"),
+];
+
+/// Whether `task` is one of cargo's own commands rather than a target of the project: a
+/// task of that name in another runner is what the project's authors meant, so it wins.
+pub(crate) fn is_builtin(task: &Task) -> bool {
+    let (package, verb) = match task.name.rsplit_once('/') {
+        Some((package, verb)) => (Some(package), verb),
+        None => (None, task.name.as_str()),
+    };
+    if !COMMANDS.iter().any(|(v, _)| *v == verb) {
+        return false;
+    }
+    match package {
+        None => task.command == format!("cargo {verb}"),
+        Some(package) => {
+            task.command == format!("cargo {verb} --package {}", single_quote(package))
+        }
+    }
+}
+
+/// cargo's own commands.
+fn builtin_tasks(runner: &mut Runner) {
+    for (verb, what) in COMMANDS {
+        runner.push_task(Task {
+            name: (*verb).to_owned(),
+            command: format!("cargo {verb}"),
+            doc: Some(format!("{what} (cargo's own command)")),
+            params: Vec::new(),
+            cwd: None,
+        });
+    }
+}
+
+/// With several packages, the `--package` forms of cargo's own commands.
+fn package_builtin_tasks(runner: &mut Runner, packages: &[&str]) {
+    if packages.len() < 2 {
+        return;
+    }
+    for package in packages {
+        for (verb, what) in COMMANDS {
+            runner.push_task(Task {
+                name: format!("{package}/{verb}"),
+                command: format!("cargo {verb} --package {}", single_quote(package)),
+                doc: Some(format!("{what} (package {package})")),
+                params: Vec::new(),
+                cwd: None,
+            });
+        }
+    }
+}
 
 /// Tasks from the JSON of `cargo metadata --no-deps --format-version=1`.
 pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
@@ -226,6 +288,13 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
         .collect();
     let several = packages.len() > 1;
     let mut runner = Runner::new("cargo", "Cargo", "cargo");
+    let names: Vec<&str> = packages
+        .iter()
+        .filter_map(|p| p.get("name").and_then(Value::as_str))
+        .collect();
+    // The workspace commands first, then the targets, then the per-package commands: the
+    // prompt shows the first tasks of a runner.
+    builtin_tasks(&mut runner);
     for package in packages {
         let Some(pkg) = package.get("name").and_then(Value::as_str) else {
             continue;
@@ -244,8 +313,8 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
                 continue;
             };
             let mut command = match *kind {
-                "test" => format!(
-                    "cargo test --package {} --test {}",
+                "test" | "bench" => format!(
+                    "cargo {kind} --package {} --{kind} {}",
                     single_quote(pkg),
                     single_quote(target_name)
                 ),
@@ -260,10 +329,12 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
                 .and_then(Value::as_array)
                 .map(|f| f.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
+            // Spaces, not commas, between features: cargo takes both, and a comma would
+            // keep the command from becoming an allowance.
             if !features.is_empty() {
                 command.push_str(&format!(
                     " --features {}",
-                    single_quote(&features.join(","))
+                    single_quote(&features.join(" "))
                 ));
             }
             let name = if several {
@@ -280,6 +351,7 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
             });
         }
     }
+    package_builtin_tasks(&mut runner, &names);
     Ok(runner)
 }
 
@@ -308,9 +380,27 @@ mod tests {
             {"name":"dep","id":"dep-id","targets":[{"name":"dep","kind":["bin"]}]}],
             "workspace_members":["a-id","b-id"]}"#;
         let runner = parse_metadata(json).expect("valid");
+        // cargo's own commands: for the workspace first, for each member after the targets.
+        let builtins: Vec<&str> = runner
+            .tasks
+            .iter()
+            .filter(|t| runner.is_builtin(t))
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(
+            builtins,
+            [
+                "test", "build", "check", "clippy", "bench", "doc", "fmt", "a/test", "a/build",
+                "a/check", "a/clippy", "a/bench", "a/doc", "a/fmt", "b/test", "b/build", "b/check",
+                "b/clippy", "b/bench", "b/doc", "b/fmt",
+            ]
+        );
+        assert_eq!(runner.tasks[11].command, "cargo build --package 'a'");
+        assert_eq!(runner.tasks[11].doc.as_deref(), Some("compile (package a)"));
         let got: Vec<(&str, &str, Option<&str>)> = runner
             .tasks
             .iter()
+            .filter(|t| !runner.is_builtin(t))
             .map(|t| (t.name.as_str(), t.command.as_str(), t.doc.as_deref()))
             .collect();
         assert_eq!(
@@ -318,7 +408,7 @@ mod tests {
             [
                 (
                     "a/bin/srv",
-                    "cargo run --package 'a' --bin 'srv' --features 'x,y'",
+                    "cargo run --package 'a' --bin 'srv' --features 'x y'",
                     Some("a bin target srv")
                 ),
                 (
@@ -333,5 +423,30 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn builtins_are_only_cargo_commands() {
+        #[track_caller]
+        fn case(name: &str, command: &str, want: bool) {
+            let task = Task {
+                name: name.into(),
+                command: command.into(),
+                doc: None,
+                params: Vec::new(),
+                cwd: None,
+            };
+            assert_eq!(is_builtin(&task), want, "{name}: {command}");
+        }
+        case("test", "cargo test", true);
+        case("core/test", "cargo test --package 'core'", true);
+        case("test/it", "cargo test --package 'x' --test 'it'", false);
+        case(
+            "bench/throughput",
+            "cargo bench --package 'p' --bench 'throughput'",
+            false,
+        );
+        case("core/test", "cargo test --package 'other'", false);
+        case("run", "cargo run", false);
     }
 }

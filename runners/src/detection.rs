@@ -302,7 +302,7 @@ mod tests {
             [
                 ("just", 1),
                 ("pkg", 0),
-                ("cargo", 1),
+                ("cargo", 8),
                 ("make", 0),
                 ("task", 1)
             ]

@@ -70,6 +70,12 @@ impl Runner {
         }
     }
 
+    /// Whether `task` is one of the runner's own commands (cargo's `test`) rather than
+    /// something the project defines; a task of the same name in another runner wins.
+    pub fn is_builtin(&self, task: &Task) -> bool {
+        self.id == "cargo" && crate::cargo::is_builtin(task)
+    }
+
     /// Adds a task unless an op could not name it (empty, or holding whitespace or control
     /// characters) or one of that name exists already (the first one wins); each refusal
     /// is noted.

@@ -75,10 +75,17 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         );
     }
     for runner in runners.iter().filter(|r| matches!(r.id, "cargo" | "task")) {
-        let example = example_name(runners, runner, "<task>");
+        // cargo's `test` takes libtest's `--nocapture` after `--`; a go-task task gets
+        // whatever follows `--` as `CLI_ARGS`.
+        let (example, args) = match runner.tasks.iter().find(|t| t.name == "test") {
+            Some(test) if runner.id == "cargo" && runner.is_builtin(test) => {
+                (example_of(runners, runner, test), "--nocapture")
+            }
+            _ => (example_name(runners, runner, "<task>"), "--verbose"),
+        };
         let _ = writeln!(
             out,
-            "- With `{}`, arguments for the program go after `--`, as in `{example} -- --verbose`; \
+            "- With `{}`, arguments for the program go after `--`, as in `{example} -- {args}`; \
              words before `--` are options of {} itself.",
             runner.id, runner.id
         );
@@ -184,13 +191,18 @@ fn neutral(text: &str, max: usize) -> String {
 /// A plain task name of `runner` to show in an example, with the runner id in front when
 /// another runner has the same name (the example must resolve as written).
 fn example_name(runners: &[&Runner], runner: &Runner, fallback: &str) -> String {
-    let Some(task) = runner.tasks.iter().find(|t| plain(t)) else {
-        return fallback.to_owned();
-    };
-    let shared = runners
-        .iter()
-        .any(|other| other.id != runner.id && other.tasks.iter().any(|t| t.name == task.name));
-    if shared {
+    match runner.tasks.iter().find(|t| plain(t)) {
+        Some(task) => example_of(runners, runner, task),
+        None => fallback.to_owned(),
+    }
+}
+
+/// `task`'s name as an op reaching it: bare, or with the runner id when the bare name goes
+/// elsewhere.
+fn example_of(runners: &[&Runner], runner: &Runner, task: &Task) -> String {
+    // The bare name must resolve to this runner's task, else the id goes in front.
+    let bare = super::resolve::resolve(runners, &task.name).is_ok_and(|r| r.runner.id == runner.id);
+    if !bare {
         format!("{}:{}", runner.id, task.name)
     } else {
         task.name.clone()
@@ -207,14 +219,18 @@ fn plain(task: &Task) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/' | '@'))
 }
 
-/// The first task name (in runner order) that two runners share, with the first runner
-/// holding it.
+/// The first task name (in runner order) that needs a runner id because several runners
+/// hold it, with the first runner holding it.
 fn shared_name<'r>(runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
     for (i, runner) in runners.iter().enumerate() {
         for task in runner.tasks.iter().filter(|t| plain(t)) {
             if runners[i + 1..]
                 .iter()
                 .any(|other| other.tasks.iter().any(|t| t.name == task.name))
+                && matches!(
+                    super::resolve::resolve(runners, &task.name),
+                    Err(super::resolve::ResolveError::Ambiguous { .. })
+                )
             {
                 return Some((runner.id, &task.name));
             }

@@ -106,20 +106,45 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
             .iter()
             .find(|r| r.id == id)
             .expect("the prefix is a detected id");
-        return match runner.tasks.iter().find(|t| t.name == name) {
-            Some(task) => Ok(resolved(runner, task, op.tail)),
-            None => Err(ResolveError::NotInRunner {
+        let prefixed = runner.tasks.iter().find(|t| t.name == name);
+        // A head like `cargo:build` may be a task's whole name in another runner (a
+        // package.json script). It runs when the prefixed runner has no such task of the
+        // project's own (cargo's built-in `build` yields, as it does to a same-named task).
+        let whole: Vec<(&&Runner, &Task)> = match prefixed {
+            Some(task) if !runner.is_builtin(task) => Vec::new(),
+            _ => runners
+                .iter()
+                .filter(|r| r.id != id)
+                .filter_map(|r| {
+                    let task = r.tasks.iter().find(|t| t.name == op.head)?;
+                    (!r.is_builtin(task)).then_some((r, task))
+                })
+                .collect(),
+        };
+        return match (prefixed, whole.as_slice()) {
+            (_, [(other, task)]) => Ok(resolved(other, task, op.tail)),
+            (Some(task), _) => Ok(resolved(runner, task, op.tail)),
+            (None, several) => Err(ResolveError::NotInRunner {
                 runner: id.to_owned(),
                 task: name.to_owned(),
-                suggestion: closest(name, runner.tasks.iter().map(|t| t.name.as_str())),
+                // With several runners holding the whole name, the full form is the answer.
+                suggestion: match several.first() {
+                    Some((other, _)) => Some(format!("{}:{}", other.id, op.head)),
+                    None => closest(name, runner.tasks.iter().map(|t| t.name.as_str())),
+                },
                 list: list(),
             }),
         };
     }
-    let matches: Vec<(&&Runner, &Task)> = runners
+    let mut matches: Vec<(&&Runner, &Task)> = runners
         .iter()
         .filter_map(|r| r.tasks.iter().find(|t| t.name == op.head).map(|t| (r, t)))
         .collect();
+    // A runner's own command (cargo's `test`) yields to the project's task of that name:
+    // that is what its authors meant.
+    if matches.len() > 1 && matches.iter().any(|(r, t)| !r.is_builtin(t)) {
+        matches.retain(|(r, t)| !r.is_builtin(t));
+    }
     match matches.as_slice() {
         [(runner, task)] => Ok(resolved(runner, task, op.tail)),
         [] => {
@@ -311,6 +336,52 @@ mod tests {
         assert_eq!(
             ok(&p, "  sub/hello   a  "),
             ("just", "just sub/hello a".into(), Some("pkgs/web".into()))
+        );
+    }
+
+    #[test]
+    fn runner_commands_yield_to_project_tasks() {
+        let mut cargo = runner("cargo", TailRule::AsWritten, "cargo", &[]);
+        for verb in ["test", "build"] {
+            cargo.push_task(Task {
+                name: verb.to_owned(),
+                command: format!("cargo {verb}"),
+                doc: None,
+                params: Vec::new(),
+                cwd: None,
+            });
+        }
+        let pkg = runner(
+            "pkg",
+            TailRule::AsWritten,
+            "npm run",
+            &["test", "cargo:build", "cargo:release"],
+        );
+        let make = runner("make", TailRule::AsWritten, "make", &["cargo:release"]);
+        let p = vec![cargo, pkg];
+        // The project's `test` wins over cargo's own, with no ambiguity.
+        assert_eq!(ok(&p, "test"), ("pkg", "npm run test".into(), None));
+        assert_eq!(ok(&p, "cargo:test"), ("cargo", "cargo test".into(), None));
+        assert_eq!(ok(&p, "build -r"), ("cargo", "cargo build -r".into(), None));
+        // `cargo:release` is no task of cargo but a script's whole name.
+        assert_eq!(
+            ok(&p, "cargo:release x"),
+            ("pkg", "npm run cargo:release x".into(), None)
+        );
+        // The script `cargo:build` wins over cargo's built-in `build`.
+        assert_eq!(
+            ok(&p, "cargo:build"),
+            ("pkg", "npm run cargo:build".into(), None)
+        );
+        // Two runners with the whole name: the error names the full form.
+        let mut p = p;
+        p.push(make);
+        assert!(
+            err(&p, "cargo:release").starts_with(
+                "Task `release` not found in runner `cargo`. Did you mean `pkg:cargo:release`?"
+            ),
+            "{}",
+            err(&p, "cargo:release")
         );
     }
 
