@@ -12,6 +12,7 @@ use crate::runner::{Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "cargo",
     label: "Cargo",
+    executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`), never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper",
     detect,
 };
 

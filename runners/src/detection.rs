@@ -147,6 +147,9 @@ pub struct RunnerDef {
     pub id: &'static str,
     /// Display label.
     pub label: &'static str,
+    /// What detecting it may execute, in one line, for `recipe list --explain` and the
+    /// README: a repository is untrusted, so a user can check what reading one runs.
+    pub executes: &'static str,
     /// Finds the runner and its tasks in a project.
     pub detect: fn(&Context<'_>) -> Result<Runner, Absence>,
 }

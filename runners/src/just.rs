@@ -10,6 +10,7 @@ use crate::runner::{Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "just",
     label: "Just",
+    executes: "`just --dump --dump-format=json`: just parses the justfile, its imports and modules, and evaluates nothing (no backtick, `.env` or `set shell`)",
     detect,
 };
 

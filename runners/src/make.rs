@@ -13,6 +13,7 @@ use crate::runner::{Repeats, Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "make",
     label: "Make",
+    executes: "nothing: makefiles are read as text, never with `make -p`",
     detect,
 };
 

@@ -13,6 +13,7 @@ use crate::runner::{Repeats, Runner, TailRule, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "pkg",
     label: "Pkg",
+    executes: "nothing: package.json files and pnpm-workspace.yaml are read as text; lockfiles are only looked for, never read",
     detect,
 };
 

@@ -10,6 +10,7 @@ use crate::runner::{Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "task",
     label: "Task",
+    executes: "`task --list-all --json --no-status`: go-task reads the Taskfile, its includes (even outside the root) and dotenv files; a Taskfile whose listing would run its `sh:` variables (with `dotenv:`) is refused",
     detect,
 };
 

@@ -517,3 +517,36 @@ fn cargo_config_runs_nothing() {
         Some("bin/x")
     );
 }
+
+/// Property: `--explain` says, for every configured runner in order, what detecting it may
+/// execute, and names the probes that run a program.
+#[test]
+fn explain_says_what_each_probe_may_execute() {
+    let (_base, root) = project(&[("Makefile", "build:\n\techo b\n")]);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    let probes = json["probes"].as_array().expect("probes under --explain");
+    let ids: Vec<&str> = probes.iter().filter_map(|p| p["id"].as_str()).collect();
+    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task"]);
+    let executes = |id: &str| {
+        probes
+            .iter()
+            .find(|p| p["id"] == id)
+            .and_then(|p| p["executes"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(executes("cargo").contains("RUSTUP_TOOLCHAIN"));
+    assert!(executes("task").contains("task --list-all"));
+    assert!(executes("make").starts_with("nothing"));
+    let out = bounded(
+        &root,
+        &["recipe", "list", "--explain"],
+        &path_var(),
+        Memory::Bounded,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("What detecting each runner may execute:\n  just   `just --dump"),
+        "{text}"
+    );
+}

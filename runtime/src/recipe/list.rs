@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use serde::Serialize;
-use speccoder_runners::{Detection, Task};
+use speccoder_runners::{Detection, RUNNERS, Task};
 
 use super::Recipe;
 
@@ -17,6 +17,29 @@ pub struct ListJson<'a> {
     absent: Vec<AbsentJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cached: Option<bool>,
+    /// With `--explain`: what each configured runner's detection may execute.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probes: Option<Vec<ProbeJson>>,
+}
+
+/// What one runner's detection may execute.
+#[derive(Debug, Serialize)]
+struct ProbeJson {
+    id: &'static str,
+    executes: &'static str,
+}
+
+/// Each configured runner's id and what its detection may execute, in the configured order.
+fn probes(recipe: &Recipe) -> Vec<ProbeJson> {
+    recipe
+        .detections()
+        .iter()
+        .filter_map(|d| RUNNERS.iter().find(|def| def.id == d.id()))
+        .map(|def| ProbeJson {
+            id: def.id,
+            executes: def.executes,
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -71,6 +94,7 @@ pub fn list_json(recipe: &Recipe, explain: bool) -> ListJson<'_> {
         runners,
         absent,
         cached: explain.then_some(recipe.from_cache()),
+        probes: explain.then(|| probes(recipe)),
     }
 }
 
@@ -154,6 +178,10 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
                     let _ = writeln!(out, "  {id:<width$}  failed    {reason}");
                 }
             }
+        }
+        out.push_str("\nWhat detecting each runner may execute:\n");
+        for probe in probes(recipe) {
+            let _ = writeln!(out, "  {:<width$}  {}", probe.id, probe.executes);
         }
     }
     out
