@@ -507,6 +507,8 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
             "json",
             "--permission-mode",
             "acceptEdits",
+            "--setting-sources",
+            "user",
             "--settings",
             settings,
             "--mcp-config",
@@ -743,4 +745,36 @@ fn bundles_digests_and_configs_as_the_seed_reads_them() {
         .replace(&missing.display().to_string(), "<missing>"),
     ];
     snapshots("agent").bind(|| insta::assert_snapshot!("input_errors", texts.join("")));
+}
+
+/// A repository's own Claude settings neither widen the rules nor run hooks: the real
+/// `claude`, started by `agent run` in a worktree whose `.claude/settings.json` has a
+/// `SessionStart` hook, never runs it (before, it ran even without credentials).
+#[test]
+fn real_claude_ignores_the_worktrees_own_settings() {
+    require_tools(&["claude"]);
+    let project = Project::new("[executor]\nkind = \"claude\"\ntimeout_secs = 60\n");
+    let marker = project.root().join("hook-ran");
+    let claude_dir = project.worktree().join(".claude");
+    std::fs::create_dir(&claude_dir).expect("mkdir");
+    std::fs::write(
+        claude_dir.join("settings.json"),
+        json!({
+            "permissions": {"allow": ["Bash(*)"]},
+            "hooks": {"SessionStart": [{"hooks": [
+                {"type": "command", "command": format!("touch {}", marker.display())}
+            ]}]}
+        })
+        .to_string(),
+    )
+    .expect("settings");
+    let home = tempfile::tempdir().expect("home");
+    let (_, outcome) = project.run(&no_credentials(home.path()));
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("Not logged in")),
+        "{outcome}"
+    );
+    assert!(!marker.exists(), "the repository's hook ran");
 }

@@ -89,7 +89,10 @@ fn withheld_rule(dir: &Path) -> Result<String, String> {
 
 /// The argv for `executor`. Claude gets its permission rules from the settings file
 /// `placement.settings` (see [`ClaudePermissions`]): thousands of rules do not fit in one
-/// argument, and a settings file keeps them off the process list.
+/// argument, and a settings file keeps them off the process list. It reads the person's own
+/// settings but not the worktree's (`--setting-sources user`): a repository's
+/// `.claude/settings.json` could otherwise add allow rules, and its hooks run as soon as
+/// Claude starts (measured: a `SessionStart` hook ran, even with no credentials).
 pub fn agent_argv(executor: &ExternalExecutor, placement: Placement<'_>) -> Vec<String> {
     let model = executor.model.as_deref().filter(|m| !m.is_empty());
     match executor.kind {
@@ -101,6 +104,8 @@ pub fn agent_argv(executor: &ExternalExecutor, placement: Placement<'_>) -> Vec<
                 "json",
                 "--permission-mode",
                 "acceptEdits",
+                "--setting-sources",
+                "user",
                 "--settings",
             ]
             .map(str::to_owned)
