@@ -1,5 +1,7 @@
 //! go-task (`task`): tasks of a Taskfile, from `task --list-all --json --no-status`.
 
+use std::path::PathBuf;
+
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
@@ -43,6 +45,19 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
              Taskfile's dynamic variables (`sh:` in `vars:` or `env:`), and detection runs \
              no code of the project"
         )));
+    }
+    // go-task waits forever on an included FIFO (measured): refused before it is asked.
+    for include in taskfiles(ctx.root, &inside, taskfile).iter().skip(1) {
+        if files::exists(include) && !files::is_regular_file(include) {
+            if ctx.records_inputs() {
+                record_inputs(ctx, &inside, taskfile, b"");
+            }
+            return Err(Absence::Failed(format!(
+                "{taskfile}: not listed: it includes {}, which is not a regular file \
+                 (go-task would wait on it)",
+                include.display()
+            )));
+        }
     }
     // `--no-status` keeps `status:` commands and fingerprinting from running while listing.
     let list = ctx
@@ -151,27 +166,7 @@ fn leave_out_outside(runner: &mut Runner, list: &[u8], inside: &files::Root) {
 /// (even one holding only internal tasks), and those the listed tasks come from, with
 /// their folders.
 fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: &[u8]) {
-    let mut files = vec![ctx.root.join(taskfile)];
-    let mut seen = 0;
-    while seen < files.len() && seen < 64 {
-        let file = files[seen].clone();
-        seen += 1;
-        let dir = file.parent().unwrap_or(ctx.root).to_path_buf();
-        // Only files inside the root are read; one outside is still watched.
-        let text = inside.read(&file, MAX_MANIFEST).unwrap_or_default();
-        for include in include_paths(&String::from_utf8_lossy(&text)) {
-            let path = dir.join(include);
-            // An include may name a folder, where go-task reads its Taskfile.
-            let path = if path.is_dir() {
-                path.join("Taskfile.yml")
-            } else {
-                path
-            };
-            if !files.contains(&path) {
-                files.push(path);
-            }
-        }
-    }
+    let mut files = taskfiles(ctx.root, inside, taskfile);
     if let Ok(value) = serde_json::from_slice::<Value>(list) {
         let located = value
             .get("tasks")
@@ -187,6 +182,33 @@ fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: 
         }
         ctx.depends_on(file);
     }
+}
+
+/// The root Taskfile and those its `includes:` name, transitively (at most 64), as go-task
+/// would look for them; only those inside the root are read.
+fn taskfiles(root: &std::path::Path, inside: &files::Root, taskfile: &str) -> Vec<PathBuf> {
+    let mut files = vec![root.join(taskfile)];
+    let mut seen = 0;
+    while seen < files.len() && seen < 64 {
+        let file = files[seen].clone();
+        seen += 1;
+        let dir = file.parent().unwrap_or(root).to_path_buf();
+        // Only files inside the root are read; one outside is still watched.
+        let text = inside.read(&file, MAX_MANIFEST).unwrap_or_default();
+        for include in include_paths(&String::from_utf8_lossy(&text)) {
+            let path = dir.join(include);
+            // An include may name a folder, where go-task reads its Taskfile.
+            let path = if path.is_dir() {
+                path.join("Taskfile.yml")
+            } else {
+                path
+            };
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 /// The paths an `includes:` section names, in both of its forms (`lib: ./lib` and

@@ -550,3 +550,23 @@ fn explain_says_what_each_probe_may_execute() {
         "{text}"
     );
 }
+
+/// Property: a Taskfile including a FIFO is refused with a reason before go-task is asked;
+/// go-task itself would wait on it until the probe's deadline.
+#[test]
+fn taskfile_including_a_fifo_is_refused_at_once() {
+    require_tools(&["task"]);
+    let (_base, root) = project(&[(
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  x: ./x.yml\ntasks:\n  build:\n    cmds: [echo b]\n",
+    )]);
+    make_special(&root.join("x.yml"), Special::Fifo);
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_mentions(
+        &json,
+        &[
+            "\"task\" failed: Taskfile.yml: not listed: it includes",
+            "x.yml, which is not a regular file",
+        ],
+    );
+}
