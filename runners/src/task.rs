@@ -60,14 +60,22 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     // `--no-status` keeps `status:` commands and fingerprinting from running while listing.
-    let list = ctx
-        .probe(&["task", "--list-all", "--json", "--no-status"])
-        .inspect_err(|_| {
-            // A failure is cached like a listing: the Taskfile and what it includes.
-            if ctx.records_inputs() {
-                record_inputs(ctx, &inside, taskfile, b"");
-            }
-        })?;
+    let mut argv = vec!["task", "--list-all", "--json", "--no-status"];
+    // go-task downloads remote includes (`https://…`) while listing; `--offline` keeps
+    // detection off the network (a copy the user downloaded is still used). Only then,
+    // because go-task versions without remote includes do not know the flag.
+    if include_paths(&String::from_utf8_lossy(&text))
+        .iter()
+        .any(|include| include.contains("://") || include.starts_with("git@"))
+    {
+        argv.push("--offline");
+    }
+    let list = ctx.probe(&argv).inspect_err(|_| {
+        // A failure is cached like a listing: the Taskfile and what it includes.
+        if ctx.records_inputs() {
+            record_inputs(ctx, &inside, taskfile, b"");
+        }
+    })?;
     let mut runner =
         parse_list(&list).map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
     leave_out_outside(&mut runner, &list, &inside);

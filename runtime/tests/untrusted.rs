@@ -570,3 +570,22 @@ fn taskfile_including_a_fifo_is_refused_at_once() {
         ],
     );
 }
+
+/// Property: a remote include (`https://…`) is not downloaded while listing: go-task is
+/// asked with `--offline`, and says the copy is not in its cache.
+#[test]
+fn taskfile_remote_include_is_not_downloaded() {
+    require_tools(&["task"]);
+    let (_base, root) = project(&[(
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  r: https://127.0.0.1:9/Taskfile.yml\ntasks:\n  build:\n    cmds: [echo b]\n",
+    )]);
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_mentions(
+        &json,
+        &[
+            "`task --list-all --json --no-status --offline` exited",
+            "was not found in the cache",
+        ],
+    );
+}
