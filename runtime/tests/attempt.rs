@@ -346,6 +346,23 @@ fn a_blocked_agent_is_not_retried() {
 }
 
 #[test]
+fn an_agent_that_cannot_start_is_not_retried() {
+    let repo =
+        Repo::with_config("[executor]\nkind = \"command\"\nargv = [\"/nonexistent/agent\"]\n");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    assert_eq!(verdicts(&story), ["failed"]);
+    let reason = story["attempts"][0]["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("the agent could not be started: "),
+        "{reason}"
+    );
+    assert!(reason.contains("/nonexistent/agent"), "{reason}");
+    repo.assert_untouched(&main, &[]);
+}
+
+#[test]
 fn a_hanging_agent_fails_at_its_deadline_and_leaves_nothing_running() {
     let agent = fixtures_dir().join("agents/attempt.sh");
     let marker = format!("{}91", std::process::id());

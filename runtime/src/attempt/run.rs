@@ -24,6 +24,9 @@ use crate::config::{Config, ExecutorKind, RecipeConfig};
 use crate::process::{LocalRunner, shutdown_signal};
 use crate::recipe::Recipe;
 
+/// How the agent's outcome starts when its program could not be started.
+const CANNOT_START: &str = "the agent could not be started";
+
 /// Runs the whole loop. `Err` means the attempt could not start (exit 2); once the worktree
 /// exists every outcome is a [`Story`]. `note` receives notes as they arise.
 pub fn run_attempt(
@@ -257,6 +260,17 @@ pub fn run_attempt(
                 ));
             }
             Verdict::Blocked => break,
+            // A program that cannot be started will not start on a retry either.
+            Verdict::Failed
+                if records.last().is_some_and(|r| {
+                    r.agent
+                        .reason
+                        .as_deref()
+                        .is_some_and(|why| why.starts_with(CANNOT_START))
+                }) =>
+            {
+                break;
+            }
             Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
                 digest = Some(this_digest)
             }
