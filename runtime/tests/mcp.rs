@@ -486,3 +486,31 @@ fn claude_connects_to_the_server_agent_argv_names() {
         "{out:?}\n{log}"
     );
 }
+
+#[test]
+fn a_cancelled_call_gets_no_answer_and_the_next_one_runs() {
+    let secs = 1800 + std::process::id() % 600;
+    let dir = project(&format!("long:\n\t@sleep {secs}\nhello:\n\t@echo hello\n"));
+    let mut server = Raw::start(&root(&dir));
+    // No progress token: nothing follows the output, the cancel alone stops the task.
+    server.send(br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"recipe","arguments":{"op":"long"}}}"#);
+    server.send(br#"{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"recipe","arguments":{"op":"hello"}}}"#);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while support::processes_with(&format!("sleep {secs}")).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    server.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"enough"}}"#);
+    // The first answer is the second call's: the cancelled one gets none.
+    let answer = server.recv();
+    assert_eq!(answer["id"], "b", "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "hello\n");
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+    assert_eq!(server.close(), Some(0));
+}

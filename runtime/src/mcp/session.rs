@@ -16,11 +16,14 @@ use super::jsonrpc::{
 use super::tool::{self, TOOL_NAME};
 use crate::config::RecipeConfig;
 use crate::process::{LocalRunner, stop_all_process_groups};
-use crate::recipe::{Progress, Recipe};
+use crate::recipe::{Follower, Progress, Recipe};
 
 /// Protocol versions this server speaks, newest first; the client's is echoed when it is one
 /// of them, else the newest is offered.
 const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Time between two attempts to stop a cancelled call whose process had not started yet.
+const STOP_RETRY: Duration = Duration::from_millis(20);
 
 /// Time between two progress notifications of one call.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -83,7 +86,9 @@ fn serve_on(
                     continue;
                 }
                 if let Some(call) = shared.handle(jsonrpc::classify(line)) {
-                    shared.lock_active().insert(call.key.clone(), false);
+                    shared
+                        .lock_active()
+                        .insert(call.key.clone(), CallState::default());
                     // The worker lives as long as the queue; a send cannot fail before the
                     // queue is dropped below.
                     let _ = calls.send(call);
@@ -92,10 +97,20 @@ fn serve_on(
         }
     }
     // The client is gone: nothing it asked for may keep running.
-    for cancelled in shared.lock_active().values_mut() {
-        *cancelled = true;
-    }
+    let running = {
+        let mut active = shared.lock_active();
+        for state in active.values_mut() {
+            state.cancelled = true;
+        }
+        active
+            .iter()
+            .find(|(_, state)| state.running)
+            .map(|(key, _)| key.clone())
+    };
     drop(calls);
+    if let Some(key) = running {
+        stop_while_running(&shared, &key);
+    }
     let _ = worker.join();
     Ok(())
 }
@@ -107,8 +122,17 @@ struct Shared {
     /// stdout: one whole message per write, so the two threads never interleave.
     out: Mutex<Box<dyn Write + Send>>,
     state: Mutex<State>,
-    /// Calls queued or running, by request id, each with whether it was cancelled.
-    active: Mutex<HashMap<String, bool>>,
+    /// Calls queued or running, by request id.
+    active: Mutex<HashMap<String, CallState>>,
+}
+
+/// Where a queued call is.
+#[derive(Debug, Default, Clone, Copy)]
+struct CallState {
+    /// Its task has started.
+    running: bool,
+    /// The client cancelled it, or went away.
+    cancelled: bool,
 }
 
 /// The detection the server answers from.
@@ -135,7 +159,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn lock_active(&self) -> MutexGuard<'_, HashMap<String, bool>> {
+    fn lock_active(&self) -> MutexGuard<'_, HashMap<String, CallState>> {
         lock(&self.active)
     }
 
@@ -158,7 +182,7 @@ impl Shared {
     }
 
     /// Answers a message, or returns the call it asks for, which must wait its turn.
-    fn handle(&self, message: Incoming) -> Option<Call> {
+    fn handle(self: &Arc<Self>, message: Incoming) -> Option<Call> {
         let (id, method, params) = match message {
             Incoming::Request { id, method, params } => (id, method, params),
             Incoming::Notification { method, params } => {
@@ -232,33 +256,63 @@ impl Shared {
         })
     }
 
-    /// Marks a queued or running call as cancelled; the worker stops or skips it.
-    fn cancel(&self, params: &Value) {
+    /// Marks a queued or running call as cancelled: the worker skips a queued one, and a
+    /// thread of its own stops a running one's processes.
+    fn cancel(self: &Arc<Self>, params: &Value) {
         let Some(id) = params.get("requestId") else {
             return;
         };
-        if let Some(cancelled) = self.lock_active().get_mut(&id.to_string()) {
-            *cancelled = true;
+        let key = id.to_string();
+        let running = match self.lock_active().get_mut(&key) {
+            Some(state) if !state.cancelled => {
+                state.cancelled = true;
+                state.running
+            }
+            _ => false,
+        };
+        if running {
+            let shared = Arc::clone(self);
+            // Stopping takes up to the grace; the reader must go on reading meanwhile.
+            let _ = std::thread::Builder::new()
+                .name("mcp-cancel".into())
+                .spawn(move || stop_while_running(&shared, &key));
         }
     }
 
     fn is_cancelled(&self, key: &str) -> bool {
-        self.lock_active().get(key).copied().unwrap_or(false)
+        self.lock_active()
+            .get(key)
+            .is_some_and(|state| state.cancelled)
+    }
+
+    /// Marks a call as started, unless it was cancelled while it waited.
+    fn start(&self, key: &str) -> bool {
+        match self.lock_active().get_mut(key) {
+            Some(state) if !state.cancelled => {
+                state.running = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Runs one call and answers it, unless it was cancelled: a cancelled request gets no
     /// answer.
     fn run(&self, call: &Call) {
-        if !self.is_cancelled(&call.key) {
-            let result = self.run_result(call);
-            if !self.is_cancelled(&call.key) {
-                self.send(&jsonrpc::response(&call.id, result));
-            }
+        let result = self.run_result(call);
+        if let Some(result) = result
+            && !self.is_cancelled(&call.key)
+        {
+            self.send(&jsonrpc::response(&call.id, result));
         }
         self.lock_active().remove(&call.key);
     }
 
-    fn run_result(&self, call: &Call) -> Value {
+    /// The result of a call, or `None` when it was cancelled before its task started.
+    fn run_result(&self, call: &Call) -> Option<Value> {
+        if self.is_cancelled(&call.key) {
+            return None;
+        }
         let (recipe, description) = self.detect();
         {
             let mut state = lock(&self.state);
@@ -272,20 +326,16 @@ impl Shared {
             }
         }
         if description.is_none() {
-            return tool::error_result(&format!(
+            return Some(tool::error_result(&format!(
                 "No task runner detected in {}: there is no task to run.",
                 self.root.display()
-            ));
+            )));
         }
-        let mut stopped = false;
+        if !self.start(&call.key) {
+            return None;
+        }
         let mut reported = Duration::ZERO;
         let mut follower = |progress: Progress<'_>| {
-            if !stopped && self.is_cancelled(&call.key) {
-                // The server runs one task at a time, so the groups alive now are this
-                // call's.
-                stopped = true;
-                stop_all_process_groups();
-            }
             if let Some(token) = &call.progress_token
                 && progress.elapsed >= reported + PROGRESS_EVERY
             {
@@ -293,15 +343,18 @@ impl Shared {
                 self.send(&progress_notification(token, progress));
             }
         };
-        match recipe.run_following(
-            &call.op,
-            call.timeout,
-            &LocalRunner::default(),
-            Some(&mut follower),
-        ) {
-            Ok(result) => tool::run_result(&result),
-            Err(err) => tool::error_result(&err.to_string()),
-        }
+        // Following the output costs a thread per call: only a client that asked for
+        // progress pays it.
+        let follower: Option<Follower<'_>> = match call.progress_token {
+            Some(_) => Some(&mut follower),
+            None => None,
+        };
+        Some(
+            match recipe.run_following(&call.op, call.timeout, &LocalRunner::default(), follower) {
+                Ok(result) => tool::run_result(&result),
+                Err(err) => tool::error_result(&err.to_string()),
+            },
+        )
     }
 }
 
@@ -311,6 +364,24 @@ enum Refusal {
     Error(String),
     /// A tool result with `isError` (arguments the model can correct).
     Result(Value),
+}
+
+/// Stops the processes of the running call `key` until its task has ended. The server
+/// runs one task at a time, so the process groups alive are this call's; the check and the
+/// stop happen under the lock the worker takes to finish the call, so the next call's task
+/// is never hit. Repeated, because a cancel can come between the call's start and its
+/// process's.
+fn stop_while_running(shared: &Shared, key: &str) {
+    loop {
+        {
+            let active = shared.lock_active();
+            if !active.get(key).is_some_and(|state| state.running) {
+                return;
+            }
+            stop_all_process_groups();
+        }
+        std::thread::sleep(STOP_RETRY);
+    }
 }
 
 /// The worker: runs the queued calls one at a time until the queue closes.
