@@ -47,8 +47,14 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .inspect_err(|absence| {
             // A failure is cached like a listing: the files cargo names in its error (a
             // member's broken manifest) are what fixing it will change.
-            if let Absence::Failed(reason) = absence {
-                for path in quoted_paths(reason) {
+            if let Absence::Failed(reason) = absence
+                && ctx.records_inputs()
+            {
+                ctx.depends_on_file("src");
+                for path in named_paths(ctx.root, reason)
+                    .into_iter()
+                    .chain(member_manifests(ctx.root))
+                {
                     ctx.depends_on(path);
                 }
             }
@@ -134,17 +140,85 @@ fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
     Ok(Some(name.to_owned()))
 }
 
-/// The absolute paths an error quotes in backticks (cargo writes `` failed to read
-/// `/p/a/Cargo.toml` ``), with their folders.
-fn quoted_paths(reason: &str) -> Vec<std::path::PathBuf> {
+/// The paths an error names, with their folders: absolute ones quoted in backticks
+/// (`` failed to read `/p/a/Cargo.toml` ``) and the file of a `--> crates/a/Cargo.toml:5:7`
+/// pointer, relative to the root.
+fn named_paths(root: &std::path::Path, reason: &str) -> Vec<std::path::PathBuf> {
+    let quoted = reason
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let pointed = reason.split("--> ").skip(1).filter_map(|rest| {
+        let file = rest.split([':', ' ', '|']).next()?;
+        (!file.is_empty()).then(|| root.join(file))
+    });
     let mut out = Vec::new();
-    for quoted in reason.split('`').skip(1).step_by(2) {
-        let path = std::path::Path::new(quoted);
-        if path.is_absolute() {
-            out.push(path.to_path_buf());
-            if let Some(dir) = path.parent() {
-                out.push(dir.to_path_buf());
+    for path in quoted.chain(pointed) {
+        if let Some(dir) = path.parent() {
+            out.push(dir.to_path_buf());
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// The workspace members' manifests and folders, from the root Cargo.toml's
+/// `[workspace] members` globs, and the folders those globs look in (a new member appears
+/// there): what a failed `cargo metadata` may have read.
+fn member_manifests(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(bytes) = files::read_inside(root, &root.join("Cargo.toml"), files::MAX_MANIFEST) else {
+        return Vec::new();
+    };
+    let Ok(manifest) = toml::from_slice::<toml::Table>(&bytes) else {
+        return Vec::new();
+    };
+    let patterns = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        .map(|m| m.iter().filter_map(toml::Value::as_str).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    // A bound: a manifest is untrusted, and this only sharpens the cache.
+    for pattern in patterns.into_iter().take(1000) {
+        if pattern.starts_with('/') || pattern.split('/').any(|c| c == "..") {
+            continue;
+        }
+        // Expanded one component at a time; each folder listed is an input too.
+        let mut dirs = vec![root.to_path_buf()];
+        for component in pattern.split('/').filter(|c| !c.is_empty() && *c != ".") {
+            let Ok(matcher) = globset::Glob::new(component).map(|g| g.compile_matcher()) else {
+                dirs.clear();
+                break;
+            };
+            let mut next = Vec::new();
+            for dir in dirs {
+                if !component.contains(['*', '?', '[', '{']) {
+                    next.push(dir.join(component));
+                    continue;
+                }
+                out.push(dir.clone());
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                next.extend(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                        .filter(|e| matcher.is_match(e.file_name()))
+                        .map(|e| e.path()),
+                );
             }
+            next.truncate(10_000);
+            dirs = next;
+        }
+        for dir in dirs {
+            out.push(dir.join("Cargo.toml"));
+            // A package without targets fails until its `src/main.rs` or `lib.rs` appears.
+            out.push(dir.join("src"));
+            out.push(dir);
         }
     }
     out
@@ -449,5 +523,27 @@ mod tests {
         );
         case("core/test", "cargo test --package 'other'", false);
         case("run", "cargo run", false);
+    }
+
+    /// Property: the files a cargo error names, absolute in backticks or relative after
+    /// `-->`, become inputs with their folders.
+    #[test]
+    fn paths_named_by_errors() {
+        let root = std::path::Path::new("/r");
+        let got = named_paths(
+            root,
+            "`cargo metadata` exited with code 101: error: failed to read `/r/b/Cargo.toml` | \
+             error: extra `=` | --> crates/a/Cargo.toml:5:7 | x",
+        );
+        let want: Vec<std::path::PathBuf> = [
+            "/r/b",
+            "/r/b/Cargo.toml",
+            "/r/crates/a",
+            "/r/crates/a/Cargo.toml",
+        ]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .collect();
+        assert_eq!(got, want);
     }
 }

@@ -435,3 +435,34 @@ fn a_failed_runner_is_kept_until_its_inputs_change() {
     assert_eq!(list_with_path(&root, cache.path(), &path)["cached"], false);
     assert_eq!(count(), probed + 1);
 }
+
+#[test]
+fn a_failed_cargo_workspace_is_probed_again_once_a_member_is_fixed() {
+    let base = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = base.path().join("ws");
+    std::fs::create_dir_all(root.join("crates/a/src")).expect("mkdir");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\n",
+    )
+    .expect("write");
+    let member = root.join("crates/a/Cargo.toml");
+    let good = "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    std::fs::write(&member, format!("{good}broken = = 1\n")).expect("write");
+    std::fs::write(root.join("crates/a/src/main.rs"), "fn main() {}\n").expect("write");
+    let failed = warm(&root, cache.path());
+    assert!(
+        failed["absent"]
+            .as_array()
+            .expect("absent")
+            .iter()
+            .any(|a| a["id"] == "cargo" && a["state"] == "failed"),
+        "{failed}"
+    );
+    // The error names the member's manifest relative to the root (`--> crates/a/…`).
+    std::fs::write(&member, good).expect("fix");
+    let fixed = list(&root, cache.path());
+    assert_eq!(fixed["cached"], false, "the stale failure was served");
+    has_task("cargo", "bin/a")(&fixed);
+}
