@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::detection::{Absence, Context, RunnerDef};
 use crate::files::{self, MAX_MAKEFILE};
 use crate::quote::quote;
-use crate::runner::{Runner, Task};
+use crate::runner::{Runner, Task, doc_with_aliases};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "just",
@@ -114,6 +114,30 @@ fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), Str
         .get("recipes")
         .and_then(Value::as_object)
         .ok_or("`just --dump` has no `recipes` object")?;
+    // `alias t := test`: shown in the doc of the recipe it names, and resolved to it.
+    let mut aliases: std::collections::HashMap<&str, Vec<String>> = Default::default();
+    for (alias, value) in module
+        .get("aliases")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let private = value
+            .get("attributes")
+            .and_then(Value::as_array)
+            .is_some_and(|attrs| attrs.iter().any(|a| a.as_str() == Some("private")));
+        if let Some(target) = value.get("target").and_then(Value::as_str)
+            && !private
+            && !alias.starts_with('_')
+        {
+            let mut full = path.join("/");
+            if !full.is_empty() {
+                full.push('/');
+            }
+            full.push_str(alias);
+            aliases.entry(target).or_default().push(full);
+        }
+    }
     for (name, recipe) in recipes {
         if is_private(name, recipe) {
             continue;
@@ -129,7 +153,10 @@ fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), Str
         runner.push_task(Task {
             command: format!("just {}", quote(&namepath)),
             name: task_name,
-            doc: recipe.get("doc").and_then(Value::as_str).map(str::to_owned),
+            doc: doc_with_aliases(
+                recipe.get("doc").and_then(Value::as_str).map(str::to_owned),
+                aliases.get(name.as_str()).map_or(&[], Vec::as_slice),
+            ),
             params: params(recipe),
             cwd: None,
         });
@@ -205,7 +232,7 @@ mod tests {
         assert_eq!(test.params, ["filter=''", "*args"]);
         assert_eq!(
             test.doc.as_deref(),
-            Some("Run tests, forwarding any extra args")
+            Some("Run tests, forwarding any extra args (aliases: t)")
         );
         assert_eq!(test.command, "just test");
         assert_eq!(runner.tasks[2].params, ["env", "+targets"]);

@@ -70,6 +70,30 @@ impl Runner {
         }
     }
 
+    /// The task an op's name selects in this runner, with the command that runs it: a task
+    /// of that name, else the task that has it as an alias, else (go-task) a wildcard task
+    /// whose pattern matches it, run under the name given.
+    pub fn find(&self, name: &str) -> Option<(&Task, std::borrow::Cow<'_, str>)> {
+        if let Some(task) = self.tasks.iter().find(|t| t.name == name) {
+            return Some((task, task.command.as_str().into()));
+        }
+        if let Some(task) = self
+            .tasks
+            .iter()
+            .find(|t| aliases(t).any(|alias| alias == name))
+        {
+            return Some((task, task.command.as_str().into()));
+        }
+        if self.id == "task" {
+            let task = self
+                .tasks
+                .iter()
+                .find(|t| t.name.contains('*') && crate::task::wildcard_matches(&t.name, name))?;
+            return Some((task, format!("task {}", crate::quote::quote(name)).into()));
+        }
+        None
+    }
+
     /// Whether `task` is one of the runner's own commands (cargo's `test`) rather than
     /// something the project defines; a task of the same name in another runner wins.
     pub fn is_builtin(&self, task: &Task) -> bool {
@@ -155,6 +179,34 @@ impl Runner {
             self.tasks.append(&mut tasks);
         }
     }
+}
+
+/// How a task's doc lists its aliases: `… (aliases: b, compile)`.
+pub(crate) const ALIASES_OPEN: &str = "(aliases: ";
+
+/// `doc` with the aliases added the way [`aliases`] reads them back.
+pub(crate) fn doc_with_aliases(doc: Option<String>, aliases: &[String]) -> Option<String> {
+    if aliases.is_empty() {
+        return doc;
+    }
+    let list = format!("{ALIASES_OPEN}{})", aliases.join(", "));
+    Some(match doc {
+        Some(doc) => format!("{doc} {list}"),
+        None => list,
+    })
+}
+
+/// The aliases a task's doc lists. They live in the doc (the only place a model and a
+/// cached listing both keep) rather than as tasks of their own.
+pub fn aliases(task: &Task) -> impl Iterator<Item = &str> {
+    task.doc
+        .as_deref()
+        .and_then(|doc| doc.strip_suffix(')'))
+        .and_then(|doc| doc.rsplit_once(ALIASES_OPEN))
+        .map(|(_, list)| list)
+        .into_iter()
+        .flat_map(|list| list.split(", "))
+        .filter(|alias| !alias.is_empty())
 }
 
 /// What [`Runner::push_first`] did with a task.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::detection::{Absence, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
-use crate::runner::{Runner, Task};
+use crate::runner::{Runner, Task, doc_with_aliases};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "task",
@@ -293,15 +293,63 @@ pub fn parse_list(json: &[u8]) -> Result<Runner, String> {
             continue;
         }
         let doc = text("desc").or_else(|| text("summary").and_then(|s| s.lines().next()));
+        let mut doc = doc.map(str::to_owned);
+        // A wildcard task (`release:*`) runs under a name its pattern matches.
+        if name.contains('*') {
+            let example = name.replace('*', "x");
+            let how = format!("a pattern: any text in place of each *, as in {example}");
+            doc = Some(match doc {
+                Some(doc) => format!("{doc} ({how})"),
+                None => format!("({how})"),
+            });
+        }
+        let aliases: Vec<String> = entry
+            .get("aliases")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|a| !a.is_empty() && !a.starts_with('-') && !a.contains(['=', ',', ')']))
+            .map(str::to_owned)
+            .collect();
         runner.push_task(Task {
             name: name.to_owned(),
             command: format!("task {}", quote(name)),
-            doc: doc.map(str::to_owned),
+            doc: doc_with_aliases(doc, &aliases),
             params: Vec::new(),
             cwd: None,
         });
     }
     Ok(runner)
+}
+
+/// Whether `name` matches a wildcard task's pattern, where each `*` stands for any
+/// non-empty text, as go-task matches it.
+pub(crate) fn wildcard_matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        if last {
+            // The last piece closes the name; the `*` before it takes at least one char.
+            return rest.len() > part.len() && rest.ends_with(part);
+        }
+        // Skip at least one character for the `*`, then find the piece.
+        let Some(skip) = rest.chars().next().map(char::len_utf8) else {
+            return false;
+        };
+        match rest[skip..].find(part) {
+            Some(at) => rest = &rest[skip + at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 #[cfg(test)]
@@ -324,7 +372,10 @@ mod tests {
                 "lib:fmt"
             ]
         );
-        assert_eq!(runner.tasks[0].doc.as_deref(), Some("Build the project"));
+        assert_eq!(
+            runner.tasks[0].doc.as_deref(),
+            Some("Build the project (aliases: b, compile)")
+        );
         assert_eq!(runner.tasks[1].doc, None);
         assert_eq!(runner.tasks[5].command, "task lib:fmt");
     }
@@ -352,5 +403,59 @@ mod tests {
     fn not_go_task() {
         let err = parse_list(b"[task 1] pending").expect_err("taskwarrior");
         assert!(err.contains("is `task` go-task?"), "{err}");
+    }
+
+    #[test]
+    fn wildcards() {
+        #[track_caller]
+        fn case(pattern: &str, name: &str, want: bool) {
+            assert_eq!(wildcard_matches(pattern, name), want, "{pattern} ~ {name}");
+        }
+        case("release:*", "release:1.2.3", true);
+        case("release:*", "release:", false);
+        case("release:*", "releases:1", false);
+        case("start:*:*", "start:web:prod", true);
+        case("start:*:*", "start:web", false);
+        case("*-up", "db-up", true);
+        case("*-up", "-up", false);
+        case("a*b", "ab", false);
+        case("a*b", "axxb", true);
+    }
+
+    #[test]
+    fn aliases_and_patterns_in_the_doc_resolve() {
+        let json = br#"{"tasks":[
+            {"name":"build","task":"build","desc":"Build it","aliases":["b","compile"]},
+            {"name":"lib:fmt","task":"lib:fmt","desc":"","aliases":["l:f","-x","a=b"]},
+            {"name":"release:*","task":"release:*","desc":"Ship","aliases":[]}]}"#;
+        let runner = parse_list(json).expect("valid");
+        let docs: Vec<Option<&str>> = runner.tasks.iter().map(|t| t.doc.as_deref()).collect();
+        assert_eq!(
+            docs,
+            [
+                Some("Build it (aliases: b, compile)"),
+                Some("(aliases: l:f)"),
+                Some("Ship (a pattern: any text in place of each *, as in release:x)"),
+            ]
+        );
+        let found = |name: &str| {
+            runner
+                .find(name)
+                .map(|(task, command)| (task.name.clone(), command.into_owned()))
+        };
+        assert_eq!(
+            found("compile"),
+            Some(("build".into(), "task build".into()))
+        );
+        assert_eq!(
+            found("l:f"),
+            Some(("lib:fmt".into(), "task lib:fmt".into()))
+        );
+        assert_eq!(
+            found("release:1.2"),
+            Some(("release:*".into(), "task release:1.2".into()))
+        );
+        assert_eq!(found("-x"), None);
+        assert_eq!(found("Build"), None);
     }
 }

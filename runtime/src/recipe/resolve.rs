@@ -106,47 +106,57 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
             .iter()
             .find(|r| r.id == id)
             .expect("the prefix is a detected id");
-        let prefixed = runner.tasks.iter().find(|t| t.name == name);
+        let prefixed = runner.find(name);
         // A head like `cargo:build` may be a task's whole name in another runner (a
         // package.json script). It runs when the prefixed runner has no such task of the
         // project's own (cargo's built-in `build` yields, as it does to a same-named task).
-        let whole: Vec<(&&Runner, &Task)> = match prefixed {
-            Some(task) if !runner.is_builtin(task) => Vec::new(),
+        let whole: Vec<Found<'r>> = match &prefixed {
+            Some((task, _)) if !runner.is_builtin(task) => Vec::new(),
             _ => runners
                 .iter()
                 .filter(|r| r.id != id)
                 .filter_map(|r| {
-                    let task = r.tasks.iter().find(|t| t.name == op.head)?;
-                    (!r.is_builtin(task)).then_some((r, task))
+                    let (task, command) = r.find(op.head)?;
+                    (!r.is_builtin(task)).then_some((*r, task, command))
                 })
                 .collect(),
         };
         return match (prefixed, whole.as_slice()) {
-            (_, [(other, task)]) => Ok(resolved(other, task, op.tail)),
-            (Some(task), _) => Ok(resolved(runner, task, op.tail)),
+            (_, [(other, task, command)]) => Ok(resolved(other, task, command, op.tail)),
+            (Some((task, command)), _) => Ok(resolved(runner, task, &command, op.tail)),
             (None, several) => Err(ResolveError::NotInRunner {
                 runner: id.to_owned(),
                 task: name.to_owned(),
                 // With several runners holding the whole name, the full form is the answer.
                 suggestion: match several.first() {
-                    Some((other, _)) => Some(format!("{}:{}", other.id, op.head)),
+                    Some((other, _, _)) => Some(format!("{}:{}", other.id, op.head)),
                     None => closest(name, runner.tasks.iter().map(|t| t.name.as_str())),
                 },
                 list: list(),
             }),
         };
     }
-    let mut matches: Vec<(&&Runner, &Task)> = runners
+    // Names first; an alias or a wildcard pattern only when no runner has the name itself.
+    let mut matches: Vec<Found<'r>> = runners
         .iter()
-        .filter_map(|r| r.tasks.iter().find(|t| t.name == op.head).map(|t| (r, t)))
+        .filter_map(|r| {
+            let task = r.tasks.iter().find(|t| t.name == op.head)?;
+            Some((*r, task, task.command.as_str().into()))
+        })
         .collect();
+    if matches.is_empty() {
+        matches = runners
+            .iter()
+            .filter_map(|r| r.find(op.head).map(|(task, command)| (*r, task, command)))
+            .collect();
+    }
     // A runner's own command (cargo's `test`) yields to the project's task of that name:
     // that is what its authors meant.
-    if matches.len() > 1 && matches.iter().any(|(r, t)| !r.is_builtin(t)) {
-        matches.retain(|(r, t)| !r.is_builtin(t));
+    if matches.len() > 1 && matches.iter().any(|(r, t, _)| !r.is_builtin(t)) {
+        matches.retain(|(r, t, _)| !r.is_builtin(t));
     }
     match matches.as_slice() {
-        [(runner, task)] => Ok(resolved(runner, task, op.tail)),
+        [(runner, task, command)] => Ok(resolved(runner, task, command, op.tail)),
         [] => {
             let all = runners
                 .iter()
@@ -166,17 +176,20 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
         }
         several => Err(ResolveError::Ambiguous {
             head: op.head.to_owned(),
-            runners: several.iter().map(|(r, _)| r.id.to_owned()).collect(),
+            runners: several.iter().map(|(r, _, _)| r.id.to_owned()).collect(),
             list: list(),
         }),
     }
 }
 
-fn resolved<'r>(runner: &'r Runner, task: &'r Task, tail: &str) -> Resolved<'r> {
+/// A task an op may select: its runner, the task, and the command that runs it.
+type Found<'r> = (&'r Runner, &'r Task, std::borrow::Cow<'r, str>);
+
+fn resolved<'r>(runner: &'r Runner, task: &'r Task, command: &str, tail: &str) -> Resolved<'r> {
     Resolved {
         runner,
         task,
-        command: build_command(&task.command, runner.tail_rule, tail),
+        command: build_command(command, runner.tail_rule, tail),
         cwd: task.cwd.as_deref(),
     }
 }
