@@ -843,6 +843,19 @@ fn real_claude_without_credentials_fails_with_its_own_reason() {
     let reason = story["attempts"][0]["reason"].as_str().expect("reason");
     assert!(reason.contains("Not logged in"), "{reason}");
     repo.assert_untouched(&main, &[]);
+
+    // The same inside the namespaces that hide withheld tests: Claude starts there too,
+    // with its settings file and MCP configuration intact.
+    let withheld = repo.dir.path().join("withheld");
+    copy_dir(&fixtures_dir().join("attempt/withheld"), &withheld);
+    let (code, story, stderr) = repo.attempt(
+        &["--withheld", withheld.to_str().expect("utf-8")],
+        &no_credentials(home.path()),
+    );
+    assert_eq!(code, Some(1), "{story}\n{stderr}");
+    let reason = story["attempts"][0]["reason"].as_str().expect("reason");
+    assert!(reason.contains("Not logged in"), "{reason}");
+    repo.assert_untouched(&main, &[]);
 }
 
 #[test]
