@@ -46,17 +46,65 @@ fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
     if let Ok(value) = serde_json::from_slice::<Value>(dump) {
         module_sources(&value, &mut files);
     }
-    for file in &files {
+    // Without a dump (just failed), modules are found from the text, as just looks for
+    // them: fixing a broken module must make the entry stale.
+    let from_text = dump.is_empty();
+    let mut next = 0;
+    while next < files.len() && next < 256 {
+        let file = files[next].clone();
+        next += 1;
         ctx.depends_on(file.clone());
-        if let Some(dir) = file.parent() {
-            ctx.depends_on(dir.to_path_buf());
-        }
+        let dir = file.parent().unwrap_or(ctx.root).to_path_buf();
+        ctx.depends_on(dir.clone());
         // Only files inside the root are read; one outside is still watched.
-        let text = inside.read(file, MAX_MAKEFILE).unwrap_or_default();
-        for import in imports(&String::from_utf8_lossy(&text)) {
-            ctx.depends_on(file.parent().unwrap_or(ctx.root).join(import));
+        let text = inside.read(&file, MAX_MAKEFILE).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        for import in imports(&text) {
+            ctx.depends_on(dir.join(import));
+        }
+        if from_text {
+            for candidate in module_candidates(&dir, &text) {
+                if candidate.is_file() && !files.contains(&candidate) {
+                    files.push(candidate.clone());
+                }
+                ctx.depends_on(candidate);
+            }
         }
     }
+}
+
+/// Where just looks for the modules a justfile's `mod` lines declare: the path given, or
+/// `NAME.just`, and `mod.just` or `justfile` in the folder `NAME` (itself an input: a file
+/// appearing there changes the answer).
+fn module_candidates(dir: &std::path::Path, text: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("mod") else {
+            continue;
+        };
+        let rest = rest.strip_prefix('?').unwrap_or(rest);
+        if !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let mut words = rest.split_whitespace();
+        let Some(name) = words.next() else {
+            continue;
+        };
+        let path = words
+            .next()
+            .map(|p| p.trim_matches(['\'', '"']))
+            .filter(|p| !p.is_empty());
+        match path {
+            Some(path) => out.push(dir.join(path)),
+            None => {
+                out.push(dir.join(format!("{name}.just")));
+                out.push(dir.join(name));
+                out.push(dir.join(name).join("mod.just"));
+                out.push(dir.join(name).join("justfile"));
+            }
+        }
+    }
+    out
 }
 
 /// The `source` file of every module in a dump, recursively.

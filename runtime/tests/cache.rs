@@ -466,3 +466,20 @@ fn a_failed_cargo_workspace_is_probed_again_once_a_member_is_fixed() {
     assert_eq!(fixed["cached"], false, "the stale failure was served");
     has_task("cargo", "bin/a")(&fixed);
 }
+
+#[test]
+fn a_failed_justfile_is_probed_again_once_its_module_is_fixed() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("just");
+    let module = root.join("sub/mod.just");
+    let good = std::fs::read_to_string(&module).expect("module");
+    std::fs::write(&module, format!("{good}\nbroken recipe ((\n")).expect("break");
+    let failed = warm(&root, cache.path());
+    assert!(failed.to_string().contains("\"failed\""), "{failed}");
+    std::fs::write(&module, good).expect("fix");
+    let fixed = list(&root, cache.path());
+    assert_eq!(fixed["cached"], false, "the stale failure was served");
+    assert!(!task_names(&fixed, "just").is_empty());
+}
