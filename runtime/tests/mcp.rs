@@ -514,3 +514,45 @@ fn a_cancelled_call_gets_no_answer_and_the_next_one_runs() {
     );
     assert_eq!(server.close(), Some(0));
 }
+
+#[test]
+fn calls_run_one_at_a_time_in_order() {
+    // If `second` ran beside `first`, it would find no marker (first writes it after a
+    // second) and fail.
+    let dir = project(
+        "first:\n\t@sleep 1; echo from first > marker\n\
+         second:\n\t@cat marker\n",
+    );
+    let mut server = Raw::start(&root(&dir));
+    for (id, op) in [(1, "first"), (2, "second")] {
+        server.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "recipe", "arguments": {"op": op}}})
+            .to_string()
+            .as_bytes(),
+        );
+    }
+    let first = server.recv();
+    let second = server.recv();
+    assert_eq!((&first["id"], &second["id"]), (&json!(1), &json!(2)));
+    assert_eq!(second["result"]["isError"], false, "{second}");
+    assert_eq!(second["result"]["content"][0]["text"], "from first\n");
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_project_without_runners_lists_no_tool_until_one_appears() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = root(&dir);
+    let mut server = Raw::start(&root);
+    server.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(server.recv()["result"]["tools"], json!([]));
+    server.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"hello"}}}"#);
+    let answer = server.recv();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    std::fs::write(root.join("Makefile"), "hello:\n\t@echo hello\n").expect("Makefile");
+    server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"hello"}}}"#);
+    assert_eq!(server.recv()["method"], "notifications/tools/list_changed");
+    assert_eq!(server.recv()["result"]["content"][0]["text"], "hello\n");
+    assert_eq!(server.close(), Some(0));
+}
