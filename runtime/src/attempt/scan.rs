@@ -47,9 +47,15 @@ const SKIP_MARKERS: &[(Lang, &str)] = &[
 /// Text in source code that reads how the code is being run.
 const RUN_SENSING: &[&str] = &[
     "\"CI\"",
+    "\"jest\"",
+    "\"mocha\"",
     "\"pytest\"",
+    "\"vitest\"",
     "'CI'",
+    "'jest'",
+    "'mocha'",
     "'pytest'",
+    "'vitest'",
     ".CI",
     "JEST_WORKER_ID",
     "NEXTEST",
@@ -365,10 +371,16 @@ pub(crate) fn run_sensing(line: &str) -> Option<&'static str> {
     if is_comment(line) {
         return None;
     }
-    RUN_SENSING
-        .iter()
-        .copied()
-        .find(|token| line.contains(token))
+    // A token ending in a letter must end a word there: `.CI` is not `.CIPHER`.
+    RUN_SENSING.iter().copied().find(|token| {
+        line.match_indices(token).any(|(at, _)| {
+            !token.ends_with(is_ident)
+                || line[at + token.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !is_ident(c))
+        })
+    })
 }
 
 /// A function whose whole body returns one literal.
@@ -533,6 +545,9 @@ mod tests {
         assert_eq!(returned_part("        return 5"), Some("5"));
         assert_eq!(returned_part("    42"), Some("42"));
         assert_eq!(returned_part("    if (a, b) == (2, 3):"), None);
+        assert_eq!(run_sensing("if process.env.CI {"), Some(".CI"));
+        assert_eq!(run_sensing("let c = config.CIPHER;"), None);
+        assert_eq!(run_sensing("# os.environ['CI']"), None);
         assert!(!contains_literal("    return 55", "5"));
         assert!(contains_literal("return 'hi there'", "\"hi there\""));
     }
