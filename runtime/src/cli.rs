@@ -282,12 +282,22 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             } else {
                 print_text(&list_text(&recipe, *explain));
             }
+            // A runner that is there but broken is worth knowing without `--explain`.
+            for (id, reason) in recipe.failed() {
+                eprintln!("speccoder: runner `{id}` failed: {reason}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Recipe(RecipeCommand::Prompt) => {
             let recipe = project.recipe()?;
             match recipe.prompt() {
                 Some(prompt) => print_text(&prompt),
+                None if recipe.failed().next().is_some() => eprintln!(
+                    "No working task runner in {}: {} There is no recipe tool; `speccoder \
+                     recipe list --explain` says more.",
+                    project.root.display(),
+                    recipe.failures_text()
+                ),
                 None => eprintln!(
                     "No task runner detected in {}: there is no recipe tool.",
                     project.root.display()

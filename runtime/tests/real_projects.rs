@@ -147,3 +147,63 @@ fn package_scripts_that_are_options_are_left_out() {
     let allow = String::from_utf8_lossy(&out.stdout);
     assert!(!allow.contains("--cwd") && !allow.contains("-x"), "{allow}");
 }
+
+#[test]
+fn a_failed_runner_is_visible_without_explain() {
+    support::require_tools(&["task"]);
+    let fixtures = support::Fixtures::copy();
+    let env = |root: &Path| {
+        vec![
+            ("PATH", path_var()),
+            (
+                "SPECCODER_CACHE_DIR",
+                root.join(".cache-test").into_os_string(),
+            ),
+        ]
+    };
+    let run = |root: &Path, args: &[&str]| {
+        let env = env(root);
+        let env: Vec<(&str, &std::ffi::OsStr)> =
+            env.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+        let out = support::speccoder_with(root, args, &env);
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Beside a working runner: one stderr line, and an op naming it says why.
+    let root = fixtures.path("broken-taskfile");
+    let (_, stderr) = run(&root, &["recipe", "list"]);
+    assert!(
+        stderr.starts_with("speccoder: runner `task` failed: `task --list-all"),
+        "{stderr}"
+    );
+    let (_, stderr) = run(&root, &["recipe", "resolve", "task:build"]);
+    assert!(
+        stderr.starts_with("error: Runner `task` failed, so its tasks are unknown: "),
+        "{stderr}"
+    );
+    // Alone: never "No task runner detected".
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(root.join("Taskfile.yml"), dir.path().join("Taskfile.yml")).expect("copy");
+    for args in [
+        &["recipe", "list"][..],
+        &["recipe", "resolve", "build"],
+        &["recipe", "prompt"],
+    ] {
+        let (stdout, stderr) = run(dir.path(), args);
+        let both = format!("{stdout}{stderr}");
+        assert!(
+            !both.contains("No task runner detected") && both.contains("`task` failed: "),
+            "{args:?}: {both}"
+        );
+    }
+    // No runner at all: said plainly, with no runner id suggested.
+    let empty = tempfile::tempdir().expect("temp dir");
+    let (_, stderr) = run(empty.path(), &["recipe", "resolve", "test"]);
+    assert_eq!(
+        stderr,
+        "error: No task runner detected in this project, so no task can run. `speccoder recipe \
+         list --explain` shows why each runner is absent.\n"
+    );
+}

@@ -143,7 +143,11 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
         out.push('\n');
     }
     if recipe.runners().next().is_none() {
-        out.push_str("No task runner detected.\n\n");
+        if recipe.failed().next().is_some() {
+            let _ = writeln!(out, "No working task runner: {}\n", recipe.failures_text());
+        } else {
+            out.push_str("No task runner detected.\n\n");
+        }
     }
     if explain {
         out.push_str(if recipe.from_cache() {

@@ -166,10 +166,47 @@ impl Recipe {
         })
     }
 
-    /// Resolves an op to the command and working directory that run it.
+    /// The runners whose detection failed, with why.
+    pub fn failed(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.detections.iter().filter_map(|d| match d {
+            Detection::Failed { id, reason } => Some((*id, reason.as_str())),
+            Detection::Detected(_) | Detection::Absent { .. } => None,
+        })
+    }
+
+    /// One sentence per failed runner: `` `task` failed: <why>. ``
+    pub fn failures_text(&self) -> String {
+        self.failed()
+            .map(|(id, reason)| format!("`{id}` failed: {}.", reason.trim_end_matches('.')))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Resolves an op to the command and working directory that run it. An op naming a
+    /// runner whose detection failed (`task:build`) says that it failed and why.
     pub fn resolve(&self, op: &str) -> Result<Resolved<'_>, ResolveError> {
         let runners: Vec<&Runner> = self.runners().collect();
-        resolve::resolve(&runners, op)
+        if runners.is_empty() {
+            return Err(ResolveError::NoRunner {
+                failures: self.failures_text(),
+            });
+        }
+        resolve::resolve(&runners, op).map_err(|err| {
+            let head = op.split_whitespace().next().unwrap_or("");
+            let failed = head
+                .split_once(':')
+                .and_then(|(id, _)| self.failed().find(|(failed, _)| *failed == id));
+            match (err, failed) {
+                (ResolveError::NotFound { list, .. }, Some((id, reason))) => {
+                    ResolveError::RunnerFailed {
+                        runner: id.to_owned(),
+                        reason: reason.trim_end_matches('.').to_owned(),
+                        list,
+                    }
+                }
+                (err, _) => err,
+            }
+        })
     }
 
     /// The tool description, or `None` when no runner was detected.

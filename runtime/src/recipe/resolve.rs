@@ -76,6 +76,32 @@ pub enum ResolveError {
         /// The task list.
         list: String,
     },
+    /// No runner was detected: nothing can run.
+    #[error(
+        "{} `speccoder recipe list --explain` shows why each runner is absent.",
+        if failures.is_empty() {
+            "No task runner detected in this project, so no task can run.".to_owned()
+        } else {
+            format!("No working task runner in this project, so no task can run: {failures}")
+        }
+    )]
+    NoRunner {
+        /// `` `task` failed: <why>. `` for each runner whose detection failed.
+        failures: String,
+    },
+    /// `<runner>:<task>` where the runner's detection failed.
+    #[error(
+        "Runner `{runner}` failed, so its tasks are unknown: {reason}. `speccoder recipe list \
+         --explain` shows every runner's state. Available tasks:\n{list}"
+    )]
+    RunnerFailed {
+        /// The runner id.
+        runner: String,
+        /// Why its detection failed.
+        reason: String,
+        /// The tasks of the other runners.
+        list: String,
+    },
 }
 
 fn did_you_mean(suggestion: Option<&str>) -> String {
