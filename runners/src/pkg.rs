@@ -190,7 +190,9 @@ fn read_members(
 ) -> Vec<(String, Result<Option<MemberManifest>, String>)> {
     let read = |dir: &String| {
         let path = root.join(dir).join("package.json");
-        match inside.read(&path, MAX_PACKAGE_JSON) {
+        // The walk that found the folder never follows a symlink: only the manifest
+        // itself can lead outside.
+        match inside.read_walked(&path, MAX_PACKAGE_JSON) {
             Ok(bytes) => parse_member(&bytes)
                 .map(Some)
                 .map_err(|err| format!("{dir}/package.json: {err}")),
