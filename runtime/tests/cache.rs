@@ -483,3 +483,20 @@ fn a_failed_justfile_is_probed_again_once_its_module_is_fixed() {
     assert_eq!(fixed["cached"], false, "the stale failure was served");
     assert!(!task_names(&fixed, "just").is_empty());
 }
+
+#[test]
+fn a_failed_taskfile_is_probed_again_once_its_include_is_fixed() {
+    require_tools(&["task"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("task");
+    let included = root.join("lib/Taskfile.yml");
+    let good = std::fs::read_to_string(&included).expect("include");
+    std::fs::write(&included, format!("{good}\n  : [broken\n")).expect("break");
+    let failed = warm(&root, cache.path());
+    assert!(failed.to_string().contains("\"failed\""), "{failed}");
+    std::fs::write(&included, good).expect("fix");
+    let fixed = list(&root, cache.path());
+    assert_eq!(fixed["cached"], false, "the stale failure was served");
+    assert!(!task_names(&fixed, "task").is_empty());
+}
