@@ -506,6 +506,41 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
     }
 }
 
+#[test]
+fn a_signal_during_the_checks_stops_them_and_cleans_up() {
+    let repo = Repo::new("slow-check", "");
+    let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let probe = repo.dir.path().join("probe");
+    let child = repo
+        .command(&["--json"], &[("PROBE_FILE", probe.as_os_str())])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("speccoder starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !probe.exists() {
+        assert!(Instant::now() < deadline, "the check never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let worktree = PathBuf::from(std::fs::read_to_string(&probe).expect("probe").trim());
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let out = child.wait_with_output().expect("exits");
+    assert_eq!(out.status.code(), Some(130));
+    let story: Value = serde_json::from_slice(&out.stdout).expect("the story is printed");
+    assert_eq!(story["verdict"], "interrupted");
+    assert_eq!(repo.journal(1)["verdict"], "interrupted");
+    assert!(!worktree.exists(), "the worktree is left");
+    assert_eq!(
+        processes_with(&format!("4000{}", marker())),
+        Vec::<String>::new()
+    );
+    repo.assert_untouched(&main, &[]);
+}
+
 /// Moves the repository's project one folder down, to `app/`, and commits the move.
 fn move_into_app(repo: &Repo) {
     let root = repo.root();
