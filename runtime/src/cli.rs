@@ -14,7 +14,7 @@ use crate::agent::{
 use crate::attempt::{AttemptRequest, Story, Verdict, run_attempt};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::{LocalRunner, defer_exit, shutdown_signal};
-use crate::recipe::{Progress, Recipe, RunResult, list_json, list_text};
+use crate::recipe::{Follow, Progress, Recipe, RunResult, list_json, list_text};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
@@ -532,7 +532,12 @@ fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult
         }
     };
     let result = recipe
-        .run_following(op, timeout, &LocalRunner::default(), Some(&mut follower))
+        .run_following(
+            op,
+            timeout,
+            &LocalRunner::default(),
+            Some(Follow::Output(&mut follower)),
+        )
         .map_err(|err| err.to_string())?;
     // The closing line starts a line of its own even when the output did not end one.
     let gap = if ends_line { "" } else { "\n" };

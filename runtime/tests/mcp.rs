@@ -556,3 +556,30 @@ fn a_project_without_runners_lists_no_tool_until_one_appears() {
     assert_eq!(server.recv()["result"]["content"][0]["text"], "hello\n");
     assert_eq!(server.close(), Some(0));
 }
+
+#[test]
+fn the_queue_is_bounded() {
+    let secs = 1200 + std::process::id() % 600;
+    let dir = project(&format!("long:\n\t@sleep {secs}\n"));
+    let mut server = Raw::start(&root(&dir));
+    for id in 1..=1001 {
+        server.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "recipe", "arguments": {"op": "long"}}})
+            .to_string()
+            .as_bytes(),
+        );
+    }
+    let answer = server.recv();
+    assert_eq!(answer["id"], 1001, "{answer}");
+    assert_eq!(answer["result"]["isError"], true);
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "1000 calls are already waiting: wait for their answers before sending more."
+    );
+    assert_eq!(server.close(), Some(0));
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}

@@ -16,11 +16,15 @@ use super::jsonrpc::{
 use super::tool::{self, TOOL_NAME};
 use crate::config::RecipeConfig;
 use crate::process::{LocalRunner, stop_all_process_groups};
-use crate::recipe::{Follower, Progress, Recipe};
+use crate::recipe::{Follow, Progress, Recipe};
 
 /// Protocol versions this server speaks, newest first; the client's is echoed when it is one
 /// of them, else the newest is offered.
 const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The most calls queued or running at once; past it a call is refused, so a client cannot
+/// make the queue grow without bound.
+const MAX_WAITING: usize = 1000;
 
 /// Time between two attempts to stop a cancelled call whose process had not started yet.
 const STOP_RETRY: Duration = Duration::from_millis(20);
@@ -86,9 +90,20 @@ fn serve_on(
                     continue;
                 }
                 if let Some(call) = shared.handle(jsonrpc::classify(line)) {
-                    shared
-                        .lock_active()
-                        .insert(call.key.clone(), CallState::default());
+                    let mut active = shared.lock_active();
+                    if active.len() >= MAX_WAITING {
+                        drop(active);
+                        shared.send(&jsonrpc::response(
+                            &call.id,
+                            tool::error_result(&format!(
+                                "{MAX_WAITING} calls are already waiting: wait for their \
+                                 answers before sending more."
+                            )),
+                        ));
+                        continue;
+                    }
+                    active.insert(call.key.clone(), CallState::default());
+                    drop(active);
                     // The worker lives as long as the queue; a send cannot fail before the
                     // queue is dropped below.
                     let _ = calls.send(call);
@@ -345,12 +360,12 @@ impl Shared {
         };
         // Following the output costs a thread per call: only a client that asked for
         // progress pays it.
-        let follower: Option<Follower<'_>> = match call.progress_token {
-            Some(_) => Some(&mut follower),
-            None => None,
-        };
+        let follow = call
+            .progress_token
+            .as_ref()
+            .map(|_| Follow::Size(&mut follower));
         Some(
-            match recipe.run_following(&call.op, call.timeout, &LocalRunner::default(), follower) {
+            match recipe.run_following(&call.op, call.timeout, &LocalRunner::default(), follow) {
                 Ok(result) => tool::run_result(&result),
                 Err(err) => tool::error_result(&err.to_string()),
             },

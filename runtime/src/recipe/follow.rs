@@ -27,15 +27,32 @@ pub struct Progress<'a> {
 }
 
 /// Told about a run's output as it grows: called from a thread of its own about every 50 ms
-/// while the task runs, and once more with the last bytes after it ended.
+/// while the task runs, and once more after it ended.
 pub type Follower<'a> = &'a mut (dyn FnMut(Progress<'_>) + Send);
 
-/// Calls `run`, telling `follower` what appears in the file at `path` until `run` returns.
-pub(crate) fn while_running<T>(path: &Path, follower: Follower<'_>, run: impl FnOnce() -> T) -> T {
+/// What a follower wants to be told.
+pub enum Follow<'a> {
+    /// The output itself as it arrives (a terminal).
+    Output(Follower<'a>),
+    /// Only how much there is so far: the file is not read (a progress report).
+    Size(Follower<'a>),
+}
+
+impl std::fmt::Debug for Follow<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Output(_) => "Follow::Output",
+            Self::Size(_) => "Follow::Size",
+        })
+    }
+}
+
+/// Calls `run`, telling the follower about the file at `path` until `run` returns.
+pub(crate) fn while_running<T>(path: &Path, follow: Follow<'_>, run: impl FnOnce() -> T) -> T {
     let done = AtomicBool::new(false);
     let start = Instant::now();
     std::thread::scope(|scope| {
-        let watcher = scope.spawn(|| watch(path, &done, follower, start));
+        let watcher = scope.spawn(|| watch(path, &done, follow, start));
         let out = run();
         done.store(true, Ordering::SeqCst);
         watcher.thread().unpark();
@@ -46,7 +63,11 @@ pub(crate) fn while_running<T>(path: &Path, follower: Follower<'_>, run: impl Fn
     })
 }
 
-fn watch(path: &Path, done: &AtomicBool, follower: Follower<'_>, start: Instant) {
+fn watch(path: &Path, done: &AtomicBool, follow: Follow<'_>, start: Instant) {
+    let (follower, read) = match follow {
+        Follow::Output(follower) => (follower, true),
+        Follow::Size(follower) => (follower, false),
+    };
     let mut file: Option<File> = None;
     let mut total: u64 = 0;
     let mut buf = vec![0u8; CHUNK];
@@ -58,7 +79,11 @@ fn watch(path: &Path, done: &AtomicBool, follower: Follower<'_>, start: Instant)
             file = File::open(path).ok();
         }
         let mut told = false;
-        if let Some(file) = &mut file {
+        if let Some(file) = &file
+            && !read
+        {
+            total = file.metadata().map_or(total, |meta| meta.len());
+        } else if let Some(file) = &mut file {
             loop {
                 match file.read(&mut buf) {
                     Ok(0) => break,

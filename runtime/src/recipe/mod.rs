@@ -17,7 +17,7 @@ use std::time::Duration;
 use speccoder_runners::{Context, Detection, Probe, Runner, detect_all, detect_all_with_inputs};
 
 pub use cache::default_cache_dir;
-pub use follow::{Follower, Progress};
+pub use follow::{Follow, Follower, Progress};
 pub use list::{ListJson, list_json, list_text};
 pub use op::Op;
 pub use process_probe::ProcessProbe;
@@ -233,13 +233,13 @@ impl Recipe {
         self.run_following(op, timeout_secs, runner, None)
     }
 
-    /// [`Self::run`], telling `follower`, when given, about the output as it arrives.
+    /// [`Self::run`], telling a follower, when given, about the output as it arrives.
     pub fn run_following(
         &self,
         op: &str,
         timeout_secs: Option<u64>,
         runner: &dyn CommandRunner,
-        follower: Option<Follower<'_>>,
+        follow: Option<Follow<'_>>,
     ) -> Result<RunResult, RunError> {
         let resolved = self.resolve(op)?;
         let settings = RunSettings {
@@ -250,7 +250,7 @@ impl Recipe {
             output_dir: default_output_dir(),
             env: self.env.clone(),
         };
-        run::run(&resolved, &settings, runner, follower)
+        run::run(&resolved, &settings, runner, follow)
     }
 
     /// Adds variables to the environment of every task run (a `PATH`, say).

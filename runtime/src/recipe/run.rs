@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::follow::{Follower, while_running};
+use super::follow::{Follow, while_running};
 use super::resolve::{ResolveError, Resolved};
 use crate::process::{CaptureSpec, CommandRunner, Exit, RemoveOnSignal, RunRequest, SpawnError};
 
@@ -197,12 +197,12 @@ const RUNNING: &str = "running";
 /// was killed outright: longer than the longest run (the timeout's upper bound and its grace).
 const STALE_RUNNING: Duration = Duration::from_secs(2 * 3600);
 
-/// Runs a resolved op, telling `follower`, when given, about its output as it arrives.
+/// Runs a resolved op, telling a follower, when given, about its output as it arrives.
 pub fn run(
     resolved: &Resolved<'_>,
     settings: &RunSettings<'_>,
     runner: &dyn CommandRunner,
-    follower: Option<Follower<'_>>,
+    follow: Option<Follow<'_>>,
 ) -> Result<RunResult, RunError> {
     let cwd = working_dir(settings.root, resolved.cwd)?;
     let timeout_secs = settings
@@ -241,8 +241,8 @@ pub fn run(
         spill_to: Some(spill.path().to_path_buf()),
         ..CaptureSpec::default()
     };
-    let output = match follower {
-        Some(follower) => while_running(spill.path(), follower, || runner.run(&request))?,
+    let output = match follow {
+        Some(follow) => while_running(spill.path(), follow, || runner.run(&request))?,
         None => runner.run(&request)?,
     };
     let captured = &output.stdout;
