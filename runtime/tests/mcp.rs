@@ -5,6 +5,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
@@ -580,6 +581,73 @@ fn the_queue_is_bounded() {
     assert_eq!(server.close(), Some(0));
     assert_eq!(
         support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn codex_connects_to_the_server_agent_argv_names() {
+    support::require_tools(&["codex"]);
+    let dir = project("hello:\n\t@echo hello\n");
+    let root = root(&dir);
+    std::fs::write(
+        root.join("speccoder.toml"),
+        "[executor]\nkind = \"codex\"\n",
+    )
+    .expect("config");
+    std::fs::write(root.join("prompt.md"), "say hello").expect("prompt");
+    let argv: Value =
+        serde_json::from_slice(&support::speccoder(&root, &["agent", "argv", "--json"]).stdout)
+            .expect("json");
+    let words: Vec<String> = argv["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|w| match w {
+            "<last-message-file>" => root.join("last.txt").display().to_string(),
+            other => other.to_owned(),
+        })
+        .collect();
+    // Without network Codex retries for ever: its log is read until it has listed the MCP
+    // servers' tools, then its process group is killed (`timeout` bounds a failing run).
+    let home = tempfile::tempdir().expect("home");
+    let mut child = Command::new("timeout")
+        .arg("60")
+        .args(&words)
+        .current_dir(&root)
+        .process_group(0)
+        .env("HOME", home.path())
+        .env("CODEX_HOME", home.path())
+        .env("PATH", support::path_var())
+        .env("RUST_LOG", "info")
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .stdin(std::fs::File::open(root.join("prompt.md")).expect("prompt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("codex starts");
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut named = false;
+    let mut listed = false;
+    let mut seen = Vec::new();
+    for line in stderr.lines() {
+        let Ok(line) = line else { break };
+        named |= line.contains("name: \"speccoder\"");
+        listed |= line.contains("tool_count=1");
+        if named && listed {
+            break;
+        }
+        seen.push(line.chars().take(300).collect::<String>());
+    }
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .status();
+    let _ = child.wait();
+    assert!(named && listed, "{}", seen.join("\n"));
+    // The server goes when Codex does.
+    assert_eq!(
+        support::processes_with(root.to_str().expect("utf-8")),
         Vec::<String>::new()
     );
 }
