@@ -499,6 +499,7 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
                 worktree.to_str().expect("utf-8"),
             ]);
             repo.git(&["branch", "-D", "speccoder/T7"]);
+            remove_private_folder(&worktree);
         } else {
             assert!(!worktree.exists(), "SIG{signal}: the worktree is left");
         }
@@ -631,6 +632,20 @@ fn keep_worktree_keeps_it_on_its_branch() {
             worktree.to_str().expect("utf-8"),
         ],
     );
+    remove_private_folder(&worktree);
+}
+
+/// Removes the private folder that held a kept worktree (already removed by git), after
+/// checking that it is private.
+fn remove_private_folder(worktree: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = worktree.parent().expect("folder");
+    let mode = std::fs::metadata(folder)
+        .expect("folder")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
+    std::fs::remove_dir(folder).expect("an empty folder");
 }
 
 #[test]

@@ -73,6 +73,7 @@ impl Namespaces {
     pub(crate) fn probe() -> Result<Self, String> {
         let scratch = tempfile::Builder::new()
             .prefix("speccoder-probe-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
         let hidden = scratch.path().join("hidden");

@@ -2,6 +2,7 @@
 //! frozen base commit, resets between attempts, the commit of a pass, and removal.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::git::Git;
@@ -159,8 +160,10 @@ pub(crate) struct Worktree {
 impl Worktree {
     /// `git worktree add` on a new branch `branch` from `HEAD`, in a new private folder.
     pub(crate) fn create(repo: &Repo, branch: &str) -> Result<Self, String> {
+        // Private (0700): tempfile alone leaves the mode to the umask.
         let folder = tempfile::Builder::new()
             .prefix("speccoder-attempt-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
         let path = folder.path().join("worktree");
