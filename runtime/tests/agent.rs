@@ -778,3 +778,67 @@ fn real_claude_ignores_the_worktrees_own_settings() {
     );
     assert!(!marker.exists(), "the repository's hook ran");
 }
+
+/// A just rule admits only words just hands to the recipe: for a recipe without a variadic
+/// parameter, just reads words past its parameters as more recipes to run (a `[private]` one
+/// too), so no rule may let them follow. Every rule is tried with the real just and extra
+/// words naming the private recipe: it never runs.
+#[test]
+fn just_rules_never_run_another_recipe() {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("justfile"),
+        "nocd:\n  @echo nocd\n\n\
+         [private]\nsecret:\n  @echo SECRET-RAN\n\n\
+         two a b:\n  @echo two {{a}} {{b}}\n\n\
+         dflt a='x' b='y':\n  @echo dflt {{a}} {{b}}\n\n\
+         plus +rest:\n  @echo plus {{rest}}\n\n\
+         star *rest:\n  @echo star {{rest}}\n\n\
+         fixplus a +rest:\n  @echo fixplus {{a}} {{rest}}\n",
+    )
+    .expect("justfile");
+    let allow = |json: bool| {
+        let mut args = vec!["allow"];
+        if json {
+            args.push("--json");
+        }
+        let out = support::speccoder_with(
+            dir.path(),
+            &args,
+            &[("SPECCODER_CACHE_DIR", dir.path().join(".cache").as_os_str())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let json: Value = serde_json::from_str(&allow(true)).expect("json");
+    let rules: Vec<String> = json["claude_rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r.as_str().map(str::to_owned))
+        .collect();
+    assert!(!rules.is_empty());
+    for rule in &rules {
+        let content = rule
+            .strip_prefix("Bash(")
+            .and_then(|r| r.strip_suffix(')'))
+            .expect("a Bash rule");
+        // What the rule admits: the exact command, or its prefix and any words.
+        let commands: Vec<String> = match content.strip_suffix(" *") {
+            Some(prefix) => ["", " secret", " 1 secret", " 1 2 secret", " 1 2 3 secret"]
+                .iter()
+                .map(|tail| format!("{prefix}{tail}"))
+                .collect(),
+            None => vec![content.to_owned()],
+        };
+        for command in commands {
+            let out = support::sh(&command, dir.path(), Duration::from_secs(30));
+            assert!(
+                !out.stdout.text().contains("SECRET-RAN"),
+                "{rule} admits `{command}`, which runs the private recipe"
+            );
+        }
+    }
+    snapshots("agent").bind(|| insta::assert_snapshot!("allow_just", allow(false)));
+}

@@ -44,8 +44,14 @@ pub enum Match {
     /// options anywhere on the line, such as make).
     Exact,
     /// This command with any words after it: for runners that hand every word after the
-    /// task's name to the task (just, pnpm, yarn, bun).
+    /// task's name to the task (pnpm, yarn, bun, and just for a recipe whose last parameter
+    /// is variadic).
     WithArguments,
+    /// This command alone, or with the given option of the runner put after the program's
+    /// name and any words after the command: for a just recipe with parameters but none
+    /// variadic, where just reads words past the parameters as more recipes to run unless
+    /// `--one` forbids a second one.
+    WithArgumentsAfterOption(&'static str),
     /// This command alone, or followed by `--` and any words: for runners that read their
     /// own options up to `--` and hand everything after it to the task (npm, go-task,
     /// cargo).
@@ -59,7 +65,7 @@ impl Allowances {
             return;
         }
         let command = argv.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
-        match rules(&command, how) {
+        match rules(&argv, &command, how) {
             Ok(rules) => {
                 for rule in &rules {
                     if self.seen_rules.insert(rule.clone()) {
@@ -85,11 +91,13 @@ impl Allowances {
 
 /// The Claude Code rules for `command`: `Bash(<command>)` for an exact command, the
 /// documented prefix form `Bash(<command> *)` for one that takes any words after it, and
-/// both `Bash(<command>)` and `Bash(<command> -- *)` for one that takes words after `--`.
+/// both `Bash(<command>)` and `Bash(<command> -- *)` for one that takes words after `--`,
+/// both `Bash(<command>)` and `Bash(<program> <option> <rest of command> *)` for one that takes
+/// words once the option is given.
 /// A command with a character that could change the meaning of a rule never becomes one:
 /// `,` separates rules on a command line, `(` `)` delimit one, `*` is a wildcard, and line
 /// breaks or other control characters (U+2028 and U+2029 too) could end the argument.
-fn rules(command: &str, how: Match) -> Result<Vec<String>, String> {
+fn rules(argv: &[String], command: &str, how: Match) -> Result<Vec<String>, String> {
     if command.trim().is_empty() {
         return Err("it is empty".into());
     }
@@ -110,6 +118,14 @@ fn rules(command: &str, how: Match) -> Result<Vec<String>, String> {
         Match::Exact => vec![format!("Bash({command})")],
         Match::WithArguments => vec![format!("Bash({command} *)")],
         Match::AfterDashDash => vec![format!("Bash({command})"), format!("Bash({command} -- *)")],
+        Match::WithArgumentsAfterOption(option) => {
+            let mut with_option: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+            with_option.insert(1.min(with_option.len()), quote(option));
+            vec![
+                format!("Bash({command})"),
+                format!("Bash({} *)", with_option.join(" ")),
+            ]
+        }
     };
     for rule in &rules {
         check_rule(rule)?;
@@ -139,6 +155,10 @@ mod tests {
         a.push(argv(&["npm", "run", "a\nb"]), Match::WithArguments);
         a.push(argv(&["just", "a\u{2028}b"]), Match::WithArguments);
         a.push(argv(&["task", "lint"]), Match::AfterDashDash);
+        a.push(
+            argv(&["just", "mod::two"]),
+            Match::WithArgumentsAfterOption("--one"),
+        );
         a.push(argv(&["cargo", "test"]), Match::Exact);
         assert_eq!(
             a.claude_rules,
@@ -146,7 +166,9 @@ mod tests {
                 "Bash(cargo test)",
                 "Bash(npm run test *)",
                 "Bash(task lint)",
-                "Bash(task lint -- *)"
+                "Bash(task lint -- *)",
+                "Bash(just mod::two)",
+                "Bash(just --one mod::two *)"
             ]
         );
         assert_eq!(
@@ -154,14 +176,15 @@ mod tests {
             [
                 argv(&["cargo", "test"]),
                 argv(&["npm", "run", "test"]),
-                argv(&["task", "lint"])
+                argv(&["task", "lint"]),
+                argv(&["just", "mod::two"])
             ]
         );
         assert_eq!(
             a.entries()
                 .map(|(_, rules)| rules.len())
                 .collect::<Vec<_>>(),
-            [1, 1, 2]
+            [1, 1, 2, 2]
         );
         let reasons: Vec<&str> = a.dropped.iter().map(|d| d.reason.as_str()).collect();
         assert_eq!(
