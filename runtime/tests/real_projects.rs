@@ -207,3 +207,84 @@ fn a_failed_runner_is_visible_without_explain() {
          list --explain` shows why each runner is absent.\n"
     );
 }
+
+/// Writes a pnpm monorepo of `packages` packages under `root`, shaped like a real one: a
+/// root with a few scripts (a lifecycle hook among them) and packages under `apps/`,
+/// `libs/` and `tools/**` with their own scripts, some excluded by a `!` pattern.
+pub fn write_monorepo(root: &Path, packages: usize) {
+    let write = |path: &Path, text: String| {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        &root.join("package.json"),
+        r#"{"name":"mono","private":true,"scripts":{"postinstall":"echo ran postinstall","build":"echo ran build","test":"echo ran test","lint":"echo ran lint","release":"echo ran release"}}"#.into(),
+    );
+    write(
+        &root.join("pnpm-lock.yaml"),
+        "lockfileVersion: '9.0'\n".into(),
+    );
+    write(
+        &root.join("pnpm-workspace.yaml"),
+        "packages:\n  - '{apps,libs}/*'\n  - 'tools/**'\n  - '!**/fixtures/**'\n".into(),
+    );
+    for i in 0..packages {
+        let dir = match i % 3 {
+            0 => format!("apps/app{i:03}"),
+            1 => format!("libs/lib{i:03}"),
+            _ => format!("tools/group{}/tool{i:03}", i % 7),
+        };
+        write(
+            &root.join(&dir).join("package.json"),
+            format!(
+                r#"{{"name":"@mono/p{i:03}","scripts":{{"prebuild":"echo ran prebuild","build":"echo ran build","test":"echo ran test","storybook":"echo ran storybook","clean":"echo ran clean"}}}}"#
+            ),
+        );
+        if i % 50 == 0 {
+            write(
+                &root.join(&dir).join("fixtures/sample/package.json"),
+                r#"{"name":"sample","scripts":{"x":"echo x"}}"#.into(),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_large_monorepo_prompt_and_errors_stay_bounded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_monorepo(dir.path(), 300);
+    let recipe = support::detect(
+        dir.path(),
+        &speccoder_runtime::config::RecipeConfig::default(),
+    );
+    assert_eq!(
+        recipe.runners().map(|r| r.tasks.len()).sum::<usize>(),
+        5 + 300 * 5
+    );
+    let prompt = recipe.prompt().expect("a prompt");
+    support::snapshots("prompt").bind(|| insta::assert_snapshot!("monorepo-300", prompt));
+    // Every example op resolves.
+    for example in ["test", "build"] {
+        assert!(prompt.contains(&format!("`{example}`")));
+        assert!(recipe.resolve(example).is_ok());
+    }
+    let unknown = recipe
+        .resolve("@mono/p123/tset")
+        .expect_err("unknown")
+        .to_string();
+    let listed = recipe
+        .resolve("--list storybook")
+        .expect_err("a listing")
+        .to_string();
+    let none = recipe
+        .resolve("--list zzz")
+        .expect_err("a listing")
+        .to_string();
+    support::snapshots("errors").bind(|| {
+        insta::assert_snapshot!(
+            "monorepo-300-errors",
+            format!("{unknown}\n\n{listed}\n\n{none}")
+        );
+    });
+    assert!(unknown.lines().count() < 6, "{unknown}");
+}

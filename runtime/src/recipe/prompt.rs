@@ -5,6 +5,35 @@ use std::fmt::Write;
 
 use speccoder_runners::{Runner, Task};
 
+use super::resolve::LIST_OP;
+
+/// Verbs developers run most, in the order they are shown first past the cap.
+const COMMON_VERBS: &[&str] = &[
+    "test",
+    "build",
+    "check",
+    "lint",
+    "fmt",
+    "dev",
+    "start",
+    "run",
+    "typecheck",
+];
+
+/// npm's lifecycle scripts, which run by themselves around other commands.
+const LIFECYCLE: &[&str] = &[
+    "prepare",
+    "preinstall",
+    "install",
+    "postinstall",
+    "prepublish",
+    "prepublishOnly",
+    "prepack",
+    "postpack",
+    "publish",
+    "postpublish",
+];
+
 /// Longest doc shown for one task, in characters.
 const MAX_DOC_CHARS: usize = 160;
 
@@ -31,9 +60,21 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
          project's task runner and returns its output.\n\n",
     );
     out.push_str("How to use it:\n");
-    out.push_str(
+    let examples = examples(runners);
+    let _ = writeln!(
+        out,
         "- `op` is a single string: the task name, then any arguments for it, separated by \
-         spaces. Examples: `test`, `build --release`.\n",
+         spaces. {}: {}.",
+        if examples.len() == 1 {
+            "Example"
+        } else {
+            "Examples"
+        },
+        examples
+            .iter()
+            .map(|e| format!("`{e}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let namespaced = runners
         .iter()
@@ -113,8 +154,13 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
             "<runner id=\"{}\" label=\"{}\" command=\"{}\">",
             runner.id, runner.label, runner.command_prefix
         );
-        let shown: Vec<&Task> = runner.tasks.iter().filter(|t| presentable(t)).collect();
+        let mut shown: Vec<&Task> = runner.tasks.iter().filter(|t| presentable(t)).collect();
         let hidden_unsafe = runner.tasks.len() - shown.len();
+        // Past the cap, the tasks a developer runs most come first (a stable sort keeps
+        // the runner's order within each rank).
+        if shown.len() > limits.task_limit {
+            shown.sort_by_key(|t| importance(runner, t));
+        }
         for task in shown.iter().take(limits.task_limit) {
             out.push_str(&bullet(task));
             out.push('\n');
@@ -123,7 +169,8 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         if more > 0 {
             let _ = writeln!(
                 out,
-                "- … and {more} more {} not listed here; {} the same way by name.",
+                "- … and {more} more {} not listed here; {} the same way by name. The op \
+                 `{LIST_OP} <word>` lists the tasks whose name or doc holds a word.",
                 if more == 1 { "task" } else { "tasks" },
                 if more == 1 { "it runs" } else { "they run" },
             );
@@ -131,6 +178,73 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         out.push_str("</runner>\n");
     }
     Some(out)
+}
+
+/// Where a task goes when a runner has more tasks than the prompt shows: root tasks with
+/// a common verb, other root tasks, workspace tasks with a common verb, other workspace
+/// tasks, and lifecycle hooks (`pre*`/`post*` of a sibling, `prepare`) last.
+fn importance(runner: &Runner, task: &Task) -> (u8, usize) {
+    let (scope, leaf) = match task.name.rsplit_once('/') {
+        Some((scope, leaf)) => (Some(scope), leaf),
+        None => (None, task.name.as_str()),
+    };
+    let sibling = |name: &str| {
+        runner
+            .tasks
+            .iter()
+            .any(|t| match (scope, t.name.rsplit_once('/')) {
+                (Some(scope), Some((s, l))) => s == scope && l == name,
+                (None, None) => t.name == name,
+                _ => false,
+            })
+    };
+    // Only package.json scripts have lifecycle hooks; make's `install` is a plain target.
+    let hook = runner.id == "pkg"
+        && (LIFECYCLE.contains(&leaf)
+            || ["pre", "post"].iter().any(|p| {
+                leaf.strip_prefix(p)
+                    .is_some_and(|rest| !rest.is_empty() && sibling(rest))
+            }));
+    let verb = COMMON_VERBS.iter().position(|v| *v == leaf);
+    let root = scope.is_none() && task.cwd.is_none();
+    match (hook, root, verb) {
+        (true, _, _) => (4, 0),
+        (false, true, Some(rank)) => (0, rank),
+        (false, true, None) => (1, 0),
+        (false, false, Some(_)) => (2, 0),
+        (false, false, None) => (3, 0),
+    }
+}
+
+/// Up to two ops to show as examples: real tasks of this project that resolve as written,
+/// common verbs first.
+fn examples(runners: &[&Runner]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // A common verb that resolves as written (to whichever runner it goes), then any task.
+    let verbs = COMMON_VERBS.iter().filter_map(|verb| {
+        let resolved = super::resolve::resolve(runners, verb).ok()?;
+        Some((resolved.runner, resolved.task))
+    });
+    let candidates = verbs.chain(
+        runners
+            .iter()
+            .flat_map(|r| r.tasks.iter().filter(|t| plain(t)).map(move |t| (*r, t))),
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for (runner, task) in candidates {
+        if names.contains(&task.name.as_str()) {
+            continue;
+        }
+        let example = example_of(runners, runner, task);
+        if super::resolve::resolve(runners, &example).is_ok() {
+            names.push(&task.name);
+            out.push(example);
+        }
+        if out.len() == 2 {
+            break;
+        }
+    }
+    out
 }
 
 /// One bullet: `` - `NAME[ PARAMS]`[ — DOC] (`COMMAND`[ in `CWD`]) ``.

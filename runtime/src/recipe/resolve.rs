@@ -62,7 +62,7 @@ pub enum ResolveError {
         did_you_mean(suggestion.as_deref()),
         runner_ids.join(", "),
         example_runner,
-        suggestion.as_deref().unwrap_or(head)
+        example_task
     )]
     NotFound {
         /// The name.
@@ -73,8 +73,16 @@ pub enum ResolveError {
         runner_ids: Vec<String>,
         /// The runner the example uses: the one holding the suggestion, else the first.
         example_runner: String,
+        /// The task the example names: the suggestion, else the first runner's first task.
+        example_task: String,
         /// The task list.
         list: String,
+    },
+    /// Not an op but the answer to `--list WORD`: the matching tasks.
+    #[error("{text}")]
+    Listing {
+        /// The matching task names, one line per runner.
+        text: String,
     },
     /// No runner was detected: nothing can run.
     #[error(
@@ -108,24 +116,132 @@ fn did_you_mean(suggestion: Option<&str>) -> String {
     suggestion.map_or_else(String::new, |s| format!(" Did you mean `{s}`?"))
 }
 
+/// The op that lists the tasks whose name or doc holds a word (`--list test`). No task can
+/// be named so: names starting with `-` are left out by every runner.
+pub const LIST_OP: &str = "--list";
+
+/// How many task names an error lists in full; past it, only the names closest to what was
+/// asked, so a monorepo of hundreds of tasks answers in a few lines.
+const FULL_LIST_MAX: usize = 40;
+
+/// How many names a bounded list or a `--list` answer shows.
+const SHOWN_NAMES: usize = 10;
+
 /// One line per runner: `- <id>: <task names joined by ", ">`.
 pub fn task_list(runners: &[&Runner]) -> String {
-    let lines: Vec<String> = runners
+    bounded_list(runners, None)
+}
+
+/// [`task_list`], or with more than [`FULL_LIST_MAX`] tasks the [`SHOWN_NAMES`] names
+/// closest to `near` (or the first ones), the count of the rest, and how to find them.
+fn bounded_list(runners: &[&Runner], near: Option<&str>) -> String {
+    let total: usize = runners.iter().map(|r| r.tasks.len()).sum();
+    if total <= FULL_LIST_MAX {
+        let lines: Vec<String> = runners
+            .iter()
+            .map(|runner| {
+                let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+                format!("- {}: {}", runner.id, names.join(", "))
+            })
+            .collect();
+        return lines.join("\n");
+    }
+    let mut ranked: Vec<(usize, usize, &str, &str)> = runners
         .iter()
-        .map(|runner| {
-            let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
-            format!("- {}: {}", runner.id, names.join(", "))
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.tasks.iter().enumerate().map(move |(j, t)| {
+                let distance = near.map_or(0, |n| closeness(n, &t.name));
+                (distance, i * 1_000_000 + j, r.id, t.name.as_str())
+            })
         })
         .collect();
+    ranked.sort_unstable_by_key(|&(distance, order, _, _)| (distance, order));
+    ranked.truncate(SHOWN_NAMES);
+    // Back in listing order, grouped by runner.
+    ranked.sort_unstable_by_key(|&(_, order, _, _)| order);
+    let mut lines: Vec<String> = Vec::new();
+    for runner in runners {
+        let names: Vec<&str> = ranked
+            .iter()
+            .filter(|(_, _, id, _)| *id == runner.id)
+            .map(|(_, _, _, name)| *name)
+            .collect();
+        if !names.is_empty() {
+            lines.push(format!("- {}: {}", runner.id, names.join(", ")));
+        }
+    }
+    lines.push(format!(
+        "- … and {} more; `{LIST_OP} <word>` lists the tasks whose name or doc holds a word.",
+        total - ranked.len()
+    ));
     lines.join("\n")
+}
+
+/// How far `name` is from `wanted`: a name holding it is close, then edit distance.
+fn closeness(wanted: &str, name: &str) -> usize {
+    if name.contains(wanted) {
+        return name.len() - wanted.len();
+    }
+    1000 + edit_distance(wanted, name)
+}
+
+/// The answer to `--list WORD`: the matching tasks, at most a bounded number of them.
+fn listing(runners: &[&Runner], word: &str) -> String {
+    const MAX: usize = 50;
+    let word = word.trim();
+    let lower = word.to_lowercase();
+    let mut shown = 0;
+    let mut matched = 0;
+    let mut lines = Vec::new();
+    for runner in runners {
+        let mut names = Vec::new();
+        for task in &runner.tasks {
+            let hit = lower.is_empty()
+                || task.name.to_lowercase().contains(&lower)
+                || task
+                    .doc
+                    .as_deref()
+                    .is_some_and(|d| d.to_lowercase().contains(&lower));
+            if hit {
+                matched += 1;
+                if shown < MAX {
+                    shown += 1;
+                    names.push(task.name.as_str());
+                }
+            }
+        }
+        if !names.is_empty() {
+            lines.push(format!("- {}: {}", runner.id, names.join(", ")));
+        }
+    }
+    let what = if word.is_empty() {
+        "Tasks".to_owned()
+    } else {
+        format!("Tasks whose name or doc holds `{word}`")
+    };
+    let mut out = format!("{what}: {matched}");
+    if matched > shown {
+        out.push_str(&format!(" (the first {shown} shown)"));
+    }
+    out.push_str(if matched == 0 { "." } else { ":\n" });
+    out.push_str(&lines.join("\n"));
+    out
 }
 
 /// Resolves `op` against `runners` (in detection order).
 pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, ResolveError> {
-    let list = || task_list(runners);
     let Some(op) = Op::parse(op) else {
-        return Err(ResolveError::Empty { list: list() });
+        return Err(ResolveError::Empty {
+            list: bounded_list(runners, None),
+        });
     };
+    let list = || bounded_list(runners, Some(op.head));
+    if op.head == LIST_OP {
+        return Err(ResolveError::Listing {
+            text: listing(runners, op.tail),
+        });
+    }
     let ids: Vec<&str> = runners.iter().map(|r| r.id).collect();
     if let Some((id, name)) = op.runner_prefix(&ids) {
         let runner = runners
@@ -188,15 +304,19 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
                 .iter()
                 .flat_map(|r| r.tasks.iter().map(move |t| (r.id, t.name.as_str())));
             let suggestion = closest_with_owner(op.head, all);
-            let example_runner = suggestion
-                .map(|(id, _)| id)
-                .or_else(|| ids.first().copied())
-                .unwrap_or("pkg");
+            // The example must exist: the suggestion with its runner, else the first task.
+            let (example_runner, example_task) = suggestion
+                .or_else(|| {
+                    let runner = runners.first()?;
+                    Some((runner.id, runner.tasks.first()?.name.as_str()))
+                })
+                .unwrap_or(("pkg", op.head));
             Err(ResolveError::NotFound {
                 head: op.head.to_owned(),
                 suggestion: suggestion.map(|(_, name)| name.to_owned()),
                 runner_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
                 example_runner: example_runner.to_owned(),
+                example_task: example_task.to_owned(),
                 list: list(),
             })
         }
@@ -489,7 +609,7 @@ mod tests {
             err(&p, "zzz"),
             format!(
                 "No runner task named `zzz`. Use one of the available runner ids (just, pkg, \
-                 task) as a prefix when needed, e.g. `just:zzz`. Available tasks:\n{list}"
+                 task) as a prefix when needed, e.g. `just:build`. Available tasks:\n{list}"
             )
         );
         assert_eq!(
