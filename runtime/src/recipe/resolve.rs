@@ -58,11 +58,10 @@ pub enum ResolveError {
     },
     /// A bare name no runner has.
     #[error(
-        "No runner task named `{head}`.{} Use one of the available runner ids ({}) as a prefix when needed, e.g. `{}:{}`. Available tasks:\n{list}",
+        "No runner task named `{head}`.{} Use one of the available runner ids ({}) as a prefix when needed, e.g. `{}`. Available tasks:\n{list}",
         did_you_mean(suggestion.as_deref()),
         runner_ids.join(", "),
-        example_runner,
-        example_task
+        example
     )]
     NotFound {
         /// The name.
@@ -71,10 +70,9 @@ pub enum ResolveError {
         suggestion: Option<String>,
         /// The detected runner ids.
         runner_ids: Vec<String>,
-        /// The runner the example uses: the one holding the suggestion, else the first.
-        example_runner: String,
-        /// The task the example names: the suggestion, else the first runner's first task.
-        example_task: String,
+        /// The example op, `<id>:<task>`: the suggestion with its runner, else the first
+        /// runner's first task (an example always names a task that exists).
+        example: String,
         /// The task list.
         list: String,
     },
@@ -315,8 +313,7 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
                 head: op.head.to_owned(),
                 suggestion: suggestion.map(|(_, name)| name.to_owned()),
                 runner_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
-                example_runner: example_runner.to_owned(),
-                example_task: example_task.to_owned(),
+                example: format!("{example_runner}:{example_task}"),
                 list: list(),
             })
         }
