@@ -545,3 +545,46 @@ fn an_outputs_folder_not_safely_ours_is_refused() {
         );
     }
 }
+
+/// Pruning removes only the runtime's own kept outputs: other files in the outputs folder,
+/// however old, stay (measured before: 55 documents dated 2020, one long run, 8 deleted).
+#[test]
+fn pruning_leaves_files_that_are_not_kept_outputs() {
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    let state = tempfile::tempdir().expect("state");
+    let outputs = state.path().join("speccoder/outputs");
+    let run = || {
+        let out = support::speccoder_with(
+            project.path(),
+            &["recipe", "run", "--json", "big"],
+            &[("XDG_STATE_HOME", state.path().as_os_str())],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    run();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_580_000_000);
+    // Documents, and names close to a kept output's that the runtime never writes.
+    let mut planted: Vec<String> = (0..55).map(|i| format!("doc{i}.txt")).collect();
+    planted.extend(["run-notes.txt", "run-.log", "run-x.log.bak"].map(str::to_owned));
+    for name in &planted {
+        let path = outputs.join(name);
+        std::fs::write(&path, "mine").expect("doc");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(old))
+            .expect("dated 2020");
+    }
+    for _ in 0..speccoder_runtime::recipe::MAX_KEPT_OUTPUTS + 2 {
+        run();
+    }
+    let names = entries(&outputs);
+    for name in &planted {
+        assert!(names.contains(name), "{name} was pruned: {names:?}");
+    }
+    let kept = names
+        .iter()
+        .filter(|n| n.starts_with("run-") && !planted.contains(n))
+        .count();
+    assert_eq!(kept, speccoder_runtime::recipe::MAX_KEPT_OUTPUTS);
+}

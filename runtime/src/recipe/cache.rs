@@ -83,6 +83,13 @@ fn entry_path(dir: &Path, root: &Path) -> PathBuf {
     ))
 }
 
+/// Whether `name` is that of an entry (`<16 hex digits>.json`): pruning removes nothing else
+/// from the cache folder.
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(".json")
+        .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// FNV-1a: a stable 64-bit hash (std's hasher may change between releases).
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
@@ -183,7 +190,7 @@ pub fn store(
         let _ = file.persist(entry_path(dir, root));
     }
     // One entry per project: a bound keeps years of temporary projects from piling up.
-    super::prune::keep_newest(dir, MAX_ENTRIES);
+    super::prune::keep_newest(dir, MAX_ENTRIES, is_entry_name);
 }
 
 /// Whether a runner failed because its probe ran out of time: the machine may just have
@@ -269,6 +276,22 @@ mod tests {
     fn hash_is_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    /// Pruning takes only entries: the name every entry gets, and nothing like it.
+    #[test]
+    fn only_entries_are_pruned() {
+        let name = entry_path(Path::new("/c"), Path::new("/some/root"));
+        let name = name.file_name().and_then(|n| n.to_str()).expect("a name");
+        assert!(is_entry_name(name), "{name}");
+        for other in [
+            "notes.json",
+            "0123456789abcdef.json.bak",
+            ".tmpAbC123",
+            "0123456789abcdeg.json",
+        ] {
+            assert!(!is_entry_name(other), "{other}");
+        }
     }
 
     #[test]

@@ -1,11 +1,24 @@
 //! Keeping the folders of full outputs and cache entries bounded.
+//!
+//! Only files the runtime itself writes are ever removed: each caller names its files'
+//! pattern, and anything else in the folder (a user's own file, a symlink, a folder) stays.
 
 use std::path::Path;
 use std::time::SystemTime;
 
-/// Removes the oldest regular files of `dir` (by modification time) until at most `keep`
-/// are left. Errors are ignored: this only frees space.
-pub(crate) fn keep_newest(dir: &Path, keep: usize) {
+/// Whether `meta` and `name` are of a file the runtime wrote: a regular file of this user's
+/// (a symlink is not followed) whose name `ours` accepts.
+fn is_ours(name: &std::ffi::OsStr, meta: &std::fs::Metadata, ours: fn(&str) -> bool) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    meta.is_file()
+        && meta.uid() == rustix::process::geteuid().as_raw()
+        && name.to_str().is_some_and(ours)
+}
+
+/// Removes the oldest of the runtime's files in `dir` (regular files whose name `ours`
+/// accepts, by modification time) until at most `keep` are left. Errors are ignored: this
+/// only frees space.
+pub(crate) fn keep_newest(dir: &Path, keep: usize, ours: fn(&str) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -13,7 +26,7 @@ pub(crate) fn keep_newest(dir: &Path, keep: usize) {
         .flatten()
         .filter_map(|entry| {
             let meta = entry.metadata().ok()?;
-            meta.is_file().then(|| {
+            is_ours(&entry.file_name(), &meta, ours).then(|| {
                 (
                     meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
                     entry.path(),
@@ -31,9 +44,9 @@ pub(crate) fn keep_newest(dir: &Path, keep: usize) {
     }
 }
 
-/// Removes the regular files of `dir` last modified more than `age` ago. Errors are
-/// ignored: this only frees space.
-pub(crate) fn remove_older_than(dir: &Path, age: std::time::Duration) {
+/// Removes the runtime's files in `dir` (regular files whose name `ours` accepts) last
+/// modified more than `age` ago. Errors are ignored: this only frees space.
+pub(crate) fn remove_older_than(dir: &Path, age: std::time::Duration, ours: fn(&str) -> bool) {
     let Some(cutoff) = SystemTime::now().checked_sub(age) else {
         return;
     };
@@ -42,7 +55,7 @@ pub(crate) fn remove_older_than(dir: &Path, age: std::time::Duration) {
     };
     for entry in entries.flatten() {
         if let Ok(meta) = entry.metadata()
-            && meta.is_file()
+            && is_ours(&entry.file_name(), &meta, ours)
             && meta.modified().is_ok_and(|when| when < cutoff)
         {
             let _ = std::fs::remove_file(entry.path());
@@ -57,7 +70,7 @@ mod tests {
     #[test]
     fn oldest_files_go_first() {
         let dir = tempfile::tempdir().expect("temp dir");
-        for (i, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        for (i, name) in ["a", "b", "c", "d", "mine"].iter().enumerate() {
             let path = dir.path().join(name);
             std::fs::write(&path, "x").expect("write");
             let when = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
@@ -68,18 +81,23 @@ mod tests {
                 .expect("set time");
         }
         std::fs::create_dir(dir.path().join("sub")).expect("a folder is never removed");
-        keep_newest(dir.path(), 2);
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("link"))
+            .expect("a symlink is never removed");
+        let ours = |name: &str| name.len() == 1;
+        keep_newest(dir.path(), 2, ours);
         let mut left: Vec<String> = std::fs::read_dir(dir.path())
             .expect("dir")
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["c", "d", "sub"]);
-        remove_older_than(dir.path(), std::time::Duration::from_secs(3600));
+        // `mine` is the newest yet not the runtime's: it neither goes nor counts.
+        assert_eq!(left, ["c", "d", "link", "mine", "sub"]);
+        remove_older_than(dir.path(), std::time::Duration::from_secs(3600), ours);
         assert!(!dir.path().join("c").exists() && dir.path().join("sub").exists());
-        std::fs::write(dir.path().join("new"), "x").expect("write");
-        remove_older_than(dir.path(), std::time::Duration::from_secs(3600));
-        assert!(dir.path().join("new").exists());
+        assert!(dir.path().join("mine").exists());
+        std::fs::write(dir.path().join("n"), "x").expect("write");
+        remove_older_than(dir.path(), std::time::Duration::from_secs(3600), ours);
+        assert!(dir.path().join("n").exists());
     }
 }

@@ -189,6 +189,23 @@ pub fn default_output_dir() -> PathBuf {
         })
 }
 
+/// How the name of an output file starts.
+const OUTPUT_PREFIX: &str = "run-";
+/// How the name of an output file ends.
+const OUTPUT_SUFFIX: &str = ".log";
+/// How many random characters an output file's name holds between prefix and suffix.
+const OUTPUT_RANDOM: usize = 6;
+
+/// Whether `name` is the name of an output file the runtime writes (`run-XXXXXX.log`):
+/// pruning removes nothing else from the outputs folder.
+fn is_output_name(name: &str) -> bool {
+    name.strip_prefix(OUTPUT_PREFIX)
+        .and_then(|rest| rest.strip_suffix(OUTPUT_SUFFIX))
+        .is_some_and(|random| {
+            random.len() == OUTPUT_RANDOM && random.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+}
+
 /// The folder, inside the outputs folder, of the output files of runs in progress: pruning
 /// looks only at the outputs folder itself, so it never takes the file of a running task.
 const RUNNING: &str = "running";
@@ -223,8 +240,9 @@ pub fn run(
     // Every run writes its whole output (a file only its owner reads); the file is kept only
     // when the output was cut.
     let spill = tempfile::Builder::new()
-        .prefix("run-")
-        .suffix(".log")
+        .prefix(OUTPUT_PREFIX)
+        .suffix(OUTPUT_SUFFIX)
+        .rand_bytes(OUTPUT_RANDOM)
         .tempfile_in(&running)
         .map_err(RunError::OutputFile)?;
     // `recipe run` stopped by a signal exits without dropping `spill`.
@@ -255,8 +273,8 @@ pub fn run(
             .map_err(|e| RunError::OutputFile(e.error))?;
         drop(remove_on_signal);
         // Full outputs are kept for reading after the run, not forever.
-        super::prune::keep_newest(&settings.output_dir, MAX_KEPT_OUTPUTS);
-        super::prune::remove_older_than(&running, STALE_RUNNING);
+        super::prune::keep_newest(&settings.output_dir, MAX_KEPT_OUTPUTS, is_output_name);
+        super::prune::remove_older_than(&running, STALE_RUNNING, is_output_name);
         let (head, tail) = captured.head_and_tail_text();
         let text = format!(
             "{}\n[... {} bytes left out; the full output ({} bytes) is in {} ...]\n{}",
