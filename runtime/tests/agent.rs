@@ -842,3 +842,39 @@ fn just_rules_never_run_another_recipe() {
     }
     snapshots("agent").bind(|| insta::assert_snapshot!("allow_just", allow(false)));
 }
+
+/// Script names with format characters (a right-to-left override, a zero-width space, a byte
+/// order mark) could look like another name in a rule: none becomes one, each is dropped
+/// with its reason.
+#[test]
+fn names_with_format_characters_get_no_rule() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"name": "x", "scripts": {"test": "echo t", "te\u202etset": "echo a", "\u200btest": "echo b", "\ufefftest": "echo c"}}"#,
+    )
+    .expect("package.json");
+    std::fs::write(dir.path().join("package-lock.json"), "{}").expect("lockfile");
+    let out = support::speccoder_with(
+        dir.path(),
+        &["allow", "--json"],
+        &[("SPECCODER_CACHE_DIR", dir.path().join(".cache").as_os_str())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rules = json["claude_rules"].to_string();
+    assert!(rules.contains("Bash(npm run test)"), "{rules}");
+    for c in ['\u{202e}', '\u{200b}', '\u{feff}'] {
+        assert!(!rules.contains(c), "{c:?} in {rules}");
+    }
+    let reasons: Vec<&str> = json["dropped"]
+        .as_array()
+        .expect("dropped")
+        .iter()
+        .filter_map(|d| d["reason"].as_str())
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    for reason in reasons {
+        assert!(reason.starts_with("it holds the format character"), "{reason}");
+    }
+}

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use speccoder_runners::quote;
 
-use super::rule::{check_rule, is_control};
+use super::rule::{check_rule, is_control, is_format};
 
 /// One command that is not turned into a rule, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -96,17 +96,21 @@ impl Allowances {
 /// words once the option is given.
 /// A command with a character that could change the meaning of a rule never becomes one:
 /// `,` separates rules on a command line, `(` `)` delimit one, `*` is a wildcard, and line
-/// breaks or other control characters (U+2028 and U+2029 too) could end the argument.
+/// breaks or other control characters (U+2028 and U+2029 too) could end the argument, and
+/// format characters (bidi controls, zero-width spaces, byte order marks) could make it look
+/// like another command.
 fn rules(argv: &[String], command: &str, how: Match) -> Result<Vec<String>, String> {
     if command.trim().is_empty() {
         return Err("it is empty".into());
     }
     if let Some(c) = command
         .chars()
-        .find(|&c| matches!(c, ',' | '(' | ')' | '*') || is_control(c))
+        .find(|&c| matches!(c, ',' | '(' | ')' | '*') || is_control(c) || is_format(c))
     {
         let shown = if is_control(c) {
             format!("the control character {:?}", c)
+        } else if is_format(c) {
+            format!("the format character {:?}", c)
         } else {
             format!("`{c}`")
         };
@@ -154,6 +158,11 @@ mod tests {
         a.push(argv(&["npm", "run", "*"]), Match::WithArguments);
         a.push(argv(&["npm", "run", "a\nb"]), Match::WithArguments);
         a.push(argv(&["just", "a\u{2028}b"]), Match::WithArguments);
+        // Format characters that make a name look like another: bidi override, zero-width
+        // space, byte order mark, word joiner, a language tag.
+        for c in ['\u{202e}', '\u{200b}', '\u{feff}', '\u{2060}', '\u{e0041}'] {
+            a.push(argv(&["just", &format!("te{c}st")]), Match::WithArguments);
+        }
         a.push(argv(&["task", "lint"]), Match::AfterDashDash);
         a.push(
             argv(&["just", "mod::two"]),
@@ -195,6 +204,11 @@ mod tests {
                 "it holds `*`, which could change what the rule list allows",
                 "it holds the control character '\\n', which could change what the rule list allows",
                 "it holds the control character '\\u{2028}', which could change what the rule list allows",
+                "it holds the format character '\\u{202e}', which could change what the rule list allows",
+                "it holds the format character '\\u{200b}', which could change what the rule list allows",
+                "it holds the format character '\\u{feff}', which could change what the rule list allows",
+                "it holds the format character '\\u{2060}', which could change what the rule list allows",
+                "it holds the format character '\\u{e0041}', which could change what the rule list allows",
             ]
         );
         assert_eq!(a.dropped[0].command, "npm run 'x,Bash(rm'");

@@ -12,6 +12,15 @@ pub(crate) fn is_control(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
+/// Whether `c` is a Unicode format character (category Cf): a bidi control such as U+202E,
+/// a zero-width space, joiner or word joiner, a byte order mark, a tag. Invisible or
+/// reordering the text around it, it can make a name in a rule or a prompt look like
+/// another.
+pub(crate) fn is_format(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    c.general_category() == GeneralCategory::Format
+}
+
 /// Checks that `rule` is one of the forms the runtime writes: a bare tool name
 /// (`WebFetch`) or MCP tool name (`mcp__speccoder__recipe`), `Bash(<command>)` or `Bash(<command> *)` with a command free of rule
 /// syntax, or `Read(//<absolute folder>/**)`.
@@ -19,6 +28,9 @@ pub(crate) fn check_rule(rule: &str) -> Result<(), String> {
     let bad = |why: &str| Err(format!("the rule `{}` {why}", rule.escape_debug()));
     if let Some(c) = rule.chars().find(|&c| is_control(c)) {
         return bad(&format!("holds the control character {c:?}"));
+    }
+    if let Some(c) = rule.chars().find(|&c| is_format(c)) {
+        return bad(&format!("holds the format character {c:?}"));
     }
     let Some(open) = rule.find('(') else {
         return if is_tool_name(rule) || is_mcp_tool_name(rule) {
@@ -121,6 +133,10 @@ mod tests {
         case("Bash(a\nb)", false);
         case("Bash(a\u{2028}b)", false);
         case("Bash(a\u{2029}b)", false);
+        case("Bash(just te\u{202e}st)", false);
+        case("Bash(just te\u{200b}st)", false);
+        case("Bash(just \u{feff}test)", false);
+        case("Bash(just t\u{e9}st)", true);
         case("bash(a)", false);
         case("Edit(//x/**)", false);
         case("Web Fetch", false);
