@@ -392,7 +392,8 @@ impl Reader<'_> {
                 "allow_tasks" => recipe.allow_tasks = self.boolean(value, &at)?,
                 "cache" => recipe.cache = self.boolean(value, &at)?,
                 "runners" => recipe.runners = self.runner_ids(value, &at)?,
-                "timeout_secs" => recipe.timeout_secs = self.integer(value, 1..=3600, &at)?,
+                // Out of range is clamped when the task runs, with a note, as `--timeout` is.
+                "timeout_secs" => recipe.timeout_secs = self.integer(value, 0..=u64::MAX, &at)?,
                 "probe_timeout_secs" => {
                     recipe.probe_timeout_secs = self.integer(value, 1..=600, &at)?;
                 }
@@ -571,7 +572,10 @@ impl Reader<'_> {
         let DeValue::Array(items) = value.get_ref() else {
             unreachable!("strings() accepted an array")
         };
-        for (id, item) in ids.iter().zip(items.iter()) {
+        for (i, (id, item)) in ids.iter().zip(items.iter()).enumerate() {
+            if ids[..i].contains(id) {
+                return Err(self.error(item.span(), at(&format!("runner `{id}` is listed twice"))));
+            }
             if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
                 return Err(self.error(
                     item.span(),
@@ -784,13 +788,21 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             error("[recipe]\ntimeout_secs = \"5\"\n"),
             "2:16: [recipe] timeout_secs: expected an integer, found string"
         );
+        // Out of 1..=3600 is clamped when a task runs, with a note, like `--timeout`.
         assert_eq!(
-            error("[recipe]\ntimeout_secs = 0\n"),
-            "2:16: [recipe] timeout_secs: 0 is out of range (1..=3600)"
+            Config::parse("[recipe]\ntimeout_secs = 99999\n")
+                .expect("valid")
+                .recipe
+                .timeout_secs,
+            99999
         );
         assert_eq!(
             error("[recipe]\ntimeout_secs = -5\n"),
-            "2:16: [recipe] timeout_secs: -5 is out of range (1..=3600)"
+            "2:16: [recipe] timeout_secs: -5 is out of range (0..=18446744073709551615)"
+        );
+        assert_eq!(
+            error("[recipe]\nrunners = [\"make\", \"just\", \"make\"]\n"),
+            "2:28: [recipe] runners: runner `make` is listed twice"
         );
         // The seed takes any positive number; one day is the bound here, and the error says it.
         assert_eq!(

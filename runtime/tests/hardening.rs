@@ -321,8 +321,8 @@ fn malformed_configuration_is_one_clear_error() {
         ),
         ("[recipe]\nbogus = 1\n", "2:1: [recipe] bogus: unknown key"),
         (
-            "[recipe]\ntimeout_secs = 99999\n",
-            "2:16: [recipe] timeout_secs: 99999 is out of range (1..=3600)",
+            "[recipe]\nprobe_timeout_secs = 99999\n",
+            "2:22: [recipe] probe_timeout_secs: 99999 is out of range (1..=600)",
         ),
         (
             "[executor]\nkind = \"gpt\"\n",

@@ -288,3 +288,28 @@ fn a_large_monorepo_prompt_and_errors_stay_bounded() {
     });
     assert!(unknown.lines().count() < 6, "{unknown}");
 }
+
+#[test]
+fn a_configured_timeout_out_of_range_is_clamped_with_a_note_after_the_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("Makefile"), "hello:\n\t@echo ran hello\n").expect("write");
+    std::fs::write(
+        dir.path().join("speccoder.toml"),
+        "[recipe]\ntimeout_secs = 99999\n",
+    )
+    .expect("write");
+    let cache = dir.path().join(".cache-test");
+    let out = support::speccoder_with(
+        dir.path(),
+        &["recipe", "run", "hello"],
+        &[
+            ("PATH", path_var().as_os_str()),
+            ("SPECCODER_CACHE_DIR", cache.as_os_str()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ran hello\n\nTimeout clamped to 3600s (requested 99999s; allowed range 1-3600s).\n"
+    );
+}

@@ -109,10 +109,6 @@ impl RunResult {
     /// The result text a model receives.
     pub fn text(&self) -> String {
         let mut text = String::new();
-        if let Some(note) = &self.note {
-            text.push_str(note);
-            text.push_str("\n\n");
-        }
         if self.output.is_empty() {
             text.push_str("(no output)");
         } else {
@@ -131,6 +127,10 @@ impl RunResult {
                 "{}\n\nCommand was killed by signal {signal}",
                 text.trim_end()
             );
+        }
+        // The clamp note comes after the output, after a blank line, as the spec says.
+        if let Some(note) = &self.note {
+            text = format!("{}\n\n{note}", text.trim_end());
         }
         text
     }
