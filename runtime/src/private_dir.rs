@@ -6,43 +6,89 @@
 //! not, checked before use: a real folder (not a symlink), owned by this user, open to no
 //! one else.
 
+use std::ffi::OsStr;
 use std::io::{Error, ErrorKind};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
 /// Makes `dir` (and missing parents, each 0700) unless it exists, then checks it: not a
 /// symlink, a folder, owned by this user. A folder of this user's that others may enter is
 /// closed to them (0700).
 pub(crate) fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
+    let (Some(base), Some(leaf)) = (dir.parent(), dir.file_name()) else {
+        return Err(Error::other(format!(
+            "{}: not a folder's path",
+            dir.display()
+        )));
+    };
+    ensure_private_dirs(base, &[leaf]).map(drop)
+}
+
+/// Makes or opens the runtime's own folders `parts`, one inside the other, in `base` (a
+/// folder of the user's, made with its missing parents, each 0700, when absent), and returns
+/// the path of the last. Each of `parts` is checked as it is reached, through the folder
+/// checked before it (`openat` with `O_NOFOLLOW`, so no swap of a name between check and
+/// open is followed): made 0700 when new; a real folder, not a symlink; owned by this user,
+/// so that no one else can replace what is inside it; closed to others (0700) when open.
+pub(crate) fn ensure_private_dirs(base: &Path, parts: &[&OsStr]) -> std::io::Result<PathBuf> {
+    use rustix::fs::{Mode, OFlags};
     match std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)
+        .create(base)
     {
         Ok(()) => {}
-        // A symlink to nowhere, say: the check below says what it is.
         Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
-        Err(err) => return Err(err),
+        Err(err) => return Err(with_path(base, err)),
     }
-    let meta = std::fs::symlink_metadata(dir)?;
-    let refuse = |why: String| Err(Error::other(format!("{}: {why}", dir.display())));
-    if meta.file_type().is_symlink() {
-        return refuse("is a symlink; a private folder must be a real folder".into());
-    }
-    if !meta.is_dir() {
-        return refuse("is not a folder".into());
-    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir =
+        rustix::fs::open(base, flags, Mode::empty()).map_err(|err| with_path(base, err.into()))?;
+    let mut path = base.to_path_buf();
     let me = rustix::process::geteuid().as_raw();
-    if meta.uid() != me {
-        return refuse(format!(
-            "is owned by user {}, not by this user ({me})",
-            meta.uid()
-        ));
+    for part in parts {
+        path.push(part);
+        let refuse = |why: String| Error::other(format!("{}: {why}", path.display()));
+        match rustix::fs::mkdirat(&dir, *part, Mode::from_raw_mode(0o700)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(err) => return Err(with_path(&path, err.into())),
+        }
+        let next = match rustix::fs::openat(&dir, *part, flags | OFlags::NOFOLLOW, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(err) => {
+                // Say what is there rather than the bare error code.
+                let what = rustix::fs::statat(&dir, *part, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode));
+                return Err(match what {
+                    Ok(rustix::fs::FileType::Symlink) => {
+                        refuse("is a symlink; a private folder must be a real folder".into())
+                    }
+                    Ok(kind) if kind != rustix::fs::FileType::Directory => {
+                        refuse("is not a folder".into())
+                    }
+                    _ => with_path(&path, err.into()),
+                });
+            }
+        };
+        let stat = rustix::fs::fstat(&next).map_err(|err| with_path(&path, err.into()))?;
+        if stat.st_uid != me {
+            return Err(refuse(format!(
+                "is owned by user {}, not by this user ({me})",
+                stat.st_uid
+            )));
+        }
+        if stat.st_mode & 0o077 != 0 {
+            rustix::fs::fchmod(&next, Mode::from_raw_mode(0o700))
+                .map_err(|err| with_path(&path, err.into()))?;
+        }
+        dir = next;
     }
-    if meta.mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
+    Ok(path)
+}
+
+/// `err` with the path it is about.
+fn with_path(path: &Path, err: Error) -> Error {
+    Error::new(err.kind(), format!("{}: {err}", path.display()))
 }
 
 /// `Ok` when `dir` exists and is private without changing it: a real folder (not a
@@ -71,6 +117,8 @@ pub(crate) fn is_own_private_file(meta: &std::fs::Metadata) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]
@@ -98,5 +146,35 @@ mod tests {
         std::fs::write(&file, "").expect("file");
         let err = ensure_private_dir(&file).expect_err("a file");
         assert!(err.to_string().ends_with("is not a folder"), "{err}");
+    }
+
+    #[test]
+    fn every_part_on_the_way_is_checked() {
+        let base = tempfile::tempdir().expect("temp dir");
+        let parts = [OsStr::new("speccoder"), OsStr::new("outputs")];
+        let made = ensure_private_dirs(base.path(), &parts).expect("made");
+        assert_eq!(made, base.path().join("speccoder/outputs"));
+        // An open parent of ours is closed too, not only the last folder.
+        let parent = base.path().join("speccoder");
+        std::fs::set_permissions(&parent, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        ensure_private_dirs(base.path(), &parts).expect("still ours");
+        assert_eq!(
+            std::fs::metadata(&parent).expect("meta").mode() & 0o777,
+            0o700
+        );
+        // A parent that is a symlink is refused, and nothing is made where it points.
+        let elsewhere = base.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        std::fs::rename(&parent, base.path().join("old")).expect("move");
+        std::os::unix::fs::symlink(&elsewhere, &parent).expect("symlink");
+        let err = ensure_private_dirs(base.path(), &parts).expect_err("a symlink");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: is a symlink; a private folder must be a real folder",
+                parent.display()
+            )
+        );
+        assert_eq!(std::fs::read_dir(&elsewhere).expect("dir").count(), 0);
     }
 }

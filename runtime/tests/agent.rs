@@ -875,6 +875,9 @@ fn names_with_format_characters_get_no_rule() {
         .collect();
     assert_eq!(reasons.len(), 3, "{reasons:?}");
     for reason in reasons {
-        assert!(reason.starts_with("it holds the format character"), "{reason}");
+        assert!(
+            reason.starts_with("it holds the format character"),
+            "{reason}"
+        );
     }
 }

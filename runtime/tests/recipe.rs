@@ -588,3 +588,54 @@ fn pruning_leaves_files_that_are_not_kept_outputs() {
         .count();
     assert_eq!(kept, speccoder_runtime::recipe::MAX_KEPT_OUTPUTS);
 }
+
+/// Every folder the runtime makes or uses on the way to its outputs is checked, not only
+/// `outputs`: a `speccoder` folder another user owns and may write (so could swap `outputs`
+/// between check and use), or a symlink, is refused before anything runs (exit 2).
+#[test]
+fn a_parent_of_the_outputs_folder_not_safely_ours_is_refused() {
+    let project = shapes_project("[recipe]\noutput_head_bytes = 10\noutput_tail_bytes = 10\n");
+    let state = tempfile::tempdir().expect("state");
+    let speccoder = state.path().join("speccoder");
+    let run = || {
+        support::speccoder_with(
+            project.path(),
+            &["recipe", "run", "big"],
+            &[("XDG_STATE_HOME", state.path().as_os_str())],
+        )
+    };
+    let elsewhere = state.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, &speccoder).expect("link");
+    let out = run();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot keep the full output: {}: is a symlink; a private folder must be a \
+             real folder\n",
+            speccoder.display()
+        )
+    );
+    assert!(entries(&elsewhere).is_empty(), "{:?}", entries(&elsewhere));
+    // Another user's folder, open to all (only root can make one here).
+    if rustix::process::geteuid().is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::remove_file(&speccoder).expect("unlink");
+        std::fs::create_dir(&speccoder).expect("mkdir");
+        std::fs::set_permissions(&speccoder, std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+        std::os::unix::fs::chown(&speccoder, Some(65534), Some(65534)).expect("chown");
+        let out = run();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "error: cannot keep the full output: {}: is owned by user 65534, not by this \
+                 user (0)\n",
+                speccoder.display()
+            )
+        );
+        assert!(entries(&speccoder).is_empty(), "{:?}", entries(&speccoder));
+    }
+}

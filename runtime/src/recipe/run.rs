@@ -165,28 +165,56 @@ pub struct RunSettings<'a> {
     /// Bytes kept from the end of a long output.
     pub tail_bytes: usize,
     /// Where full outputs are kept.
-    pub output_dir: PathBuf,
+    pub output_dir: OutputDir,
     /// Variables added to the environment.
     pub env: Vec<(String, String)>,
+}
+
+/// Where full outputs are kept: the runtime's own folders `parts`, one inside the other, in
+/// a folder of the user's, `base`. Each of `parts` is checked before every run (made 0700,
+/// a real folder, owned by this user); `base` is the user's choice and is not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputDir {
+    /// A folder of the user's (`$XDG_STATE_HOME`, the temporary folder).
+    pub base: PathBuf,
+    /// The runtime's folders inside it (`speccoder`, `outputs`).
+    pub parts: Vec<String>,
+}
+
+impl OutputDir {
+    /// The outputs folder's path.
+    pub fn path(&self) -> PathBuf {
+        let mut path = self.base.clone();
+        path.extend(&self.parts);
+        path
+    }
 }
 
 /// The folder full outputs go to by default, private to the user:
 /// `$XDG_STATE_HOME/speccoder/outputs`, else `$HOME/.local/state/speccoder/outputs`, else
 /// (no home) `speccoder-outputs-<uid>` in the temporary folder, checked like the others.
-pub fn default_output_dir() -> PathBuf {
+pub fn default_output_dir() -> OutputDir {
     let var = |name| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    var("XDG_STATE_HOME")
+    match var("XDG_STATE_HOME")
         .filter(|d| d.is_absolute())
         .or_else(|| var("HOME").map(|d| d.join(".local/state")))
-        .map(|d| d.join("speccoder/outputs"))
-        .unwrap_or_else(|| {
+    {
+        Some(base) => OutputDir {
+            base,
+            parts: vec!["speccoder".into(), "outputs".into()],
+        },
+        None => {
             let uid = rustix::process::geteuid().as_raw();
-            std::env::temp_dir().join(format!("speccoder-outputs-{uid}"))
-        })
+            OutputDir {
+                base: std::env::temp_dir(),
+                parts: vec![format!("speccoder-outputs-{uid}")],
+            }
+        }
+    }
 }
 
 /// How the name of an output file starts.
@@ -233,10 +261,17 @@ pub fn run(
             TIMEOUT_RANGE.end()
         )
     });
-    let running = settings.output_dir.join(RUNNING);
-    crate::private_dir::ensure_private_dir(&settings.output_dir)
-        .and_then(|()| crate::private_dir::ensure_private_dir(&running))
+    // Every folder on the way is checked, through the one checked before it.
+    let parts: Vec<&std::ffi::OsStr> = settings
+        .output_dir
+        .parts
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain([std::ffi::OsStr::new(RUNNING)])
+        .collect();
+    let running = crate::private_dir::ensure_private_dirs(&settings.output_dir.base, &parts)
         .map_err(RunError::OutputFile)?;
+    let output_dir = settings.output_dir.path();
     // Every run writes its whole output (a file only its owner reads); the file is kept only
     // when the output was cut.
     let spill = tempfile::Builder::new()
@@ -265,15 +300,13 @@ pub fn run(
     };
     let captured = &output.stdout;
     let (output_text, full_output) = if captured.is_truncated() {
-        let path = settings
-            .output_dir
-            .join(spill.path().file_name().unwrap_or_default());
+        let path = output_dir.join(spill.path().file_name().unwrap_or_default());
         spill
             .persist_noclobber(&path)
             .map_err(|e| RunError::OutputFile(e.error))?;
         drop(remove_on_signal);
         // Full outputs are kept for reading after the run, not forever.
-        super::prune::keep_newest(&settings.output_dir, MAX_KEPT_OUTPUTS, is_output_name);
+        super::prune::keep_newest(&output_dir, MAX_KEPT_OUTPUTS, is_output_name);
         super::prune::remove_older_than(&running, STALE_RUNNING, is_output_name);
         let (head, tail) = captured.head_and_tail_text();
         let text = format!(
@@ -352,7 +385,10 @@ mod tests {
             timeout_secs: 10,
             head_bytes: 1000,
             tail_bytes: 1000,
-            output_dir: out.path().to_path_buf(),
+            output_dir: OutputDir {
+                base: out.path().to_path_buf(),
+                parts: vec!["outputs".into()],
+            },
             env: Vec::new(),
         };
         run(&resolved, &settings, &LocalRunner::default(), None)
