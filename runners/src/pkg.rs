@@ -60,9 +60,11 @@ impl PackageManager {
     /// How the op's tail reaches the script.
     pub fn tail_rule(self) -> TailRule {
         match self {
-            Self::Npm => TailRule::DashDashFirst,
+            // yarn 1 drops the words before a `--` in the middle of the tail, unless a
+            // leading `--` (which it removes) comes first.
+            Self::Npm | Self::Yarn1 => TailRule::DashDashFirst,
             Self::Pnpm | Self::YarnBerry => TailRule::NoLeadingDashDash,
-            Self::Yarn1 | Self::Bun => TailRule::AsWritten,
+            Self::Bun => TailRule::AsWritten,
         }
     }
 

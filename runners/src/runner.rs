@@ -46,11 +46,11 @@ pub struct Task {
 /// reach the script, recipe or program unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TailRule {
-    /// The tail as written (just, make, cargo, task, bun, yarn 1).
+    /// The tail as written (just, make, cargo, task, bun).
     #[default]
     AsWritten,
     /// `--` goes before a tail that does not start with one: npm reads flags after the
-    /// script name as its own settings.
+    /// script name as its own settings, and yarn 1 drops the words before a later `--`.
     DashDashFirst,
     /// A leading `--` is removed: pnpm and yarn 4 pass it on to the script literally.
     NoLeadingDashDash,

@@ -176,6 +176,13 @@ fn arguments_reach_the_task_on_every_runner() {
         case(&fixtures, fixture, &format!("args {tail}"), &plain);
         case(&fixtures, fixture, &format!("args -- {tail}"), &plain);
     }
+    // A `--` in the middle of the tail is a word like any other (yarn 1 dropped the words
+    // before it).
+    let mut middle = plain.clone();
+    middle.extend(["--".to_owned(), "x".to_owned()]);
+    for fixture in ["pkg-npm", "pkg-yarn1", "pkg-bun", "pkg-yarn-berry"] {
+        case(&fixtures, fixture, &format!("args {tail} -- x"), &middle);
+    }
     case(
         &fixtures,
         "pkg-pnpm-workspace",
