@@ -500,3 +500,51 @@ fn a_failed_taskfile_is_probed_again_once_its_include_is_fixed() {
     assert_eq!(fixed["cached"], false, "the stale failure was served");
     assert!(!task_names(&fixed, "task").is_empty());
 }
+
+/// The cache's own folders on the way (`speccoder` in `$XDG_CACHE_HOME`) are checked like
+/// the outputs folder's: a `speccoder` that is a symlink, or another user's open to all, is
+/// neither read nor written (detection still works, uncached).
+#[test]
+fn a_cache_parent_not_safely_ours_is_not_used() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("just");
+    let home = tempfile::tempdir().expect("cache home");
+    let speccoder = home.path().join("speccoder");
+    let list = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_speccoder"))
+            .arg("-C")
+            .arg(&root)
+            .args(["recipe", "list", "--json", "--explain"])
+            .env("PATH", path_var())
+            .env_remove("SPECCODER_CACHE_DIR")
+            .env("XDG_CACHE_HOME", home.path())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert!(!task_names(&json, "just").is_empty());
+        json
+    };
+    let elsewhere = home.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, &speccoder).expect("link");
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(60));
+        assert_ne!(list()["cached"], true);
+    }
+    assert_eq!(std::fs::read_dir(&elsewhere).expect("dir").count(), 0);
+    if rustix::process::geteuid().is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::remove_file(&speccoder).expect("unlink");
+        std::fs::create_dir(&speccoder).expect("mkdir");
+        std::fs::set_permissions(&speccoder, std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+        std::os::unix::fs::chown(&speccoder, Some(65534), Some(65534)).expect("chown");
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(60));
+            assert_ne!(list()["cached"], true);
+        }
+        assert_eq!(std::fs::read_dir(&speccoder).expect("dir").count(), 0);
+    }
+}

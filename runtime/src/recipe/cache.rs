@@ -31,17 +31,36 @@ const MAX_ENTRY: u64 = 64 << 20;
 const RACY_WINDOW: Duration = Duration::from_millis(50);
 
 /// Where entries are kept: `$SPECCODER_CACHE_DIR`, else `$XDG_CACHE_HOME/speccoder`, else
-/// `$HOME/.cache/speccoder`.
+/// `$HOME/.cache/speccoder`, each followed by `detect`.
 pub fn default_cache_dir() -> Option<PathBuf> {
+    default_cache_location().map(|(base, parts)| {
+        let mut path = base;
+        path.extend(parts);
+        path
+    })
+}
+
+/// [`default_cache_dir`] as a folder of the user's and the runtime's own folders in it,
+/// each of which is checked before use.
+pub(crate) fn default_cache_location() -> Option<(PathBuf, &'static [&'static str])> {
     let var = |name| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
+    let own: &'static [&'static str] = &["speccoder", "detect"];
     var("SPECCODER_CACHE_DIR")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("speccoder")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache/speccoder")))
-        .map(|d| d.join("detect"))
+        .map(|d| (d, &own[1..]))
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| (d, own)))
+        .or_else(|| var("HOME").map(|d| (d.join(".cache"), own)))
+}
+
+/// The cache folder at `base`/`parts`, made when missing, when every one of `parts` is this
+/// user's own (see [`crate::private_dir::ensure_private_dirs`]); `None` when one is not, and
+/// the cache is then neither read nor written.
+pub(crate) fn prepare(base: &Path, parts: &[&str]) -> Option<PathBuf> {
+    let parts: Vec<&std::ffi::OsStr> = parts.iter().map(std::ffi::OsStr::new).collect();
+    crate::private_dir::ensure_private_dirs(base, &parts).ok()
 }
 
 /// One cached detection.

@@ -103,7 +103,14 @@ impl Recipe {
     pub fn detect(root: &Path, config: &RecipeConfig) -> Self {
         let path_var = std::env::var_os("PATH");
         let probe = ProcessProbe::default();
-        let Some(cache_dir) = config.cache.then(default_cache_dir).flatten() else {
+        // The cache's own folders on the way must be this user's before anything there is
+        // read or written; otherwise detection runs uncached.
+        let Some(cache_dir) = config
+            .cache
+            .then(cache::default_cache_location)
+            .flatten()
+            .and_then(|(base, parts)| cache::prepare(&base, parts))
+        else {
             return Self::detect_with(root, config, &probe, path_var.as_deref());
         };
         let key = cache_key(config, path_var.as_deref());
