@@ -12,7 +12,7 @@ use crate::runner::{Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "cargo",
     label: "Cargo",
-    executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`), never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper",
+    executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`), never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper; refused when a member's `Cargo.toml` or `.cargo/config.toml` is not a regular file (or over 4 MiB)",
     detect,
 };
 
@@ -25,7 +25,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ctx.depends_on_file("Cargo.toml");
     files::Root::new(ctx.root)
         .check_manifest(&manifest)
+        .and_then(|()| files::check_regular(&manifest, files::MAX_MANIFEST))
         .map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
+    check_read_files(ctx)?;
     let toolchain = pinned_toolchain(ctx)?;
     let mut env = Vec::new();
     if let Some(toolchain) = &toolchain {
@@ -78,6 +80,32 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     Ok(runner)
+}
+
+/// Refuses the workspace when a file `cargo metadata` will read, and that can be named
+/// beforehand, is not a regular file or is over the cap: the root's `.cargo/config.toml`
+/// and `.cargo/config`, and each workspace member's `Cargo.toml` (cargo reads a device
+/// there for gigabytes, or waits on a FIFO until the deadline on every call).
+fn check_read_files(ctx: &Context<'_>) -> Result<(), Absence> {
+    let config = [".cargo/config.toml", ".cargo/config"].map(|f| ctx.root.join(f));
+    let members = member_manifests(ctx.root)
+        .into_iter()
+        .filter(|path| path.file_name().is_some_and(|n| n == "Cargo.toml"));
+    for path in config.into_iter().chain(members) {
+        if !files::exists(&path) {
+            continue;
+        }
+        if let Err(err) = files::check_regular(&path, files::MAX_MANIFEST) {
+            if ctx.records_inputs() {
+                ctx.depends_on(path.clone());
+            }
+            return Err(Absence::Failed(format!(
+                "Cargo.toml: not listed: it reads {}, which {err}",
+                path.strip_prefix(ctx.root).unwrap_or(&path).display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The toolchain the listing must use when `cargo` on PATH is rustup's proxy: the one in

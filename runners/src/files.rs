@@ -195,6 +195,20 @@ pub fn read_inside(root: &Path, path: &Path, max: u64) -> Result<Vec<u8>, ReadEr
     Root::new(root).read(path, max)
 }
 
+/// `Ok` when `path` (symlinks followed) is a regular file of at most `max` bytes; nothing
+/// is opened. For a file that a runner's own tool will read, which must not be a device or
+/// grow without bound there either.
+pub fn check_regular(path: &Path, max: u64) -> Result<(), ReadError> {
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if let Some(kind) = irregular(meta.file_type()) {
+        return Err(ReadError::NotRegular { kind });
+    }
+    if meta.len() > max {
+        return Err(ReadError::TooLarge { max });
+    }
+    Ok(())
+}
+
 /// Whether anything (a file, a folder, a FIFO, a dangling symlink) is at `path`.
 pub fn exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()

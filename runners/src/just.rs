@@ -10,7 +10,7 @@ use crate::runner::{Runner, Task, doc_with_aliases};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "just",
     label: "Just",
-    executes: "`just --dump --dump-format=json`: just parses the justfile, its imports and modules, and evaluates nothing (no backtick, `.env` or `set shell`)",
+    executes: "`just --dump --dump-format=json`: just parses the justfile, its imports and modules, and evaluates nothing (no backtick, `.env` or `set shell`); a justfile is refused when an import or module is not a regular file (or over 64 MiB) or an import resolves outside the root, and a module outside the root is left out",
     detect,
 };
 
@@ -19,9 +19,15 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
     ctx.depends_on_file(&justfile);
     ctx.needs_binary("just")?;
-    files::Root::new(ctx.root)
+    let inside = files::Root::new(ctx.root);
+    inside
         .check_manifest(&ctx.root.join(&justfile))
         .map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    check_sources(ctx, &inside, &justfile).inspect_err(|_| {
+        if ctx.records_inputs() {
+            record_inputs(ctx, &justfile, b"");
+        }
+    })?;
     let dump = ctx
         .probe(&["just", "--dump", "--dump-format=json"])
         .inspect_err(|_| {
@@ -30,11 +36,110 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
                 record_inputs(ctx, &justfile, b"");
             }
         })?;
-    let runner = parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    let mut runner =
+        parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    leave_out_outside(&mut runner, &dump, &inside);
     if ctx.records_inputs() {
         record_inputs(ctx, &justfile, &dump);
     }
     Ok(runner)
+}
+
+/// Refuses a justfile whose imports or modules, as just would look for them, include a
+/// file just must not be let read (a device, a FIFO, one over the cap), or an import that
+/// resolves outside the root: `just --dump` merges an import's recipes into the importer's
+/// with nothing saying where each came from, so they could not be left out. A module
+/// outside the root is left out after the dump instead ([`leave_out_outside`]).
+fn check_sources(ctx: &Context<'_>, inside: &files::Root, justfile: &str) -> Result<(), Absence> {
+    let shown = |path: &std::path::Path| {
+        path.strip_prefix(ctx.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    let mut todo = vec![ctx.root.join(justfile)];
+    let mut next = 0;
+    while next < todo.len() && next < 256 {
+        let file = todo[next].clone();
+        next += 1;
+        let dir = file.parent().unwrap_or(ctx.root).to_path_buf();
+        // Files outside the root are not read: their modules are not the project's.
+        let Ok(text) = inside.read(&file, MAX_MAKEFILE) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&text);
+        let imports = imports(&text).into_iter().map(|i| (dir.join(i), true));
+        let modules = module_candidates(&dir, &text)
+            .into_iter()
+            .map(|m| (m, false));
+        for (path, imported) in imports.chain(modules) {
+            // A folder is where just looks for `mod.just` or `justfile`, not a source.
+            if !files::exists(&path) || path.is_dir() {
+                continue;
+            }
+            if let Err(err) = files::check_regular(&path, MAX_MAKEFILE) {
+                return Err(Absence::Failed(format!(
+                    "{justfile}: not listed: it reads {}, which {err}",
+                    shown(&path)
+                )));
+            }
+            match inside.check(&path) {
+                Err(files::ReadError::OutsideRoot { target }) if imported => {
+                    return Err(Absence::Failed(format!(
+                        "{justfile}: not listed: it imports {}, which resolves outside the \
+                         project root (to {}); just would list that file's recipes as the \
+                         justfile's own",
+                        shown(&path),
+                        target.display()
+                    )));
+                }
+                Ok(()) if !todo.contains(&path) => todo.push(path),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Leaves out the recipes of modules whose file resolves outside the root (`mod1.just`
+/// a symlink out), with a note: just follows such a module itself, but its recipes are not
+/// this project's.
+fn leave_out_outside(runner: &mut Runner, dump: &[u8], inside: &files::Root) {
+    let Ok(value) = serde_json::from_slice::<Value>(dump) else {
+        return;
+    };
+    let mut todo: Vec<(String, &Value)> = vec![(String::new(), &value)];
+    let mut outside: Vec<(String, std::path::PathBuf)> = Vec::new();
+    while let Some((path, module)) = todo.pop() {
+        let Some(modules) = module.get("modules").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, sub) in modules {
+            let sub_path = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}/{name}")
+            };
+            let source = sub.get("source").and_then(Value::as_str).unwrap_or("");
+            match inside.check(std::path::Path::new(source)) {
+                Err(files::ReadError::OutsideRoot { target }) => {
+                    outside.push((sub_path, target));
+                }
+                _ => todo.push((sub_path, sub)),
+            }
+        }
+    }
+    outside.sort();
+    for (module, target) in outside {
+        let prefix = format!("{module}/");
+        runner.tasks.retain(|task| !task.name.starts_with(&prefix));
+        runner.notes.push(format!(
+            "module `{module}` is left out: it comes from {}, outside the project root \
+             (just follows that module itself, so `just {}::RECIPE` still runs it)",
+            target.display(),
+            module.replace('/', "::")
+        ));
+    }
 }
 
 /// Notes the files detection depends on: the justfile, its modules' files and the folders

@@ -14,6 +14,7 @@ mod probe;
 mod quote;
 mod runner;
 mod task;
+mod yaml_tree;
 
 pub use detection::{
     Absence, Context, Detection, Inputs, RunnerDef, detect_all, detect_all_with_inputs,

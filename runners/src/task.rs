@@ -8,11 +8,12 @@ use crate::detection::{Absence, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
 use crate::runner::{Runner, Task, doc_with_aliases};
+use crate::yaml_tree::{Node, Tree};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "task",
     label: "Task",
-    executes: "`task --list-all --json --no-status`: go-task reads the Taskfile, its includes (even outside the root) and dotenv files; a Taskfile whose listing would run its `sh:` variables (with `dotenv:`) is refused",
+    executes: "`task --list-all --json --no-status`: go-task reads the Taskfile, its includes (even outside the root) and dotenv files; a Taskfile is refused when its listing could run `sh:` variables (a root `dotenv` key in any YAML spelling, with any `sh` key), when it is not readable YAML, or when a dotenv file or include is not a regular file (or over 4 MiB)",
     detect,
 };
 
@@ -39,22 +40,50 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let text = inside
         .read(&ctx.root.join(taskfile), MAX_MANIFEST)
         .map_err(|err| Absence::Failed(format!("{taskfile}: {err}")))?;
-    if let Some(line) = listing_runs_code(&String::from_utf8_lossy(&text)) {
+    // Decided on the document as a YAML reader sees it, not on its lines: JSON, a quoted or
+    // escaped key, a merge key or an alias all spell `dotenv:` too.
+    let tree = String::from_utf8(text)
+        .map_err(|_| "not UTF-8".to_owned())
+        .and_then(|text| Tree::parse(&text))
+        .map_err(|err| {
+            if ctx.records_inputs() {
+                record_inputs(ctx, &inside, taskfile, b"");
+            }
+            Absence::Failed(format!(
+                "{taskfile}: not listed: not YAML that can be read ({err}), so go-task would \
+                 not list it either"
+            ))
+        })?;
+    if let Some(line) = listing_runs_code(&tree) {
         return Err(Absence::Failed(format!(
-            "{taskfile}:{line}: not listed: with `dotenv:` set, `task --list-all` runs the \
+            "{taskfile}:{line}: not listed: with `dotenv` set, `task --list-all` runs the \
              Taskfile's dynamic variables (`sh:` in `vars:` or `env:`), and detection runs \
              no code of the project"
         )));
     }
+    // go-task reads the dotenv files while listing: a device there would be read forever.
+    for file in dotenv_paths(&tree) {
+        let path = ctx.root.join(&file);
+        if files::exists(&path)
+            && let Err(err) = files::check_regular(&path, MAX_MANIFEST)
+        {
+            ctx.depends_on(path);
+            return Err(Absence::Failed(format!(
+                "{taskfile}: not listed: it reads {file}, which {err}"
+            )));
+        }
+    }
     // go-task waits forever on an included FIFO (measured): refused before it is asked.
     for include in taskfiles(ctx.root, &inside, taskfile).iter().skip(1) {
-        if files::exists(include) && !files::is_regular_file(include) {
+        if files::exists(include)
+            && let Err(err) = files::check_regular(include, MAX_MANIFEST)
+        {
             if ctx.records_inputs() {
                 record_inputs(ctx, &inside, taskfile, b"");
             }
             return Err(Absence::Failed(format!(
-                "{taskfile}: not listed: it includes {}, which is not a regular file \
-                 (go-task would wait on it)",
+                "{taskfile}: not listed: it includes {}, which {err} (go-task would wait on \
+                 it or read it whole)",
                 include.display()
             )));
         }
@@ -64,7 +93,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // go-task downloads remote includes (`https://…`) while listing; `--offline` keeps
     // detection off the network (a copy the user downloaded is still used). Only then,
     // because go-task versions without remote includes do not know the flag.
-    if include_paths(&String::from_utf8_lossy(&text))
+    if include_paths(&tree)
         .iter()
         .any(|include| include.contains("://") || include.starts_with("git@"))
     {
@@ -85,44 +114,44 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     Ok(runner)
 }
 
-/// The line of the first dynamic variable that `task --list-all` would run, if any.
-/// Measured with go-task 3.54: listing evaluates the root Taskfile's `vars:` and `env:`
-/// (running their `sh:` commands) when it has a non-empty `dotenv:`, because dotenv paths
-/// may use variables; without `dotenv:`, and for included Taskfiles, nothing runs.
-fn listing_runs_code(text: &str) -> Option<usize> {
-    let mut section = "";
-    let mut dotenv = false;
-    let mut first_sh = None;
-    for (index, line) in text.lines().enumerate() {
-        let content = line.split(" #").next().unwrap_or("");
-        if content.trim().is_empty() || content.trim_start().starts_with('#') {
-            continue;
-        }
-        if !content.starts_with([' ', '\t', '-']) {
-            let (key, value) = content.split_once(':').unwrap_or((content, ""));
-            section = key.trim();
-            let value = value.trim();
-            if section == "dotenv" && !value.is_empty() && value.replace(' ', "") != "[]" {
-                dotenv = true;
-            }
-            continue;
-        }
-        if section == "dotenv" && content.trim_start().starts_with('-') {
-            dotenv = true;
-        }
-        let sh_key = content
-            .trim_start()
-            .trim_start_matches('-')
-            .trim_start()
-            .starts_with("sh:")
-            || ["{sh:", "{ sh:", ", sh:", ",sh:"]
-                .iter()
-                .any(|k| content.contains(k));
-        if first_sh.is_none() && matches!(section, "vars" | "env") && sh_key {
-            first_sh = Some(index + 1);
-        }
+/// The line of the first dynamic variable (`sh:` key) that `task --list-all` might run,
+/// when the root Taskfile sets `dotenv`. Measured with go-task 3.54: listing evaluates the
+/// root Taskfile's `vars:` and `env:` (running their `sh:` commands) when it has a
+/// non-empty `dotenv`, because dotenv paths may use variables; without it nothing runs, a
+/// task's own `dotenv` runs nothing, and an included Taskfile may not set one. Any `dotenv`
+/// key of a document's top-level mapping (merge keys resolved) with any `sh` key anywhere
+/// is refused: simpler to get right than telling which `sh:` would run.
+fn listing_runs_code(tree: &Tree) -> Option<usize> {
+    let dotenv = tree
+        .roots()
+        .iter()
+        .any(|&root| tree.get(root, "dotenv").is_some());
+    if !dotenv {
+        return None;
     }
-    first_sh.filter(|_| dotenv)
+    tree.first_key("sh").map(|key| tree.line(key))
+}
+
+/// The dotenv files the root Taskfile names without a template (`{{…}}`), as written.
+fn dotenv_paths(tree: &Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    for &root in tree.roots() {
+        let Some(value) = tree.get(root, "dotenv") else {
+            continue;
+        };
+        let items = match tree.node(value) {
+            Node::Seq(items) => items.clone(),
+            _ => vec![value],
+        };
+        out.extend(
+            items
+                .into_iter()
+                .filter_map(|item| tree.scalar(item))
+                .filter(|path| !path.is_empty() && !path.contains("{{"))
+                .map(str::to_owned),
+        );
+    }
+    out
 }
 
 /// Leaves out tasks whose Taskfile lies outside the root (an include such as `../other`),
@@ -203,7 +232,10 @@ fn taskfiles(root: &std::path::Path, inside: &files::Root, taskfile: &str) -> Ve
         let dir = file.parent().unwrap_or(root).to_path_buf();
         // Only files inside the root are read; one outside is still watched.
         let text = inside.read(&file, MAX_MANIFEST).unwrap_or_default();
-        for include in include_paths(&String::from_utf8_lossy(&text)) {
+        let Ok(tree) = Tree::parse(&String::from_utf8_lossy(&text)) else {
+            continue;
+        };
+        for include in include_paths(&tree) {
             let path = dir.join(include);
             // An include may name a folder, where go-task reads its Taskfile.
             let path = if path.is_dir() {
@@ -219,35 +251,23 @@ fn taskfiles(root: &std::path::Path, inside: &files::Root, taskfile: &str) -> Ve
     files
 }
 
-/// The paths an `includes:` section names, in both of its forms (`lib: ./lib` and
-/// `taskfile: ./lib/Taskfile.yml`). A small reader of that one section, not of YAML.
-fn include_paths(text: &str) -> Vec<String> {
+/// The paths an `includes:` mapping names, in both of its forms (`lib: ./lib` and
+/// `lib: {taskfile: ./lib/Taskfile.yml}`), leaving out those with a template.
+fn include_paths(tree: &Tree) -> Vec<String> {
     let mut out = Vec::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let content = line.split(" #").next().unwrap_or("");
-        if content.trim().is_empty() || content.trim_start().starts_with('#') {
-            continue;
-        }
-        if !content.starts_with([' ', '\t']) {
-            inside = content.trim_end() == "includes:";
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        let Some((key, value)) = content.trim().split_once(':') else {
+    for &root in tree.roots() {
+        let Some(includes) = tree.get(root, "includes") else {
             continue;
         };
-        let value = value.trim().trim_matches(['\'', '"']);
-        let nested = content.len() - content.trim_start().len() > 2;
-        if value.is_empty() || value.starts_with(['{', '[']) || value.contains("{{") {
-            continue;
-        }
-        if (!nested && !matches!(key, "optional" | "dir" | "internal" | "flatten"))
-            || (nested && key == "taskfile")
-        {
-            out.push(value.to_owned());
+        for (_, value) in tree.entries(includes) {
+            let path = match tree.node(value) {
+                Node::Scalar(path) => Some(path.as_str()),
+                Node::Map(_) => tree.get(value, "taskfile").and_then(|v| tree.scalar(v)),
+                Node::Seq(_) => None,
+            };
+            if let Some(path) = path.filter(|p| !p.is_empty() && !p.contains("{{")) {
+                out.push(path.to_owned());
+            }
         }
     }
     out
@@ -393,8 +413,9 @@ mod tests {
     #[test]
     fn includes_in_both_forms() {
         let text = "version: '3'\nincludes:\n  short: ./short\n  long:\n    taskfile: ./lib/Tasks.yml\n    dir: ./lib\n  opt:\n    taskfile: \"opt.yml\" # optional\n    optional: true\ntasks:\n  a:\n    cmds: [echo]\n";
+        let tree = Tree::parse(text).expect("yaml");
         assert_eq!(
-            include_paths(text),
+            include_paths(&tree),
             ["./short", "./lib/Tasks.yml", "opt.yml"]
         );
     }

@@ -175,7 +175,7 @@ fn a_failed_runner_is_visible_without_explain() {
     let root = fixtures.path("broken-taskfile");
     let (_, stderr) = run(&root, &["recipe", "list"]);
     assert!(
-        stderr.starts_with("speccoder: runner `task` failed: `task --list-all"),
+        stderr.starts_with("speccoder: runner `task` failed: Taskfile.yml: not listed: not YAML"),
         "{stderr}"
     );
     let (_, stderr) = run(&root, &["recipe", "resolve", "task:build"]);

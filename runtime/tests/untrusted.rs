@@ -465,7 +465,7 @@ fn go_task_dynamic_variables_never_run() {
     assert_eq!(task_names(&json, "task"), Vec::<String>::new());
     assert_mentions(
         &json,
-        &["\"task\" failed: Taskfile.yml:5: not listed: with `dotenv:` set"],
+        &["\"task\" failed: Taskfile.yml:5: not listed: with `dotenv` set"],
     );
     std::fs::write(root.join("Taskfile.yml"), taskfile("", &root)).expect("write");
     let json = list(&root, &path_var(), Memory::Unbounded);
@@ -566,7 +566,7 @@ fn taskfile_including_a_fifo_is_refused_at_once() {
         &json,
         &[
             "\"task\" failed: Taskfile.yml: not listed: it includes",
-            "x.yml, which is not a regular file",
+            "x.yml, which is a FIFO, not a regular file",
         ],
     );
 }
@@ -586,6 +586,155 @@ fn taskfile_remote_include_is_not_downloaded() {
         &[
             "`task --list-all --json --no-status --offline` exited",
             "was not found in the cache",
+        ],
+    );
+}
+
+/// A Taskfile whose root sets `dotenv` in `spelling` (`{{.Z}}` names the dynamic variable
+/// `Z`, whose `sh:` leaves a marker when run).
+fn dotenv_taskfile(spelling: &str, root: &Path) -> String {
+    let r = root.display();
+    match spelling {
+        "json" => format!(
+            r#"{{"version":"3","dotenv":["{{{{.Z}}}}"],"vars":{{"Z":{{"sh":"touch {r}/RAN-json; echo e"}}}},"tasks":{{"a":{{"cmds":["echo a"]}}}}}}"#
+        ),
+        "quoted" => format!(
+            "version: '3'\n\"dotenv\": ['{{{{.Z}}}}']\nvars:\n  Z: {{sh: 'touch {r}/RAN-quoted; echo e'}}\ntasks:\n  a: {{cmds: [echo a]}}\n"
+        ),
+        "merge" => format!(
+            "version: '3'\n<<: {{dotenv: ['{{{{.Z}}}}']}}\nvars:\n  Z: {{sh: 'touch {r}/RAN-merge; echo e'}}\ntasks:\n  a: {{cmds: [echo a]}}\n"
+        ),
+        "escape" => format!(
+            "version: '3'\n\"dot\\u0065nv\": ['{{{{.Z}}}}']\nvars:\n  Z: {{sh: 'touch {r}/RAN-escape; echo e'}}\ntasks:\n  a: {{cmds: [echo a]}}\n"
+        ),
+        "alias" => format!(
+            "version: '3'\nx: &k dotenv\n*k : ['{{{{.Z}}}}']\nvars:\n  Z: {{!!str sh: 'touch {r}/RAN-alias; echo e'}}\ntasks:\n  a: {{cmds: [echo a]}}\n"
+        ),
+        other => panic!("no spelling {other}"),
+    }
+}
+
+/// Property: whatever the spelling of the root Taskfile's `dotenv` key (JSON, a quoted
+/// key, a merge key, an escape, an alias to an anchored key), go-task's listing would run
+/// the `sh:` variables, so the Taskfile is refused with a reason and nothing runs, under
+/// `recipe list` and `allow` alike.
+#[test]
+fn go_task_dotenv_in_any_spelling_runs_nothing() {
+    require_tools(&["task"]);
+    for spelling in ["json", "quoted", "merge", "escape", "alias"] {
+        let (_base, root) = project(&[(".env", "A=1\n")]);
+        std::fs::write(root.join("Taskfile.yml"), dotenv_taskfile(spelling, &root)).expect("write");
+        let json = list(&root, &path_var(), Memory::Unbounded);
+        assert_eq!(markers(&root), Vec::<String>::new(), "{spelling}");
+        assert_eq!(
+            task_names(&json, "task"),
+            Vec::<String>::new(),
+            "{spelling}"
+        );
+        assert_mentions(
+            &json,
+            &[
+                "\"task\" failed: Taskfile.yml:",
+                "not listed: with `dotenv`",
+            ],
+        );
+        let _ = std::fs::remove_dir_all(root.join(".cache-test"));
+        let out = bounded(&root, &["allow", "--json"], &path_var(), Memory::Unbounded);
+        assert_eq!(out.status.code(), Some(0), "{spelling}");
+        assert_eq!(markers(&root), Vec::<String>::new(), "{spelling}");
+    }
+    // A Taskfile no YAML reader can read is refused too (go-task would not list it).
+    let (_base, root) = project(&[("Taskfile.yml", "version: '3'\ntasks: {a: [\n")]);
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_mentions(
+        &json,
+        &["\"task\" failed: Taskfile.yml: not listed: not YAML"],
+    );
+}
+
+/// Property: a file the runner's own tool would read, named by the manifest, that is
+/// `/dev/zero` (a just module, a cargo workspace member's manifest, `.cargo/config.toml`, a
+/// go-task dotenv file) is refused with a reason before the tool is asked; the tool never
+/// reads gigabytes from it (the run is bounded to 512 MiB of address space where no Go
+/// tool is involved).
+#[test]
+fn special_files_the_runners_tool_would_read() {
+    require_tools(&["just", "task"]);
+    let (_base, root) = project(&[
+        ("justfile", "mod big\nown:\n    echo o\n"),
+        ("Cargo.toml", "[workspace]\nmembers = [\"m*\"]\n"),
+    ]);
+    make_special(&root.join("big.just"), Special::DevZero);
+    make_special(&root.join("m1/Cargo.toml"), Special::DevZero);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_mentions(
+        &json,
+        &[
+            "\"just\" failed: justfile: not listed: it reads big.just, which is a character device",
+            "\"cargo\" failed: Cargo.toml: not listed: it reads m1/Cargo.toml, which is a character device",
+        ],
+    );
+    let (_base, root) = project(&[(
+        "Cargo.toml",
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )]);
+    make_special(&root.join(".cargo/config.toml"), Special::DevZero);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_mentions(
+        &json,
+        &[
+            "\"cargo\" failed: Cargo.toml: not listed: it reads .cargo/config.toml, which is a character device",
+        ],
+    );
+    let (_base, root) = project(&[(
+        "Taskfile.yml",
+        "version: '3'\ndotenv: ['.env']\ntasks:\n  a: {cmds: [echo a]}\n",
+    )]);
+    make_special(&root.join(".env"), Special::DevZero);
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_mentions(
+        &json,
+        &["\"task\" failed: Taskfile.yml: not listed: it reads .env, which is a character device"],
+    );
+}
+
+/// Property: a just module that is a symlink resolving outside the root is left out with
+/// a note (just follows it itself); a justfile importing a file outside the root (through
+/// a symlinked folder) is refused with a reason, since `just --dump` merges an import's
+/// recipes into the importer's with nothing saying where each came from.
+#[test]
+fn just_modules_and_imports_outside_the_root() {
+    require_tools(&["just"]);
+    let (base, root) = project(&[("justfile", "mod mod1\nown:\n    echo o\n")]);
+    let outside = base.path().join("outside");
+    std::fs::create_dir_all(outside.join("mk")).expect("outside");
+    for file in ["evil.just", "mk/evil.just"] {
+        std::fs::write(outside.join(file), "evilrecipe:\n    echo e\n").expect("evil");
+    }
+    std::os::unix::fs::symlink("../outside/evil.just", root.join("mod1.just")).expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "just"), ["own"]);
+    assert_mentions(
+        &json,
+        &[
+            "module `mod1` is left out: it comes from",
+            "outside the project root (just follows that module itself",
+        ],
+    );
+    std::fs::write(
+        root.join("justfile"),
+        "import 'mk/evil.just'\nown:\n    echo o\n",
+    )
+    .expect("justfile");
+    std::fs::remove_file(root.join("mod1.just")).expect("rm");
+    std::os::unix::fs::symlink("../outside/mk", root.join("mk")).expect("link");
+    let _ = std::fs::remove_dir_all(root.join(".cache-test"));
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "just"), Vec::<String>::new());
+    assert_mentions(
+        &json,
+        &[
+            "\"just\" failed: justfile: not listed: it imports mk/evil.just, which resolves outside the project root",
         ],
     );
 }
