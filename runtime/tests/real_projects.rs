@@ -313,3 +313,31 @@ fn a_configured_timeout_out_of_range_is_clamped_with_a_note_after_the_output() {
         "ran hello\n\nTimeout clamped to 3600s (requested 99999s; allowed range 1-3600s).\n"
     );
 }
+
+#[test]
+fn list_columns_align_by_display_width() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"scripts": {"测试": "echo t", "build": "echo b", "🚀deploy": "echo d", "lint": "echo l"}}"#,
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("package-lock.json"), "{}").expect("write");
+    let cache = dir.path().join(".cache-test");
+    let out = support::speccoder_with(
+        dir.path(),
+        &["recipe", "list"],
+        &[
+            ("PATH", path_var().as_os_str()),
+            ("SPECCODER_CACHE_DIR", cache.as_os_str()),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let columns: Vec<usize> = text
+        .lines()
+        .filter_map(|line| line.find(" $ ").map(|at| line[..at].width()))
+        .collect();
+    assert_eq!(columns.len(), 4, "{text}");
+    assert!(columns.iter().all(|c| *c == columns[0]), "{text}");
+}

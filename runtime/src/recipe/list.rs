@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 use speccoder_runners::{Detection, RUNNERS, Task};
+use unicode_width::UnicodeWidthStr;
 
 use super::Recipe;
 
@@ -133,11 +134,16 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
                 (head, task.command.as_str(), tail)
             })
             .collect();
-        // Columns are aligned, but a very long name or command does not push the others.
-        let width = column_width(rows.iter().map(|r| r.0.chars().count()));
-        let command_width = column_width(rows.iter().map(|r| r.1.chars().count()));
+        // Columns are aligned by how wide the text shows (CJK and emoji take two cells),
+        // but a very long name or command does not push the others.
+        let width = column_width(rows.iter().map(|r| r.0.width()));
+        let command_width = column_width(rows.iter().map(|r| r.1.width()));
         for (head, command, tail) in rows {
-            let line = format!("  {head:<width$}  $ {command:<command_width$}{tail}");
+            let line = format!(
+                "  {head}{}  $ {command}{}{tail}",
+                pad(&head, width),
+                pad(command, command_width)
+            );
             let _ = writeln!(out, "{}", line.trim_end());
         }
         out.push('\n');
@@ -189,6 +195,11 @@ pub fn list_text(recipe: &Recipe, explain: bool) -> String {
         }
     }
     out
+}
+
+/// The spaces that fill `text` up to `width` display cells (none when it is wider).
+fn pad(text: &str, width: usize) -> String {
+    " ".repeat(width.saturating_sub(text.width()))
 }
 
 fn column_width(widths: impl Iterator<Item = usize>) -> usize {
