@@ -738,3 +738,30 @@ fn just_modules_and_imports_outside_the_root() {
         ],
     );
 }
+
+/// Property: a probe's tool cannot take the machine's memory, whatever a repository makes
+/// it read: a `just` that needs 1.2 GB (standing in for one reading a device no check
+/// named) fails at the probe's 1 GiB data bound, with a reason, instead of listing.
+#[test]
+fn a_probe_cannot_take_the_machines_memory() {
+    use std::os::unix::fs::PermissionsExt;
+    let (base, root) = project(&[("justfile", "own:\n    echo o\n")]);
+    let bin = base.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let fake = bin.join("just");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nperl -e '$x = q(a) x shift; print qq({\"recipes\":{\"own\":{\"parameters\":[]}}})' 1200000000\n",
+    )
+    .expect("fake just");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut path = bin.into_os_string();
+    path.push(":");
+    path.push(path_var());
+    let json = list(&root, &path, Memory::Unbounded);
+    assert_eq!(task_names(&json, "just"), Vec::<String>::new());
+    assert_mentions(
+        &json,
+        &["\"just\" failed: `just --dump --dump-format=json` exited"],
+    );
+}

@@ -10,6 +10,13 @@ use crate::process::{CaptureSpec, CommandRunner, LocalRunner, OutputMode, RunReq
 /// The most a listing command may print; more is a failure, not a listing.
 const MAX_PROBE_OUTPUT: usize = 64 * 1024 * 1024;
 
+/// The most data memory a probe may take, in KiB (`ulimit -d`): whatever a repository makes
+/// its tool read (a device in place of a file no check named), the probe fails at this
+/// bound instead of taking the machine's memory. Measured: `just`, go-task, `cargo
+/// metadata` and `rustup` list under it; Go reserves address space without counting here,
+/// which is why this is not `ulimit -v`.
+pub(crate) const PROBE_MEMORY_KIB: u64 = 1 << 20;
+
 /// What a probe's failure says when it ran out of time (the cache does not keep those).
 pub(crate) const TIMED_OUT: &str = "did not finish within";
 
@@ -66,7 +73,13 @@ impl Probe for ProcessProbe {
     ) -> Result<Vec<u8>, String> {
         let shown = argv.join(" ");
         let command: Vec<String> = argv.iter().map(|a| quote(a)).collect();
-        let mut request = RunRequest::new(command.join(" "), cwd, timeout);
+        // The bound is set by the shell that starts the tool, so it holds from its first
+        // instruction; a shell without `-d` runs the tool unbounded rather than not at all.
+        let line = format!(
+            "ulimit -d {PROBE_MEMORY_KIB} 2>/dev/null; exec {}",
+            command.join(" ")
+        );
+        let mut request = RunRequest::new(line, cwd, timeout);
         request.mode = OutputMode::Split;
         request.grace = Duration::from_millis(500);
         request.env = super::task_env(&self.env);
