@@ -231,11 +231,12 @@ fn member_manifests(root: &std::path::Path) -> Vec<std::path::PathBuf> {
                 let Ok(entries) = std::fs::read_dir(&dir) else {
                     continue;
                 };
+                // A symlinked folder counts: cargo's glob follows it.
                 next.extend(
                     entries
                         .flatten()
-                        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
                         .filter(|e| matcher.is_match(e.file_name()))
+                        .filter(|e| e.path().is_dir())
                         .map(|e| e.path()),
                 );
             }

@@ -674,6 +674,17 @@ fn special_files_the_runners_tool_would_read() {
             "\"cargo\" failed: Cargo.toml: not listed: it reads m1/Cargo.toml, which is a character device",
         ],
     );
+    // A member reached through a symlinked folder: cargo's glob follows it.
+    let (_base, root) = project(&[("Cargo.toml", "[workspace]\nmembers = [\"l*\"]\n")]);
+    make_special(&root.join("hidden/Cargo.toml"), Special::DevZero);
+    std::os::unix::fs::symlink("hidden", root.join("l1")).expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_mentions(
+        &json,
+        &[
+            "\"cargo\" failed: Cargo.toml: not listed: it reads l1/Cargo.toml, which is a character device",
+        ],
+    );
     let (_base, root) = project(&[(
         "Cargo.toml",
         "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
