@@ -237,9 +237,14 @@ fn taskfiles(root: &std::path::Path, inside: &files::Root, taskfile: &str) -> Ve
         };
         for include in include_paths(&tree) {
             let path = dir.join(include);
-            // An include may name a folder, where go-task reads its Taskfile.
+            // An include may name a folder, where go-task reads its Taskfile by any of the
+            // names it looks for.
             let path = if path.is_dir() {
-                path.join("Taskfile.yml")
+                TASKFILES
+                    .iter()
+                    .map(|name| path.join(name))
+                    .find(|file| files::exists(file))
+                    .unwrap_or_else(|| path.join("Taskfile.yml"))
             } else {
                 path
             };

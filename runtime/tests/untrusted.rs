@@ -569,6 +569,19 @@ fn taskfile_including_a_fifo_is_refused_at_once() {
             "x.yml, which is a FIFO, not a regular file",
         ],
     );
+    // An included folder whose Taskfile has another of go-task's names.
+    std::fs::write(
+        root.join("Taskfile.yml"),
+        "version: '3'\nincludes:\n  lib: ./lib\ntasks:\n  build:\n    cmds: [echo b]\n",
+    )
+    .expect("write");
+    make_special(&root.join("lib/Taskfile.yaml"), Special::Fifo);
+    let _ = std::fs::remove_dir_all(root.join(".cache-test"));
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_mentions(
+        &json,
+        &["lib/Taskfile.yaml, which is a FIFO, not a regular file"],
+    );
 }
 
 /// Property: a remote include (`https://…`) is not downloaded while listing: go-task is
