@@ -191,13 +191,22 @@ fn module_candidates(dir: &std::path::Path, text: &str) -> Vec<std::path::PathBu
         if !rest.starts_with([' ', '\t']) {
             continue;
         }
-        let mut words = rest.split_whitespace();
-        let Some(name) = words.next() else {
+        let rest = rest.trim_start();
+        let name_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        if name.is_empty() {
             continue;
-        };
-        let path = words
+        }
+        // The path is a quoted string, which may hold spaces.
+        let after = rest[name_end..].trim_start();
+        let path = after
+            .chars()
             .next()
-            .map(|p| p.trim_matches(['\'', '"']))
+            .filter(|c| matches!(c, '\'' | '"'))
+            .and_then(|quote| {
+                let inner = &after[1..];
+                inner.find(quote).map(|end| &inner[..end])
+            })
             .filter(|p| !p.is_empty());
         match path {
             Some(path) => out.push(dir.join(path)),
@@ -406,6 +415,24 @@ mod tests {
         let runner = parse_dump(json.as_bytes()).expect("valid");
         assert_eq!(runner.tasks.len(), 1);
         assert_eq!(runner.tasks[0].name, "b");
+    }
+
+    #[test]
+    fn module_lines() {
+        let dir = std::path::Path::new("/r");
+        let got = module_candidates(dir, "mod a\nmod? b 'x y.just'\nmod c \"c.just\" # c\n");
+        let want: Vec<std::path::PathBuf> = [
+            "/r/a.just",
+            "/r/a",
+            "/r/a/mod.just",
+            "/r/a/justfile",
+            "/r/x y.just",
+            "/r/c.just",
+        ]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .collect();
+        assert_eq!(got, want);
     }
 
     #[test]
