@@ -91,6 +91,34 @@ def pnpm_monorepo(work, packages=2000, scripts=5):
     return root
 
 
+def monorepo_300(work, packages=300):
+    """A pnpm monorepo shaped like a real one: brace and `**` patterns, a `!` exclusion,
+    packages under apps/, libs/ and tools/ (the same shape as the tests' generator)."""
+    root = Path(work) / "monorepo-300"
+    root.mkdir()
+    (root / "package.json").write_text(json.dumps({"name": "mono", "private": True, "scripts": {
+        "postinstall": "echo ran postinstall", "build": "echo ran build",
+        "test": "echo ran test", "lint": "echo ran lint", "release": "echo ran release"}}))
+    (root / "pnpm-lock.yaml").write_text("lockfileVersion: '9.0'\n")
+    (root / "pnpm-workspace.yaml").write_text(
+        "packages:\n  - '{apps,libs}/*'\n  - 'tools/**'\n  - '!**/fixtures/**'\n")
+    for i in range(packages):
+        d = [f"apps/app{i:03d}", f"libs/lib{i:03d}", f"tools/group{i % 7}/tool{i:03d}"][i % 3]
+        pkg = root / d
+        pkg.mkdir(parents=True)
+        (pkg / "package.json").write_text(json.dumps({"name": f"@mono/p{i:03d}", "scripts": {
+            s: f"echo ran {s}" for s in ["prebuild", "build", "test", "storybook", "clean"]}}))
+    return root
+
+
+def failing_project(work):
+    """The all-five project with a Taskfile go-task cannot parse: `task` fails."""
+    root = Path(work) / "failing"
+    shutil.copytree(Path(work) / "all-five", root, symlinks=True)
+    (root / "Taskfile.yml").write_text("version: '3'\ntasks: [unclosed\n")
+    return root
+
+
 def task_count(root, env):
     out = sh([str(SPECCODER), "-C", str(root), "recipe", "list", "--json"], env=env)
     data = json.loads(out.stdout)
@@ -113,6 +141,8 @@ def main():
         print(f"{target}: {ratio:.3f} (goal ≤ {goal}) {'met' if ok else 'MISSED'}", flush=True)
 
     sc = str(SPECCODER)
+    # The reproduce column names the binary relative to the repository.
+    shown = str(SPECCODER.relative_to(REPO))
     project = all_five(work)
     nocache = write_nocache(work)
 
@@ -122,7 +152,7 @@ def main():
         cwd=project, env=env, runs=runs)
     row("1. cold detection, five runners vs `task --list-all --json --no-status`",
         ms(ours), ms(base), ours / base, 1.15,
-        f"cd all-five && hyperfine -N '{sc} --config nocache.toml recipe list --json' "
+        f"cd all-five && hyperfine -N '{shown} --config nocache.toml recipe list --json' "
         "'task --list-all --json --no-status'")
 
     # 2. Warm resolve (cache) against a cold one.
@@ -133,15 +163,15 @@ def main():
         [f"{sc} recipe resolve make:noop", f"{sc} --config {nocache} recipe resolve make:noop"],
         cwd=project, env=env, runs=runs)
     row("2. warm `recipe resolve` vs cold", ms(warm), ms(cold), warm / cold, 0.10,
-        f"hyperfine -N '{sc} recipe resolve make:noop' "
-        f"'{sc} --config nocache.toml recipe resolve make:noop'")
+        f"hyperfine -N '{shown} recipe resolve make:noop' "
+        f"'{shown} --config nocache.toml recipe resolve make:noop'")
 
     # 3. A no-op task run warm against running it directly.
     sh([sc, "recipe", "resolve", "make:noop"], cwd=project, env=env)
     ours, base = hyperfine([f"{sc} recipe run make:noop", "make noop"], cwd=project, env=env,
                            runs=runs * 3, warmup=5)
     row("3. warm `recipe run make:noop` vs `make noop`", ms(ours), ms(base), ours / base, 1.5,
-        f"hyperfine -N '{sc} recipe run make:noop' 'make noop'")
+        f"hyperfine -N '{shown} recipe run make:noop' 'make noop'")
 
     # 3b. The same no-op through an already running `speccoder mcp`, call to result.
     cli_noop, make_noop = ours, base
@@ -165,7 +195,7 @@ def main():
     size = (big / "Makefile").stat().st_size / 1e6
     row(f"4. `recipe list --json`, 50,000-target Makefile ({size:.1f} MB) vs `make -pRrq :`",
         ms(ours), ms(base), ours / base, 0.20,
-        f"hyperfine -N '{sc} --config nocache.toml recipe list --json' 'make -pRrq :'")
+        f"hyperfine -N '{shown} --config nocache.toml recipe list --json' 'make -pRrq :'")
 
     # 5. A pnpm monorepo of 2,000 packages x 5 scripts with node_modules.
     mono = pnpm_monorepo(work)
@@ -178,7 +208,7 @@ def main():
                            cwd=mono, env=env, runs=max(5, runs * 2 // 3), warmup=1)
     row("5. `recipe list --json`, pnpm monorepo 2,000 x 5 vs `pnpm ls -r --depth -1 --json`",
         ms(ours), ms(base), ours / base, 0.30,
-        f"hyperfine -N '{sc} --config nocache.toml recipe list --json' "
+        f"hyperfine -N '{shown} --config nocache.toml recipe list --json' "
         "'pnpm ls -r --depth -1 --json'")
 
     # 6. 1 GiB of output: peak memory and wall time against `cat >/dev/null`.
@@ -190,7 +220,7 @@ def main():
         cwd=project, env=env, runs=max(3, runs // 5), warmup=1, prepare=clean)
     row("6a. 1 GiB through `recipe run` vs the pipe into `cat >/dev/null`", ms(ours), ms(base),
         ours / base, 1.5,
-        f"hyperfine -N '{sc} recipe run make:big' "
+        f"hyperfine -N '{shown} recipe run make:big' "
         "\"sh -c 'head -c 1073741824 /dev/zero | cat >/dev/null'\"")
     timed = sh(["/usr/bin/time", "-v", sc, "recipe", "run", "make:big"], cwd=project, env=env)
     rss_kb = next(int(line.split(":")[1]) for line in timed.stderr.splitlines()
@@ -199,7 +229,7 @@ def main():
     rss_mib = rss_kb / 1024
     rows.append(("6b. peak memory of `recipe run` printing 1 GiB", f"{rss_mib:.1f} MiB", "—",
                  f"{rss_mib:.1f} MiB", "≤ 64 MiB", "met" if rss_mib <= 64 else "MISSED",
-                 f"/usr/bin/time -v {sc} recipe run make:big"))
+                 f"/usr/bin/time -v {shown} recipe run make:big"))
     print(f"6b. peak RSS {rss_mib:.1f} MiB", flush=True)
 
     # 7. Timeout: the call returns soon after the deadline (the cache warmed first).
@@ -218,8 +248,34 @@ def main():
     rows.append(("7. return after the deadline (50 runs, TERM honoured)",
                  f"p50 {p50:.1f} ms", "—", f"p99 {p99:.1f} ms", "≤ 100 ms",
                  "met" if p99 <= 100 else "MISSED",
-                 f"{sc} recipe run --timeout 1 make:sleepy, timed from outside"))
+                 f"{shown} recipe run --timeout 1 make:sleepy, timed from outside"))
     print(f"7. timeout lateness p50 {p50:.1f} ms p99 {p99:.1f} ms", flush=True)
+
+    # 8. Warm resolve in a 300-package monorepo against starting speccoder at all.
+    mono300 = monorepo_300(work)
+    op = "@mono/p150/test"
+    for _ in range(2):
+        sh([sc, "recipe", "resolve", op], cwd=mono300, env=env)
+        time.sleep(0.2)
+    ours, base = hyperfine([f"{sc} recipe resolve {op}", f"{sc} --version"], cwd=mono300,
+                           env=env, runs=runs)
+    row("8. warm `recipe resolve`, pnpm monorepo of 300 packages, vs `speccoder --version`",
+        ms(ours), ms(base), ours / base, 3.0,
+        f"cd monorepo-300 && hyperfine -N '{shown} recipe resolve {op}' '{shown} --version'")
+
+    # 9. Warm resolve where a runner failed (the failure is cached) vs all working.
+    failing = failing_project(work)
+    for _ in range(2):
+        sh([sc, "recipe", "resolve", "make:noop"], cwd=failing, env=env)
+        sh([sc, "recipe", "resolve", "make:noop"], cwd=project, env=env)
+        time.sleep(0.2)
+    ours, base = hyperfine([f"{sc} -C {failing} recipe resolve make:noop",
+                            f"{sc} -C {project} recipe resolve make:noop"],
+                           cwd=project, env=env, runs=runs)
+    row("9. warm `recipe resolve` with a failed runner (`task`) vs all runners working",
+        ms(ours), ms(base), ours / base, 1.2,
+        f"hyperfine -N '{shown} -C failing recipe resolve make:noop' "
+        f"'{shown} -C all-five recipe resolve make:noop'")
 
     write_report(rows)
     shutil.rmtree(work, ignore_errors=True)
