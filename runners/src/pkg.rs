@@ -486,17 +486,98 @@ fn unquote(s: &str) -> String {
 struct WorkspaceGlobs {
     include: globset::GlobSet,
     exclude: globset::GlobSet,
+    /// Each include pattern split at `/`, so the walk enters a folder only when some
+    /// pattern can match below it.
+    paths: Vec<Vec<Segment>>,
     /// How many folder levels below the root the includes can reach.
     depth: usize,
 }
 
+/// One `/`-separated part of an include pattern.
+#[derive(Debug)]
+enum Segment {
+    /// `**`, or a part that cannot be told apart from the others (a brace set holding `/`):
+    /// anything, at any depth.
+    Any,
+    /// A name pattern.
+    Name(globset::GlobMatcher),
+}
+
+/// The parts of `pattern`, for deciding which folders the walk enters.
+fn segments(pattern: &str) -> Vec<Segment> {
+    // A brace set holding `/` spans parts: from the part it starts in, the pattern may
+    // match anywhere below.
+    let mut spanning = None;
+    let mut from = 0;
+    while let Some(open) = pattern[from..].find('{').map(|at| from + at) {
+        let close = pattern[open..]
+            .find('}')
+            .map_or(pattern.len(), |at| open + at);
+        if pattern[open..close].contains('/') {
+            spanning = Some(open);
+            break;
+        }
+        from = close.min(pattern.len() - 1) + 1;
+        if from >= pattern.len() {
+            break;
+        }
+    }
+    let (literal, any_after) = match spanning {
+        Some(open) => (
+            pattern[..open]
+                .rsplit_once('/')
+                .map_or("", |(head, _)| head),
+            true,
+        ),
+        None => (pattern, false),
+    };
+    let mut parts: Vec<Segment> = literal
+        .split('/')
+        .filter(|part| !(any_after && part.is_empty()))
+        .map(|part| {
+            if part == "**" {
+                return Segment::Any;
+            }
+            match globset::GlobBuilder::new(part)
+                .backslash_escape(true)
+                .build()
+            {
+                Ok(glob) => Segment::Name(glob.compile_matcher()),
+                Err(_) => Segment::Any,
+            }
+        })
+        .collect();
+    if any_after {
+        parts.push(Segment::Any);
+    }
+    parts
+}
+
 impl WorkspaceGlobs {
+    /// Whether some include pattern can match a folder below `rel` (a folder the walk
+    /// reached): folders that cannot hold a package are not entered, nor recorded as
+    /// inputs of the cache.
+    fn may_hold(&self, rel: &str) -> bool {
+        let parts: Vec<&str> = rel.split('/').collect();
+        self.paths.iter().any(|segments| {
+            for (i, part) in parts.iter().enumerate() {
+                match segments.get(i) {
+                    Some(Segment::Any) => return true,
+                    Some(Segment::Name(glob)) if glob.is_match(part) => {}
+                    _ => return false,
+                }
+            }
+            segments.len() > parts.len()
+        })
+    }
+
     /// Compiles `patterns` with the package managers' semantics: `dir/**` also matches
     /// `dir`, brace sets (`{apps,libs}/*`) expand, `!` excludes. Patterns that would leave
     /// the root, are invalid, or come past [`MAX_WORKSPACE_PATTERNS`] are noted and dropped.
     fn new(patterns: &[String], notes: &mut Vec<String>) -> Self {
         let mut include = globset::GlobSetBuilder::new();
         let mut exclude = globset::GlobSetBuilder::new();
+        let mut paths = Vec::new();
         let mut depth = 0;
         if patterns.len() > MAX_WORKSPACE_PATTERNS {
             notes.push(format!(
@@ -556,6 +637,7 @@ impl WorkspaceGlobs {
                 target.add(glob);
             }
             if !negated {
+                paths.push(segments(pattern));
                 // Every `/` is a level at most (a brace set may hold several choices).
                 depth = depth.max(if pattern.contains("**") {
                     MAX_WORKSPACE_DEPTH
@@ -578,6 +660,7 @@ impl WorkspaceGlobs {
         Self {
             include,
             exclude,
+            paths,
             depth,
         }
     }
@@ -643,7 +726,7 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
                 found.push(rel.clone());
             }
             // Folders deeper than any pattern reaches are never listed: not queued.
-            if level + 1 < depth {
+            if level + 1 < depth && globs.may_hold(&rel) {
                 stack.push((rel, level + 1));
             }
         }
@@ -762,6 +845,26 @@ mod tests {
             &["apps/web", "libs/legacy"],
             &["libs/ui"],
         );
+    }
+
+    #[test]
+    fn the_walk_enters_only_folders_a_pattern_reaches_below() {
+        let patterns: Vec<String> = ["{apps,libs}/*", "tools/**", "a/{b/c,d}/e"]
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect();
+        let globs = WorkspaceGlobs::new(&patterns, &mut Vec::new());
+        for (rel, want) in [
+            ("apps", true),
+            ("apps/web", false),
+            ("libs", true),
+            ("docs", false),
+            ("tools", true),
+            ("tools/x/y", true),
+            ("a/b/c/d", true),
+        ] {
+            assert_eq!(globs.may_hold(rel), want, "{rel}");
+        }
     }
 
     #[test]
