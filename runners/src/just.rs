@@ -1,5 +1,7 @@
 //! `just`: recipes of a justfile, from `just --dump --dump-format=json`.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::detection::{Absence, Context, RunnerDef};
@@ -331,6 +333,22 @@ fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// The command that runs `task` with words after it: just reads words past a recipe's
+/// parameters as more recipes to run (`just nocd secret` runs `secret`, a `[private]` one
+/// too), so unless the last parameter is variadic (and takes every later word) the command
+/// gets `--one`, with which just refuses a second recipe and runs nothing (just 1.36 and
+/// later; measured with 1.59). The form matches the allowance `just --one NAME *`.
+pub(crate) fn command_with_words<'c>(task: &Task, command: &'c str) -> Cow<'c, str> {
+    let variadic = task
+        .params
+        .last()
+        .is_some_and(|last| last.starts_with(['+', '*']));
+    match command.strip_prefix("just ") {
+        Some(rest) if !variadic => format!("just --one {rest}").into(),
+        _ => command.into(),
+    }
 }
 
 /// Private recipes: `private: true`, a name starting with `_`, or a `[private]` attribute

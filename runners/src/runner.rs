@@ -94,6 +94,20 @@ impl Runner {
         None
     }
 
+    /// The command that runs `task` (as `command`, which [`Runner::find`] gave) when words
+    /// follow it: the same, except for a just recipe that cannot take every word, which gets
+    /// `--one` so that a word past its parameters is not run as another recipe.
+    pub fn command_with_words<'c>(
+        &self,
+        task: &Task,
+        command: &'c str,
+    ) -> std::borrow::Cow<'c, str> {
+        match self.id {
+            "just" => crate::just::command_with_words(task, command),
+            _ => command.into(),
+        }
+    }
+
     /// Whether `task` is one of the runner's own commands (cargo's `test`) rather than
     /// something the project defines; a task of the same name in another runner wins.
     pub fn is_builtin(&self, task: &Task) -> bool {

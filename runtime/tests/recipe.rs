@@ -220,6 +220,46 @@ fn arguments_reach_the_task_on_every_runner() {
     assert_eq!(out.stdout.text(), "ran greet the world\n");
 }
 
+/// Property: the words after a just recipe's name reach that recipe, or the run fails, but
+/// never run another recipe (just reads words past a recipe's parameters as more recipes to
+/// run, `[private]` ones too), through `recipe run` as through the resolved command.
+#[test]
+fn just_words_never_run_another_recipe() {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("justfile"),
+        "nocd:\n    @echo ran nocd\n\n[private]\nsecret:\n    @echo SECRET RAN\n\n\
+         two a b:\n    @echo ran two {{a}} {{b}}\n\nopt a='x':\n    @echo ran opt {{a}}\n\n\
+         rest a +more:\n    @echo ran rest {{a}} {{more}}\n",
+    )
+    .expect("justfile");
+    let root = dir.path();
+    for op in [
+        "nocd secret",
+        "two 1 2 secret",
+        "opt y secret",
+        "nocd -- secret",
+    ] {
+        let out = speccoder(root, &["recipe", "run", op]);
+        let text = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+        assert!(!text.contains("SECRET RAN"), "`{op}` ran `secret`:\n{text}");
+        assert_ne!(out.status.code(), Some(0), "`{op}`:\n{text}");
+    }
+    // Words the recipe takes still arrive; a variadic last parameter takes every word.
+    for (op, want) in [
+        ("nocd", "ran nocd\n"),
+        ("two 1 2", "ran two 1 2\n"),
+        ("opt", "ran opt x\n"),
+        ("opt y", "ran opt y\n"),
+        ("rest 1 secret --x", "ran rest 1 secret --x\n"),
+    ] {
+        let out = speccoder(root, &["recipe", "run", op]);
+        assert_eq!(out.status.code(), Some(0), "`{op}`: {out:?}");
+        assert!(stdout(&out).starts_with(want), "`{op}`: {}", stdout(&out));
+    }
+}
+
 /// A project whose justfile has one recipe per output shape (just passes a recipe's exit
 /// code through and prints nothing of its own on success).
 fn shapes_project(config: &str) -> tempfile::TempDir {

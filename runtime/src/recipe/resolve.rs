@@ -329,10 +329,15 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
 type Found<'r> = (&'r Runner, &'r Task, std::borrow::Cow<'r, str>);
 
 fn resolved<'r>(runner: &'r Runner, task: &'r Task, command: &str, tail: &str) -> Resolved<'r> {
+    let command = if tail.trim().is_empty() {
+        command.into()
+    } else {
+        runner.command_with_words(task, command)
+    };
     Resolved {
         runner,
         task,
-        command: build_command(command, runner.tail_rule, tail),
+        command: build_command(&command, runner.tail_rule, tail),
         cwd: task.cwd.as_deref(),
     }
 }
@@ -469,8 +474,9 @@ mod tests {
         let p = project();
         assert_eq!(
             ok(&p, "build --release"),
-            ("just", "just build --release".into(), None)
+            ("just", "just --one build --release".into(), None)
         );
+        assert_eq!(ok(&p, "build"), ("just", "just build".into(), None));
         assert_eq!(
             ok(&p, "pkg:test --watch"),
             ("pkg", "npm run test -- --watch".into(), None)
@@ -491,7 +497,35 @@ mod tests {
         );
         assert_eq!(
             ok(&p, "  sub/hello   a  "),
-            ("just", "just sub/hello a".into(), Some("pkgs/web".into()))
+            (
+                "just",
+                "just --one sub/hello a".into(),
+                Some("pkgs/web".into())
+            )
+        );
+    }
+
+    #[test]
+    fn just_recipes_take_words_after_one_unless_variadic() {
+        let mut just = runner("just", TailRule::AsWritten, "just", &[]);
+        for (name, params) in [("two", vec!["a", "b"]), ("rest", vec!["a", "*more"])] {
+            just.push_task(Task {
+                name: name.to_owned(),
+                command: format!("just {name}"),
+                doc: None,
+                params: params.into_iter().map(str::to_owned).collect(),
+                cwd: None,
+            });
+        }
+        let p = vec![just];
+        assert_eq!(
+            ok(&p, "two 1 2 secret"),
+            ("just", "just --one two 1 2 secret".into(), None)
+        );
+        assert_eq!(ok(&p, "two  "), ("just", "just two".into(), None));
+        assert_eq!(
+            ok(&p, "rest 1 secret"),
+            ("just", "just rest 1 secret".into(), None)
         );
     }
 
