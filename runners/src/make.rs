@@ -124,18 +124,10 @@ impl Reader<'_> {
         // Targets of an include come where the include line is, so it is followed at once;
         // variables set so far are those make knows at that point.
         parse_lines(&text, |event| match event {
-            Line::Target(mut target) => {
-                target.invalid_utf8 = lossy && target.name.contains('\u{FFFD}');
-                makefile.targets.push(target);
-            }
-            Line::Phony(names) => makefile.phony.extend(names),
-            Line::HelpDoc { name, text } => {
-                makefile.help.entry(name).or_insert(text);
-            }
-            Line::Assign(assignment) => makefile.vars.assign(assignment),
             Line::Include { words, optional } => {
                 self.include_line(&words, optional, makefile, depth);
             }
+            other => makefile.add(other, lossy),
         });
         Ok(())
     }
@@ -265,11 +257,76 @@ struct Makefile {
     phony: HashSet<String>,
     /// Docs from `#? name: text` lines (the first for a name wins).
     help: HashMap<String, String>,
-    /// Variables set so far, for include paths and `.DEFAULT_GOAL`.
+    /// Variables set so far, for include paths, target names and `.DEFAULT_GOAL`.
     vars: Variables,
+    /// What could not be listed, with why (a target named by a variable make alone knows).
+    notes: Vec<String>,
 }
 
 impl Makefile {
+    /// Takes in what one line says (an include line is the reader's to follow); `lossy`
+    /// says the text had bytes that are not UTF-8, which a name may then hold.
+    fn add(&mut self, line: Line, lossy: bool) {
+        match line {
+            Line::Target(mut target) => {
+                target.invalid_utf8 = lossy && target.name.contains('\u{FFFD}');
+                self.targets.push(target);
+            }
+            Line::NamedByVariables { word, doc, above } => {
+                let names = match self.target_names(&word) {
+                    Ok(names) => names,
+                    Err(why) => {
+                        let note = format!("targets `{word}` are not listed: {why}");
+                        if !self.notes.contains(&note) {
+                            self.notes.push(note);
+                        }
+                        return;
+                    }
+                };
+                for name in names {
+                    let above = above.as_deref().and_then(|a| without_name(a, &name));
+                    self.targets.push(RawTarget {
+                        invalid_utf8: lossy && name.contains('\u{FFFD}'),
+                        doc: doc.clone(),
+                        above,
+                        name,
+                    });
+                }
+            }
+            Line::Phony(words) => {
+                for word in words {
+                    if word.contains('$') {
+                        // A phony name make alone knows cannot be listed anyway.
+                        if let Ok(names) = self.target_names(&word) {
+                            self.phony.extend(names);
+                        }
+                    } else {
+                        self.phony.insert(word);
+                    }
+                }
+            }
+            Line::HelpDoc { name, text } => {
+                self.help.entry(name).or_insert(text);
+            }
+            Line::Assign(assignment) => self.vars.assign(assignment),
+            Line::Include { .. } => {}
+        }
+    }
+
+    /// The names a word of a rule's target list stands for, its variables expanded as make
+    /// expands them when it reads the rule (with the values set so far), or why that takes
+    /// make itself.
+    fn target_names(&self, word: &str) -> Result<Vec<String>, String> {
+        let expanded = self.vars.expand(word, 0)?;
+        if expanded.contains(['*', '?', '[']) {
+            return Err("they are files only make would find".into());
+        }
+        Ok(expanded
+            .split_ascii_whitespace()
+            .map(|name| unescape_colons(name).into_owned())
+            .collect())
+    }
+
     /// The goal `make` alone builds: `.DEFAULT_GOAL` when set, else the first target whose
     /// name does not start with `.` (pattern rules never are).
     fn default_goal(&self) -> Option<String> {
@@ -293,6 +350,7 @@ impl Makefile {
     fn into_runner(self) -> Runner {
         let mut runner = Runner::new("make", "Make", "make");
         let default_goal = self.default_goal();
+        runner.notes = self.notes;
         let mut tasks = Vec::with_capacity(self.targets.len());
         let mut left_out = HashSet::new();
         for target in self.targets {
@@ -531,10 +589,24 @@ fn matching_close(after: &str, open: char, close: char) -> Option<usize> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Line {
     Target(RawTarget),
+    /// A word of a rule's target list that holds a variable reference (`$(CMDS)`), with
+    /// the rule's `##` doc and the comment block above it.
+    NamedByVariables {
+        word: String,
+        doc: Option<String>,
+        above: Option<String>,
+    },
+    /// The words of a `.PHONY` line, `\:` unescaped in plain ones.
     Phony(Vec<String>),
-    HelpDoc { name: String, text: String },
+    HelpDoc {
+        name: String,
+        text: String,
+    },
     Assign(Assignment),
-    Include { words: String, optional: bool },
+    Include {
+        words: String,
+        optional: bool,
+    },
 }
 
 /// Times the stages of parsing (a development aid for the benchmarks).
@@ -561,15 +633,7 @@ pub fn stage_timings(text: &str) -> Vec<(&'static str, std::time::Duration)> {
 /// What one makefile's text says, without following includes.
 fn collect(text: &str) -> Makefile {
     let mut makefile = Makefile::default();
-    parse_lines(text, |line| match line {
-        Line::Target(target) => makefile.targets.push(target),
-        Line::Phony(names) => makefile.phony.extend(names),
-        Line::HelpDoc { name, text } => {
-            makefile.help.entry(name).or_insert(text);
-        }
-        Line::Assign(assignment) => makefile.vars.assign(assignment),
-        Line::Include { .. } => {}
-    });
+    parse_lines(text, |line| makefile.add(line, false));
     makefile
 }
 
@@ -731,11 +795,17 @@ fn block_doc(comments: &[Cow<'_, str>], name: &str) -> Option<String> {
             break;
         }
     }
+    without_name(&doc, name)
+}
+
+/// A doc without a leading `name:` (a comment block often starts with the rule's name), or
+/// nothing when that leaves it empty.
+fn without_name(doc: &str, name: &str) -> Option<String> {
     let doc = match doc.strip_prefix(name).and_then(|d| d.strip_prefix(':')) {
-        Some(rest) => rest.trim_ascii_start().to_owned(),
+        Some(rest) => rest.trim_ascii_start(),
         None => doc,
     };
-    (!doc.is_empty()).then_some(doc)
+    (!doc.is_empty()).then(|| doc.to_owned())
 }
 
 fn include_line(trimmed: &str) -> Option<Line> {
@@ -800,13 +870,13 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
         None => (line, None),
     };
     let code = code.split('#').next().unwrap_or("");
-    let Some(colon) = code.find(':') else {
+    let Some(colon) = rule_colon(code) else {
         return false;
     };
     let (names, after) = (&code[..colon], &code[colon + 1..]);
     // `=` before the colon is an assignment (`A = b:c`, `A ?= x`, `A != cmd`); `:=`, `::=`
     // and `:::=` are assignments too.
-    if names.contains('=') || after.trim_start_matches(':').starts_with('=') {
+    if outside_references(names, b'=').is_some() || after.trim_start_matches(':').starts_with('=') {
         return false;
     }
     // `target: VAR = value` sets a target-specific variable; it does not define the target.
@@ -821,28 +891,103 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
     // `a b &: c` is a grouped target.
     let names = names.trim_ascii_end().trim_end_matches('&');
     if names.split_ascii_whitespace().any(|n| n == ".PHONY") {
-        let phony = prerequisites
-            .split_ascii_whitespace()
-            .filter(|n| !n.contains('$'))
-            .map(str::to_owned)
+        let phony = words(prerequisites)
+            .map(|word| match word.contains('$') {
+                true => word.to_owned(),
+                false => unescape_colons(word).into_owned(),
+            })
             .collect();
         emit(Line::Phony(phony));
         return true;
     }
     let doc = doc.filter(|d| !d.is_empty());
-    for name in names.split_ascii_whitespace() {
+    let above = |name: &str| {
+        if comments.is_empty() || doc.is_some() {
+            None
+        } else {
+            block_doc(comments, name)
+        }
+    };
+    for word in words(names) {
+        if word.contains('$') {
+            emit(Line::NamedByVariables {
+                word: word.to_owned(),
+                doc: doc.map(str::to_owned),
+                above: above(""),
+            });
+            continue;
+        }
+        let name = unescape_colons(word);
         emit(Line::Target(RawTarget {
-            name: name.to_owned(),
+            above: above(&name),
+            name: name.into_owned(),
             doc: doc.map(str::to_owned),
-            above: if comments.is_empty() || doc.is_some() {
-                None
-            } else {
-                block_doc(comments, name)
-            },
             invalid_utf8: false,
         }));
     }
     false
+}
+
+/// Where the colon that ends a rule's target list is: the first one that is neither
+/// escaped (`docker\:build`) nor inside a variable reference (`$(SRC:.c=.o)`).
+fn rule_colon(code: &str) -> Option<usize> {
+    outside_references(code, b':')
+}
+
+/// The first `wanted` byte of `code` that is neither escaped with `\` nor inside a
+/// variable reference.
+fn outside_references(code: &str, wanted: u8) -> Option<usize> {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut backslashes = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'{' if depth > 0 || (i > 0 && bytes[i - 1] == b'$') => depth += 1,
+            b')' | b'}' if depth > 0 => depth -= 1,
+            _ if b == wanted && depth == 0 && backslashes.is_multiple_of(2) => return Some(i),
+            _ => {}
+        }
+        backslashes = if b == b'\\' { backslashes + 1 } else { 0 };
+    }
+    None
+}
+
+/// The whitespace-separated words of a target list, a variable reference with spaces in it
+/// (`$(addprefix x-, a b)`) kept whole.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        while start < bytes.len() && bytes[start].is_ascii_whitespace() {
+            start += 1;
+        }
+        if start >= bytes.len() {
+            return None;
+        }
+        let mut depth = 0usize;
+        let mut end = start;
+        while end < bytes.len() && (depth > 0 || !bytes[end].is_ascii_whitespace()) {
+            match bytes[end] {
+                b'(' | b'{' if depth > 0 || (end > 0 && bytes[end - 1] == b'$') => depth += 1,
+                b')' | b'}' if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            end += 1;
+        }
+        let word = &text[start..end];
+        start = end;
+        Some(word)
+    })
+}
+
+/// A target name as make knows it: `\:` in a makefile is a colon in the name
+/// (`docker\:build` is the goal `make docker:build` builds).
+fn unescape_colons(word: &str) -> Cow<'_, str> {
+    if word.contains("\\:") {
+        word.replace("\\:", ":").into()
+    } else {
+        word.into()
+    }
 }
 
 /// Whether `text` (what follows a target's colon) is `VAR = value`, `VAR := value`, …
@@ -1017,6 +1162,55 @@ mod tests {
         case(
             "## deploy: ship it\n.PHONY: deploy\ndeploy:\n",
             &[("deploy", Some("ship it"))],
+        );
+    }
+
+    #[test]
+    fn targets_named_through_variables() {
+        let makefile = collect(concat!(
+            "CMDS := server worker\n",
+            "JOBS = migrate\n",
+            "JOBS += seed\n",
+            ".PHONY: $(CMDS) $(JOBS) docker\\:build\n",
+            "$(CMDS): ## run one of the commands\n",
+            "# One-off jobs.\n",
+            "$(JOBS):\n",
+            "docker\\:build: ; @echo docker\n",
+            "$(FROM_OUTSIDE):\n",
+            "$(wildcard *.c):\n",
+            "$(SRC:.c=.o) $(addprefix x-, a b): dep\n",
+            "OUT = out.bin\n",
+            "$(OUT): ## the binary\n",
+        ));
+        let runner = makefile.into_runner();
+        let got: Vec<(&str, Option<&str>, &str)> = runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.doc.as_deref(), t.command.as_str()))
+            .collect();
+        let doc = Some("run one of the commands");
+        let jobs = Some("One-off jobs.");
+        assert_eq!(
+            got,
+            [
+                ("server", doc, "make server"),
+                ("worker", doc, "make worker"),
+                ("migrate", jobs, "make migrate"),
+                ("seed", jobs, "make seed"),
+                ("docker:build", None, "make docker:build"),
+                ("out.bin", Some("the binary (file target)"), "make out.bin"),
+            ]
+        );
+        assert_eq!(
+            runner.notes,
+            [
+                "targets `$(FROM_OUTSIDE)` are not listed: `FROM_OUTSIDE` is not set in the \
+                 makefile (only make knows its value)",
+                "targets `$(wildcard *.c)` are not listed: they are files only make would find",
+                "targets `$(SRC:.c=.o)` are not listed: `$(SRC:.c=.o)` needs make to evaluate",
+                "targets `$(addprefix x-, a b)` are not listed: `$(addprefix …)` needs make to \
+                 evaluate",
+            ]
         );
     }
 

@@ -20,6 +20,7 @@ const RUNNABLE: &[&str] = &[
     "just",
     "make-crlf",
     "make-gnumakefile",
+    "make-names",
     "make-nophony",
     "make-project",
     "hostile",
