@@ -37,6 +37,7 @@ const RUNNABLE: &[&str] = &[
     "pkg-yarn1",
     "polyglot",
     "polyglot-cargo",
+    "polyglot-prefixed",
     "task",
     "task-altname",
     "task-project",

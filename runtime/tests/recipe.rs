@@ -440,8 +440,79 @@ fn prompt_examples_resolve() {
             );
             checked += 1;
         }
+        // Each bullet's op reaches the very task the bullet shows: its command, run alone.
+        // A name in several runners' blocks takes the runner id, as the prompt says.
+        let bullets: Vec<(&str, &str, &str)> = prompt
+            .lines()
+            .filter(|l| l.starts_with("- `"))
+            .filter_map(|l| bullet_op_and_command(l).map(|(op, command)| (l, op, command)))
+            .collect();
+        for &(line, op, command) in &bullets {
+            let shared = bullets.iter().filter(|b| b.1 == op).count() > 1;
+            if op.contains('*') || shared {
+                continue;
+            }
+            let resolved = recipe.resolve(op);
+            assert_eq!(
+                resolved.as_ref().map(|r| r.command.as_str()),
+                Ok(command),
+                "{name}: the bullet `{line}` names an op that runs something else"
+            );
+            checked += 1;
+        }
     }
     assert!(checked >= 20, "only {checked} examples checked");
+}
+
+/// The op a task bullet of the prompt gives (its first word) and the command it shows, for
+/// a bullet of the form `` - `OP PARAMS` — DOC (`COMMAND` in `CWD`) ``.
+fn bullet_op_and_command(line: &str) -> Option<(&str, &str)> {
+    let name = line.strip_prefix("- `")?.split('`').next()?;
+    let op = name.split(' ').next()?;
+    let command = line.rsplit_once(" (`")?.1.split('`').next()?;
+    Some((op, command))
+}
+
+/// A task whose name starts with another detected runner's id (go-task's `just:build`
+/// beside a justfile's `build`) is shown, suggested and listed as the op that reaches it,
+/// `task:just:build`, never as `just:build`, which runs just's `build`.
+#[test]
+fn names_starting_with_a_runner_id_are_shown_as_ops_that_reach_them() {
+    require_tools(&["just", "task"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("polyglot-prefixed");
+    let recipe = detect(&root, &RecipeConfig::default());
+    let prompt = recipe.prompt().expect("a prompt");
+    assert!(
+        prompt.contains("- `task:just:build` — "),
+        "the bullet names the op:\n{prompt}"
+    );
+    assert!(!prompt.contains("`just:build`"), "{prompt}");
+    let out = speccoder(&root, &["recipe", "run", "task:just:build"]);
+    assert!(
+        stdout(&out).ends_with("ran just:build\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("ran build"), "{}", stdout(&out));
+    // Error texts: the list and the suggestion name the op, not the bare name.
+    let err = recipe
+        .resolve("nope")
+        .expect_err("no such task")
+        .to_string();
+    assert!(err.contains("- task: lint, task:just:build"), "{err}");
+    let err = recipe
+        .resolve("task:just:buidl")
+        .expect_err("a typo")
+        .to_string();
+    assert!(err.contains("Did you mean `task:just:build`?"), "{err}");
+    let err = recipe.resolve("ust:build").expect_err("a typo").to_string();
+    assert!(err.contains("Did you mean `"), "{err}");
+    let listed = recipe
+        .resolve("--list build")
+        .expect_err("a listing")
+        .to_string();
+    assert!(listed.contains("- task: task:just:build"), "{listed}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use speccoder_runners::{Runner, Task};
 
-use super::resolve::LIST_OP;
+use super::resolve::{LIST_OP, op_name};
 
 /// Verbs developers run most, in the order they are shown first past the cap.
 const COMMON_VERBS: &[&str] = &[
@@ -101,7 +101,11 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         let ids: Vec<String> = runners.iter().map(|r| format!("`{}`", r.id)).collect();
         let example = shared_name(runners).or_else(|| {
             runners.iter().find_map(|r| {
-                let task = r.tasks.iter().find(|t| plain(t))?;
+                // Not `just:build` when that is also another task's whole name.
+                let task = r.tasks.iter().find(|t| {
+                    let op = format!("{}:{}", r.id, t.name);
+                    plain(t) && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
+                })?;
                 Some((r.id, task.name.as_str()))
             })
         });
@@ -162,7 +166,7 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
             shown.sort_by_key(|t| importance(runner, t));
         }
         for task in shown.iter().take(limits.task_limit) {
-            out.push_str(&bullet(task));
+            out.push_str(&bullet(&op_name(runners, runner, task), task));
             out.push('\n');
         }
         let more = shown.len().saturating_sub(limits.task_limit) + hidden_unsafe;
@@ -247,9 +251,10 @@ fn examples(runners: &[&Runner]) -> Vec<String> {
     out
 }
 
-/// One bullet: `` - `NAME[ PARAMS]`[ — DOC] (`COMMAND`[ in `CWD`]) ``.
-fn bullet(task: &Task) -> String {
-    let mut line = format!("- `{}", task.name);
+/// One bullet: `` - `OP[ PARAMS]`[ — DOC] (`COMMAND`[ in `CWD`]) ``, where `OP` is the
+/// task's name, with its runner's id in front when the bare name reaches another task.
+fn bullet(op: &str, task: &Task) -> String {
+    let mut line = format!("- `{op}");
     for param in &task.params {
         line.push(' ');
         line.push_str(&neutral(param, MAX_DOC_CHARS));

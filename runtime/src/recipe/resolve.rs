@@ -125,6 +125,46 @@ const FULL_LIST_MAX: usize = 40;
 /// How many names a bounded list or a `--list` answer shows.
 const SHOWN_NAMES: usize = 10;
 
+/// The op that reaches `task` of `runner` with no arguments: its name, or `<id>:<name>`
+/// when the name starts with a detected runner's id and the bare name would reach another
+/// task (go-task's `just:build` beside a justfile's `build` is `task:just:build`). Decided
+/// as [`resolve`] decides a prefixed head, without building its error texts.
+pub(crate) fn op_name<'t>(
+    runners: &[&Runner],
+    runner: &Runner,
+    task: &'t Task,
+) -> std::borrow::Cow<'t, str> {
+    let bare = task.name.as_str().into();
+    let Some((prefix, rest)) = task.name.split_once(':') else {
+        return bare;
+    };
+    let Some(prefixed) = runners
+        .iter()
+        .find(|r| r.id == prefix && !prefix.is_empty())
+    else {
+        return bare;
+    };
+    if runner.id != prefix && !runner.is_builtin(task) {
+        // The prefixed runner yields when it has no task of the project's own by that name,
+        // and then the whole name runs the one other runner's task that has it.
+        let yields = prefixed
+            .find(rest)
+            .is_none_or(|(found, _)| prefixed.is_builtin(found));
+        let holders = runners
+            .iter()
+            .filter(|r| r.id != prefix)
+            .filter(|r| {
+                r.find(&task.name)
+                    .is_some_and(|(found, _)| !r.is_builtin(found))
+            })
+            .count();
+        if yields && holders == 1 {
+            return bare;
+        }
+    }
+    format!("{}:{}", runner.id, task.name).into()
+}
+
 /// One line per runner: `- <id>: <task names joined by ", ">`.
 pub fn task_list(runners: &[&Runner]) -> String {
     bounded_list(runners, None)
@@ -138,19 +178,23 @@ fn bounded_list(runners: &[&Runner], near: Option<&str>) -> String {
         let lines: Vec<String> = runners
             .iter()
             .map(|runner| {
-                let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+                let names: Vec<std::borrow::Cow<'_, str>> = runner
+                    .tasks
+                    .iter()
+                    .map(|t| op_name(runners, runner, t))
+                    .collect();
                 format!("- {}: {}", runner.id, names.join(", "))
             })
             .collect();
         return lines.join("\n");
     }
-    let mut ranked: Vec<(usize, usize, &str, &str)> = runners
+    let mut ranked: Vec<(usize, usize, &str, &Task)> = runners
         .iter()
         .enumerate()
         .flat_map(|(i, r)| {
             r.tasks.iter().enumerate().map(move |(j, t)| {
                 let distance = near.map_or(0, |n| closeness(n, &t.name));
-                (distance, i * 1_000_000 + j, r.id, t.name.as_str())
+                (distance, i * 1_000_000 + j, r.id, t)
             })
         })
         .collect();
@@ -160,10 +204,10 @@ fn bounded_list(runners: &[&Runner], near: Option<&str>) -> String {
     ranked.sort_unstable_by_key(|&(_, order, _, _)| order);
     let mut lines: Vec<String> = Vec::new();
     for runner in runners {
-        let names: Vec<&str> = ranked
+        let names: Vec<std::borrow::Cow<'_, str>> = ranked
             .iter()
             .filter(|(_, _, id, _)| *id == runner.id)
-            .map(|(_, _, _, name)| *name)
+            .map(|(_, _, _, task)| op_name(runners, runner, task))
             .collect();
         if !names.is_empty() {
             lines.push(format!("- {}: {}", runner.id, names.join(", ")));
@@ -205,7 +249,7 @@ fn listing(runners: &[&Runner], word: &str) -> String {
                 matched += 1;
                 if shown < MAX {
                     shown += 1;
-                    names.push(task.name.as_str());
+                    names.push(op_name(runners, runner, task));
                 }
             }
         }
@@ -264,16 +308,23 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
         return match (prefixed, whole.as_slice()) {
             (_, [(other, task, command)]) => Ok(resolved(other, task, command, op.tail)),
             (Some((task, command)), _) => Ok(resolved(runner, task, &command, op.tail)),
-            (None, several) => Err(ResolveError::NotInRunner {
-                runner: id.to_owned(),
-                task: name.to_owned(),
-                // With several runners holding the whole name, the full form is the answer.
-                suggestion: match several.first() {
-                    Some((other, _, _)) => Some(format!("{}:{}", other.id, op.head)),
-                    None => closest(name, runner.tasks.iter().map(|t| t.name.as_str())),
-                },
-                list: list(),
-            }),
+            (None, several) => {
+                Err(ResolveError::NotInRunner {
+                    runner: id.to_owned(),
+                    task: name.to_owned(),
+                    // With several runners holding the whole name, the full form is the answer.
+                    suggestion: match several.first() {
+                        Some((other, _, _)) => Some(format!("{}:{}", other.id, op.head)),
+                        None => closest(name, runner.tasks.iter().map(|t| t.name.as_str())).map(
+                            |close| match runner.tasks.iter().find(|t| t.name == close) {
+                                Some(task) => op_name(runners, runner, task).into_owned(),
+                                None => close,
+                            },
+                        ),
+                    },
+                    list: list(),
+                })
+            }
         };
     }
     // Names first; an alias or a wildcard pattern only when no runner has the name itself.
@@ -302,6 +353,12 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
                 .iter()
                 .flat_map(|r| r.tasks.iter().map(move |t| (r.id, t.name.as_str())));
             let suggestion = closest_with_owner(op.head, all);
+            // The suggestion is an op that reaches the task it names.
+            let suggested_op = suggestion.and_then(|(owner, name)| {
+                let runner = runners.iter().find(|r| r.id == owner)?;
+                let task = runner.tasks.iter().find(|t| t.name == name)?;
+                Some(op_name(runners, runner, task).into_owned())
+            });
             // The example must exist: the suggestion with its runner, else the first task.
             let (example_runner, example_task) = suggestion
                 .or_else(|| {
@@ -311,7 +368,7 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
                 .unwrap_or(("pkg", op.head));
             Err(ResolveError::NotFound {
                 head: op.head.to_owned(),
-                suggestion: suggestion.map(|(_, name)| name.to_owned()),
+                suggestion: suggested_op,
                 runner_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
                 example: format!("{example_runner}:{example_task}"),
                 list: list(),
