@@ -209,7 +209,11 @@ pub fn store(
         let _ = file.persist(entry_path(dir, root));
     }
     // One entry per project: a bound keeps years of temporary projects from piling up.
-    super::prune::keep_newest(dir, MAX_ENTRIES, is_entry_name);
+    let budget = super::prune::Budget {
+        files: MAX_ENTRIES,
+        bytes: u64::MAX,
+    };
+    super::prune::keep_newest(dir, budget, is_entry_name);
 }
 
 /// Whether a runner failed because its probe ran out of time: the machine may just have

@@ -13,6 +13,9 @@ use crate::process::{CaptureSpec, CommandRunner, Exit, RemoveOnSignal, RunReques
 /// How many full outputs are kept; the oldest go first.
 pub const MAX_KEPT_OUTPUTS: usize = 50;
 
+/// The most bytes the kept full outputs may add up to; the newest is kept whatever its size.
+pub const MAX_KEPT_OUTPUT_BYTES: u64 = 2 << 30;
+
 /// Allowed range of a run's timeout, in seconds.
 pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 1..=3600;
 
@@ -306,7 +309,11 @@ pub fn run(
             .map_err(|e| RunError::OutputFile(e.error))?;
         drop(remove_on_signal);
         // Full outputs are kept for reading after the run, not forever.
-        super::prune::keep_newest(&output_dir, MAX_KEPT_OUTPUTS, is_output_name);
+        let budget = super::prune::Budget {
+            files: MAX_KEPT_OUTPUTS,
+            bytes: MAX_KEPT_OUTPUT_BYTES,
+        };
+        super::prune::keep_newest(&output_dir, budget, is_output_name);
         super::prune::remove_older_than(&running, STALE_RUNNING, is_output_name);
         let (head, tail) = captured.head_and_tail_text();
         let text = format!(
