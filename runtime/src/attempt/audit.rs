@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::rules::Rules;
 use super::scan::{self, Counts};
-use super::worktree::{Change, ChangeKind, Worktree};
+use super::worktree::{Change, ChangeKind, Worktree, nul_separated};
 
 /// Files larger than this are not read for counting (a test file is never this big; a
 /// generated blob is not a test).
@@ -118,12 +118,7 @@ pub(crate) fn ignored(worktree: &Worktree, paths: &[String]) -> BTreeSet<String>
             &[],
             Some(input.as_bytes()),
         )
-        .map(|out| {
-            out.split('\0')
-                .filter(|p| !p.is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
+        .map(|out| nul_separated(&out).into_iter().collect())
         .unwrap_or_default()
 }
 

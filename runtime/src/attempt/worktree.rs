@@ -102,12 +102,7 @@ impl Repo {
     pub(crate) fn tracked_under(&self, dir: &str) -> Vec<String> {
         self.git
             .run(&["ls-tree", "-r", "--name-only", "-z", "HEAD", "--", dir])
-            .map(|out| {
-                out.split('\0')
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|out| nul_separated(&out))
             .unwrap_or_default()
     }
 }
@@ -294,12 +289,7 @@ impl Worktree {
     pub(crate) fn files(&self, treeish: &str) -> Vec<String> {
         self.git
             .run(&["ls-tree", "-r", "--name-only", "-z", treeish])
-            .map(|out| {
-                out.split('\0')
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|out| nul_separated(&out))
             .unwrap_or_default()
     }
 
@@ -403,6 +393,14 @@ impl Drop for Worktree {
             let _ = self.end(Leave::RemoveBranch);
         }
     }
+}
+
+/// The entries of git's `-z` output: NUL-separated, the empty ones left out.
+pub(crate) fn nul_separated(out: &str) -> Vec<String> {
+    out.split('\0')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]

@@ -79,18 +79,23 @@ pub(crate) fn remove_older_than(dir: &Path, age: std::time::Duration, ours: fn(&
 mod tests {
     use super::*;
 
+    /// Writes `len` bytes to `dir/name`, last modified `order` seconds after a fixed moment.
+    fn write_dated(dir: &Path, name: &str, len: usize, order: u64) {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![b'x'; len]).expect("write");
+        let when = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + order);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(when))
+            .expect("set time");
+    }
+
     #[test]
     fn oldest_files_go_first() {
         let dir = tempfile::tempdir().expect("temp dir");
         for (i, name) in ["a", "b", "c", "d", "mine"].iter().enumerate() {
-            let path = dir.path().join(name);
-            std::fs::write(&path, "x").expect("write");
-            let when = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
-            std::fs::File::options()
-                .write(true)
-                .open(&path)
-                .and_then(|f| f.set_modified(when))
-                .expect("set time");
+            write_dated(dir.path(), name, 1, i as u64);
         }
         std::fs::create_dir(dir.path().join("sub")).expect("a folder is never removed");
         std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("link"))
@@ -128,14 +133,7 @@ mod tests {
             .iter()
             .enumerate()
         {
-            let path = dir.path().join(name);
-            std::fs::write(&path, vec![b'x'; *len]).expect("write");
-            let when = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
-            std::fs::File::options()
-                .write(true)
-                .open(&path)
-                .and_then(|f| f.set_modified(when))
-                .expect("set time");
+            write_dated(dir.path(), name, *len, i as u64);
         }
         let left = |dir: &Path| {
             let mut names: Vec<String> = std::fs::read_dir(dir)
