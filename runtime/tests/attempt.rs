@@ -101,16 +101,23 @@ impl Repo {
     }
 
     fn command(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Command {
+        self.command_in(&self.root(), args, env)
+    }
+
+    /// `speccoder -C DIR attempt --bundle …` with the tests' own cache, state and git
+    /// configuration, for a project anywhere in (or outside) the repository.
+    fn command_in(&self, dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
         command
             .arg("-C")
-            .arg(self.root())
+            .arg(dir)
             .arg("attempt")
             .arg("--bundle")
             .arg(self.bundle())
             .args(args)
             .env("PATH", path_var())
             .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .env("XDG_STATE_HOME", support::test_state_dir())
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("WHERE_FILE", self.dir.path().join("where"));
@@ -572,13 +579,8 @@ fn a_project_in_a_subfolder_of_its_repository() {
     // Move the project one folder down: the repository's top holds only `app/`.
     move_into_app(&repo);
     let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(repo.root().join("app"))
-        .args(["attempt", "--json", "--bundle"])
-        .arg(repo.bundle())
-        .env("PATH", path_var())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+    let out = repo
+        .command_in(&repo.root().join("app"), &["--json"], &[])
         .output()
         .expect("starts");
     let story: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -597,13 +599,8 @@ fn a_project_in_a_subfolder_of_its_repository() {
     // `spec.md` of the project is protected there too.
     let edit = Repo::new("edit-spec", "[attempt]\nmax_attempts = 1\n");
     move_into_app(&edit);
-    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(edit.root().join("app"))
-        .args(["attempt", "--json", "--bundle"])
-        .arg(edit.bundle())
-        .env("PATH", path_var())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+    let out = edit
+        .command_in(&edit.root().join("app"), &["--json"], &[])
         .output()
         .expect("starts");
     let story: Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -781,15 +778,14 @@ fn could_not_start_is_exit_2_and_changes_nothing() {
         no_repo.path().join("speccoder.toml"),
     )
     .expect("config");
-    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
-        .arg("-C")
-        .arg(no_repo.path())
-        .args(["attempt", "--bundle"])
-        .arg(repo.bundle())
-        .env("PATH", path_var())
-        .env(
-            "GIT_CEILING_DIRECTORIES",
-            no_repo.path().parent().expect("parent"),
+    let out = repo
+        .command_in(
+            no_repo.path(),
+            &[],
+            &[(
+                "GIT_CEILING_DIRECTORIES",
+                no_repo.path().parent().expect("parent").as_os_str(),
+            )],
         )
         .output()
         .expect("starts");
