@@ -80,6 +80,18 @@ pub enum FindingKind {
     IgnoreAdded,
     /// A gaming warning, when `[attempt] reject_gaming` makes warnings reject.
     Gaming,
+    /// A frozen test file (a base file matching `[attempt] tests`) was changed.
+    TestChanged,
+    /// Test infrastructure (what the check's runner reads to define the check) was added,
+    /// changed or deleted.
+    TestConfigChanged,
+    /// New or changed non-test code reaches into what judges it (the test framework, the
+    /// process's exit, equality answering a constant, its callers, the test files).
+    Tampering,
+    /// A nested git repository in the candidate, whose files git would never read.
+    NestedRepository,
+    /// A symbolic link in the candidate that points outside the tree.
+    LinkOutside,
 }
 
 /// One finding of the audit.
