@@ -280,8 +280,46 @@ def main():
         f"hyperfine -N '{shown} -C failing recipe resolve make:noop' "
         f"'{shown} -C all-five recipe resolve make:noop'")
 
+    # 10. The attempt's own overhead: a stand-in agent that changes nothing (10a) or adds
+    # 10,000 new files (10b), no checks, on a 10,000-file repository; against copying the
+    # repository file by file, which the check tree must not cost.
+    repo10k, bundle = repo_10k(work)
+    copy = work / "copy-10k"
+    attempt = f"{sc} attempt --bundle {bundle}"
+    again = f"git -C {repo10k} branch -D speccoder/B1"
+    cp = f"sh -c 'rm -rf {copy} && cp -r {repo10k} {copy}'"
+    for name, agent in (("10a. attempt overhead, 10,000-file repository, no change", "true"),
+                        ("10b. attempt overhead, 10,000 new files",
+                         "mkdir new && cd new && seq 1 10000 | xargs touch")):
+        aenv = dict(env, AGENT=agent)
+        ours, base = hyperfine([attempt, cp], cwd=repo10k, env=aenv, runs=max(5, runs // 3),
+                               warmup=1, prepare=f"sh -c '{again} 2>/dev/null; true'")
+        row(f"{name}, vs `cp -r` of the repository", ms(ours), ms(base), ours / base, 3.0,
+            f"cd repo-10k && hyperfine -N --prepare '{again}' '{shown} attempt --bundle "
+            f"../bundle-10k.json' 'cp -r . ../copy'")
+
     write_report(rows)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def repo_10k(work, files=10_000):
+    """A git repository of `files` small files in 100 folders, with a bundle and a stand-in
+    agent that changes nothing (or adds as many new files), for the attempt's overhead."""
+    root = Path(work) / "repo-10k"
+    for i in range(files):
+        folder = root / f"d{i % 100:02}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.txt").write_text(f"file {i}\n")
+    (root / "speccoder.toml").write_text(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"eval \\\"$AGENT\\\"\"]\n\n"
+        "[attempt]\nchecks = []\nmax_attempts = 1\n")
+    git_env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
+        subprocess.run(cmd, cwd=root, env=git_env, check=True)
+    bundle = Path(work) / "bundle-10k.json"
+    bundle.write_text(json.dumps({"task": {"id": "B1", "title": "bench"}}))
+    return root, bundle
 
 
 def mcp_noop(sc, project, env, runs):

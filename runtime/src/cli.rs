@@ -428,6 +428,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 withheld: withheld.as_deref(),
                 prompt: &prompt,
                 recipe_server: recipe_server.as_ref(),
+                folder: None,
             }
             .run(&LocalRunner::default());
             print_json(&outcome);

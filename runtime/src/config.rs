@@ -49,7 +49,40 @@ pub struct AttemptConfig {
     pub reject_gaming: bool,
     /// Whether withheld tests may be used where no mount namespace can hide them.
     pub allow_unisolated_withheld: bool,
+    /// Whether the agent may edit existing test files.
+    pub test_edits: TestEdits,
+    /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
+    /// home folder); missing entries are left out.
+    pub writable: Vec<String>,
 }
+
+/// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TestEdits {
+    /// Test files that exist at the base are frozen: the checks run the base's versions,
+    /// and a change is a finding.
+    #[default]
+    Frozen,
+    /// The agent's versions run, and the weakening heuristics (tests, skips and
+    /// assertions counted) judge them.
+    Audit,
+}
+
+/// What Claude Code, Codex and the package managers write in the home folder, measured
+/// (see the README's "Attempts"); the rest of the file system is read-only to the agent.
+pub const DEFAULT_WRITABLE: &[&str] = &[
+    "~/.bun/install/cache",
+    "~/.cache/pip",
+    "~/.cache/pnpm",
+    "~/.cache/uv",
+    "~/.cache/yarn",
+    "~/.cargo/git",
+    "~/.cargo/registry",
+    "~/.claude",
+    "~/.claude.json",
+    "~/.codex",
+    "~/.npm",
+];
 
 impl Default for AttemptConfig {
     fn default() -> Self {
@@ -70,6 +103,8 @@ impl Default for AttemptConfig {
             tasks_file: "tasks.md".into(),
             reject_gaming: false,
             allow_unisolated_withheld: false,
+            test_edits: TestEdits::Frozen,
+            writable: strings(DEFAULT_WRITABLE),
         }
     }
 }
@@ -330,6 +365,8 @@ const ATTEMPT_KEYS: &[&str] = &[
     "tasks_file",
     "reject_gaming",
     "allow_unisolated_withheld",
+    "test_edits",
+    "writable",
 ];
 const WORDING_KEYS: &[&str] = &[
     "product",
@@ -557,6 +594,32 @@ impl Reader<'_> {
                 "allow_unisolated_withheld" => {
                     attempt.allow_unisolated_withheld = self.boolean(value, &at)?;
                 }
+                "test_edits" => {
+                    attempt.test_edits = match self.string(value, &at)?.as_str() {
+                        "frozen" => TestEdits::Frozen,
+                        "audit" => TestEdits::Audit,
+                        _ => {
+                            return Err(
+                                self.error(value.span(), at("must be \"frozen\" or \"audit\""))
+                            );
+                        }
+                    };
+                }
+                "writable" => {
+                    let paths = self.strings(value, &at)?;
+                    if let Some(bad) = paths
+                        .iter()
+                        .find(|p| !(p.starts_with('/') || p.starts_with("~/")))
+                    {
+                        return Err(self.error(
+                            value.span(),
+                            at(&format!(
+                                "`{bad}` must be an absolute path or start with `~/`"
+                            )),
+                        ));
+                    }
+                    attempt.writable = paths;
+                }
                 _ => unreachable!("keys are checked against ATTEMPT_KEYS"),
             }
         }
@@ -684,6 +747,13 @@ mod tests {
     #[track_caller]
     fn error(text: &str) -> String {
         Config::parse(text).expect_err("an error").to_string()
+    }
+
+    #[test]
+    fn default_writable_is_sorted() {
+        let mut sorted = DEFAULT_WRITABLE.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(DEFAULT_WRITABLE, sorted, "keep DEFAULT_WRITABLE sorted");
     }
 
     #[test]
@@ -857,6 +927,8 @@ branch = "agent/{task}"
 tasks_file = "docs/tasks.md"
 reject_gaming = true
 allow_unisolated_withheld = true
+test_edits = "audit"
+writable = ["~/.cache/x", "/opt/y"]
 "#,
         )
         .expect("valid");
@@ -871,7 +943,17 @@ allow_unisolated_withheld = true
                 tasks_file: "docs/tasks.md".into(),
                 reject_gaming: true,
                 allow_unisolated_withheld: true,
+                test_edits: TestEdits::Audit,
+                writable: vec!["~/.cache/x".into(), "/opt/y".into()],
             }
+        );
+        assert_eq!(
+            error("[attempt]\ntest_edits = \"some\"\n"),
+            "2:14: [attempt] test_edits: must be \"frozen\" or \"audit\""
+        );
+        assert_eq!(
+            error("[attempt]\nwritable = [\"cache\"]\n"),
+            "2:12: [attempt] writable: `cache` must be an absolute path or start with `~/`"
         );
         let defaults = Config::parse("").expect("valid").attempt;
         assert_eq!(defaults.checks, None);
@@ -880,7 +962,7 @@ allow_unisolated_withheld = true
         assert_eq!(
             error("[attempt]\nretries = 2\n"),
             "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
-             branch, tasks_file, reject_gaming, allow_unisolated_withheld)"
+             branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable)"
         );
         assert_eq!(
             error("[attempt]\nmax_attempts = 0\n"),

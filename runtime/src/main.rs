@@ -9,6 +9,13 @@ use speccoder_runtime::process::{
 };
 
 fn main() -> ExitCode {
+    // The first process of an attempt's sandbox (see `sandbox.rs`): not a command for
+    // people, so it is not in the help.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 3 && args[1] == "__sandbox" {
+        let code = speccoder_runtime::sandbox::main(std::path::Path::new(&args[2]));
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = Cli::parse();
     if let Err(err) = stop_process_groups_on_signals() {
         eprintln!("error: cannot watch for signals: {err}");

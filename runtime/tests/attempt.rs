@@ -192,6 +192,37 @@ impl Repo {
     }
 }
 
+/// The `[attempt]` lines that let a stand-in agent write its probe files into `dir`: the
+/// rest of the file system is read-only to it.
+fn probes_writable(dir: &Path) -> String {
+    format!("[attempt]\nwritable = [\"{}\"]\n", dir.display())
+}
+
+/// The folder a process works in (`/proc/<pid>/cwd`), for the processes of `marker`.
+fn cwd_of(marker: &str) -> Option<PathBuf> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(marker) {
+            if let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) {
+                return Some(cwd);
+            }
+        }
+    }
+    None
+}
+
+/// The attempt's private folder (`speccoder-attempt-…`) that `path` is in.
+fn attempt_folder(path: &Path) -> PathBuf {
+    path.ancestors()
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("speccoder-attempt-"))
+        })
+        .unwrap_or_else(|| panic!("{} is in no attempt folder", path.display()))
+        .to_path_buf()
+}
+
 /// A marker unique to this test process, for finding its agents' processes.
 fn marker() -> String {
     format!("77{}", std::process::id())
@@ -267,21 +298,15 @@ fn honest_agent_passes_with_one_commit_and_a_ticked_box() {
 fn each_offence_is_rejected_with_its_finding() {
     for (mode, kind, path) in [
         ("delete-test", "test_deleted", "tests/test_sub.py"),
-        ("skip-test", "test_skipped", "tests/test_sub.py"),
-        (
-            "remove-assertion",
-            "assertions_removed",
-            "tests/test_sub.py",
-        ),
+        ("skip-test", "test_changed", "tests/test_sub.py"),
+        ("remove-assertion", "test_changed", "tests/test_sub.py"),
         ("edit-spec", "protected_changed", "spec.md"),
         (
             "rewrite-snapshot",
             "snapshot_changed",
             "snapshots/report.snap",
         ),
-        ("ignore-test", "ignore_added", "tests/test_sub.py"),
-        ("ignore-in-config", "ignore_added", "setup.cfg"),
-        ("break-git", "protected_changed", ".git"),
+        ("ignore-in-config", "test_config_changed", "setup.cfg"),
     ] {
         let repo = Repo::new(mode, "[attempt]\nmax_attempts = 1\n");
         let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
@@ -300,18 +325,50 @@ fn each_offence_is_rejected_with_its_finding() {
 }
 
 #[test]
+fn with_audited_test_edits_the_counters_judge_the_agents_versions() {
+    for (mode, kinds) in [
+        ("skip-test", &["test_skipped"][..]),
+        ("remove-assertion", &["assertions_removed"][..]),
+        ("remove-test", &["tests_removed", "assertions_removed"][..]),
+        ("delete-test", &["test_deleted"][..]),
+    ] {
+        let repo = Repo::new(
+            mode,
+            "[attempt]\nmax_attempts = 1\ntest_edits = \"audit\"\n",
+        );
+        let (code, story, _) = repo.attempt(&[], &[]);
+        assert_eq!(code, Some(1), "{mode}: {story}");
+        assert_eq!(finding_kinds(&story["attempts"][0]), kinds, "{mode}");
+    }
+}
+
+#[test]
+fn a_gitignore_line_or_a_removed_git_folder_hides_nothing() {
+    // Both used to hide a test from the audit. The candidate is staged by speccoder from
+    // the files themselves, on top of the base's index: a tracked test stays tracked
+    // whatever `.gitignore` says, and the agent's own `.git` steers nothing.
+    for mode in ["ignore-test", "break-git"] {
+        let repo = Repo::new(mode, "[attempt]\nmax_attempts = 1\n");
+        let (code, story, stderr) = repo.attempt(&[], &[]);
+        assert_eq!(code, Some(0), "{mode}: {story}\n{stderr}");
+        let commit = story["commit"].as_str().expect("commit");
+        let listed = repo.git(&["ls-tree", "-r", "--name-only", commit]);
+        assert!(listed.contains("tests/test_sub.py"), "{mode}: {listed}");
+    }
+}
+
+#[test]
 fn removing_a_test_function_is_rejected() {
     let repo = Repo::new("remove-test", "[attempt]\nmax_attempts = 1\n");
     let (code, story, _) = repo.attempt(&[], &[]);
     assert_eq!(code, Some(1), "{story}");
-    // A test function holds assertions: both counts fell.
-    assert_eq!(
-        finding_kinds(&story["attempts"][0]),
-        ["tests_removed", "assertions_removed"]
-    );
-    assert_eq!(
-        story["attempts"][0]["findings"][0]["detail"],
-        "2 test functions before, 1 now"
+    assert_eq!(finding_kinds(&story["attempts"][0]), ["test_changed"]);
+    let detail = story["attempts"][0]["findings"][0]["detail"]
+        .as_str()
+        .expect("detail");
+    assert!(
+        detail.starts_with("2 test functions before, 1 now; 3 assertions before, 2 now"),
+        "{detail}"
     );
 }
 
@@ -453,9 +510,10 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
         ("TERM", 143, false),
         ("INT", 130, true),
     ] {
-        let repo = Repo::new("sleep", "");
+        let probes = tempfile::tempdir().expect("temp dir");
+        let repo = Repo::new("sleep", &probes_writable(probes.path()));
         let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
-        let probe = repo.dir.path().join("probe");
+        let probe = probes.path().join("probe");
         let args: &[&str] = if keep {
             &["--json", "--keep-worktree"]
         } else {
@@ -495,20 +553,17 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
         );
         std::fs::remove_file(&probe).expect("probe");
         if keep {
-            // Kept on its branch, for a person to look at.
+            // Kept for a person to look at: the agent's tree, a repository of its own.
             assert_eq!(story["worktree"], worktree.to_str().expect("utf-8"));
             assert!(worktree.join("calc.py").exists());
-            repo.git(&["rev-parse", "--verify", "speccoder/T7"]);
-            repo.git(&[
-                "worktree",
-                "remove",
-                "--force",
-                worktree.to_str().expect("utf-8"),
-            ]);
-            repo.git(&["branch", "-D", "speccoder/T7"]);
+            git(&worktree, &["rev-parse", "--verify", "speccoder/T7"]);
             remove_private_folder(&worktree);
         } else {
-            assert!(!worktree.exists(), "SIG{signal}: the worktree is left");
+            assert!(!worktree.exists(), "SIG{signal}: the tree is left");
+            assert!(
+                !attempt_folder(&worktree).exists(),
+                "SIG{signal}: the folder is left"
+            );
         }
         repo.assert_untouched(&main, &[]);
     }
@@ -518,19 +573,22 @@ fn signals_stop_the_attempt_and_leave_the_repository_as_it_was() {
 fn a_signal_during_the_checks_stops_them_and_cleans_up() {
     let repo = Repo::new("slow-check", "");
     let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
-    let probe = repo.dir.path().join("probe");
     let child = repo
-        .command(&["--json"], &[("PROBE_FILE", probe.as_os_str())])
+        .command(&["--json"], &[])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("speccoder starts");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !probe.exists() {
+    let sleeper = format!("4000{}", marker());
+    let cwd = loop {
+        if let Some(cwd) = cwd_of(&sleeper) {
+            break cwd;
+        }
         assert!(Instant::now() < deadline, "the check never started");
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let worktree = PathBuf::from(std::fs::read_to_string(&probe).expect("probe").trim());
+    };
+    let folder = attempt_folder(&cwd);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -541,11 +599,8 @@ fn a_signal_during_the_checks_stops_them_and_cleans_up() {
     let story: Value = serde_json::from_slice(&out.stdout).expect("the story is printed");
     assert_eq!(story["verdict"], "interrupted");
     assert_eq!(repo.journal(1)["verdict"], "interrupted");
-    assert!(!worktree.exists(), "the worktree is left");
-    assert_eq!(
-        processes_with(&format!("4000{}", marker())),
-        Vec::<String>::new()
-    );
+    assert!(!folder.exists(), "the attempt's folder is left");
+    assert_eq!(processes_with(&sleeper), Vec::<String>::new());
     repo.assert_untouched(&main, &[]);
 }
 
@@ -609,7 +664,7 @@ fn a_project_in_a_subfolder_of_its_repository() {
 }
 
 #[test]
-fn keep_worktree_keeps_it_on_its_branch() {
+fn keep_worktree_keeps_the_agents_tree() {
     let repo = Repo::new("honest", "");
     let (code, story, _) = repo.attempt(&["--keep-worktree"], &[]);
     assert_eq!(code, Some(0), "{story}");
@@ -619,35 +674,31 @@ fn keep_worktree_keeps_it_on_its_branch() {
             .expect("calc.py")
             .contains("return a + b")
     );
-    assert_eq!(git(&worktree, &["status", "--porcelain"]), "");
-    git(
-        &repo.root(),
-        &[
-            "worktree",
-            "remove",
-            "--force",
-            worktree.to_str().expect("utf-8"),
-        ],
+    // The agent's tree is a repository of its own; the commit is in the user's.
+    assert_eq!(
+        git(&worktree, &["rev-parse", "--show-toplevel"]).trim(),
+        worktree.to_str().expect("utf-8")
     );
+    repo.git(&["rev-parse", "--verify", "speccoder/T7"]);
     remove_private_folder(&worktree);
 }
 
-/// Removes the private folder that held a kept worktree (already removed by git), after
-/// checking that it is private.
+/// Removes the private folder that held a kept tree, after checking that it is private.
 fn remove_private_folder(worktree: &Path) {
     use std::os::unix::fs::PermissionsExt;
-    let folder = worktree.parent().expect("folder");
-    let mode = std::fs::metadata(folder)
+    let folder = attempt_folder(worktree);
+    let mode = std::fs::metadata(&folder)
         .expect("folder")
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o700, "{}", folder.display());
-    std::fs::remove_dir(folder).expect("an empty folder");
+    std::fs::remove_dir_all(&folder).expect("removed");
 }
 
 #[test]
 fn the_agent_cannot_read_the_withheld_tests() {
-    let repo = Repo::new("spy", "");
+    let probes = tempfile::tempdir().expect("temp dir");
+    let repo = Repo::new("spy", &probes_writable(probes.path()));
     // The withheld test under a name and with a line no other file on this machine has,
     // so that finding either anywhere means the agent reached it.
     let withheld = repo.dir.path().join("withheld");
@@ -662,7 +713,7 @@ fn the_agent_cannot_read_the_withheld_tests() {
         format!("{secret}\n{text}"),
     )
     .expect("write");
-    let probe = repo.dir.path().join("probe");
+    let probe = probes.path().join("probe");
     let pid = std::process::id().to_string();
     let (code, story, stderr) = repo.attempt(
         &["--withheld", withheld.to_str().expect("utf-8")],
@@ -710,11 +761,8 @@ fn a_link_where_a_withheld_test_goes_is_rejected_and_nothing_leaves_the_worktree
         &[("STASH_DIR", stash.as_os_str())],
     );
     assert_eq!(code, Some(1), "{story}\n{stderr}");
-    assert_eq!(finding_kinds(&story["attempts"][0]), ["protected_changed"]);
-    let detail = story["attempts"][0]["findings"][0]["detail"]
-        .as_str()
-        .expect("detail");
-    assert!(detail.contains("hidden is a link"), "{detail}");
+    assert_eq!(finding_kinds(&story["attempts"][0]), ["link_outside"]);
+    assert_eq!(story["attempts"][0]["findings"][0]["path"], "hidden");
     assert_eq!(std::fs::read_dir(&stash).expect("stash").count(), 0);
 }
 

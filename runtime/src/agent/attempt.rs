@@ -31,6 +31,10 @@ pub struct Attempt<'a> {
     pub prompt: &'a str,
     /// The recipe tool's MCP server the agent gets, if any.
     pub recipe_server: Option<&'a RecipeServer>,
+    /// Where the agent's private folder (prompt, settings, last message) is made; the
+    /// temporary folder when `None`. A sandboxed agent gets a private `/tmp`, so its folder
+    /// must be somewhere it can see.
+    pub folder: Option<&'a Path>,
 }
 
 /// A run id `external_<kind>_<unix seconds>_<pid>_<n>`: the process id and a counter make
@@ -64,11 +68,15 @@ impl Attempt<'_> {
         // A private folder (mode 0700) for the prompt, Claude's settings and Codex's last
         // message; removed when `dir` is dropped, or by the signal thread if this process is
         // told to stop first.
-        let dir = match tempfile::Builder::new()
+        let mut builder = tempfile::Builder::new();
+        builder
             .prefix("speccoder-agent-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()
-        {
+            .permissions(std::fs::Permissions::from_mode(0o700));
+        let made = match self.folder {
+            Some(folder) => builder.tempdir_in(folder),
+            None => builder.tempdir(),
+        };
+        let dir = match made {
             Ok(dir) => dir,
             Err(err) => return cannot_start(format!("cannot create a temporary folder: {err}")),
         };

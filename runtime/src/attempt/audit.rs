@@ -1,64 +1,27 @@
-//! The integrity audit of an attempt's diff (base → candidate tree, new files included):
-//! protected paths, deleted or weakened tests, skip markers, snapshots, and rules that hide
-//! tests. Any finding rejects the attempt.
+//! The audit of an attempt's candidate against its base: what the agent changed of what
+//! judges it (frozen tests, protected files, test infrastructure), what in the tree git
+//! would never read (nested repositories, links outside), and tampering in non-test code.
+//! Any finding rejects the attempt. It also decides what the checks run: the frozen
+//! files as the base has them, and which test files are the agent's own.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use super::gaming::{self, FileText, SourceChange, Warning};
+use super::infrastructure::{self, Infra, Project};
 use super::rules::Rules;
 use super::scan::{self, Counts};
-use super::worktree::{Change, ChangeKind, Worktree, nul_separated};
+use super::store::{Entry, GITLINK, SYMLINK, Store};
+use super::tampering;
+use crate::config::TestEdits;
 
-/// Files larger than this are not read for counting (a test file is never this big; a
-/// generated blob is not a test).
-const MAX_READ_BYTES: usize = 4 << 20;
+/// Files read for the audit at most this large; a larger changed file that must be read
+/// is a finding of its own, so padding a file never hides what it holds.
+pub(crate) const MAX_READ_BYTES: usize = 16 << 20;
 
-/// Words that leave tests out, in pytest's configuration files.
-const PYTEST_WORDS: &[&str] = &[
-    "--deselect",
-    "--ignore",
-    "-k ",
-    "collect_ignore",
-    "norecursedirs",
-    "python_files",
-    "testpaths",
-];
-/// Words that leave tests out, in Jest's and Vitest's configuration.
-const JS_WORDS: &[&str] = &[
-    "exclude",
-    "modulePathIgnorePatterns",
-    "testMatch",
-    "testPathIgnorePatterns",
-    "testRegex",
-];
-/// Words that leave tests out, in Mocha's configuration.
-const MOCHA_WORDS: &[&str] = &["ignore", "spec"];
-/// Words that leave tests out, in a Cargo manifest.
-const CARGO_WORDS: &[&str] = &["autotests", "harness", "test = false"];
-
-/// Test-runner configuration files, by file name, and the words in a new line of one that
-/// hide tests.
-const RUNNER_CONFIGS: &[(&str, &[&str])] = &[
-    (".mocharc.cjs", MOCHA_WORDS),
-    (".mocharc.js", MOCHA_WORDS),
-    (".mocharc.json", MOCHA_WORDS),
-    (".mocharc.yml", MOCHA_WORDS),
-    ("Cargo.toml", CARGO_WORDS),
-    ("conftest.py", PYTEST_WORDS),
-    ("jest.config.js", JS_WORDS),
-    ("jest.config.json", JS_WORDS),
-    ("jest.config.mjs", JS_WORDS),
-    ("jest.config.ts", JS_WORDS),
-    ("package.json", JS_WORDS),
-    ("pyproject.toml", PYTEST_WORDS),
-    ("pytest.ini", PYTEST_WORDS),
-    ("setup.cfg", PYTEST_WORDS),
-    ("tox.ini", PYTEST_WORDS),
-    ("vitest.config.js", JS_WORDS),
-    ("vitest.config.mjs", JS_WORDS),
-    ("vitest.config.ts", JS_WORDS),
-];
+/// Test files read by the gaming monitor at most, so a huge suite costs a bounded time.
+const MAX_TEST_FILES_READ: usize = 300;
 
 /// What the audit found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,168 +68,525 @@ pub struct Finding {
     pub detail: String,
 }
 
-/// What the audit compares against, fixed before the agent starts.
-#[derive(Debug, Clone)]
-pub(crate) struct Baseline {
-    /// Test paths that git already ignored at the base.
-    pub(crate) ignored: BTreeSet<String>,
-    /// Test paths whose hiding the audit looks for: the base's test files and the
-    /// withheld tests' relative paths.
-    pub(crate) test_paths: Vec<String>,
+/// What the audit needs besides the two trees.
+#[derive(Debug)]
+pub(crate) struct Inputs<'a> {
+    /// The store holding both trees' objects.
+    pub(crate) store: &'a Store,
+    /// Which paths are tests, protected, snapshots.
+    pub(crate) rules: &'a Rules,
+    /// Frozen tests or audited edits.
+    pub(crate) test_edits: TestEdits,
+    /// The withheld tests' repository paths, which replace whatever is there in the checks.
+    pub(crate) withheld: &'a [String],
+    /// The withheld tests' texts, for the gaming monitor.
+    pub(crate) withheld_texts: &'a [FileText],
+    /// The tasks file's repository path, restored from the base whatever the agent did.
+    pub(crate) tasks_file: &'a str,
+    /// Whether gaming warnings reject.
+    pub(crate) reject_gaming: bool,
 }
 
-/// The paths of `paths` that git ignores in the worktree as it is now (`.gitignore` files,
-/// `.git/info/exclude` and the configured excludes), tracked or not.
-pub(crate) fn ignored(worktree: &Worktree, paths: &[String]) -> BTreeSet<String> {
-    if paths.is_empty() {
-        return BTreeSet::new();
+/// What the audit decided.
+#[derive(Debug, Default)]
+pub(crate) struct Audit {
+    /// Everything that rejects the attempt.
+    pub(crate) findings: Vec<Finding>,
+    /// The gaming monitor's warnings.
+    pub(crate) warnings: Vec<Warning>,
+    /// Paths put back as the base has them in every tree the checks run (`None`: removed).
+    pub(crate) restore: BTreeMap<String, Option<(String, String)>>,
+    /// Test files the agent added: they run in the second pass only.
+    pub(crate) agent_tests: Vec<String>,
+    /// Frozen paths of the check tree, read-only while the checks run.
+    pub(crate) frozen: Vec<String>,
+    /// Things a person should know.
+    pub(crate) notes: Vec<String>,
+    /// The paths that differ between the base and the candidate.
+    pub(crate) changed: Vec<String>,
+}
+
+/// How a path changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl How {
+    fn word(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "changed",
+            Self::Deleted => "deleted",
+        }
     }
-    let input = paths.join("\0");
-    // Exit 1 means none is ignored.
-    worktree
-        .git()
-        .run_with(
-            &["check-ignore", "--no-index", "-z", "--stdin"],
-            &[],
-            Some(input.as_bytes()),
-        )
-        .map(|out| nul_separated(&out).into_iter().collect())
-        .unwrap_or_default()
 }
 
-fn text(bytes: Option<Vec<u8>>) -> Option<String> {
-    bytes
-        .filter(|b| b.len() <= MAX_READ_BYTES)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+fn by_path(entries: Vec<Entry>) -> BTreeMap<String, Entry> {
+    entries.into_iter().map(|e| (e.path.clone(), e)).collect()
 }
 
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
+/// Whether a link at `path` pointing to `target` leaves the tree.
+fn leaves_tree(path: &str, target: &[u8]) -> bool {
+    let Ok(target) = std::str::from_utf8(target) else {
+        return true;
+    };
+    if target.starts_with('/') || target.is_empty() {
+        return true;
+    }
+    let mut depth: i64 = path.matches('/').count() as i64;
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
 }
 
-/// Audits the candidate `tree` against the base.
-pub(crate) fn audit(
-    worktree: &Worktree,
-    tree: &str,
-    changes: &[Change],
-    rules: &Rules,
-    baseline: &Baseline,
-) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |kind, path: &str, detail: String| {
-        findings.push(Finding {
+/// Whether `path` is compiled Python, which runs in place of its source.
+fn compiled_python(path: &str) -> bool {
+    path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
+}
+
+/// The project's own top-level Python modules in `entries`: what a file in a test folder
+/// must not be named after.
+fn python_modules(entries: &BTreeMap<String, Entry>, rules: &Rules) -> Vec<String> {
+    let mut modules = BTreeSet::new();
+    for path in entries.keys() {
+        let rel = rules.project(path);
+        let rel = rel.strip_prefix("src/").unwrap_or(rel);
+        if rules.is_test(path) {
+            continue;
+        }
+        match rel.split_once('/') {
+            Some((package, "__init__.py")) => {
+                modules.insert(package.to_owned());
+            }
+            None => {
+                if let Some(module) = rel.strip_suffix(".py") {
+                    modules.insert(module.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    modules.into_iter().collect()
+}
+
+/// Audits the candidate `candidate` against `base`.
+pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<Audit, String> {
+    let store = inputs.store;
+    let rules = inputs.rules;
+    let base_entries = by_path(store.entries(base)?);
+    let new_entries = by_path(store.entries(candidate)?);
+    let mut audit = Audit::default();
+    let add = |audit: &mut Audit, kind, path: &str, detail: String| {
+        audit.findings.push(Finding {
             kind,
             path: path.to_owned(),
             detail,
         });
     };
-    let git = worktree.git();
-    let base = worktree.base();
-    for change in changes {
-        let path = change.path.as_str();
-        let how = match change.kind {
-            ChangeKind::Added => "added",
-            ChangeKind::Modified => "changed",
-            ChangeKind::Deleted => "deleted",
-        };
-        if rules.is_protected(path) {
+    let project = Project {
+        vitest: new_entries
+            .keys()
+            .chain(base_entries.keys())
+            .any(|p| rules.project(p).starts_with("vitest.")),
+    };
+
+    // Every path that differs, with how.
+    let mut changes: Vec<(String, How)> = Vec::new();
+    for (path, entry) in &new_entries {
+        match base_entries.get(path) {
+            None => changes.push((path.clone(), How::Added)),
+            Some(old) if old.object != entry.object || old.mode != entry.mode => {
+                changes.push((path.clone(), How::Modified));
+            }
+            Some(_) => {}
+        }
+    }
+    for path in base_entries.keys() {
+        if !new_entries.contains_key(path) {
+            changes.push((path.clone(), How::Deleted));
+        }
+    }
+    changes.sort_by(|a, b| a.0.cmp(&b.0));
+    audit.changed = changes.iter().map(|(p, _)| p.clone()).collect();
+
+    // The texts the audit reads, in one batch: both sides of every change that is not
+    // plainly frozen, and every new link.
+    let mut wanted: Vec<String> = Vec::new();
+    for (path, _) in &changes {
+        for entries in [&base_entries, &new_entries] {
+            if let Some(e) = entries.get(path)
+                && e.mode != GITLINK
+            {
+                wanted.push(e.object.clone());
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    let blobs: BTreeMap<String, Option<Vec<u8>>> = wanted
+        .iter()
+        .cloned()
+        .zip(store.read_blobs(&wanted, MAX_READ_BYTES)?)
+        .collect();
+    let bytes = |entries: &BTreeMap<String, Entry>, path: &str| -> Option<Option<&[u8]>> {
+        entries
+            .get(path)
+            .map(|e| blobs.get(&e.object).and_then(|b| b.as_deref()))
+    };
+    let text = |entries: &BTreeMap<String, Entry>, path: &str| -> Option<Option<String>> {
+        bytes(entries, path).map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
+    };
+
+    let withheld: BTreeSet<&str> = inputs.withheld.iter().map(String::as_str).collect();
+    let modules = python_modules(&base_entries, rules);
+    let context = tampering::Context {
+        test_paths: base_entries
+            .keys()
+            .filter(|p| rules.is_test(p))
+            .map(|p| rules.project(p).to_owned())
+            .collect(),
+        project_modules: modules,
+    };
+    let mut sources: Vec<SourceChange> = Vec::new();
+
+    for (path, how) in &changes {
+        let path = path.as_str();
+        let rel = rules.project(path);
+        let old_entry = base_entries.get(path);
+        let new_entry = new_entries.get(path);
+        let restore_base = old_entry.map(|e| (e.mode.clone(), e.object.clone()));
+
+        // What git would never read, or what reaches outside the tree.
+        if let Some(entry) = new_entry {
+            if entry.mode == GITLINK {
+                add(
+                    &mut audit,
+                    FindingKind::NestedRepository,
+                    path,
+                    "a nested git repository: its files are not part of the candidate, and the checks would not run them".into(),
+                );
+                continue;
+            }
+            if entry.mode == SYMLINK
+                && let Some(Some(target)) = bytes(&new_entries, path)
+                && leaves_tree(path, target)
+            {
+                add(
+                    &mut audit,
+                    FindingKind::LinkOutside,
+                    path,
+                    format!(
+                        "a symbolic link to `{}`, outside the tree",
+                        String::from_utf8_lossy(target)
+                    ),
+                );
+                continue;
+            }
+        }
+        if path == inputs.tasks_file {
+            if *how != How::Deleted || old_entry.is_some() {
+                audit.restore.insert(path.to_owned(), restore_base);
+                audit.notes.push(format!(
+                    "the agent's edit of {path} was left out: speccoder ticks the task itself"
+                ));
+            }
+            continue;
+        }
+        if withheld.contains(path) {
             add(
-                FindingKind::ProtectedChanged,
+                &mut audit,
+                FindingKind::TestChanged,
                 path,
-                format!("protected file {how}"),
+                format!(
+                    "{} where a withheld test goes: the checks run the withheld test instead",
+                    how.word()
+                ),
             );
             continue;
         }
-        if rules.is_snapshot(path) {
-            let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
-            let accepted = change.kind == ChangeKind::Added
-                && pending.iter().any(|p| git.file(base, p).is_some());
-            if change.kind != ChangeKind::Added || accepted {
-                let how = if accepted { "accepted" } else { how };
+        if rules.is_protected(path) {
+            add(
+                &mut audit,
+                FindingKind::ProtectedChanged,
+                path,
+                format!("protected file {}", how.word()),
+            );
+            continue;
+        }
+        let infra = infrastructure::classify(rel, project);
+        if let Some(Infra::Whole(what)) = infra {
+            // A new empty file does nothing (an `__init__.py` of a new test folder).
+            let empty_new = *how == How::Added
+                && matches!(bytes(&new_entries, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
+            if !empty_new {
                 add(
-                    FindingKind::SnapshotChanged,
+                    &mut audit,
+                    FindingKind::TestConfigChanged,
                     path,
-                    format!("snapshot {how}: the tests are checked against it"),
+                    format!("{what}, which defines the checks, was {}", how.word()),
                 );
             }
             continue;
         }
-        let old = text(git.file(base, path));
-        let new = text(git.file(tree, path));
-        let is_test = rules.is_test(path)
-            || old
-                .as_deref()
-                .or(new.as_deref())
-                .is_some_and(|t| scan::holds_rust_tests(path, t));
-        if is_test {
-            let before = old.as_deref().map(|t| scan::counts(path, t));
-            let after = new.as_deref().map(|t| scan::counts(path, t));
-            match (before, after) {
-                (Some(_), None) if change.kind == ChangeKind::Deleted => {
-                    add(FindingKind::TestDeleted, path, "test file deleted".into());
-                }
-                (before, Some(after)) => {
-                    let before = before.unwrap_or(Counts::default());
-                    if after.tests < before.tests {
-                        add(
-                            FindingKind::TestsRemoved,
-                            path,
-                            format!(
-                                "{} test functions before, {} now",
-                                before.tests, after.tests
-                            ),
-                        );
-                    }
-                    if after.skips > before.skips {
-                        add(
-                            FindingKind::TestSkipped,
-                            path,
-                            format!(
-                                "{} skip or focus markers before, {} now",
-                                before.skips, after.skips
-                            ),
-                        );
-                    }
-                    if after.assertions < before.assertions {
-                        add(
-                            FindingKind::AssertionsRemoved,
-                            path,
-                            format!(
-                                "{} assertions before, {} now",
-                                before.assertions, after.assertions
-                            ),
-                        );
-                    }
-                }
-                _ => {}
+        if let Some(Infra::Keys) = infra {
+            let old = text(&base_entries, path).flatten();
+            let new = text(&new_entries, path).flatten();
+            if let Some(detail) =
+                infrastructure::frozen_keys_changed(rel, old.as_deref(), new.as_deref())
+            {
+                add(&mut audit, FindingKind::TestConfigChanged, path, detail);
+            }
+            continue;
+        }
+        if rules.is_snapshot(path) {
+            let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
+            let accepted =
+                *how == How::Added && pending.iter().any(|p| base_entries.contains_key(p));
+            if *how != How::Added || accepted {
+                let word = if accepted { "accepted" } else { how.word() };
+                add(
+                    &mut audit,
+                    FindingKind::SnapshotChanged,
+                    path,
+                    format!("snapshot {word}: the tests are checked against it"),
+                );
+            }
+            continue;
+        }
+        if new_entry.is_some() && *how == How::Added {
+            if compiled_python(rel) {
+                add(
+                    &mut audit,
+                    FindingKind::Tampering,
+                    path,
+                    "compiled Python: it runs in place of its source, which nobody reviews".into(),
+                );
+                continue;
+            }
+            if let Some(detail) = tampering::shadows(rel, &context) {
+                add(&mut audit, FindingKind::Tampering, path, detail);
+                continue;
             }
         }
-        if let Some((_, words)) = RUNNER_CONFIGS.iter().find(|(n, _)| *n == file_name(path)) {
-            let old = old.unwrap_or_default();
-            let new = new.unwrap_or_default();
-            for (line, content) in scan::added_lines(&old, &new) {
-                if let Some(word) = words.iter().find(|w| content.contains(*w)) {
-                    add(
-                        FindingKind::IgnoreAdded,
-                        path,
-                        format!(
-                            "line {line} of the test runner's configuration adds `{word}`: {}",
-                            content.trim()
+        if rules.is_test(path) {
+            match (old_entry, inputs.test_edits) {
+                // The agent's own new test: the second pass runs it.
+                (None, _) => audit.agent_tests.push(path.to_owned()),
+                (Some(_), TestEdits::Frozen) => {
+                    let old = text(&base_entries, path).flatten();
+                    let new = text(&new_entries, path).flatten();
+                    let (kind, detail) = match (how, &old, &new) {
+                        (How::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
+                        (_, Some(old), Some(new)) => {
+                            (FindingKind::TestChanged, frozen_change(path, old, new))
+                        }
+                        _ => (
+                            FindingKind::TestChanged,
+                            "test file changed; existing test files are frozen: add new tests in new files".to_owned(),
                         ),
-                    );
+                    };
+                    add(&mut audit, kind, path, detail);
                 }
+                (Some(_), TestEdits::Audit) => {
+                    let old = text(&base_entries, path).flatten();
+                    let new = text(&new_entries, path);
+                    match new {
+                        None => add(
+                            &mut audit,
+                            FindingKind::TestDeleted,
+                            path,
+                            "test file deleted".into(),
+                        ),
+                        Some(None) => add(
+                            &mut audit,
+                            FindingKind::TestChanged,
+                            path,
+                            format!("over {} MiB: too large to audit", MAX_READ_BYTES >> 20),
+                        ),
+                        Some(Some(new)) => {
+                            for (kind, detail) in weakened(path, old.as_deref().unwrap_or(""), &new)
+                            {
+                                add(&mut audit, kind, path, detail);
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        // Non-test code.
+        let Some(new_text) = text(&new_entries, path) else {
+            continue;
+        };
+        let old_text = text(&base_entries, path).flatten();
+        if scan::is_source(path) {
+            let Some(new_text) = new_text else {
+                add(
+                    &mut audit,
+                    FindingKind::Tampering,
+                    path,
+                    format!("over {} MiB: too large to scan", MAX_READ_BYTES >> 20),
+                );
+                continue;
+            };
+            if let Some(old) = &old_text
+                && scan::holds_rust_tests(path, old)
+                && inputs.test_edits == TestEdits::Frozen
+            {
+                for detail in infrastructure::rust_tests_changed(old, &new_text) {
+                    add(&mut audit, FindingKind::TestChanged, path, detail);
+                }
+            }
+            sources.push(SourceChange {
+                path: path.to_owned(),
+                old: old_text.unwrap_or_default(),
+                new: new_text,
+            });
+        }
+    }
+
+    // Tampering in the changed non-test sources.
+    let files: Vec<tampering::SourceFile<'_>> = sources
+        .iter()
+        .map(|s| tampering::SourceFile {
+            path: rules.project(&s.path),
+            old: (!s.old.is_empty()).then_some(s.old.as_str()),
+            new: &s.new,
+        })
+        .collect();
+    let prefix_of = |rel: &str| -> String {
+        sources
+            .iter()
+            .find(|s| rules.project(&s.path) == rel)
+            .map_or_else(|| rel.to_owned(), |s| s.path.clone())
+    };
+    for mut finding in tampering::scan(&files, &context) {
+        finding.path = prefix_of(&finding.path);
+        audit.findings.push(finding);
+    }
+
+    // The gaming monitor, warnings unless they reject.
+    if !sources.is_empty() {
+        let tests: Vec<String> = new_entries
+            .keys()
+            .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
+            .take(MAX_TEST_FILES_READ)
+            .cloned()
+            .collect();
+        let objects: Vec<String> = tests
+            .iter()
+            .map(|p| new_entries[p].object.clone())
+            .collect();
+        let mut texts: Vec<FileText> = tests
+            .into_iter()
+            .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
+            .filter_map(|(path, b)| {
+                Some(FileText {
+                    path,
+                    text: String::from_utf8_lossy(&b?).into_owned(),
+                })
+            })
+            .collect();
+        texts.extend(inputs.withheld_texts.iter().cloned());
+        audit.warnings = gaming::monitor(&sources, &texts);
+        if inputs.reject_gaming {
+            let gaming: Vec<Finding> = audit
+                .warnings
+                .iter()
+                .map(|w| Finding {
+                    kind: FindingKind::Gaming,
+                    path: w.path.clone(),
+                    detail: format!("line {}: {}", w.line, w.detail),
+                })
+                .collect();
+            audit.findings.extend(gaming);
+        }
+    }
+
+    // The frozen paths of the check tree: the base's tests, protected files and test
+    // infrastructure, as the base has them. Restoring is a no-op when nothing was found,
+    // except where the rules let the agent's version stand.
+    for (path, entry) in &base_entries {
+        let rel = rules.project(path);
+        let frozen_test = rules.is_test(path) && inputs.test_edits == TestEdits::Frozen;
+        let infra = matches!(
+            infrastructure::classify(rel, project),
+            Some(Infra::Whole(_))
+        );
+        if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
+            audit.frozen.push(path.clone());
+            if new_entries.get(path) != Some(entry) {
+                audit.restore.insert(
+                    path.clone(),
+                    Some((entry.mode.clone(), entry.object.clone())),
+                );
             }
         }
     }
-    let now = ignored(worktree, &baseline.test_paths);
-    for path in now.difference(&baseline.ignored) {
-        add(
-            FindingKind::IgnoreAdded,
-            path,
-            "this test is now ignored by git (`.gitignore` or an exclude file)".into(),
-        );
+    Ok(audit)
+}
+
+/// What changed in a frozen test file, as specific as the counters can say.
+fn frozen_change(path: &str, old: &str, new: &str) -> String {
+    let mut parts: Vec<String> = weakened(path, old, new)
+        .into_iter()
+        .map(|(_, detail)| detail)
+        .collect();
+    if parts.is_empty() {
+        parts.push("its content changed".into());
     }
-    findings
+    format!(
+        "{}; existing test files are frozen (the checks run the base's version): add new tests in new files",
+        parts.join("; ")
+    )
+}
+
+/// The weakening the counters see between two versions of a test file.
+fn weakened(path: &str, old: &str, new: &str) -> Vec<(FindingKind, String)> {
+    let before: Counts = scan::counts(path, old);
+    let after = scan::counts(path, new);
+    let mut out = Vec::new();
+    if after.tests < before.tests {
+        out.push((
+            FindingKind::TestsRemoved,
+            format!(
+                "{} test functions before, {} now",
+                before.tests, after.tests
+            ),
+        ));
+    }
+    if after.skips > before.skips {
+        out.push((
+            FindingKind::TestSkipped,
+            format!(
+                "{} skip or focus markers before, {} now",
+                before.skips, after.skips
+            ),
+        ));
+    }
+    if after.assertions < before.assertions {
+        out.push((
+            FindingKind::AssertionsRemoved,
+            format!(
+                "{} assertions before, {} now",
+                before.assertions, after.assertions
+            ),
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -274,20 +594,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tables_are_sorted() {
-        let names: Vec<&str> = RUNNER_CONFIGS.iter().map(|(n, _)| *n).collect();
-        let mut sorted = names.clone();
-        sorted.sort_unstable();
-        assert_eq!(names, sorted, "keep RUNNER_CONFIGS sorted");
-        for (name, table) in [
-            ("PYTEST_WORDS", PYTEST_WORDS),
-            ("JS_WORDS", JS_WORDS),
-            ("MOCHA_WORDS", MOCHA_WORDS),
-            ("CARGO_WORDS", CARGO_WORDS),
-        ] {
-            let mut sorted = table.to_vec();
-            sorted.sort_unstable();
-            assert_eq!(table, sorted, "keep {name} sorted");
+    fn links_that_leave_the_tree() {
+        #[track_caller]
+        fn case(path: &str, target: &str, leaves: bool) {
+            assert_eq!(
+                leaves_tree(path, target.as_bytes()),
+                leaves,
+                "{path} -> {target}"
+            );
         }
+        case("a", "/etc/passwd", true);
+        case("a", "../x", true);
+        case("d/a", "../x", false);
+        case("d/a", "../../x", true);
+        case("d/a", "./b/../../c", false);
+        case("a", "b/c", false);
+        case("a", "", true);
+    }
+
+    #[test]
+    fn compiled_python_is_told_apart() {
+        assert!(compiled_python("tests/test_x.pyc"));
+        assert!(compiled_python("tests/__pycache__/test_x.cpython-311.pyc"));
+        assert!(!compiled_python("tests/test_x.py"));
     }
 }

@@ -10,6 +10,10 @@ use crate::agent::Bundle;
 /// The longest task id; it names a branch and a journal folder.
 const MAX_TASK_ID: usize = 64;
 
+/// The largest bundle read: a task with its acceptance tests is text, and a larger file is
+/// a mistake (or a device) that must not take the machine's memory.
+pub(crate) const MAX_BUNDLE_BYTES: u64 = 64 << 20;
+
 /// A bundle with its acceptance tests.
 #[derive(Debug, Clone)]
 pub(crate) struct AttemptBundle {
@@ -22,8 +26,10 @@ pub(crate) struct AttemptBundle {
 impl AttemptBundle {
     /// Reads and checks the bundle file.
     pub(crate) fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
+        let bytes = speccoder_runners::files::read_limited(path, MAX_BUNDLE_BYTES)
             .map_err(|err| format!("bundle {}: {err}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|err| format!("bundle {}: not UTF-8: {err}", path.display()))?;
         Self::parse(&text).map_err(|err| format!("bundle {}: {err}", path.display()))
     }
 

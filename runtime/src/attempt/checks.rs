@@ -1,7 +1,7 @@
-//! The checks: each op runs through the recipe in the worktree, with the recipe's deadline
-//! and the whole process group stopped.
+//! The checks: each op, resolved as the recipe was detected in the base, runs in the check
+//! tree with the recipe's deadline and the whole process group stopped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -11,11 +11,23 @@ use crate::recipe::Recipe;
 /// Lines of a check's output kept in the result and the digest.
 pub(crate) const TAIL_LINES: usize = 60;
 
+/// Which pass of the checks a result is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pass {
+    /// The verdict's pass: the candidate without the agent's own new tests.
+    Verdict,
+    /// The second pass, with the agent's own new tests.
+    AgentTests,
+}
+
 /// The result of one check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckResult {
     /// The op.
     pub op: String,
+    /// Which pass.
+    pub pass: Pass,
     /// The command it resolved to.
     pub command: Option<String>,
     /// Its exit code, when it exited.
@@ -43,16 +55,20 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Runs `ops` with `recipe` (detected in the worktree), each to its end, in order.
+/// Runs `ops` with `recipe` in the project folder `root` of a check tree, each to its end,
+/// in order.
 pub(crate) fn run_checks(
     recipe: &Recipe,
     ops: &[String],
+    root: &Path,
     runner: &dyn CommandRunner,
+    pass: Pass,
 ) -> Vec<CheckResult> {
     ops.iter()
-        .map(|op| match recipe.run(op, None, runner) {
+        .map(|op| match recipe.run_in(op, root, runner) {
             Ok(result) => CheckResult {
                 op: op.clone(),
+                pass,
                 command: Some(result.command.clone()),
                 exit_code: result.exit_code,
                 signal: result.signal,
@@ -62,6 +78,7 @@ pub(crate) fn run_checks(
             },
             Err(err) => CheckResult {
                 op: op.clone(),
+                pass,
                 command: None,
                 exit_code: None,
                 signal: None,

@@ -111,19 +111,11 @@ impl Git {
             .is_ok_and(|s| s.success())
     }
 
-    /// The bytes of `path` in `treeish`, or `None` when it has no such file.
-    pub(crate) fn file(&self, treeish: &str, path: &str) -> Option<Vec<u8>> {
-        let spec = format!("{treeish}:{path}");
-        let output = self
-            .command(&["cat-file", "blob", &spec])
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        output.status.success().then_some(output.stdout)
-    }
-
-    /// The author and committer of commits: the repository's identity, or speccoder's when
-    /// none is configured, so that an attempt never fails on a missing `user.name`.
+    /// The author and committer of the attempt's commits, as variables: the repository's
+    /// identity (its configuration, the user's included), or speccoder's when none is
+    /// configured, so that an attempt never fails on a missing `user.name`. Given as
+    /// variables because the attempt's own store reads no configuration of the user's;
+    /// variables the user set already win.
     pub(crate) fn identity_env(&self) -> Vec<(&'static str, String)> {
         let get = |key: &str| {
             self.run(&["config", "--get", key])
@@ -144,12 +136,10 @@ impl Git {
                 FALLBACK_EMAIL,
             ),
         ] {
-            if get(key).is_some() {
-                continue;
-            }
+            let value = get(key).unwrap_or_else(|| fallback.to_owned());
             for variable in variables {
                 if std::env::var_os(variable).is_none() {
-                    env.push((variable, fallback.to_owned()));
+                    env.push((variable, value.clone()));
                 }
             }
         }

@@ -1,30 +1,34 @@
-//! `speccoder attempt`: carries one task of a bundle to a verified commit. A worktree on a
-//! new branch, the frozen acceptance tests as its base, the external agent (hidden from
-//! withheld tests), the audit of its diff, the gaming monitor, the checks through the
-//! recipe, a verdict, retries with the digest, and on a pass one commit with the task
-//! ticked. Every attempt goes to the journal. See `spec/attempt.md`.
+//! `speccoder attempt`: carries one task of a bundle to a verified commit. The agent works
+//! in a sandbox on a tree of its own; speccoder builds the candidate from its files, audits
+//! it, runs the checks in a fresh tree with the frozen files as the base has them (and a
+//! second pass with the agent's own tests), decides, retries with the digest, and on a pass
+//! commits exactly the tree that was checked, with the task ticked. Every attempt goes to
+//! the journal. See `spec/attempt.md` and `spec/verdict.md`.
 
 mod audit;
 mod bundle;
+mod candidate;
+mod check_tree;
 mod checks;
+mod commit;
 mod gaming;
-mod infrastructure;
 mod git;
-mod isolation;
+mod infrastructure;
 mod journal;
-mod judge;
+mod prepare;
+mod repo;
 mod rules;
 mod run;
 mod scan;
-mod setup;
+mod store;
 mod story;
 mod tampering;
 mod tasks_file;
+mod turn;
 mod verdict;
-mod worktree;
 
 pub use audit::{Finding, FindingKind};
-pub use checks::CheckResult;
+pub use checks::{CheckResult, Pass};
 pub use gaming::Warning;
 pub use run::run_attempt;
 pub use story::{AttemptRecord, AttemptRequest, Story};

@@ -70,7 +70,7 @@ impl Rules {
     }
 
     /// `path` relative to the project root when it is inside it.
-    fn project<'p>(&self, path: &'p str) -> &'p str {
+    pub(crate) fn project<'p>(&self, path: &'p str) -> &'p str {
         if self.prefix.is_empty() {
             return path;
         }

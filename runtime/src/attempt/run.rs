@@ -1,229 +1,203 @@
-//! The loop of `speccoder attempt`: attempts until one passes, the agent blocks, or the
-//! attempts run out; a stop signal ends it cleanly.
-
-use std::path::PathBuf;
+//! The loop of `speccoder attempt`: stages over values, attempt after attempt, until one
+//! passes, the agent blocks, or the attempts run out. Each stage is a file: prepare →
+//! turn (the agent) → candidate → audit → check tree → checks → verdict → commit. A stop
+//! signal between stages ends the loop in one place ([`Stop`]).
 
 use serde_json::Value;
 
-use super::audit::{self, Baseline, Finding, FindingKind};
-use super::checks;
-use super::isolation;
-use super::journal::Journal;
-use super::judge::judge;
-use super::rules::Rules;
-use super::setup::{Setup, check_ops, join, prefixed, prepare};
+use super::audit::{self, Finding, FindingKind, Inputs};
+use super::candidate;
+use super::check_tree::CheckTree;
+use super::checks::{self, CheckResult, Pass};
+use super::commit;
+use super::prepare::{self, Prepared, join, prepare};
 use super::story::{AttemptRecord, AttemptRequest, Story};
-use super::tasks_file;
+use super::turn;
 use super::verdict::{self, Verdict};
-use super::worktree::{Leave, Worktree};
-use crate::agent::{
-    Attempt, CLAUDE_RECIPE_TOOL, Match, Outcome, RecipeServer, Status, allowances, build_prompt,
-    new_run_id,
-};
-use crate::config::{Config, ExecutorKind, RecipeConfig};
-use crate::process::{LocalRunner, shutdown_signal};
-use crate::recipe::Recipe;
+use crate::agent::{Outcome, Status};
+use crate::process::shutdown_signal;
 
 /// How the agent's outcome starts when its program could not be started.
 const CANNOT_START: &str = "the agent could not be started";
 
-/// Runs the whole loop. `Err` means the attempt could not start (exit 2); once the worktree
-/// exists every outcome is a [`Story`]. `note` receives notes as they arise.
+/// Why the loop ends early: a stop signal, with the agent's outcome when it had one.
+#[derive(Debug)]
+struct Stop {
+    signal: i32,
+    outcome: Option<Outcome>,
+}
+
+/// Fails with [`Stop`] when a stop signal has come.
+fn go_on(outcome: Option<&Outcome>) -> Result<(), Stop> {
+    match shutdown_signal() {
+        Some(signal) => Err(Stop {
+            signal,
+            outcome: outcome.cloned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Runs the whole loop. `Err` means the attempt could not start (exit 2); once the
+/// attempt's folder exists every outcome is a [`Story`]. `note` receives notes as they
+/// arise.
 pub fn run_attempt(
     request: &AttemptRequest<'_>,
     note: &mut dyn FnMut(&str),
 ) -> Result<Story, String> {
-    let mut setup = prepare(request)?;
-    for n in &setup.notes {
+    prepare::executor(request.config)?;
+    let mut prepared = prepare(request)?;
+    for n in &prepared.notes {
         note(n);
     }
-    let config = request.config;
-    let executor = config
-        .executor
-        .as_ref()
-        .ok_or("no external executor is configured (`[executor] kind` is absent or \"native\")")?;
-    let task = setup.bundle.bundle.task.id.clone();
-    let mut worktree = Worktree::create(&setup.repo, &setup.branch)?;
-    worktree.freeze(&prefixed(&setup.prefix, &setup.bundle.acceptance), &task)?;
-    let project_dir = worktree.path().join(&setup.prefix);
-
-    let recipe_config = RecipeConfig {
-        cache: false,
-        ..config.recipe.clone()
-    };
-    let recipe = Recipe::detect(&project_dir, &recipe_config);
-    let ops = check_ops(config, &recipe)?;
-    let mut allowed = if config.recipe.enabled {
-        allowances(config, Some(&recipe))
-    } else {
-        allowances(config, None)
-    };
-    // The recipe tool over MCP, as `agent run` gives it, with the configuration the attempt
-    // was started with rather than the worktree's copy, which the agent could edit.
-    let recipe_server = (executor.recipe_mcp && config.recipe.enabled).then(|| RecipeServer {
-        program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
-        config: config.source.clone(),
-    });
-    if recipe_server.is_some() && executor.kind == ExecutorKind::Claude {
-        allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
-    }
-    for op in &ops {
-        if let Ok(resolved) = recipe.resolve(op)
-            && let Some(argv) = speccoder_runners::split_words(&resolved.command)
-        {
-            allowed.push(argv, Match::Exact);
-        }
-    }
-
-    let mut protected_paths: Vec<String> = setup.bundle.acceptance.keys().cloned().collect();
-    protected_paths.push(config.wording.intent_file.clone());
-    let rules = Rules::new(
-        &config.attempt.protected,
-        &config.attempt.tests,
-        protected_paths,
-        &setup.prefix,
-    )?;
-    let mut test_paths: Vec<String> = worktree
-        .files(worktree.base())
-        .into_iter()
-        .filter(|p| rules.is_test(p))
-        .collect();
-    if let Some(withheld) = &setup.withheld {
-        test_paths.extend(withheld.files.iter().map(|f| join(&setup.prefix, f)));
-    }
-    let baseline = Baseline {
-        ignored: audit::ignored(&worktree, &test_paths),
-        test_paths,
-    };
-
-    let journal = Journal::new(&setup.repo.common_dir, &task);
-    let max = config.attempt.max_attempts;
-    let mut records: Vec<AttemptRecord> = Vec::new();
-    let mut digest: Option<Value> = None;
+    let max = request.config.attempt.max_attempts;
     let mut story = Story {
-        task: task.clone(),
+        task: prepared.bundle.bundle.task.id.clone(),
         verdict: Verdict::Failed,
         branch: None,
         commit: None,
         worktree: None,
         attempts: Vec::new(),
         max_attempts: max,
-        notes: std::mem::take(&mut setup.notes),
+        notes: std::mem::take(&mut prepared.notes),
         signal: None,
+        isolation: prepared.isolation.name(),
     };
-    let leave_unpassed = if request.keep_worktree {
-        Leave::KeepWorktree
-    } else {
-        Leave::RemoveBranch
-    };
-
+    let mut digest: Option<Value> = None;
     for n in 1..=max {
-        if n > 1
-            && let Err(err) = worktree.reset()
+        let (record, pass) = match attempt_once(request, &prepared, n, digest.as_ref()) {
+            Ok(done) => done,
+            Err(stop) => {
+                interrupted(&mut story, &prepared, request, n, stop);
+                break;
+            }
+        };
+        story.notes.extend(pass.notes.iter().cloned());
+        if let Err(err) = prepared
+            .journal
+            .write(&record.journal_entry(&story.task, max))
         {
             story.notes.push(err);
-            break;
         }
-        if let Some(signal) = shutdown_signal() {
-            let outcome = not_started(executor.kind.name(), "a stop signal came first");
-            return Ok(interrupted(
-                story,
-                records,
-                outcome,
-                (n, max),
-                signal,
-                &journal,
-                worktree,
-                leave_unpassed,
-            ));
+        story.verdict = record.verdict;
+        let verdict = record.verdict;
+        let cannot_start = record
+            .agent
+            .reason
+            .as_deref()
+            .is_some_and(|why| why.starts_with(CANNOT_START));
+        let this_digest = record.digest.clone();
+        story.attempts.push(record);
+        match verdict {
+            Verdict::Passed => {
+                commit::commit(&mut story, &prepared, request, &pass, n);
+                break;
+            }
+            Verdict::Blocked => break,
+            // A program that cannot be started will not start on a retry either.
+            Verdict::Failed if cannot_start => break,
+            Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
+                digest = Some(this_digest);
+            }
         }
-        let prompt = build_prompt(&setup.bundle.bundle, digest.as_ref(), &config.wording);
-        let claude_rules = allowed.claude_rules.clone();
-        let outcome = Attempt {
-            executor,
-            claude_rules: &claude_rules,
-            worktree: &project_dir,
-            withheld: setup.withheld.as_ref().map(|w| w.dir.as_path()),
-            prompt: &prompt,
-            recipe_server: recipe_server.as_ref(),
-        }
-        .run(setup.runner.as_ref());
-        if let Some(signal) = shutdown_signal() {
-            return Ok(interrupted(
-                story,
-                records,
-                outcome,
-                (n, max),
-                signal,
-                &journal,
-                worktree,
-                leave_unpassed,
-            ));
-        }
-        let judged = judge(
-            &worktree,
-            &setup,
-            &rules,
-            &baseline,
-            config.attempt.reject_gaming,
-        );
-        let (tree, mut findings, warnings) = match judged {
-            Ok(judged) => judged,
-            // Staging fails when the agent broke the worktree's git state (`.git`), which
-            // it must not touch: that is a finding of its own, and nothing can be judged.
-            Err(err) => (
-                String::new(),
-                vec![Finding {
-                    kind: FindingKind::ProtectedChanged,
-                    path: ".git".into(),
-                    detail: format!("the worktree's git state cannot be read: {err}"),
-                }],
-                Vec::new(),
-            ),
-        };
-        let mut checks = Vec::new();
-        if outcome.status == Status::Completed && findings.is_empty() {
-            let copied = match &setup.withheld {
-                Some(w) => match isolation::copy_in(&w.dir, &w.files, &project_dir) {
-                    Ok(copied) => Some(copied),
-                    // The agent put a link or a file where a withheld test goes.
-                    Err(err) => {
-                        findings.push(Finding {
-                            kind: FindingKind::ProtectedChanged,
-                            path: w.dir.display().to_string(),
-                            detail: format!("the withheld tests cannot be placed: {err}"),
-                        });
-                        None
-                    }
-                },
-                None => None,
+    }
+    if story.verdict != Verdict::Passed && request.keep_worktree {
+        story.worktree = Some(prepared.tree.clone());
+    }
+    commit::finish(&mut story, prepared, request.keep_worktree);
+    Ok(story)
+}
+
+/// What a passing attempt hands to the commit: the tree its checks ran on.
+#[derive(Debug, Default)]
+pub(crate) struct PassTree {
+    /// The tree the checks ran on, without the withheld tests: what a pass commits.
+    pub(crate) tree: String,
+    /// The agent's summary.
+    pub(crate) summary: String,
+    /// Notes of the audit.
+    pub(crate) notes: Vec<String>,
+}
+
+/// One attempt, from a fresh tree to its verdict.
+fn attempt_once(
+    request: &AttemptRequest<'_>,
+    prepared: &Prepared,
+    n: u32,
+    digest: Option<&Value>,
+) -> Result<(AttemptRecord, PassTree), Stop> {
+    let config = request.config;
+    go_on(None)?;
+    let mut outcome = match turn::fresh_tree(prepared, n) {
+        Ok(()) => turn::run_agent(prepared, config, digest),
+        Err(err) => turn::never_started(config, &err),
+    };
+    go_on(Some(&outcome))?;
+
+    // The candidate, built by speccoder from the agent's files, and its audit.
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut pass = PassTree {
+        summary: outcome
+            .report
+            .as_ref()
+            .map(|r| r.summary.clone())
+            .unwrap_or_default(),
+        ..PassTree::default()
+    };
+    let mut warnings = Vec::new();
+    let mut judged = None;
+    match candidate::build(prepared) {
+        Ok(tree) => {
+            let no_texts = Vec::new();
+            let inputs = Inputs {
+                store: &prepared.store,
+                rules: &prepared.rules,
+                test_edits: config.attempt.test_edits,
+                withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.paths),
+                withheld_texts: prepared.withheld.as_ref().map_or(&no_texts, |w| &w.texts),
+                tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
+                reject_gaming: config.attempt.reject_gaming,
             };
-            if findings.is_empty() {
-                checks = checks::run_checks(&recipe, &ops, &LocalRunner::default());
-            }
-            if let Some(copied) = copied {
-                copied.remove();
-            }
-            if let Some(signal) = shutdown_signal() {
-                return Ok(interrupted(
-                    story,
-                    records,
-                    outcome,
-                    (n, max),
-                    signal,
-                    &journal,
-                    worktree,
-                    leave_unpassed,
-                ));
+            match audit::audit(&prepared.base, &tree, &inputs) {
+                Ok(audit) => {
+                    if let Some(report) = outcome.report.as_mut() {
+                        report.files_changed = audit.changed.clone();
+                    }
+                    findings.extend(audit.findings.iter().cloned());
+                    warnings = audit.warnings.clone();
+                    pass.notes = audit.notes.clone();
+                    judged = Some((tree, audit));
+                }
+                Err(err) => findings.push(unreadable(&err)),
             }
         }
-        let ran_checks = (!checks.is_empty() || ops.is_empty())
-            && outcome.status == Status::Completed
-            && findings.is_empty();
-        let verdict = Verdict::decide(&outcome, &findings, ran_checks.then_some(checks.as_slice()));
-        let reason = verdict::reason(verdict, &outcome, &findings, &checks);
-        let this_digest = verdict::digest(verdict, &outcome, &findings, &checks);
-        let record = AttemptRecord {
+        Err(err) => findings.push(unreadable(&err)),
+    }
+    go_on(Some(&outcome))?;
+
+    // The checks, in a fresh tree of the verdict's files, then with the agent's own tests.
+    let mut checks: Vec<CheckResult> = Vec::new();
+    let mut ran = false;
+    if outcome.status == Status::Completed
+        && findings.is_empty()
+        && let Some((tree, audit)) = &judged
+    {
+        match check_pass(prepared, config, tree, audit, n) {
+            Ok((results, tree)) => {
+                checks = results;
+                pass.tree = tree;
+                ran = true;
+            }
+            Err(finding) => findings.push(finding),
+        }
+        go_on(Some(&outcome))?;
+    }
+    let ran_checks = ran && (!checks.is_empty() || prepared.ops.is_empty());
+    let verdict = Verdict::decide(&outcome, &findings, ran_checks.then_some(checks.as_slice()));
+    let reason = verdict::reason(verdict, &outcome, &findings, &checks);
+    let digest = verdict::digest(verdict, &outcome, &findings, &checks);
+    Ok((
+        AttemptRecord {
             n,
             run_id: outcome.run_id.clone(),
             agent: outcome,
@@ -232,87 +206,108 @@ pub fn run_attempt(
             checks,
             verdict,
             reason,
-            digest: this_digest.clone(),
-        };
-        if let Err(err) = journal.write(&record.journal_entry(&task, max)) {
-            story.notes.push(err);
-        }
-        records.push(record);
-        story.verdict = verdict;
-        match verdict {
-            Verdict::Passed => {
-                let summary = records
-                    .last()
-                    .and_then(|r| r.agent.report.as_ref())
-                    .map(|r| r.summary.clone())
-                    .unwrap_or_default();
-                return Ok(commit_pass(
-                    story,
-                    records,
-                    &setup,
-                    &tree,
-                    worktree,
-                    &summary,
-                    n,
-                    max,
-                    request.keep_worktree,
-                    config,
-                ));
-            }
-            Verdict::Blocked => break,
-            // A program that cannot be started will not start on a retry either.
-            Verdict::Failed
-                if records.last().is_some_and(|r| {
-                    r.agent
-                        .reason
-                        .as_deref()
-                        .is_some_and(|why| why.starts_with(CANNOT_START))
-                }) =>
-            {
-                break;
-            }
-            Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
-                digest = Some(this_digest)
-            }
-        }
-    }
-    story.attempts = records;
-    if leave_unpassed == Leave::KeepWorktree {
-        story.branch = Some(setup.branch.clone());
-        story.worktree = Some(worktree.path().to_path_buf());
-    }
-    story.notes.extend(worktree.finish(leave_unpassed));
-    Ok(story)
+            digest,
+        },
+        pass,
+    ))
 }
 
-/// The outcome of an agent that was never started.
-fn not_started(kind: &str, why: &str) -> Outcome {
-    Outcome {
-        run_id: new_run_id(kind),
-        status: Status::Failed,
-        report: None,
-        reason: Some(format!("the agent was not started: {why}")),
-        tool_calls: Vec::new(),
-        usage: None,
+/// A finding for a candidate speccoder could not read.
+fn unreadable(err: &str) -> Finding {
+    Finding {
+        kind: FindingKind::ProtectedChanged,
+        path: ".".into(),
+        detail: format!("the agent's tree cannot be staged: {err}"),
     }
 }
 
-/// The story of an attempt stopped by a signal: journalled as interrupted, the worktree
-/// removed (or kept), its branch gone unless kept.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the loop's whole state, handed over once"
-)]
+/// Both passes of the checks. Returns their results and the tree they ran on (the commit
+/// of a pass), or a finding when the check tree cannot be made.
+fn check_pass(
+    prepared: &Prepared,
+    config: &crate::config::Config,
+    candidate: &str,
+    audit: &audit::Audit,
+    n: u32,
+) -> Result<(Vec<CheckResult>, String), Finding> {
+    let store = &prepared.store;
+    let scratch = &prepared.scratch;
+    let fail = |detail: String| Finding {
+        kind: FindingKind::ProtectedChanged,
+        path: ".".into(),
+        detail,
+    };
+    // The full candidate with the frozen files restored and the task ticked: what a pass
+    // commits, and what the second pass runs.
+    let mut restore = audit.restore.clone();
+    let tasks_path = join(&prepared.prefix, &config.attempt.tasks_file);
+    if let Some(ticked) = commit::ticked(prepared, &tasks_path) {
+        restore.insert(tasks_path, Some(ticked));
+    }
+    let full = store.edit(scratch, candidate, &restore).map_err(fail)?;
+    // The verdict's tree: the same without the agent's own new tests.
+    let without: std::collections::BTreeMap<String, Option<(String, String)>> = audit
+        .agent_tests
+        .iter()
+        .map(|p| (p.clone(), None))
+        .collect();
+    let verdict_tree = store.edit(scratch, &full, &without).map_err(fail)?;
+    // With no checks the audit alone decides, and there is nothing to run a tree for.
+    if prepared.ops.is_empty() {
+        return Ok((Vec::new(), full));
+    }
+    let dir = prepared.folder.path().join(format!("check-{n}"));
+    let check = CheckTree::make(
+        store,
+        &verdict_tree,
+        &dir,
+        scratch,
+        &prepared.prefix,
+        &audit.frozen,
+        prepared.withheld.as_ref(),
+    )
+    .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
+    let runner = prepared.check_runner(&check.dir, check.read_only.clone());
+    let mut results = checks::run_checks(
+        &prepared.recipe,
+        &prepared.ops,
+        &check.project,
+        runner.as_ref(),
+        Pass::Verdict,
+    );
+    if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
+        if shutdown_signal().is_some() {
+            return Ok((results, full));
+        }
+        check
+            .add(store, &full, &audit.agent_tests, scratch)
+            .map_err(|err| {
+                fail(format!(
+                    "the agent's tests cannot be added to the checks' tree: {err}"
+                ))
+            })?;
+        results.extend(checks::run_checks(
+            &prepared.recipe,
+            &prepared.ops,
+            &check.project,
+            runner.as_ref(),
+            Pass::AgentTests,
+        ));
+    }
+    Ok((results, full))
+}
+
+/// Ends the story of an attempt stopped by a signal: journalled as interrupted.
 fn interrupted(
-    mut story: Story,
-    mut records: Vec<AttemptRecord>,
-    outcome: Outcome,
-    (n, max): (u32, u32),
-    signal: i32,
-    journal: &Journal,
-    worktree: Worktree,
-    leave: Leave,
-) -> Story {
+    story: &mut Story,
+    prepared: &Prepared,
+    request: &AttemptRequest<'_>,
+    n: u32,
+    stop: Stop,
+) {
+    let outcome = stop
+        .outcome
+        .unwrap_or_else(|| turn::never_started(request.config, "a stop signal came first"));
     let record = AttemptRecord {
         n,
         run_id: outcome.run_id.clone(),
@@ -321,78 +316,16 @@ fn interrupted(
         warnings: Vec::new(),
         checks: Vec::new(),
         verdict: Verdict::Interrupted,
-        reason: format!("interrupted by signal {signal}"),
+        reason: format!("interrupted by signal {}", stop.signal),
         digest: Value::Null,
     };
-    if let Err(err) = journal.write(&record.journal_entry(&story.task, max)) {
+    if let Err(err) = prepared
+        .journal
+        .write(&record.journal_entry(&story.task, story.max_attempts))
+    {
         story.notes.push(err);
     }
-    records.push(record);
-    story.attempts = records;
+    story.attempts.push(record);
     story.verdict = Verdict::Interrupted;
-    story.signal = Some(signal);
-    if leave == Leave::KeepWorktree {
-        story.worktree = Some(worktree.path().to_path_buf());
-    }
-    story.notes.extend(worktree.finish(leave));
-    story
-}
-
-/// Commits a passing attempt with the task ticked and ends the worktree.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the loop's whole state, handed over once"
-)]
-fn commit_pass(
-    mut story: Story,
-    records: Vec<AttemptRecord>,
-    setup: &Setup,
-    tree: &str,
-    worktree: Worktree,
-    summary: &str,
-    n: u32,
-    max: u32,
-    keep: bool,
-    config: &Config,
-) -> Story {
-    let task = &setup.bundle.bundle.task;
-    let tasks_path = join(&setup.prefix, &config.attempt.tasks_file);
-    let ticked = worktree
-        .git()
-        .file(tree, &tasks_path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .and_then(|text| tasks_file::tick(&text, &task.id));
-    let mut message = format!("{}: {}\n", task.id, task.title.trim());
-    if !summary.trim().is_empty() {
-        message.push('\n');
-        message.push_str(summary.trim());
-        message.push('\n');
-    }
-    message.push_str(&format!("\nAttempt: {n} of {max}\n"));
-    story.attempts = records;
-    match worktree.commit(
-        tree,
-        ticked.as_deref().map(|t| (tasks_path.as_str(), t)),
-        &message,
-    ) {
-        Ok(commit) => {
-            story.commit = Some(commit);
-            story.branch = Some(setup.branch.clone());
-            let leave = if keep {
-                story.worktree = Some(worktree.path().to_path_buf());
-                Leave::KeepWorktree
-            } else {
-                Leave::KeepBranch
-            };
-            story.notes.extend(worktree.finish(leave));
-        }
-        Err(err) => {
-            story.verdict = Verdict::Failed;
-            story
-                .notes
-                .push(format!("the passing attempt could not be committed: {err}"));
-            story.notes.extend(worktree.finish(Leave::RemoveBranch));
-        }
-    }
-    story
+    story.signal = Some(stop.signal);
 }

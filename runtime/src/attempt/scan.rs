@@ -58,13 +58,35 @@ const RUN_SENSING: &[&str] = &[
     "'vitest'",
     ".CI",
     "JEST_WORKER_ID",
+    "MAKEFLAGS",
+    "MAKELEVEL",
     "NEXTEST",
+    "NODE_TEST_CONTEXT",
     "PYTEST_CURRENT_TEST",
+    "PYTEST_XDIST_WORKER",
     "RUST_TEST_THREADS",
+    "TOX_ENV_NAME",
     "VITEST",
     "cfg!(test)",
+    "current_thread().name",
+    "npm_lifecycle_event",
     "sys.modules",
     "testing.Testing()",
+    "thread::current().name()",
+];
+
+/// The tokens of [`RUN_SENSING`] that read how the code is run only where the line reads
+/// the environment: `{"CI": 101}` is a roman-numeral table, `os.environ["CI"]` is not.
+const ENVIRONMENT_ONLY: &[&str] = &["\"CI\"", "'CI'", ".CI"];
+
+/// What reads the environment, in the languages the monitor reads.
+const ENVIRONMENT_READS: &[&str] = &[
+    "ENV[",
+    "env!",
+    "env::var",
+    "environ",
+    "getenv",
+    "process.env",
 ];
 
 /// A source language, from a file's extension.
@@ -372,7 +394,11 @@ pub(crate) fn run_sensing(line: &str) -> Option<&'static str> {
         return None;
     }
     // A token ending in a letter must end a word there: `.CI` is not `.CIPHER`.
+    let reads_environment = ENVIRONMENT_READS.iter().any(|r| line.contains(r));
     RUN_SENSING.iter().copied().find(|token| {
+        if ENVIRONMENT_ONLY.contains(token) && !reads_environment {
+            return false;
+        }
         line.match_indices(token).any(|(at, _)| {
             !token.ends_with(is_ident)
                 || line[at + token.len()..]

@@ -70,6 +70,9 @@ pub struct Story {
     pub max_attempts: u32,
     /// Things a person should know (uncommitted changes left out, isolation, cleanup).
     pub notes: Vec<String>,
+    /// How the agent and the checks were isolated: `namespaces`, or `none` where no
+    /// namespace could be made.
+    pub isolation: &'static str,
     /// The signal that interrupted the attempt, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,

@@ -1,2 +1,1045 @@
 //! Tampering: new or changed non-test code that reaches into what judges it (invariant 8 of
-//! `spec/verdict.md`).
+//! `spec/verdict.md`), and new files that shadow a module the tests import. Plain text
+//! matching over each line with its comments left out and its strings emptied, so that a
+//! docstring saying "run pytest" or a `"CI"` key is not a finding.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::audit::{Finding, FindingKind};
+use super::scan::{self, Lang};
+
+/// Python code that is tampering wherever it appears; `from M import n` reads as `M.n`.
+const PYTHON: &[(&str, Rule)] = &[
+    ("_pytest", Rule::Framework),
+    ("atexit", Rule::ExitHandler),
+    ("atexit.register", Rule::ExitHandler),
+    ("doctest", Rule::Framework),
+    ("inspect.currentframe", Rule::Callers),
+    ("inspect.getouterframes", Rule::Callers),
+    ("inspect.stack", Rule::Callers),
+    ("os._exit", Rule::Exit),
+    ("os.abort", Rule::Exit),
+    ("pytest", Rule::Framework),
+    ("sys._getframe", Rule::Callers),
+    ("sys.exitfunc", Rule::ExitHandler),
+    ("traceback.extract_stack", Rule::Callers),
+    ("traceback.format_stack", Rule::Callers),
+    ("unittest", Rule::Framework),
+];
+
+/// Python exits that are tampering at module level, in a file without a `__main__` guard.
+const PYTHON_TOP_LEVEL_EXITS: &str = "exit(, quit(, raise SystemExit, sys.exit";
+
+/// JavaScript and TypeScript code that is tampering wherever it appears. A quoted word
+/// must be a string of the line; a pattern ending in ` =` is an assignment, to any member
+/// when it ends in `. =`.
+const JS: &[(&str, Rule)] = &[
+    ("(new Error).stack", Rule::Callers),
+    ("Error.captureStackTrace", Rule::Callers),
+    ("Error.prepareStackTrace", Rule::Callers),
+    ("Object.assign(assert", Rule::Framework),
+    ("Object.defineProperty(assert", Rule::Framework),
+    ("Reflect.set(assert", Rule::Framework),
+    ("assert. =", Rule::Framework),
+    ("global.describe =", Rule::Framework),
+    ("global.expect =", Rule::Framework),
+    ("global.it =", Rule::Framework),
+    ("global.test =", Rule::Framework),
+    ("globalThis.describe =", Rule::Framework),
+    ("globalThis.expect =", Rule::Framework),
+    ("globalThis.it =", Rule::Framework),
+    ("globalThis.test =", Rule::Framework),
+    ("jest.", Rule::Framework),
+    ("new Error('').stack", Rule::Callers),
+    ("new Error().stack", Rule::Callers),
+    ("process.exit(", Rule::Exit),
+    ("process.exitCode =", Rule::Exit),
+    ("process.kill(process.pid", Rule::Exit),
+    ("process.on('beforeExit'", Rule::ExitHandler),
+    ("process.on('exit'", Rule::ExitHandler),
+    ("process.once('beforeExit'", Rule::ExitHandler),
+    ("process.once('exit'", Rule::ExitHandler),
+    ("process.reallyExit", Rule::Exit),
+    ("vi.", Rule::Framework),
+];
+
+/// Rust code that is tampering wherever it appears before the file's tests.
+const RUST: &[(&str, Rule)] = &[
+    ("#![feature(test", Rule::Framework),
+    ("#[ctor", Rule::ExitHandler),
+    ("#[dtor", Rule::ExitHandler),
+    ("Backtrace::capture", Rule::Callers),
+    ("ctor::", Rule::ExitHandler),
+    ("extern crate test", Rule::Framework),
+    ("libc::atexit", Rule::ExitHandler),
+    ("libtest", Rule::Framework),
+    ("process::abort", Rule::Exit),
+    ("process::exit", Rule::Exit),
+    ("std::backtrace", Rule::Callers),
+    ("std::process::abort", Rule::Exit),
+    ("std::process::exit", Rule::Exit),
+    ("test::", Rule::Framework),
+];
+
+/// The test framework's modules, for Python's `__import__`.
+const PYTHON_FRAMEWORKS: &str = "_pytest, doctest, pytest, unittest";
+/// Test-framework modules by the first name of the string a JavaScript import names.
+const JS_FRAMEWORKS: &str = "@jest, @vitest, ava, jest, mocha, node:test, test, vitest";
+/// The folder names that hold tests.
+const TEST_FOLDERS: &str = "__tests__, spec, test, tests";
+/// Test file names too common to say that a string means the test file.
+const GENERIC_NAMES: &str = "__init__.py, index.js, index.ts, lib.rs, main.rs, mod.rs";
+/// Calls and operators (spaces left out) that make a lone `"tests"` on the line a path.
+const PATH_CALLS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, exists(, glob(, \
+    is_dir(, isdir(, join(, listdir(, open(, readFile, read_dir(, readdir, resolve(, \
+    scandir(, walk(";
+/// Python modules that are the test framework or that it imports, which a file of the
+/// same name early on `sys.path` replaces.
+const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, collections, \
+    contextlib, copy, dataclasses, difflib, doctest, enum, fnmatch, functools, glob, \
+    importlib, iniconfig, inspect, io, itertools, json, linecache, logging, operator, os, \
+    pathlib, pluggy, pprint, py, pytest, re, shutil, signal, site, subprocess, sys, \
+    tempfile, textwrap, tokenize, traceback, types, typing, unittest, warnings, weakref";
+
+/// One changed non-test source file of the candidate.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SourceFile<'a> {
+    /// Relative path, with `/`.
+    pub(crate) path: &'a str,
+    /// Its text at the base, `None` when the file is new.
+    pub(crate) old: Option<&'a str>,
+    /// Its text in the candidate.
+    pub(crate) new: &'a str,
+}
+
+/// What the scan knows of the project.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Context {
+    /// The base's test files, relative paths.
+    pub(crate) test_paths: Vec<String>,
+    /// The project's own top-level Python module and package names.
+    pub(crate) project_modules: Vec<String>,
+}
+
+/// What a finding is about; at most one finding per file, line and rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rule {
+    /// Names the test framework.
+    Framework,
+    /// Exits the process.
+    Exit,
+    /// Registers an exit handler.
+    ExitHandler,
+    /// Makes equality answer a constant.
+    ConstantEquality,
+    /// Inspects its callers.
+    Callers,
+    /// Opens or imports the test files.
+    TestFiles,
+}
+
+impl Rule {
+    /// Why a match is tampering, said after the thing found.
+    fn reason(self) -> &'static str {
+        match self {
+            Self::Framework => "names the test framework from library code",
+            Self::Exit => "exits the process from library code",
+            Self::ExitHandler => "registers an exit handler from library code",
+            Self::ConstantEquality => "makes equality answer a constant, whatever it compares",
+            Self::Callers => "inspects the stack of its callers",
+            Self::TestFiles => "reaches into the test files from library code",
+        }
+    }
+}
+
+/// One line as the rules read it.
+#[derive(Debug, Default)]
+struct View {
+    /// The code: comments left out, every string emptied to `''`.
+    code: String,
+    /// The contents of the strings that open on this line.
+    strings: Vec<String>,
+}
+
+/// The tampering in `files`, file by file, then line by line.
+pub(crate) fn scan(files: &[SourceFile<'_>], context: &Context) -> Vec<Finding> {
+    files.iter().flat_map(|f| scan_file(f, context)).collect()
+}
+
+/// Why the new file at `path` shadows a module the tests import, if it does: a standard
+/// or test-framework module at the root, under `src/` or in a test folder; a project module
+/// in a test folder (pytest puts the test folder first on `sys.path`, so `tests/calc.py`
+/// shadows the real `calc`); anything under `node_modules/`.
+pub(crate) fn shadows(path: &str, context: &Context) -> Option<String> {
+    let (dirs, _) = path.rsplit_once('/').unwrap_or_default();
+    if dirs.split('/').any(|d| d == "node_modules") {
+        return Some(format!(
+            "`{path}` is in `node_modules`, where the tests' imports resolve"
+        ));
+    }
+    let names: Vec<&str> = path.strip_suffix(".py")?.split('/').collect();
+    for (k, name) in names.iter().enumerate() {
+        let in_tests = names[..k].iter().any(|p| listed(TEST_FOLDERS, p));
+        let top = k == 0 || names[..k] == ["src"] || in_tests;
+        if top && listed(SHADOWED_MODULES, name) {
+            let of = "of the standard library or the test framework";
+            return Some(format!("`{path}` shadows `{name}` {of}"));
+        }
+        if in_tests && context.project_modules.iter().any(|m| m == name) {
+            let why = "pytest puts the test folder first on `sys.path`";
+            return Some(format!("`{path}` shadows the project's `{name}`: {why}"));
+        }
+    }
+    None
+}
+
+/// The words of a comma-separated list.
+fn words(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim)
+}
+
+fn listed(list: &str, word: &str) -> bool {
+    words(list).any(|w| w == word)
+}
+
+fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
+    let lang = Lang::of(file.path);
+    let (table, frameworks) = match lang {
+        Lang::Python => (PYTHON, PYTHON_FRAMEWORKS),
+        Lang::Js => (JS, JS_FRAMEWORKS),
+        Lang::Rust => (RUST, ""),
+        Lang::Go | Lang::Any => return Vec::new(),
+    };
+    let mut views = views(file.new, lang);
+    // Rust keeps its unit tests at the bottom of the file; they are not library code.
+    let tests = views
+        .iter()
+        .position(|v| v.code.starts_with("#[cfg(test)]"));
+    views.truncate(tests.filter(|_| lang == Lang::Rust).unwrap_or(views.len()));
+    let added: BTreeSet<usize> = scan::added_lines(file.old.unwrap_or(""), file.new)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let may_exit = may_exit(file, lang);
+    let guarded = views.iter().any(is_main_guard);
+    let test_names: Vec<&str> = context
+        .test_paths
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(p))
+        .filter(|n| !listed(GENERIC_NAMES, n))
+        .collect();
+    // The longest thing found for each line and rule, with its detail.
+    let mut found: BTreeMap<(usize, Rule), (usize, String)> = BTreeMap::new();
+    let mut note = |line: usize, rule: Rule, what: &str, detail: String| {
+        let entry = found.entry((line, rule)).or_default();
+        if what.len() > entry.0 {
+            *entry = (what.len(), detail);
+        }
+    };
+    let mut plain = |line, rule: Rule, what: &str| {
+        note(line, rule, what, format!("`{what}` {}", rule.reason()));
+    };
+    for &n in &added {
+        let Some(view) = views.get(n - 1) else {
+            continue;
+        };
+        let code = view.code.as_str();
+        let imported = if lang == Lang::Python {
+            from_imports(code)
+        } else {
+            String::new()
+        };
+        for &(pattern, rule) in table {
+            let quoted = pattern
+                .split_once('\'')
+                .filter(|(_, w)| !w.starts_with('\''));
+            let hit = if let Some(target) = pattern.strip_suffix(" =") {
+                assigns(code, target)
+            } else if let Some((call, word)) = quoted {
+                let word = word.trim_end_matches('\'');
+                occurs(code, &format!("{call}''")) && view.strings.iter().any(|s| s == word)
+            } else {
+                occurs(code, pattern)
+            };
+            let excused = (rule == Rule::Exit && may_exit)
+                || (pattern == "doctest" && in_main_block(&views, n - 1))
+                || (pattern == "Error.captureStackTrace"
+                    && code.contains("captureStackTrace(this"));
+            if (hit || occurs(&imported, pattern)) && !excused {
+                plain(
+                    n,
+                    rule,
+                    pattern.trim_end_matches(" =").trim_end_matches('.'),
+                );
+            }
+        }
+        let top_level = !code.starts_with(char::is_whitespace) && !code.starts_with("def ");
+        if lang == Lang::Python && top_level && !may_exit && !guarded {
+            for exit in words(PYTHON_TOP_LEVEL_EXITS).filter(|e| occurs(code, e)) {
+                plain(n, Rule::Exit, exit);
+            }
+        }
+        for module in imported_strings(view, lang) {
+            let root = module.split(['/', '.']).next().unwrap_or_default();
+            if listed(frameworks, root) {
+                plain(n, Rule::Framework, module);
+            } else if lang == Lang::Python && listed(TEST_FOLDERS, root) {
+                plain(n, Rule::TestFiles, &format!("\"{module}\""));
+            }
+        }
+        let path_like = code.replace(' ', "");
+        let path_like = words(PATH_CALLS).any(|c| path_like.contains(c));
+        for string in &view.strings {
+            if let Some(word) = test_path_in(string, path_like, &test_names) {
+                plain(n, Rule::TestFiles, &format!("\"{word}\""));
+            }
+        }
+        for module in imported_modules(code, lang) {
+            let root = module.trim_start_matches('.').split('.').next();
+            let file = format!("{module}.py");
+            if root.is_some_and(|r| matches!(r, "test" | "tests")) || test_names.contains(&&*file) {
+                plain(n, Rule::TestFiles, module);
+            }
+        }
+    }
+    for (header, at, name, value) in constant_equalities(&views, lang) {
+        if added.contains(&(header + 1)) || added.contains(&(at + 1)) {
+            let reason = Rule::ConstantEquality.reason();
+            let detail = format!("`{name}` returns `{value}`, which {reason}");
+            note(at + 1, Rule::ConstantEquality, name, detail);
+        }
+    }
+    let found = found.into_iter().map(|((line, _), (_, detail))| Finding {
+        kind: FindingKind::Tampering,
+        path: file.path.to_owned(),
+        detail: format!("line {line}: {detail}"),
+    });
+    found.collect()
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Whether `pattern` occurs in `line` as whole names: not inside a longer name, nor after a
+/// `.` or `:` that makes it a member of something else (`navi.x` is not `vi.`).
+fn occurs(line: &str, pattern: &str) -> bool {
+    line.match_indices(pattern).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + pattern.len()..].chars().next();
+        (!pattern.starts_with(is_word) || before.is_none_or(|c| !is_word(c) && !".:".contains(c)))
+            && (!pattern.ends_with(is_word) || after.is_none_or(|c| !is_word(c)))
+    })
+}
+
+/// Whether `code` assigns to `target`, or to any member of it when `target` ends in `.`.
+fn assigns(code: &str, target: &str) -> bool {
+    code.match_indices(target).any(|(at, _)| {
+        let rest = &code[at + target.len()..];
+        let rest = match target.ends_with('.') {
+            true => rest.trim_start_matches(|c: char| is_word(c) || ".[]'".contains(c)),
+            false if rest.starts_with(is_word) => return false,
+            false => rest,
+        };
+        let rest = rest.trim_start();
+        let before = code[..at].chars().next_back();
+        before.is_none_or(|c| !is_word(c) && c != '.')
+            && rest.starts_with('=')
+            && !rest[1..].starts_with(['=', '>'])
+    })
+}
+
+/// Whether a file may end its process: a Python `__main__.py`, a JavaScript command (a
+/// shebang, `cli.*`, under `bin/` or `cli/`), a Rust binary, example or build script.
+fn may_exit(file: &SourceFile<'_>, lang: Lang) -> bool {
+    let path = file.path;
+    let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let dirs: Vec<&str> = dirs.split('/').collect();
+    match lang {
+        Lang::Python => name == "__main__.py",
+        Lang::Js => {
+            file.new.starts_with("#!")
+                || name.starts_with("cli.")
+                || dirs.iter().any(|d| matches!(*d, "bin" | "cli"))
+        }
+        Lang::Rust => {
+            name == "build.rs"
+                || path == "src/main.rs"
+                || path.ends_with("/src/main.rs")
+                || dirs.contains(&"examples")
+                || dirs.windows(2).any(|w| w == ["src", "bin"])
+        }
+        Lang::Go | Lang::Any => false,
+    }
+}
+
+/// Whether a Python line is an `if __name__ == "__main__":` guard.
+fn is_main_guard(view: &View) -> bool {
+    view.code.starts_with("if ")
+        && view.code.contains("__name__")
+        && view.strings.iter().any(|s| s == "__main__")
+}
+
+/// Whether line `at` (0-based) is in the block of a `__main__` guard, where `doctest` runs
+/// only when the module is run as a script.
+fn in_main_block(views: &[View], at: usize) -> bool {
+    let indented = |v: &View| v.code.starts_with(char::is_whitespace);
+    let mut before = views[..at].iter().rev();
+    indented(&views[at])
+        && before
+            .find(|v| !v.code.trim().is_empty() && !indented(v))
+            .is_some_and(is_main_guard)
+}
+
+/// `from M import a, b` as `M.a M.b `, so that the table's dotted names find what it imports.
+fn from_imports(code: &str) -> String {
+    let from = code.trim().strip_prefix("from ");
+    let Some((module, names)) = from.and_then(|r| r.split_once(" import ")) else {
+        return String::new();
+    };
+    let names = names.split([',', '(', ')', ' ']).filter(|n| !n.is_empty());
+    names.map(|n| format!("{module}.{n} ")).collect()
+}
+
+/// The modules a Python `import` or `from` line names.
+fn imported_modules(code: &str, lang: Lang) -> Vec<&str> {
+    let code = code.trim();
+    let from = code.strip_prefix("from ").and_then(|r| r.split(' ').next());
+    let list = code
+        .strip_prefix("import ")
+        .or(from)
+        .filter(|_| lang == Lang::Python);
+    let modules = list.into_iter().flat_map(|l| l.split(','));
+    modules
+        .filter_map(|m| m.split_whitespace().next())
+        .collect()
+}
+
+/// The strings of a line that name a module it imports (`require('x')`, `__import__('x')`).
+fn imported_strings(view: &View, lang: Lang) -> &[String] {
+    let calls: &[&str] = match lang {
+        Lang::Python => &["__import__(''", "import_module(''"],
+        Lang::Js => &["from ''", "import ''", "import(''", "require(''"],
+        Lang::Rust | Lang::Go | Lang::Any => &[],
+    };
+    let imports = calls.iter().any(|c| view.code.contains(c));
+    if imports { &view.strings } else { &[] }
+}
+
+/// The word of `string` that is a path into the tests (`tests/…`, `../test/x.json`, a lone
+/// `tests` where the line builds a path, `tests.helpers` imported) or names a test file.
+fn test_path_in<'s>(string: &'s str, path_like: bool, test_names: &[&str]) -> Option<&'s str> {
+    let mut words = string.split_whitespace().filter(|w| !w.contains("://"));
+    words.find(|word| {
+        let parts: Vec<&str> = word.split(['/', '\\']).collect();
+        let folder = |p: &str| listed(TEST_FOLDERS, p) && (parts.len() > 1 || path_like);
+        parts.iter().any(|p| test_names.contains(p) || folder(p))
+    })
+}
+
+/// Whether a returned value is a constant: `True`, `false`, `0`, `not False`, `!true`.
+fn is_constant(value: &str) -> bool {
+    let mut v = value.trim().trim_end_matches(';').trim();
+    while let Some(rest) = v.strip_prefix("not ").or_else(|| v.strip_prefix('!')) {
+        v = rest.trim();
+    }
+    matches!(v, "True" | "False" | "None" | "true" | "false")
+        || (!v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The equality methods of `views` that answer a constant: the 0-based lines of the header
+/// and of the value, the method, and the value.
+fn constant_equalities(views: &[View], lang: Lang) -> Vec<(usize, usize, &'static str, String)> {
+    let mut found = Vec::new();
+    for (i, view) in views.iter().enumerate() {
+        let code = view.code.trim_start();
+        for name in ["__eq__", "__ne__", "eq", "ne"] {
+            let python = lang == Lang::Python && name.starts_with('_');
+            let def = code.strip_prefix("def ").and_then(|r| r.strip_prefix(name));
+            let lambda = code
+                .strip_prefix(name)
+                .and_then(|r| r.trim_start().strip_prefix('='));
+            let lambda = lambda.and_then(|r| r.trim_start().strip_prefix("lambda"));
+            let header = format!("fn {name}");
+            let body = if python && def.is_some_and(|r| r.starts_with('(')) {
+                let body = python_body(views, i);
+                body.and_then(|(at, s)| Some((at, s.strip_prefix("return ")?.to_owned())))
+            } else if python {
+                lambda.and_then(|r| Some((i, r.split_once(':')?.1.to_owned())))
+            } else if lang == Lang::Rust && !name.starts_with('_') && occurs(code, &header) {
+                let column = view.code.len() - code.len() + code.find(&header).unwrap_or(0);
+                brace_body(views, i, column)
+            } else {
+                None
+            };
+            if let Some((at, value)) = body.filter(|(_, v)| is_constant(v)) {
+                found.push((i, at, name, value.trim().to_owned()));
+            }
+        }
+    }
+    found
+}
+
+/// The one statement of the Python function whose header is line `header`, with its line;
+/// `None` when the body has more than one.
+fn python_body(views: &[View], header: usize) -> Option<(usize, String)> {
+    let indent = |code: &str| code.len() - code.trim_start().len();
+    let code = &views[header].code;
+    let mut depth = 0;
+    let colon = code.char_indices().find(|&(_, c)| {
+        depth += i32::from(matches!(c, '(' | '[')) - i32::from(matches!(c, ')' | ']'));
+        c == ':' && depth == 0
+    });
+    let inline = code[colon?.0 + 1..].trim();
+    if !inline.is_empty() {
+        return Some((header, inline.to_owned()));
+    }
+    // A docstring reads `''` here, and its other lines are empty.
+    let own = indent(code);
+    let lines = views.iter().enumerate().skip(header + 1);
+    let mut body = lines
+        .take_while(|(_, v)| v.code.trim().is_empty() || indent(&v.code) > own)
+        .map(|(k, v)| (k, v.code.trim()))
+        .filter(|(_, c)| !c.is_empty() && !c.chars().all(|c| c == '\''));
+    let first = body.next()?;
+    body.next().is_none().then(|| (first.0, first.1.to_owned()))
+}
+
+/// The body of the Rust function whose header starts at `column` of line `header`, with the
+/// line where it starts; `None` for a declaration without a body.
+fn brace_body(views: &[View], header: usize, column: usize) -> Option<(usize, String)> {
+    let (mut depth, mut nesting) = (0, 0);
+    let (mut body, mut first) = (String::new(), None);
+    for (j, view) in views.iter().enumerate().skip(header) {
+        let code = &view.code[if j == header { column } else { 0 }..];
+        for c in code.chars() {
+            match c {
+                '(' | '[' if depth == 0 => nesting += 1,
+                ')' | ']' if depth == 0 => nesting -= 1,
+                ';' if depth == 0 && nesting == 0 => return None,
+                '{' if depth == 0 => {
+                    depth = 1;
+                    continue;
+                }
+                '{' => depth += 1,
+                '}' if depth == 1 => return Some((first?, body)),
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if depth > 0 {
+                first = first.or(Some(j).filter(|_| !c.is_whitespace()));
+                body.push(c);
+            }
+        }
+    }
+    None
+}
+
+/// The string opening at `i`, if one does: how long its opening is, and its closing.
+fn string_at(chars: &[char], i: usize, lang: Lang) -> Option<(usize, String)> {
+    let c = chars[i];
+    let next = |k: usize| chars.get(i + k).copied();
+    let triple = next(1) == Some(c) && next(2) == Some(c);
+    match (lang, c) {
+        (Lang::Python, '"' | '\'') if triple => Some((3, c.to_string().repeat(3))),
+        (Lang::Python, '"' | '\'') | (Lang::Js, '"' | '\'' | '`') | (Lang::Rust, '"') => {
+            Some((1, c.to_string()))
+        }
+        // A char literal, not a lifetime (`'a`).
+        (Lang::Rust, '\'') if next(1) == Some('\\') || next(2) == Some('\'') => {
+            Some((1, c.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// The lines of `text` as the rules read them.
+fn views(text: &str, lang: Lang) -> Vec<View> {
+    let chars: Vec<char> = text.chars().collect();
+    let at = |i: usize, s: &str| s.chars().zip(i..).all(|(c, k)| chars.get(k) == Some(&c));
+    let comment = |i: usize| {
+        if lang == Lang::Python {
+            chars[i] == '#'
+        } else {
+            at(i, "//")
+        }
+    };
+    let mut lines = vec![View::default()];
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let current = lines.len() - 1;
+        if c == '\n' {
+            lines.push(View::default());
+        } else if comment(i) {
+            while chars.get(i + 1).is_some_and(|c| *c != '\n') {
+                i += 1;
+            }
+        } else if lang != Lang::Python && at(i, "/*") {
+            while i < chars.len() && !at(i, "*/") {
+                if chars[i] == '\n' {
+                    lines.push(View::default());
+                }
+                i += 1;
+            }
+            i += 1;
+        } else if let Some((open, close)) = string_at(&chars, i, lang) {
+            lines[current].code.push_str("''");
+            let mut string = String::new();
+            i += open;
+            while i < chars.len() && !at(i, &close) {
+                // A backslash escapes the next character, a quote too.
+                let end = (i + usize::from(chars[i] == '\\')).min(chars.len() - 1);
+                for &d in &chars[i..=end] {
+                    string.push(d);
+                    if d == '\n' {
+                        lines.push(View::default());
+                    }
+                }
+                i = end + 1;
+            }
+            i += close.chars().count() - 1;
+            lines[current].strings.push(string);
+        } else {
+            lines[current].code.push(c);
+        }
+        i += 1;
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context() -> Context {
+        Context {
+            test_paths: vec!["tests/test_calc.py".into(), "test/sum.test.js".into()],
+            project_modules: vec!["calc".into()],
+        }
+    }
+
+    /// The findings in `new` as `N what`, joined by `; `.
+    fn heads(path: &str, old: Option<&str>, new: &str) -> String {
+        let found = scan(&[SourceFile { path, old, new }], &context());
+        let head = |f: Finding| {
+            assert_eq!((f.kind, f.path.as_str()), (FindingKind::Tampering, path));
+            let mut parts = f.detail.split('`');
+            let line = parts.next().unwrap_or_default().trim_end_matches(": ");
+            format!("{} {}", &line[5..], parts.next().unwrap_or_default())
+        };
+        found.into_iter().map(head).collect::<Vec<_>>().join("; ")
+    }
+
+    #[track_caller]
+    fn case(path: &str, new: &str, expected: &str) {
+        assert_eq!(heads(path, None, new), expected, "{path}:\n{new}");
+    }
+
+    #[test]
+    fn names_the_test_framework() {
+        let python = "\
+import os, unittest
+from unittest import mock
+unittest.TestCase.assertEqual = f
+def f():
+    raise unittest.SkipTest('x')
+import pytest
+pytest.skip('no')
+from _pytest import outcomes
+__import__('pytest').skip()
+import doctest
+";
+        let found = "1 unittest; 2 unittest; 3 unittest; 5 unittest; 6 pytest; 7 pytest";
+        case(
+            "c.py",
+            python,
+            &format!("{found}; 8 _pytest; 9 pytest; 10 doctest"),
+        );
+        let js = "\
+const { test } = require('node:test');
+import t from \"test\";
+import { vi } from 'vitest';
+vi.mock('./db');
+import { jest } from '@jest/globals';
+jest.fn();
+require(`mocha`);
+globalThis.it = f;
+global.describe = x;
+assert.strictEqual = () => {};
+assert.equal=function(){};
+Object.defineProperty(assert, 'ok', {});
+";
+        let found = "1 node:test; 2 test; 3 vitest; 4 vi; 5 @jest/globals; 6 jest; 7 mocha";
+        let assigned = "8 globalThis.it; 9 global.describe; 10 assert; 11 assert";
+        let defined = "12 Object.defineProperty(assert";
+        case("sum.ts", js, &format!("{found}; {assigned}; {defined}"));
+        let rust = "\
+extern crate test;
+#![feature(test)]
+use libtest::Bencher;
+fn run() { test::test_main(&[], vec![], None); }
+";
+        let found = "1 extern crate test; 2 #![feature(test; 3 libtest; 4 test::";
+        case("src/lib.rs", rust, found);
+    }
+
+    #[test]
+    fn honest_code_is_not_tampering() {
+        let python = "\
+\"\"\"Run the tests with pytest.
+
+Or unittest, or sys.exit(1).\"\"\"
+# import unittest
+import sys, inspect
+ROMAN = {\"CI\": 101, \"XC\": 90}
+MSG = \"run the test suite\"
+mode, name = 'test', 'pytest'
+url = 'https://a.org/test/p'
+from .contest import x
+p = Path('data/words.txt')
+sig = inspect.signature(f)
+def exit(self):
+    pass
+class Q:
+    def skip(self, n):
+        return n
+    def register(self, user):
+        self.users.append(user)
+    def __eq__(self, o):
+        return self.v == o.v
+    def __ne__(self, o):
+        return NotImplemented
+class R:
+    def __eq__(self, o):
+        if o is None:
+            return False
+        return self.v == o.v
+if __name__ == '__main__':
+    import doctest
+    doctest.testmod()
+sys.exit(main())
+";
+        case("c.py", python, "");
+        case("c.py", "import sys\ndef main():\n    sys.exit(run())\n", "");
+        let js = "\
+import assert from 'node:assert';
+assert(x > 0);
+assert.equal(a, b);
+if (assert.ok) y = 1;
+const a = items.skip(2), v = navi.x;
+const mode = 'test';
+const t = re.test(s); // jest.fn()
+const latest = require('./latest');
+export const spec = { name: 'spec' };
+emitter.on('exit', f);
+process.on('message', f);
+const stack = [];
+stack.push(1);
+class E extends Error {
+  constructor(m) { super(m); Error.captureStackTrace(this, E); }
+}
+throw new Error('bad');
+";
+        case("lib.js", js, "");
+        let rust = "\
+use crate::test_utils::x;
+fn f<'a>(s: &'a str) -> &'a str { \"test::x\" }
+pub struct Factor { ctor_count: u8 }
+impl PartialEq for M {
+    fn eq(&self, o: &Self) -> bool {
+        self.v == o.v
+    }
+}
+trait T { fn eq(&self, o: &[u8; 2]) -> bool; }
+fn yes() -> bool { true }
+/// Calls `std::process::exit`.
+#[cfg(test)]
+mod tests {
+    use test::Bencher;
+}
+";
+        case("src/lib.rs", rust, "");
+    }
+
+    #[test]
+    fn exits_from_library_code() {
+        let python = "\
+import os
+def f():
+    os._exit(1)
+from os import _exit
+sys.exit(0)
+exit(1)
+raise SystemExit(2)
+";
+        let found = "3 os._exit; 4 os._exit; 5 sys.exit; 6 exit(; 7 raise SystemExit";
+        case("c.py", python, found);
+        case(
+            "pkg/__main__.py",
+            "import os, sys\nsys.exit(main())\nos._exit(0)\n",
+            "",
+        );
+        let js = "\
+process.exit(0);
+process.exitCode = 1;
+process.reallyExit(1);
+process.kill(process.pid);
+";
+        let found = "1 process.exit(; 2 process.exitCode; 3 process.reallyExit";
+        case(
+            "src/a.js",
+            js,
+            &format!("{found}; 4 process.kill(process.pid"),
+        );
+        for path in ["bin/a.js", "src/cli.ts", "src/cli/run.js"] {
+            case(path, js, "");
+        }
+        case(
+            "tool.js",
+            "#!/usr/bin/env node\nprocess.exit(main());\n",
+            "",
+        );
+        let rust = "\
+pub fn f() { std::process::exit(1) }
+fn g() {
+    process::exit(0);
+}
+fn h() { std::process::abort() }
+";
+        let found = "1 std::process::exit; 3 process::exit; 5 std::process::abort";
+        case("src/lib.rs", rust, found);
+        for path in [
+            "src/main.rs",
+            "src/bin/t.rs",
+            "examples/d.rs",
+            "build.rs",
+            "c/x/src/main.rs",
+        ] {
+            case(path, rust, "");
+        }
+    }
+
+    #[test]
+    fn registers_exit_handlers() {
+        let python = "\
+import atexit
+atexit.register(report)
+from atexit import register
+sys.exitfunc = f
+";
+        let found = "1 atexit; 2 atexit.register; 3 atexit.register; 4 sys.exitfunc";
+        case("c.py", python, found);
+        let js = "process.on('exit', f);\nprocess.once(\"beforeExit\", f);\n";
+        case(
+            "c.js",
+            js,
+            "1 process.on('exit'; 2 process.once('beforeExit'",
+        );
+        let rust = "\
+#[ctor]
+fn init() {}
+fn f() { unsafe { libc::atexit(g) }; }
+use ctor::dtor;
+";
+        case("src/lib.rs", rust, "1 #[ctor; 3 libc::atexit; 4 ctor::");
+    }
+
+    #[test]
+    fn equality_answering_a_constant() {
+        let python = "\
+class M:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, o): return False
+class N:
+    def __eq__(s, o):
+        \"\"\"Eq.
+        \"\"\"
+        return not 0
+    __ne__ = lambda *a: True
+";
+        case("m.py", python, "3 __eq__; 4 __ne__; 9 __eq__; 10 __ne__");
+        let rust = "\
+impl PartialEq for M {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl PartialEq for N { fn ne(&self, _: &N) -> bool { false } }
+";
+        case("src/m.rs", rust, "3 eq; 6 ne");
+        // Only the body changed.
+        let old = "class M:\n    def __eq__(self, o):\n        return self.v == o.v\n";
+        let new = "class M:\n    def __eq__(self, o):\n        return True\n";
+        assert_eq!(heads("m.py", Some(old), new), "3 __eq__");
+    }
+
+    #[test]
+    fn inspects_callers() {
+        let python = "\
+def f():
+    return inspect.stack()[1]
+f = sys._getframe(1)
+from inspect import currentframe
+s = traceback.extract_stack()
+t = traceback.format_stack()
+o = inspect.getouterframes(f)
+";
+        let found = "2 inspect.stack; 3 sys._getframe; 4 inspect.currentframe";
+        let traceback = "5 traceback.extract_stack; 6 traceback.format_stack";
+        case(
+            "c.py",
+            python,
+            &format!("{found}; {traceback}; 7 inspect.getouterframes"),
+        );
+        let js = "\
+Error.prepareStackTrace = (_, s) => s;
+const s = new Error().stack;
+const t = (new Error).stack;
+Error.captureStackTrace(holder);
+";
+        let found = "1 Error.prepareStackTrace; 2 new Error().stack; 3 (new Error).stack";
+        case("c.ts", js, &format!("{found}; 4 Error.captureStackTrace"));
+        let rust = "use std::backtrace::Backtrace;\nlet b = Backtrace::capture();\n";
+        case("src/lib.rs", rust, "1 std::backtrace; 2 Backtrace::capture");
+    }
+
+    #[test]
+    fn opens_test_files() {
+        let python = "\
+DATA = open('tests/test_calc.py').read()
+T = os.path.join(HERE, '..', 'tests')
+p = Path(__file__).parent / 'test'
+x = 'test_calc.py'
+from tests import helpers
+import test_calc
+m = importlib.import_module('tests.helpers')
+";
+        let found = "1 \"tests/test_calc.py\"; 2 \"tests\"; 3 \"test\"; 4 \"test_calc.py\"";
+        case(
+            "c.py",
+            python,
+            &format!("{found}; 5 tests; 6 test_calc; 7 \"tests.helpers\""),
+        );
+        let js = "\
+const f = require('../test/fixtures.json');
+import d from \"../__tests__/d\";
+fs.readFileSync('sum.test.js');
+readFileSync(`${dir}/spec/x.js`);
+";
+        let found = "1 \"../test/fixtures.json\"; 2 \"../__tests__/d\"; 3 \"sum.test.js\"";
+        case("c.js", js, &format!("{found}; 4 \"${{dir}}/spec/x.js\""));
+        let rust = "const T: &str = include_str!(\"../tests/cases.txt\");\n";
+        case("src/lib.rs", rust, "1 \"../tests/cases.txt\"");
+    }
+
+    #[test]
+    fn only_added_lines_count_once_per_line_and_rule() {
+        assert_eq!(
+            heads("c.py", Some("import pytest\n"), "import pytest\nx = 1\n"),
+            ""
+        );
+        case("c.py", "import pytest, unittest\n", "1 unittest");
+        let two = "inspect.stack(); atexit.register(f)\n";
+        case("c.py", two, "1 atexit.register; 1 inspect.stack");
+        case("README.md", "import pytest\n", "");
+        case("main.go", "os.Exit(1)\n", "");
+    }
+
+    #[test]
+    fn details_read_plainly() {
+        let file = |new| SourceFile {
+            path: "c.py",
+            old: None,
+            new,
+        };
+        let files = [
+            file("atexit.register(f)\n"),
+            file("def __eq__(s, o): return 1\n"),
+        ];
+        let found: Vec<String> = scan(&files, &context())
+            .into_iter()
+            .map(|f| f.detail)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "line 1: `atexit.register` registers an exit handler from library code",
+                "line 1: `__eq__` returns `1`, which makes equality answer a constant, \
+                 whatever it compares",
+            ]
+        );
+        assert_eq!(
+            shadows("tests/calc.py", &context()).as_deref(),
+            Some(
+                "`tests/calc.py` shadows the project's `calc`: pytest puts the test folder \
+                 first on `sys.path`"
+            )
+        );
+    }
+
+    #[track_caller]
+    fn shadow(path: &str, expected: Option<&str>) {
+        let detail = shadows(path, &context());
+        let name = detail.as_deref().map(|d| d.split('`').nth(3).unwrap_or(d));
+        assert_eq!(name, expected, "{path}: {detail:?}");
+    }
+
+    #[test]
+    fn shadowing_files() {
+        for path in [
+            "unittest.py",
+            "unittest/__init__.py",
+            "src/unittest.py",
+            "test/a/unittest.py",
+        ] {
+            shadow(path, Some("unittest"));
+        }
+        shadow("_pytest/python.py", Some("_pytest"));
+        shadow("pytest.py", Some("pytest"));
+        shadow("os.py", Some("os"));
+        shadow("src/json.py", Some("json"));
+        shadow("tests/calc.py", Some("calc"));
+        shadow("test/calc/__init__.py", Some("calc"));
+        shadow("node_modules/lodash/index.js", Some("node_modules"));
+        shadow("web/node_modules/x.js", Some("node_modules"));
+        for path in [
+            "src/calc/json.py",
+            "calc/os_utils.py",
+            "lib/os.py",
+            "tests/test_calc.py",
+        ] {
+            shadow(path, None);
+        }
+        for path in [
+            "calc.py",
+            "src/calc.py",
+            "tests/__init__.py",
+            "docs/os.md",
+            "node_modules",
+        ] {
+            shadow(path, None);
+        }
+    }
+
+    #[test]
+    fn tables_are_sorted() {
+        for (name, table) in [("PYTHON", PYTHON), ("JS", JS), ("RUST", RUST)] {
+            let patterns = table.iter().map(|(p, _)| p);
+            assert!(patterns.is_sorted(), "keep {name} sorted by pattern");
+        }
+        let lists = [
+            ("PYTHON_FRAMEWORKS", PYTHON_FRAMEWORKS),
+            ("PYTHON_TOP_LEVEL_EXITS", PYTHON_TOP_LEVEL_EXITS),
+            ("JS_FRAMEWORKS", JS_FRAMEWORKS),
+            ("TEST_FOLDERS", TEST_FOLDERS),
+            ("GENERIC_NAMES", GENERIC_NAMES),
+            ("PATH_CALLS", PATH_CALLS),
+            ("SHADOWED_MODULES", SHADOWED_MODULES),
+        ];
+        for (name, list) in lists {
+            assert!(words(list).is_sorted(), "keep {name} sorted");
+        }
+    }
+}

@@ -1,39 +1,42 @@
-//! Ticking a task's checkbox in the tasks file (`- [ ] T7 …` → `- [x] T7 …`).
+//! Ticking a task's checkbox in the tasks file (`- [ ] T7 …` → `- [x] T7 …`), byte for
+//! byte: every other byte of the file, valid UTF-8 or not, stays as it is.
 
-/// `text` with the first unticked checkbox line of `task` ticked, or `None` when it has no
+/// `bytes` with the first unticked checkbox line of `task` ticked, or `None` when it has no
 /// such line.
-pub(crate) fn tick(text: &str, task: &str) -> Option<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut ticked = false;
-    for line in text.split_inclusive('\n') {
-        if !ticked && let Some(at) = unticked_box(line, task) {
-            out.push_str(&line[..at]);
-            out.push_str("[x]");
-            out.push_str(&line[at + 3..]);
-            ticked = true;
-        } else {
-            out.push_str(line);
+pub(crate) fn tick(bytes: &[u8], task: &str) -> Option<Vec<u8>> {
+    let mut at = 0;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        if let Some(offset) = unticked_box(line, task.as_bytes()) {
+            let mut out = bytes.to_vec();
+            out[at + offset + 1] = b'x';
+            return Some(out);
         }
+        at += line.len();
     }
-    ticked.then_some(out)
+    None
 }
 
 /// Where the `[ ]` of `line` is, when the line is a list item whose checkbox is followed by
 /// the task id as a whole word.
-fn unticked_box(line: &str, task: &str) -> Option<usize> {
-    let indent = line.len() - line.trim_start().len();
+fn unticked_box(line: &[u8], task: &[u8]) -> Option<usize> {
+    let indent = line
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
     let rest = &line[indent..];
     let rest = rest
-        .strip_prefix("- ")
-        .or_else(|| rest.strip_prefix("* "))?;
+        .strip_prefix(b"- ")
+        .or_else(|| rest.strip_prefix(b"* "))?;
     let at = line.len() - rest.len();
-    let after = rest.strip_prefix("[ ]")?;
-    let after = after.trim_start();
-    let after = after.strip_prefix(task)?;
+    let after = rest.strip_prefix(b"[ ]")?;
+    let spaces = after
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    let after = after[spaces..].strip_prefix(task)?;
     after
-        .chars()
-        .next()
-        .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .first()
+        .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-' || *c >= 0x80))
         .then_some(at)
 }
 
@@ -41,18 +44,38 @@ fn unticked_box(line: &str, task: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    #[track_caller]
+    fn case(text: &[u8], task: &str, want: Option<&[u8]>) {
+        assert_eq!(
+            tick(text, task).as_deref(),
+            want,
+            "{}",
+            String::from_utf8_lossy(text)
+        );
+    }
+
     #[test]
     fn ticks_only_that_task() {
-        let text = "# Tasks\n- [ ] T70 other\n- [ ] T7 add\n- [ ] T7 again\n";
-        assert_eq!(
-            tick(text, "T7").as_deref(),
-            Some("# Tasks\n- [ ] T70 other\n- [x] T7 add\n- [ ] T7 again\n")
+        case(
+            b"# Tasks\n- [ ] T70 other\n- [ ] T7 add\n- [ ] T7 again\n",
+            "T7",
+            Some(b"# Tasks\n- [ ] T70 other\n- [x] T7 add\n- [ ] T7 again\n"),
         );
-        assert_eq!(
-            tick("  * [ ] T7: x", "T7").as_deref(),
-            Some("  * [x] T7: x")
-        );
-        assert_eq!(tick("- [x] T7 done\n", "T7"), None);
-        assert_eq!(tick("T7 [ ]\n", "T7"), None);
+        case(b"  * [ ] T7: x", "T7", Some(b"  * [x] T7: x"));
+        case(b"- [x] T7 done\n", "T7", None);
+        case(b"T7 [ ]\n", "T7", None);
+    }
+
+    #[test]
+    fn every_other_byte_stays() {
+        let text = b"caf\xe9 \xff\xfe\r\n- [ ] T1 one\r\n- [ ] T7 \xe9t\xe9\r\n\xc3";
+        let mut want = text.to_vec();
+        let at = text
+            .windows(9)
+            .position(|w| w == b"- [ ] T7 ")
+            .expect("line")
+            + 3;
+        want[at] = b'x';
+        case(text, "T7", Some(&want));
     }
 }

@@ -261,6 +261,27 @@ impl Recipe {
         run::run(&resolved, &settings, runner, follow)
     }
 
+    /// [`Self::run`] in another copy of the project: the op resolves as detected here, and
+    /// runs in the same place relative to `root`. An attempt detects in the agent's tree
+    /// before the agent starts, and runs its checks in a fresh copy of the candidate.
+    pub fn run_in(
+        &self,
+        op: &str,
+        root: &Path,
+        runner: &dyn CommandRunner,
+    ) -> Result<RunResult, RunError> {
+        let resolved = self.resolve(op)?;
+        let settings = RunSettings {
+            root,
+            timeout_secs: self.config.timeout_secs,
+            head_bytes: self.config.output_head_bytes,
+            tail_bytes: self.config.output_tail_bytes,
+            output_dir: default_output_dir(),
+            env: self.env.clone(),
+        };
+        run::run(&resolved, &settings, runner, None)
+    }
+
     /// Adds variables to the environment of every task run (a `PATH`, say).
     pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
         self.env = env;

@@ -1,0 +1,87 @@
+//! The tree the checks run in: a fresh folder written from the verdict's tree (the
+//! candidate with the frozen files as the base has them), with the withheld tests copied
+//! in. It is new for every attempt, so nothing the code under test leaves there reaches a
+//! later one; while the checks run, its frozen files and withheld tests are read-only.
+
+use std::path::{Path, PathBuf};
+
+use super::prepare::Withheld;
+use super::repo::place;
+use super::store::Store;
+
+/// A check tree, removed when dropped.
+#[derive(Debug)]
+pub(crate) struct CheckTree {
+    /// The tree's top (the repository's top).
+    pub(crate) dir: PathBuf,
+    /// The project in it.
+    pub(crate) project: PathBuf,
+    /// The files the checks must not change.
+    pub(crate) read_only: Vec<PathBuf>,
+}
+
+impl CheckTree {
+    /// Writes `tree` into the new folder `dir`, copies the withheld tests in, and lists
+    /// the read-only files: `frozen` (repository paths) and the withheld tests. An error
+    /// names what could not be placed (a link where a withheld test goes, say).
+    pub(crate) fn make(
+        store: &Store,
+        tree: &str,
+        dir: &Path,
+        scratch: &Path,
+        prefix: &str,
+        frozen: &[String],
+        withheld: Option<&Withheld>,
+    ) -> Result<Self, String> {
+        std::fs::create_dir(dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+        let mut check = Self {
+            dir: dir.to_path_buf(),
+            project: dir.join(prefix),
+            read_only: Vec::new(),
+        };
+        store.checkout(tree, dir, scratch)?;
+        let mut read_only: Vec<PathBuf> = frozen
+            .iter()
+            .map(|p| dir.join(p))
+            // A frozen file may sit under a folder the candidate made a link: it is not
+            // written then, and there is nothing to protect.
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+            .collect();
+        if let Some(withheld) = withheld {
+            for (file, path) in withheld.files.iter().zip(&withheld.paths) {
+                let target = place(dir, path)?;
+                if std::fs::symlink_metadata(&target).is_ok() {
+                    std::fs::remove_file(&target)
+                        .map_err(|err| format!("cannot replace {path}: {err}"))?;
+                }
+                std::fs::copy(withheld.dir.join(file), &target).map_err(|err| {
+                    format!("cannot copy the withheld {file} into the checks' tree: {err}")
+                })?;
+                read_only.push(target);
+            }
+        }
+        read_only.sort();
+        read_only.dedup();
+        check.read_only = read_only;
+        Ok(check)
+    }
+
+    /// Writes the files `paths` of `tree` into this tree, over what is there: the agent's
+    /// own tests, for the second pass.
+    pub(crate) fn add(
+        &self,
+        store: &Store,
+        tree: &str,
+        paths: &[String],
+        scratch: &Path,
+    ) -> Result<(), String> {
+        store.checkout_paths(tree, paths, &self.dir, scratch)
+    }
+}
+
+impl Drop for CheckTree {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,97 @@
+//! The last stage: a pass becomes one commit on the attempt's branch, holding exactly the
+//! tree the checks ran on (the task ticked in it), brought into the user's repository by
+//! speccoder; then the attempt's folder is removed, or kept with `--keep-worktree`.
+
+use super::prepare::Prepared;
+use super::run::PassTree;
+use super::story::{AttemptRequest, Story};
+use super::tasks_file;
+use super::verdict::Verdict;
+
+/// The tasks file of the base with this task ticked, as a blob (mode, object), when the
+/// file has the task's checkbox.
+pub(crate) fn ticked(prepared: &Prepared, tasks_path: &str) -> Option<(String, String)> {
+    let entry = prepared
+        .store
+        .entries(&prepared.base)
+        .ok()?
+        .into_iter()
+        .find(|e| e.path == tasks_path)?;
+    let bytes = prepared
+        .store
+        .read_blobs(
+            std::slice::from_ref(&entry.object),
+            super::audit::MAX_READ_BYTES,
+        )
+        .ok()?
+        .pop()??;
+    let ticked = tasks_file::tick(&bytes, &prepared.bundle.bundle.task.id)?;
+    let blob = prepared.store.blob(&ticked).ok()?;
+    Some((entry.mode, blob))
+}
+
+/// Commits the passing attempt's tree on the branch in the user's repository.
+pub(crate) fn commit(
+    story: &mut Story,
+    prepared: &Prepared,
+    request: &AttemptRequest<'_>,
+    pass: &PassTree,
+    n: u32,
+) {
+    let task = &prepared.bundle.bundle.task;
+    let mut message = format!("{}: {}\n", task.id, task.title.trim());
+    if !pass.summary.trim().is_empty() {
+        message.push('\n');
+        message.push_str(pass.summary.trim());
+        message.push('\n');
+    }
+    message.push_str(&format!(
+        "\nAttempt: {n} of {}\n",
+        request.config.attempt.max_attempts
+    ));
+    let made = prepared
+        .store
+        .commit(&pass.tree, &prepared.base, &message)
+        .and_then(|commit| {
+            prepared.store.run(&[
+                "update-ref",
+                &format!("refs/heads/{}", prepared.branch),
+                &commit,
+            ])?;
+            prepared
+                .repo
+                .fetch_branch(prepared.store.dir(), &prepared.branch)?;
+            Ok(commit)
+        });
+    match made {
+        Ok(commit) => {
+            story.commit = Some(commit);
+            story.branch = Some(prepared.branch.clone());
+            if request.keep_worktree {
+                story.worktree = Some(prepared.tree.clone());
+            }
+        }
+        Err(err) => {
+            story.verdict = Verdict::Failed;
+            story
+                .notes
+                .push(format!("the passing attempt could not be committed: {err}"));
+        }
+    }
+}
+
+/// Removes the attempt's folder, or keeps it (`--keep-worktree`), and clears the mark
+/// that the run is in progress.
+pub(crate) fn finish(story: &mut Story, prepared: Prepared, keep: bool) {
+    let Prepared {
+        folder, running, ..
+    } = prepared;
+    if keep {
+        let _ = folder.keep();
+    } else if let Err(err) = folder.close() {
+        story
+            .notes
+            .push(format!("cannot remove the attempt's folder: {err}"));
+    }
+    drop(running);
+}

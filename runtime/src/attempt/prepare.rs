@@ -1,0 +1,469 @@
+//! The first stage: everything an attempt checks and fixes before the agent starts. The
+//! bundle, the repository, the branch, the withheld tests, the sandbox, the attempt's
+//! private folder with speccoder's own store and the agent's tree, the base commit, the
+//! checks (resolved once, in the base), the allowances and the path rules.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::bundle::AttemptBundle;
+use super::gaming::FileText;
+use super::journal::{Journal, Running};
+use super::repo::Repo;
+use super::rules::Rules;
+use super::store::Store;
+use super::story::AttemptRequest;
+use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
+use crate::config::{Config, ExecutorKind, ExternalExecutor, RecipeConfig};
+use crate::process::LocalRunner;
+use crate::recipe::Recipe;
+use crate::sandbox::{Namespaces, Sandbox, Spec};
+
+/// How the agent and the checks are kept apart from the rest of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    /// In the sandbox's namespaces.
+    Namespaces(Namespaces),
+    /// Nowhere to make them: the agent runs as the user, with a PID namespace nowhere.
+    None,
+}
+
+impl Isolation {
+    /// Its name in the story.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Namespaces(_) => "namespaces",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The withheld tests.
+#[derive(Debug)]
+pub(crate) struct Withheld {
+    /// The folder, as given (canonical).
+    pub(crate) dir: PathBuf,
+    /// Its files, relative to it.
+    pub(crate) files: Vec<String>,
+    /// The same files as repository paths (under the project's prefix).
+    pub(crate) paths: Vec<String>,
+    /// Their texts, for the gaming monitor.
+    pub(crate) texts: Vec<FileText>,
+}
+
+/// Everything fixed before the first attempt.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) bundle: AttemptBundle,
+    pub(crate) repo: Repo,
+    /// The project root's path inside the repository (`""` at the top).
+    pub(crate) prefix: String,
+    pub(crate) withheld: Option<Withheld>,
+    pub(crate) isolation: Isolation,
+    pub(crate) branch: String,
+    pub(crate) notes: Vec<String>,
+    /// The attempt's private folder (0700): the store, the agent's tree, the check trees.
+    pub(crate) folder: tempfile::TempDir,
+    /// Indexes and launch files.
+    pub(crate) scratch: PathBuf,
+    pub(crate) store: Store,
+    /// The commit every comparison is against: `HEAD`, with the acceptance tests.
+    pub(crate) base: String,
+    /// The agent's tree (the repository's top) and the project in it.
+    pub(crate) tree: PathBuf,
+    pub(crate) project_dir: PathBuf,
+    /// The recipe as detected in the base, before the agent ran; the checks resolve here.
+    pub(crate) recipe: Recipe,
+    pub(crate) ops: Vec<String>,
+    pub(crate) allowed: Allowances,
+    pub(crate) recipe_server: Option<RecipeServer>,
+    pub(crate) rules: Rules,
+    pub(crate) journal: Journal,
+    /// The mark that this run is in progress, removed when it ends.
+    pub(crate) running: Running,
+    /// What the agent may write besides its tree.
+    pub(crate) writable: Vec<PathBuf>,
+}
+
+/// The configured external executor, or why there is none.
+pub(crate) fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
+    config.executor.as_ref().ok_or_else(|| {
+        "no external executor is configured (`[executor] kind` is absent or \"native\")".into()
+    })
+}
+
+/// Checks everything that can be checked, and makes the attempt's folder, store, base and
+/// the agent's tree.
+pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> {
+    let config = request.config;
+    let executor = executor(config)?;
+    let bundle = AttemptBundle::load(request.bundle)?;
+    let task = bundle.bundle.task.id.clone();
+    let repo = Repo::open(request.root)?;
+    let top = repo.top.canonicalize().unwrap_or_else(|_| repo.top.clone());
+    let prefix = request
+        .root
+        .strip_prefix(&top)
+        .map_err(|_| format!("{} is not inside {}", request.root.display(), top.display()))?
+        .to_str()
+        .ok_or("the project root is not a UTF-8 path")?
+        .to_owned();
+    let branch = config.attempt.branch.replace("{task}", &task);
+    if !repo.valid_branch(&branch) {
+        return Err(format!(
+            "`{branch}` is not a valid branch name (`[attempt] branch`)"
+        ));
+    }
+    if repo.has_branch(&branch) {
+        return Err(format!(
+            "the branch `{branch}` exists already: merge or delete it (`git branch -D {branch}`) before a new attempt"
+        ));
+    }
+    let mut notes = Vec::new();
+    let journal = Journal::new(&repo.common_dir, &task);
+    let running = journal.start(&mut notes)?;
+    let uncommitted = repo.uncommitted();
+    if !uncommitted.is_empty() {
+        notes.push(format!(
+            "the checkout has uncommitted changes ({} paths, such as {}); the attempt starts from HEAD without them",
+            uncommitted.len(),
+            uncommitted[0]
+        ));
+    }
+    let isolation = match Namespaces::probe() {
+        Ok(namespaces) => Isolation::Namespaces(namespaces),
+        Err(why) => {
+            notes.push(format!(
+                "the agent and the checks run without a sandbox ({why}): the agent can write anything you can"
+            ));
+            Isolation::None
+        }
+    };
+    let common = repo
+        .common_dir
+        .canonicalize()
+        .unwrap_or_else(|_| repo.common_dir.clone());
+    let withheld = match request.withheld {
+        None => None,
+        Some(dir) => Some(withheld(dir, &top, &common, &repo, &prefix)?),
+    };
+    if withheld.is_some() && isolation == Isolation::None {
+        if config.attempt.allow_unisolated_withheld {
+            notes.push("the withheld tests are NOT hidden from the agent by a namespace; only Claude's deny rule guards them (`[attempt] allow_unisolated_withheld = true`)".into());
+        } else {
+            return Err("withheld tests need a private mount namespace to be hidden from the agent, and none could be made here. Set `[attempt] allow_unisolated_withheld = true` to run without one".into());
+        }
+    }
+
+    let folder = crate::private_dir::temp_dir("speccoder-attempt-")
+        .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
+    let root = folder
+        .path()
+        .canonicalize()
+        .map_err(|err| format!("cannot resolve the temporary folder: {err}"))?;
+    running.record_folder(&root);
+    let scratch = root.join("scratch");
+    std::fs::create_dir(&scratch)
+        .map_err(|err| format!("cannot create {}: {err}", scratch.display()))?;
+    let objects = common.join("objects");
+    let store = Store::create(&root.join("store.git"), &objects, repo.identity())?;
+    let base = freeze(
+        &store,
+        &repo.head,
+        &prefixed(&prefix, &bundle.acceptance),
+        &task,
+        &scratch,
+    )?;
+    store.run(&["update-ref", "refs/speccoder/base", &base])?;
+    let tree = root.join("tree");
+    store.seed(&tree, &base, &branch, &objects, &scratch)?;
+    let project_dir = tree.join(&prefix);
+
+    let recipe_config = RecipeConfig {
+        cache: false,
+        ..config.recipe.clone()
+    };
+    let recipe = Recipe::detect(&project_dir, &recipe_config);
+    let ops = check_ops(config, &recipe)?;
+    let mut allowed = if config.recipe.enabled {
+        allowances(config, Some(&recipe))
+    } else {
+        allowances(config, None)
+    };
+    // The recipe tool over MCP, as `agent run` gives it, with the configuration the attempt
+    // was started with rather than the tree's copy, which the agent could edit.
+    let recipe_server = (executor.recipe_mcp && config.recipe.enabled).then(|| RecipeServer {
+        program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
+        config: config.source.clone(),
+    });
+    if recipe_server.is_some() && executor.kind == ExecutorKind::Claude {
+        allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
+    }
+    for op in &ops {
+        if let Ok(resolved) = recipe.resolve(op)
+            && let Some(argv) = speccoder_runners::split_words(&resolved.command)
+        {
+            allowed.push(argv, Match::Exact);
+        }
+    }
+    let mut protected_paths: Vec<String> = bundle.acceptance.keys().cloned().collect();
+    protected_paths.push(config.wording.intent_file.clone());
+    let rules = Rules::new(
+        &config.attempt.protected,
+        &config.attempt.tests,
+        protected_paths,
+        &prefix,
+    )?;
+    let writable = writable(&config.attempt.writable);
+    Ok(Prepared {
+        bundle,
+        repo,
+        prefix,
+        withheld,
+        isolation,
+        branch,
+        notes,
+        folder,
+        scratch,
+        store,
+        base,
+        tree,
+        project_dir,
+        recipe,
+        ops,
+        allowed,
+        recipe_server,
+        rules,
+        journal,
+        running,
+        writable,
+    })
+}
+
+impl Prepared {
+    /// The runner of the agent: the sandbox with its tree, its private folder and
+    /// `[attempt] writable` open, and the withheld folder hidden.
+    pub(crate) fn agent_runner(
+        &self,
+        agent_folder: &Path,
+    ) -> Box<dyn crate::process::CommandRunner> {
+        match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => {
+                let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
+                writable.extend(self.writable.iter().cloned());
+                Box::new(Sandbox {
+                    namespaces,
+                    spec: Spec {
+                        writable,
+                        hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
+                        read_only: Vec::new(),
+                    },
+                    scratch: self.scratch.clone(),
+                    inner: LocalRunner::default(),
+                })
+            }
+        }
+    }
+
+    /// The runner of the checks in `check_tree`: nothing writable but that tree and a
+    /// private `/tmp`, and `read_only` files read-only in it.
+    pub(crate) fn check_runner(
+        &self,
+        check_tree: &Path,
+        read_only: Vec<PathBuf>,
+    ) -> Box<dyn crate::process::CommandRunner> {
+        match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => Box::new(Sandbox {
+                namespaces,
+                spec: Spec {
+                    writable: vec![check_tree.to_path_buf()],
+                    hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
+                    read_only,
+                },
+                scratch: self.scratch.clone(),
+                inner: LocalRunner::default(),
+            }),
+        }
+    }
+}
+
+/// Variables naming where an agent CLI keeps its state, instead of the home folder: what
+/// they name is writable too.
+const AGENT_HOMES: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME"];
+
+/// The `[attempt] writable` entries that exist, `~/` read as the home folder, and the
+/// agents' own state folders.
+fn writable(entries: &[String]) -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    entries
+        .iter()
+        .filter_map(|entry| match entry.strip_prefix("~/") {
+            Some(rest) => home.as_ref().map(|h| h.join(rest)),
+            None => Some(PathBuf::from(entry)),
+        })
+        .chain(
+            AGENT_HOMES
+                .iter()
+                .filter_map(|v| std::env::var_os(v).map(PathBuf::from)),
+        )
+        .filter(|path| path.exists())
+        .filter_map(|path| path.canonicalize().ok())
+        .collect()
+}
+
+/// Checks the withheld folder and reads its files.
+fn withheld(
+    dir: &Path,
+    top: &Path,
+    common: &Path,
+    repo: &Repo,
+    prefix: &str,
+) -> Result<Withheld, String> {
+    let dir = dir
+        .canonicalize()
+        .map_err(|err| format!("--withheld {}: {err}", dir.display()))?;
+    if !dir.is_dir() {
+        return Err(format!("--withheld {} is not a folder", dir.display()));
+    }
+    if top.starts_with(&dir) {
+        return Err(format!(
+            "--withheld {} holds the repository itself",
+            dir.display()
+        ));
+    }
+    if dir.starts_with(common)
+        || common.starts_with(&dir)
+        || dir.components().any(|c| c.as_os_str() == ".git")
+    {
+        return Err(format!(
+            "--withheld {} is inside a git folder: withheld tests are a folder of their own",
+            dir.display()
+        ));
+    }
+    if let Ok(inside) = dir.strip_prefix(top) {
+        let inside = inside.to_string_lossy();
+        let tracked = repo.tracked_under(&inside);
+        if !tracked.is_empty() {
+            return Err(format!(
+                "--withheld {}: {} is committed in the repository, so the agent would find it in its tree",
+                dir.display(),
+                tracked[0]
+            ));
+        }
+    }
+    let files = withheld_files(&dir)?;
+    let mut texts = Vec::new();
+    for file in &files {
+        let bytes = speccoder_runners::files::read_limited(
+            &dir.join(file),
+            super::audit::MAX_READ_BYTES as u64,
+        )
+        .map_err(|err| format!("--withheld {}: {file} {err}", dir.display()))?;
+        texts.push(FileText {
+            path: format!("(withheld) {file}"),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+        });
+    }
+    let paths = files.iter().map(|f| join(prefix, f)).collect();
+    Ok(Withheld {
+        dir,
+        files,
+        paths,
+        texts,
+    })
+}
+
+/// The regular files under `dir`, as paths relative to it, sorted. Symlinks and special
+/// files are refused: a withheld test is a plain file.
+fn withheld_files(dir: &Path) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .map_err(|err| format!("cannot read {}: {err}", folder.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|err| err.to_string())?;
+            let kind = entry.file_type().map_err(|err| err.to_string())?;
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                let rel = path
+                    .strip_prefix(dir)
+                    .map_err(|err| err.to_string())?
+                    .to_str()
+                    .ok_or_else(|| format!("{} is not a UTF-8 path", path.display()))?
+                    .to_owned();
+                files.push(rel);
+            } else {
+                return Err(format!(
+                    "{} is not a regular file or folder",
+                    path.display()
+                ));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The base: `head`, with the acceptance tests committed on top when there are some. Made
+/// in the store from objects alone; no tree is written.
+fn freeze(
+    store: &Store,
+    head: &str,
+    files: &BTreeMap<String, String>,
+    task: &str,
+    scratch: &Path,
+) -> Result<String, String> {
+    if files.is_empty() {
+        return Ok(head.to_owned());
+    }
+    let mut changes = BTreeMap::new();
+    for (path, content) in files {
+        let blob = store.blob(content.as_bytes())?;
+        changes.insert(path.clone(), Some(("100644".to_owned(), blob)));
+    }
+    let tree = store.edit(scratch, &format!("{head}^{{tree}}"), &changes)?;
+    let message = format!("{task}: acceptance tests\n\nFrozen by speccoder before the attempt.\n");
+    store.commit(&tree, head, &message)
+}
+
+/// The checks: the configured ops, each of which must resolve, or the `test` task.
+pub(crate) fn check_ops(config: &Config, recipe: &Recipe) -> Result<Vec<String>, String> {
+    match &config.attempt.checks {
+        Some(ops) => {
+            if !config.recipe.enabled && !ops.is_empty() {
+                return Err("`[attempt] checks` run through the recipe, which is disabled (`[recipe] enabled = false`)".into());
+            }
+            for op in ops {
+                recipe
+                    .resolve(op)
+                    .map_err(|err| format!("the check `{op}` ([attempt] checks) does not resolve: {err}"))?;
+            }
+            Ok(ops.clone())
+        }
+        None if config.recipe.enabled && recipe.resolve("test").is_ok() => Ok(vec!["test".into()]),
+        None => Err(
+            "no checks: the project has no `test` task; name the checks in `[attempt] checks` (an empty list means the audit alone decides)".into(),
+        ),
+    }
+}
+
+/// `path` under the project's `prefix` in the repository.
+pub(crate) fn join(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{prefix}/{path}")
+    }
+}
+
+fn prefixed(prefix: &str, files: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|(k, v)| (join(prefix, k), v.clone()))
+        .collect()
+}

@@ -1,0 +1,65 @@
+//! The agent's turn: a fresh tree from the base, then the external agent in the sandbox,
+//! with the prompt (and the previous attempt's digest), the allowances and the recipe tool.
+
+use serde_json::Value;
+
+use super::prepare::Prepared;
+use crate::agent::{Attempt, Outcome, Status, build_prompt, new_run_id};
+use crate::config::Config;
+
+/// Makes the agent's tree anew from the base: whatever an earlier attempt left (ignored
+/// files, nested repositories, its own `.git`) is gone.
+pub(crate) fn fresh_tree(prepared: &Prepared, n: u32) -> Result<(), String> {
+    if n == 1 {
+        return Ok(());
+    }
+    std::fs::remove_dir_all(&prepared.tree)
+        .map_err(|err| format!("cannot remove the earlier attempt's tree: {err}"))?;
+    let objects = prepared.repo.common_dir.join("objects");
+    prepared.store.seed(
+        &prepared.tree,
+        &prepared.base,
+        &prepared.branch,
+        &objects,
+        &prepared.scratch,
+    )
+}
+
+/// Runs the agent once in the sandbox and returns its outcome.
+pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Value>) -> Outcome {
+    let Some(executor) = config.executor.as_ref() else {
+        return never_started(config, "no external executor is configured");
+    };
+    let prompt = build_prompt(&prepared.bundle.bundle, digest, &config.wording);
+    let folder = prepared.folder.path().join("agent");
+    if let Err(err) = std::fs::create_dir_all(&folder) {
+        return never_started(
+            config,
+            &format!("cannot create {}: {err}", folder.display()),
+        );
+    }
+    let runner = prepared.agent_runner(&folder);
+    Attempt {
+        executor,
+        claude_rules: &prepared.allowed.claude_rules,
+        worktree: &prepared.project_dir,
+        withheld: prepared.withheld.as_ref().map(|w| w.dir.as_path()),
+        prompt: &prompt,
+        recipe_server: prepared.recipe_server.as_ref(),
+        folder: Some(&folder),
+    }
+    .run(runner.as_ref())
+}
+
+/// The outcome of an agent that was never started.
+pub(crate) fn never_started(config: &Config, why: &str) -> Outcome {
+    let kind = config.executor.as_ref().map_or("native", |e| e.kind.name());
+    Outcome {
+        run_id: new_run_id(kind),
+        status: Status::Failed,
+        report: None,
+        reason: Some(format!("the agent was not started: {why}")),
+        tool_calls: Vec::new(),
+        usage: None,
+    }
+}
