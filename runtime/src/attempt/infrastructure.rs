@@ -2,10 +2,6 @@
 //! check runs, frozen like the tests themselves (`spec/verdict.md`). Three pure readings:
 //! which paths are infrastructure, whether a manifest's frozen keys changed, and whether the
 //! tests inside a Rust source file changed.
-#![cfg_attr(
-    not(test),
-    expect(dead_code, reason = "wired into the attempt's audit next")
-)]
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1099,7 +1095,7 @@ mod tests {
 
     /// A library and its test module: a helper, a test, and a test whose body holds braces in
     /// a string, a raw string, a comment, a char and a label.
-    const LIB: &str = r####"pub fn add(a: i32, b: i32) -> i32 {
+    const LIB: &str = r##"pub fn add(a: i32, b: i32) -> i32 {
     a + b
 }
 
@@ -1124,7 +1120,7 @@ mod tests {
         assert_eq!((s, c), ("}", '}'));
     }
 }
-"####;
+"##;
 
     /// Edits of a Rust file, each with the problems it must give, one a line.
     #[track_caller]
@@ -1230,7 +1226,7 @@ mod tests {
     }
 
     /// Tests of other frameworks, at the top of a file.
-    const OTHERS: &str = r#"#![allow(dead_code)]
+    const OTHERS: &str = r"#![allow(dead_code)]
 #[tokio::test]
 async fn waits() { assert!(f().await > 0); }
 #[rstest]
@@ -1243,7 +1239,7 @@ proptest! {
     #[test]
     fn holds(n in 0..10u8) { prop_assert!(n > 0); }
 }
-"#;
+";
 
     #[test]
     fn rust_tests_of_other_frameworks_and_places() {
@@ -1272,5 +1268,35 @@ proptest! {
                 ),
             ],
         );
+    }
+
+    #[test]
+    fn zz_scratch_registry() {
+        let mut files = 0;
+        let mut tests = 0;
+        let root = std::path::Path::new(env!("HOME")).join(".cargo/registry/src");
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() { stack.push(p); continue; }
+                if p.extension().is_some_and(|x| x == "rs") {
+                    let Ok(text) = std::fs::read_to_string(&p) else { continue };
+                    files += 1;
+                    let r = Reading::of(&text);
+                    tests += r.items.iter().filter(|i| i.kind == Kind::Test).count();
+                    let got = rust_tests_changed(&text, &text);
+                    assert!(got.is_empty(), "{}: {got:?}", p.display());
+                    // Mangle: remove last 1/3 of file to provoke unbalanced input.
+                    let cut = text.len() / 3 * 2;
+                    if text.is_char_boundary(cut) { let _ = rust_tests_changed(&text, &text[..cut]); let _ = rust_tests_changed(&text[..cut], &text); }
+                    if text.is_char_boundary(cut) { for path in ["Cargo.toml", "package.json", "pyproject.toml", "setup.cfg"] {
+                        let _ = frozen_keys_changed(path, Some(&text), Some(&text[..cut]));
+                    } }
+                }
+            }
+        }
+        eprintln!("files {files} tests {tests}");
     }
 }

@@ -78,7 +78,11 @@ const RUST: &[(&str, Rule)] = &[
     ("std::backtrace", Rule::Callers),
     ("std::process::abort", Rule::Exit),
     ("std::process::exit", Rule::Exit),
-    ("test::", Rule::Framework),
+    ("test::Bencher", Rule::Framework),
+    ("test::TestDescAndFn", Rule::Framework),
+    ("test::black_box", Rule::Framework),
+    ("test::test_main", Rule::Framework),
+    ("test::test_main_static", Rule::Framework),
 ];
 
 /// The test framework's modules, for Python's `__import__`.
