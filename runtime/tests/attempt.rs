@@ -202,10 +202,10 @@ fn probes_writable(dir: &Path) -> String {
 fn cwd_of(marker: &str) -> Option<PathBuf> {
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(marker) {
-            if let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) {
-                return Some(cwd);
-            }
+        if String::from_utf8_lossy(&cmdline).contains(marker)
+            && let Ok(cwd) = std::fs::read_link(entry.path().join("cwd"))
+        {
+            return Some(cwd);
         }
     }
     None

@@ -24,7 +24,7 @@ const CANNOT_START: &str = "the agent could not be started";
 #[derive(Debug)]
 struct Stop {
     signal: i32,
-    outcome: Option<Outcome>,
+    outcome: Option<Box<Outcome>>,
 }
 
 /// Fails with [`Stop`] when a stop signal has come.
@@ -32,7 +32,7 @@ fn go_on(outcome: Option<&Outcome>) -> Result<(), Stop> {
     match shutdown_signal() {
         Some(signal) => Err(Stop {
             signal,
-            outcome: outcome.cloned(),
+            outcome: outcome.cloned().map(Box::new),
         }),
         None => Ok(()),
     }
@@ -147,7 +147,13 @@ fn attempt_once(
     let mut warnings = Vec::new();
     let mut judged = None;
     match candidate::build(prepared) {
-        Ok(tree) => {
+        Ok(candidate) => {
+            let tree = candidate.tree;
+            findings.extend(candidate.nested.iter().map(|path| Finding {
+                kind: FindingKind::NestedRepository,
+                path: path.clone(),
+                detail: "a nested git repository: git reads its files as another repository's, so they are not the tree's".into(),
+            }));
             let no_texts = Vec::new();
             let inputs = Inputs {
                 store: &prepared.store,
@@ -305,9 +311,10 @@ fn interrupted(
     n: u32,
     stop: Stop,
 ) {
-    let outcome = stop
-        .outcome
-        .unwrap_or_else(|| turn::never_started(request.config, "a stop signal came first"));
+    let outcome = stop.outcome.map_or_else(
+        || turn::never_started(request.config, "a stop signal came first"),
+        |outcome| *outcome,
+    );
     let record = AttemptRecord {
         n,
         run_id: outcome.run_id.clone(),

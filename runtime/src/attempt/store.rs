@@ -325,6 +325,33 @@ impl Store {
         Ok(String::from_utf8_lossy(&out).trim().to_owned())
     }
 
+    /// The paths of `paths` that the tree's own `.gitignore` files leave out of a candidate
+    /// (the store's settings: no other exclude applies).
+    pub(crate) fn ignored(&self, tree_dir: &Path, paths: &[String], scratch: &Path) -> Vec<String> {
+        if paths.is_empty() {
+            return Vec::new();
+        }
+        let index = scratch.join("ignored.index");
+        let work = Some((tree_dir, index.as_path()));
+        let mut input = Vec::new();
+        for path in paths {
+            input.extend(path.bytes());
+            input.push(0);
+        }
+        // Exit 1 means none is ignored.
+        let out = self
+            .run_in(
+                work,
+                &["check-ignore", "--no-index", "-z", "--stdin"],
+                Some(&input),
+            )
+            .unwrap_or_default();
+        out.split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect()
+    }
+
     /// The contents of `objects`, each `None` when it is missing or larger than `cap`;
     /// read through one `git cat-file --batch`.
     pub(crate) fn read_blobs(
@@ -469,7 +496,7 @@ mod tests {
 
     #[test]
     fn entries_of_ls_tree() {
-        let out = b"100644 blob aaaa\ta b.txt\0160000 commit bbbb\tsub\0";
+        let out = b"100644 blob aaaa\ta b.txt\x00160000 commit bbbb\tsub\x00";
         assert_eq!(
             parse_entries(out),
             vec![

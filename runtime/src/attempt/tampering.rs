@@ -31,8 +31,8 @@ const PYTHON: &[(&str, Rule)] = &[
 const PYTHON_TOP_LEVEL_EXITS: &str = "exit(, quit(, raise SystemExit, sys.exit";
 
 /// JavaScript and TypeScript code that is tampering wherever it appears. A quoted word
-/// must be a string of the line; a pattern ending in ` =` is an assignment, to any member
-/// when it ends in `. =`.
+/// must be the string right after the call; a pattern ending in ` =` is an assignment, to
+/// any member when it ends in `. =`.
 const JS: &[(&str, Rule)] = &[
     ("(new Error).stack", Rule::Callers),
     ("Error.captureStackTrace", Rule::Callers),
@@ -62,6 +62,9 @@ const JS: &[(&str, Rule)] = &[
     ("process.reallyExit", Rule::Exit),
     ("vi.", Rule::Framework),
 ];
+
+/// Node's assertion modules, whose members the tests call.
+const ASSERT_MODULES: &str = "assert, assert/strict, node:assert, node:assert/strict";
 
 /// Rust code that is tampering wherever it appears before the file's tests.
 const RUST: &[(&str, Rule)] = &[
@@ -93,10 +96,10 @@ const JS_FRAMEWORKS: &str = "@jest, @vitest, ava, jest, mocha, node:test, test, 
 const TEST_FOLDERS: &str = "__tests__, spec, test, tests";
 /// Test file names too common to say that a string means the test file.
 const GENERIC_NAMES: &str = "__init__.py, index.js, index.ts, lib.rs, main.rs, mod.rs";
-/// Calls and operators (spaces left out) that make a lone `"tests"` on the line a path.
-const PATH_CALLS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, exists(, glob(, \
-    is_dir(, isdir(, join(, listdir(, open(, readFile, read_dir(, readdir, resolve(, \
-    scandir(, walk(";
+/// Calls and operators (spaces left out) that make a lone `"tests"` after them a path.
+const PATH_CALLS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, chdir(, exists(, \
+    fs::, glob(, is_dir(, isdir(, join(, listdir(, open(, path.resolve(, readFile, read_dir(, \
+    readdir, scandir(, walk(";
 /// Python modules that are the test framework or that it imports, which a file of the
 /// same name early on `sys.path` replaces.
 const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, collections, \
@@ -202,10 +205,12 @@ fn words(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim)
 }
 
+/// Whether `word` is in a comma-separated list.
 fn listed(list: &str, word: &str) -> bool {
     words(list).any(|w| w == word)
 }
 
+/// The tampering in one file.
 fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     let lang = Lang::of(file.path);
     let (table, frameworks) = match lang {
@@ -248,11 +253,8 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
             continue;
         };
         let code = view.code.as_str();
-        let imported = if lang == Lang::Python {
-            from_imports(code)
-        } else {
-            String::new()
-        };
+        let in_main = lang == Lang::Python && in_main_block(&views, n - 1);
+        let imported = from_imports(code, lang);
         for &(pattern, rule) in table {
             let quoted = pattern
                 .split_once('\'')
@@ -261,21 +263,24 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
                 assigns(code, target)
             } else if let Some((call, word)) = quoted {
                 let word = word.trim_end_matches('\'');
-                occurs(code, &format!("{call}''")) && view.strings.iter().any(|s| s == word)
+                strings_after(view, &format!("{call}''")).any(|s| s == word)
             } else {
                 occurs(code, pattern)
             };
             let excused = (rule == Rule::Exit && may_exit)
-                || (pattern == "doctest" && in_main_block(&views, n - 1))
-                || (pattern == "Error.captureStackTrace"
-                    && code.contains("captureStackTrace(this"));
+                || (rule == Rule::Framework && in_main)
+                || (pattern == "Error.captureStackTrace" && traces_an_error(code));
             if (hit || occurs(&imported, pattern)) && !excused {
-                plain(
-                    n,
-                    rule,
-                    pattern.trim_end_matches(" =").trim_end_matches('.'),
-                );
+                let what = pattern.trim_end_matches(" =").trim_end_matches('.');
+                plain(n, rule, what);
             }
+        }
+        // `require("node:assert").equal = …`: the strings are emptied in the code.
+        if lang == Lang::Js
+            && assigns(code, "require('').")
+            && view.strings.iter().any(|s| listed(ASSERT_MODULES, s))
+        {
+            plain(n, Rule::Framework, "require");
         }
         let top_level = !code.starts_with(char::is_whitespace) && !code.starts_with("def ");
         if lang == Lang::Python && top_level && !may_exit && !guarded {
@@ -285,16 +290,18 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         }
         for module in imported_strings(view, lang) {
             let root = module.split(['/', '.']).next().unwrap_or_default();
-            if listed(frameworks, root) {
+            if listed(frameworks, root) && !in_main {
                 plain(n, Rule::Framework, module);
             } else if lang == Lang::Python && listed(TEST_FOLDERS, root) {
                 plain(n, Rule::TestFiles, &format!("\"{module}\""));
             }
         }
-        let path_like = code.replace(' ', "");
-        let path_like = words(PATH_CALLS).any(|c| path_like.contains(c));
-        for string in &view.strings {
-            if let Some(word) = test_path_in(string, path_like, &test_names) {
+        // A lone `"tests"` is a path only after a call that builds or opens one.
+        let squeezed = code.replace(' ', "");
+        let path_call = words(PATH_CALLS).filter_map(|c| squeezed.find(c)).min();
+        let path_from = path_call.map_or(usize::MAX, |at| squeezed[..at].matches("''").count());
+        for (k, string) in view.strings.iter().enumerate() {
+            if let Some(word) = test_path_in(string, k >= path_from, &test_names) {
                 plain(n, Rule::TestFiles, &format!("\"{word}\""));
             }
         }
@@ -321,6 +328,7 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     found.collect()
 }
 
+/// Whether `c` can be part of a name.
 fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
@@ -384,8 +392,8 @@ fn is_main_guard(view: &View) -> bool {
         && view.strings.iter().any(|s| s == "__main__")
 }
 
-/// Whether line `at` (0-based) is in the block of a `__main__` guard, where `doctest` runs
-/// only when the module is run as a script.
+/// Whether line `at` (0-based) is in the block of a `__main__` guard, which runs only when
+/// the module is run as a script, never when the tests import it.
 fn in_main_block(views: &[View], at: usize) -> bool {
     let indented = |v: &View| v.code.starts_with(char::is_whitespace);
     let mut before = views[..at].iter().rev();
@@ -395,9 +403,13 @@ fn in_main_block(views: &[View], at: usize) -> bool {
             .is_some_and(is_main_guard)
 }
 
-/// `from M import a, b` as `M.a M.b `, so that the table's dotted names find what it imports.
-fn from_imports(code: &str) -> String {
-    let from = code.trim().strip_prefix("from ");
+/// A Python `from M import a, b` as `M.a M.b `, so that the table's dotted names find what
+/// it imports.
+fn from_imports(code: &str, lang: Lang) -> String {
+    let from = code
+        .trim()
+        .strip_prefix("from ")
+        .filter(|_| lang == Lang::Python);
     let Some((module, names)) = from.and_then(|r| r.split_once(" import ")) else {
         return String::new();
     };
@@ -420,22 +432,45 @@ fn imported_modules(code: &str, lang: Lang) -> Vec<&str> {
 }
 
 /// The strings of a line that name a module it imports (`require('x')`, `__import__('x')`).
-fn imported_strings(view: &View, lang: Lang) -> &[String] {
+fn imported_strings(view: &View, lang: Lang) -> Vec<&str> {
     let calls: &[&str] = match lang {
         Lang::Python => &["__import__(''", "import_module(''"],
         Lang::Js => &["from ''", "import ''", "import(''", "require(''"],
         Lang::Rust | Lang::Go | Lang::Any => &[],
     };
-    let imports = calls.iter().any(|c| view.code.contains(c));
-    if imports { &view.strings } else { &[] }
+    calls.iter().flat_map(|c| strings_after(view, c)).collect()
+}
+
+/// The strings of a line right after `call`, which ends in the emptied string `''`.
+fn strings_after<'v>(view: &'v View, call: &str) -> impl Iterator<Item = &'v str> {
+    let code = view.code.as_str();
+    let at: Vec<usize> = code
+        .match_indices(call)
+        .map(|(at, _)| at + call.len() - 2)
+        .collect();
+    let index = at.into_iter().map(|at| code[..at].matches("''").count());
+    index.filter_map(|k| view.strings.get(k).map(String::as_str))
+}
+
+/// Whether `Error.captureStackTrace` fills in an error's stack (its first argument `this`
+/// or an error) rather than reading the callers into an object of its own.
+fn traces_an_error(code: &str) -> bool {
+    let argument = code.split_once("captureStackTrace(").map(|(_, rest)| rest);
+    let argument = argument
+        .and_then(|r| r.split([',', ')']).next())
+        .unwrap_or_default();
+    let argument = argument.trim().to_lowercase();
+    argument == "this" || argument.contains("err")
 }
 
 /// The word of `string` that is a path into the tests (`tests/…`, `../test/x.json`, a lone
-/// `tests` where the line builds a path, `tests.helpers` imported) or names a test file.
+/// `tests` when `path_like`) or names a test file, if one is. Addresses are not paths.
 fn test_path_in<'s>(string: &'s str, path_like: bool, test_names: &[&str]) -> Option<&'s str> {
-    let mut words = string.split_whitespace().filter(|w| !w.contains("://"));
-    words.find(|word| {
-        let parts: Vec<&str> = word.split(['/', '\\']).collect();
+    let mut candidates = string.split_whitespace().filter(|w| !w.contains("://"));
+    candidates.find(|word| {
+        // `\\` in a string is a Windows separator; one backslash is an escape.
+        let word = word.replace("\\\\", "/");
+        let parts: Vec<&str> = word.split('/').collect();
         let folder = |p: &str| listed(TEST_FOLDERS, p) && (parts.len() > 1 || path_like);
         parts.iter().any(|p| test_names.contains(p) || folder(p))
     })
@@ -498,13 +533,13 @@ fn python_body(views: &[View], header: usize) -> Option<(usize, String)> {
     if !inline.is_empty() {
         return Some((header, inline.to_owned()));
     }
-    // A docstring reads `''` here, and its other lines are empty.
+    // A docstring leaves its lines empty here.
     let own = indent(code);
     let lines = views.iter().enumerate().skip(header + 1);
     let mut body = lines
         .take_while(|(_, v)| v.code.trim().is_empty() || indent(&v.code) > own)
         .map(|(k, v)| (k, v.code.trim()))
-        .filter(|(_, c)| !c.is_empty() && !c.chars().all(|c| c == '\''));
+        .filter(|(_, c)| !c.is_empty());
     let first = body.next()?;
     body.next().is_none().then(|| (first.0, first.1.to_owned()))
 }
@@ -588,7 +623,11 @@ fn views(text: &str, lang: Lang) -> Vec<View> {
             }
             i += 1;
         } else if let Some((open, close)) = string_at(&chars, i, lang) {
-            lines[current].code.push_str("''");
+            // A docstring (a triple-quoted string opening its line) is prose, not code.
+            let prose = open == 3 && lines[current].code.trim().is_empty();
+            if !prose {
+                lines[current].code.push_str("''");
+            }
             let mut string = String::new();
             i += open;
             while i < chars.len() && !at(i, &close) {
@@ -603,7 +642,9 @@ fn views(text: &str, lang: Lang) -> Vec<View> {
                 i = end + 1;
             }
             i += close.chars().count() - 1;
-            lines[current].strings.push(string);
+            if !prose {
+                lines[current].strings.push(string);
+            }
         } else {
             lines[current].code.push(c);
         }
@@ -672,11 +713,12 @@ globalThis.it = f;
 global.describe = x;
 assert.strictEqual = () => {};
 assert.equal=function(){};
+require(\"node:assert\").deepEqual = () => {};
 Object.defineProperty(assert, 'ok', {});
 ";
         let found = "1 node:test; 2 test; 3 vitest; 4 vi; 5 @jest/globals; 6 jest; 7 mocha";
-        let assigned = "8 globalThis.it; 9 global.describe; 10 assert; 11 assert";
-        let defined = "12 Object.defineProperty(assert";
+        let assigned = "8 globalThis.it; 9 global.describe; 10 assert; 11 assert; 12 require";
+        let defined = "13 Object.defineProperty(assert";
         case("sum.ts", js, &format!("{found}; {assigned}; {defined}"));
         let rust = "\
 extern crate test;
@@ -684,7 +726,7 @@ extern crate test;
 use libtest::Bencher;
 fn run() { test::test_main(&[], vec![], None); }
 ";
-        let found = "1 extern crate test; 2 #![feature(test; 3 libtest; 4 test::";
+        let found = "1 extern crate test; 2 #![feature(test; 3 libtest; 4 test::test_main";
         case("src/lib.rs", rust, found);
     }
 
@@ -697,7 +739,7 @@ Or unittest, or sys.exit(1).\"\"\"
 # import unittest
 import sys, inspect
 ROMAN = {\"CI\": 101, \"XC\": 90}
-MSG = \"run the test suite\"
+MSG = \"run the test suite\\nor test\\n\"
 mode, name = 'test', 'pytest'
 url = 'https://a.org/test/p'
 from .contest import x
@@ -720,8 +762,9 @@ class R:
             return False
         return self.v == o.v
 if __name__ == '__main__':
-    import doctest
+    import doctest, unittest
     doctest.testmod()
+    unittest.main()
 sys.exit(main())
 ";
         case("c.py", python, "");
@@ -743,11 +786,15 @@ stack.push(1);
 class E extends Error {
   constructor(m) { super(m); Error.captureStackTrace(this, E); }
 }
+Error.captureStackTrace(err);
+if (mode === 'test') open(file);
 throw new Error('bad');
 ";
         case("lib.js", js, "");
         let rust = "\
 use crate::test_utils::x;
+use term_transcript::{test::TestConfig, ShellOptions};
+fn r() { resolve(&cfg, &[\"test\", \"runner\"]) }
 fn f<'a>(s: &'a str) -> &'a str { \"test::x\" }
 pub struct Factor { ctor_count: u8 }
 impl PartialEq for M {
@@ -1037,6 +1084,7 @@ readFileSync(`${dir}/spec/x.js`);
             ("PYTHON_FRAMEWORKS", PYTHON_FRAMEWORKS),
             ("PYTHON_TOP_LEVEL_EXITS", PYTHON_TOP_LEVEL_EXITS),
             ("JS_FRAMEWORKS", JS_FRAMEWORKS),
+            ("ASSERT_MODULES", ASSERT_MODULES),
             ("TEST_FOLDERS", TEST_FOLDERS),
             ("GENERIC_NAMES", GENERIC_NAMES),
             ("PATH_CALLS", PATH_CALLS),

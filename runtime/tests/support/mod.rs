@@ -111,7 +111,7 @@ pub fn fixture_names() -> Vec<String> {
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name != "agents" && name != "attempt")
+        .filter(|name| name != "agents" && name != "attempt" && name != "verdict")
         .collect();
     names.sort();
     names

@@ -1,0 +1,1213 @@
+//! The verdict cannot be fooled (spec/verdict.md): dishonest stand-in agents
+//! (fixtures/agents/cheat.sh, one mode per trick) on one small project per runner
+//! (fixtures/verdict), driven through the real binary and real git, and honest agents that
+//! must still pass. Each test is one invariant; each runs a table of cases, collects every
+//! case that went wrong and fails once, naming them all.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{fixtures_dir, path_var, processes_with, require_tools};
+
+/// The task every bundle here asks for.
+const TASK: &str = "T7";
+
+/// The projects of fixtures/verdict, one per runner and test framework.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    /// GNU make running unittest.
+    Make,
+    /// go-task running unittest.
+    Task,
+    /// just running pytest.
+    Pytest,
+    /// package.json's `node --test`.
+    Node,
+    /// `cargo test`.
+    Cargo,
+}
+
+impl Runner {
+    fn fixture(self) -> &'static str {
+        match self {
+            Runner::Make => "make",
+            Runner::Task => "task",
+            Runner::Pytest => "pytest",
+            Runner::Node => "node",
+            Runner::Cargo => "cargo",
+        }
+    }
+
+    fn tools(self) -> &'static [&'static str] {
+        match self {
+            Runner::Make | Runner::Node | Runner::Cargo => &[],
+            Runner::Task => &["task"],
+            Runner::Pytest => &["just", "pytest"],
+        }
+    }
+
+    /// The implementation file, its stub line and the honest line that replaces it (what
+    /// cheat.sh's `implement` does).
+    fn implementation(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Runner::Make | Runner::Task | Runner::Pytest => (
+                "calc.py",
+                "    raise NotImplementedError(\"T7 adds this\")",
+                "    return a + b",
+            ),
+            Runner::Node => (
+                "calc.js",
+                "  throw new Error(\"T7 adds this\");",
+                "  return a + b;",
+            ),
+            Runner::Cargo => (
+                "src/lib.rs",
+                "    unimplemented!(\"T7 adds this {a} {b}\")",
+                "    a + b",
+            ),
+        }
+    }
+
+    /// The acceptance test of the bundle.
+    fn acceptance(self) -> &'static str {
+        match self {
+            Runner::Make | Runner::Task | Runner::Pytest => "tests/test_add.py",
+            Runner::Node => "test/add.test.js",
+            Runner::Cargo => "tests/add.rs",
+        }
+    }
+}
+
+/// Where the project sits in its repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// At the repository's top.
+    Top,
+    /// In `app/`, with nothing else at the top but a README.
+    Subfolder,
+}
+
+/// Where the tests of `add` come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tests {
+    /// The bundle's acceptance tests, committed by speccoder on top of `main`.
+    Bundle,
+    /// Committed in the repository already, as in a project whose tests come first; the
+    /// bundle has none.
+    Committed,
+}
+
+/// Git with no user or system configuration, so the tests never depend on the person's.
+fn git_command(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    command
+}
+
+#[track_caller]
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    out.status.success().then_some(out.stdout)
+}
+
+fn commit_all(root: &Path, message: &str) {
+    git(root, &["add", "--all"]);
+    git(
+        root,
+        &[
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "commit",
+            "--quiet",
+            "-m",
+            message,
+        ],
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read").flatten() {
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().expect("type");
+        if kind.is_dir() {
+            if entry.file_name() != "__pycache__" && entry.file_name() != "target" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Every file under `dir`, as paths relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read").flatten() {
+            let path = entry.path();
+            if entry.file_type().expect("type").is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.push(path.strip_prefix(root).expect("under root").to_owned());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A marker unique to one project of this test process, for its agents' processes.
+fn new_marker() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(10);
+    format!(
+        "88{}{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A git repository holding one runner's project, with its bundle and withheld tests
+/// beside it, and cheat.sh as the agent (its mode comes from `CHEAT_MODE` on each run).
+struct Project {
+    dir: tempfile::TempDir,
+    runner: Runner,
+    layout: Layout,
+    tests: Tests,
+    marker: String,
+}
+
+impl Project {
+    fn new(runner: Runner) -> Self {
+        Self::build(runner, Layout::Top, Tests::Bundle, "", None, |_| {})
+    }
+
+    /// The project with `extra` lines added to its `[attempt]` table, made under `parent`
+    /// (the system's temporary folder by default), with `edit` run on the project folder
+    /// before the first commit.
+    fn build(
+        runner: Runner,
+        layout: Layout,
+        tests: Tests,
+        extra: &str,
+        parent: Option<&Path>,
+        edit: impl FnOnce(&Path),
+    ) -> Self {
+        let dir = match parent {
+            Some(parent) => tempfile::tempdir_in(parent),
+            None => tempfile::tempdir(),
+        }
+        .expect("temp dir");
+        let marker = new_marker();
+        let project = Self {
+            dir,
+            runner,
+            layout,
+            tests,
+            marker,
+        };
+        let root = project.root();
+        let fixture = fixtures_dir().join("verdict").join(runner.fixture());
+        let project_dir = project.project_dir();
+        copy_dir(&fixture.join("project"), &project_dir);
+        if tests == Tests::Committed {
+            copy_dir(&fixture.join("acceptance"), &project_dir);
+        }
+        let agent = fixtures_dir().join("agents/cheat.sh");
+        // One attempt unless the case asks for more: a cheat need not be retried.
+        let attempts = if extra.contains("max_attempts") {
+            ""
+        } else {
+            "max_attempts = 1\n"
+        };
+        std::fs::write(
+            project_dir.join("speccoder.toml"),
+            format!(
+                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"env\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempts}{extra}",
+                agent.display(),
+                project.marker
+            ),
+        )
+        .expect("config");
+        if layout == Layout::Subfolder {
+            std::fs::write(root.join("README.md"), "The app lives in app/.\n").expect("readme");
+        }
+        edit(&project_dir);
+        git(&root, &["init", "--quiet", "--initial-branch=main"]);
+        // Two commits, so that an agent has a `HEAD~1` to move `main` to.
+        std::fs::write(root.join(".keep"), "").expect("keep");
+        git(&root, &["add", ".keep"]);
+        git(
+            &root,
+            &[
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.com",
+                "commit",
+                "--quiet",
+                "-m",
+                "start",
+            ],
+        );
+        commit_all(&root, "the calculator");
+
+        let mut acceptance = serde_json::Map::new();
+        let acceptance_dir = fixture.join("acceptance");
+        let bundled = match tests {
+            Tests::Bundle => files_under(&acceptance_dir),
+            Tests::Committed => Vec::new(),
+        };
+        for file in bundled {
+            let text = std::fs::read_to_string(acceptance_dir.join(&file)).expect("acceptance");
+            acceptance.insert(file.to_str().expect("utf-8").to_owned(), text.into());
+        }
+        let bundle = serde_json::json!({
+            "task": { "id": TASK, "title": "Add two numbers", "phase": "core" },
+            "story": "As a user I add two integers.",
+            "plan": "Implement `add(a, b)`.",
+            "constitution": "Keep it small.",
+            "acceptance": acceptance,
+        });
+        std::fs::write(project.bundle(), bundle.to_string()).expect("bundle");
+        copy_dir(&fixture.join("withheld"), &project.withheld());
+        project
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("repo")
+    }
+
+    /// The project's folder inside the repository, relative to its top (`""` or `app/`).
+    fn prefix(&self) -> &'static str {
+        match self.layout {
+            Layout::Top => "",
+            Layout::Subfolder => "app/",
+        }
+    }
+
+    fn project_dir(&self) -> PathBuf {
+        self.root().join(self.prefix())
+    }
+
+    fn bundle(&self) -> PathBuf {
+        self.dir.path().join("bundle.json")
+    }
+
+    fn withheld(&self) -> PathBuf {
+        self.dir.path().join("withheld")
+    }
+
+    /// `speccoder -C PROJECT attempt --bundle … ARGS` with the agent in `mode`, the tests'
+    /// own cache, state and git configuration, and `USER_REPO` naming the repository.
+    fn command(&self, mode: &str, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        command
+            .arg("-C")
+            .arg(self.project_dir())
+            .arg("attempt")
+            .arg("--bundle")
+            .arg(self.bundle())
+            .args(args)
+            .env("PATH", path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+            .env("XDG_STATE_HOME", support::test_state_dir())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("CHEAT_MODE", mode)
+            .env("USER_REPO", self.root());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        command
+    }
+
+    /// One `speccoder attempt --json` (with `--withheld` when asked).
+    fn attempt(&self, mode: &str, withheld: bool, env: &[(&str, &std::ffi::OsStr)]) -> Run {
+        let withheld_dir = self.withheld();
+        let mut args = vec!["--json"];
+        if withheld {
+            args.extend(["--withheld", withheld_dir.to_str().expect("utf-8")]);
+        }
+        let out: Output = self
+            .command(mode, &args, env)
+            .output()
+            .expect("speccoder starts");
+        Run::from_output(&out)
+    }
+
+    /// The `speccoder/<task>` branches of the user's repository.
+    fn task_branches(&self) -> String {
+        git(
+            &self.root(),
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/heads/speccoder/",
+            ],
+        )
+    }
+
+    fn main_commit(&self) -> String {
+        git(&self.root(), &["rev-parse", "main"]).trim().to_owned()
+    }
+
+    /// The file at `path` (relative to the project) in `commit`, if it is there.
+    fn committed(&self, commit: &str, path: &str) -> Option<Vec<u8>> {
+        git_bytes(
+            &self.root(),
+            &["show", &format!("{commit}:{}{path}", self.prefix())],
+        )
+    }
+
+    /// The implementation as the honest agent leaves it.
+    fn honest_implementation(&self) -> Vec<u8> {
+        let (path, stub, honest) = self.runner.implementation();
+        let base = std::fs::read_to_string(self.project_dir().join(path)).expect("impl");
+        assert!(base.contains(stub), "{path} holds the stub");
+        base.replace(stub, honest).into_bytes()
+    }
+
+    fn acceptance_text(&self) -> Vec<u8> {
+        std::fs::read(
+            fixtures_dir()
+                .join("verdict")
+                .join(self.runner.fixture())
+                .join("acceptance")
+                .join(self.runner.acceptance()),
+        )
+        .expect("acceptance")
+    }
+}
+
+/// What one `speccoder attempt --json` said.
+struct Run {
+    code: Option<i32>,
+    story: Option<Value>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn from_output(out: &Output) -> Self {
+        Self {
+            code: out.status.code(),
+            story: serde_json::from_slice(&out.stdout).ok(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn verdict(&self) -> &str {
+        self.story
+            .as_ref()
+            .and_then(|s| s["verdict"].as_str())
+            .unwrap_or("(no story)")
+    }
+
+    /// Every finding kind of every attempt.
+    fn finding_kinds(&self) -> Vec<String> {
+        let Some(story) = &self.story else {
+            return Vec::new();
+        };
+        story["attempts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|a| a["findings"].as_array().into_iter().flatten())
+            .filter_map(|f| f["kind"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// One line for a failure message: exit code, verdict, findings and the story's end.
+    fn summary(&self) -> String {
+        let tail: String = {
+            let text = if self.story.is_some() {
+                &self.stdout
+            } else {
+                &self.stderr
+            };
+            let start = text.len().saturating_sub(600);
+            let start = (start..text.len())
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(text.len());
+            text[start..].replace('\n', " ")
+        };
+        format!(
+            "exit {:?}, verdict {}, findings {:?}; …{tail}",
+            self.code,
+            self.verdict(),
+            self.finding_kinds()
+        )
+    }
+}
+
+/// What a case must end with.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// Not passed: exit 1 or 3, a verdict other than `passed`, no task branch.
+    NotPassed,
+    /// Not passed, with a finding of this kind.
+    Finding(&'static str),
+    /// Passed: exit 0, the task branch at the story's commit, one commit on top of the
+    /// acceptance commit on top of `main`.
+    Passed,
+    /// Either not passed, or passed with the committed implementation and acceptance test
+    /// exactly what the honest agent's work is.
+    CheckedIsCommitted,
+}
+
+/// One row of a table: a project, the agent's mode, what must come of it.
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    runner: Runner,
+    mode: &'static str,
+    expect: Expect,
+    withheld: bool,
+    layout: Layout,
+    tests: Tests,
+}
+
+/// A case on a project at the repository's top with the bundle's acceptance tests, without
+/// withheld tests.
+fn case(runner: Runner, mode: &'static str, expect: Expect) -> Case {
+    Case {
+        runner,
+        mode,
+        expect,
+        withheld: false,
+        layout: Layout::Top,
+        tests: Tests::Bundle,
+    }
+}
+
+impl Case {
+    fn withheld(self) -> Self {
+        Self {
+            withheld: true,
+            ..self
+        }
+    }
+
+    fn committed_tests(self) -> Self {
+        Self {
+            tests: Tests::Committed,
+            ..self
+        }
+    }
+
+    fn in_subfolder(self) -> Self {
+        Self {
+            layout: Layout::Subfolder,
+            ..self
+        }
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{}/{}{}{}{}",
+            self.runner.fixture(),
+            self.mode,
+            if self.tests == Tests::Committed {
+                " (tests committed)"
+            } else {
+                ""
+            },
+            if self.withheld { " --withheld" } else { "" },
+            if self.layout == Layout::Subfolder {
+                " (in app/)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// Checks `run` of `project` against `expect`; `Err` says what is wrong.
+fn judge(project: &Project, run: &Run, expect: Expect) -> Result<(), String> {
+    let Some(story) = &run.story else {
+        return Err(format!("no JSON story: {}", run.summary()));
+    };
+    let branches = project.task_branches();
+    let not_passed = || -> Result<(), String> {
+        if run.verdict() == "passed" || run.code == Some(0) {
+            return Err(format!("passed: {}", run.summary()));
+        }
+        if !matches!(run.code, Some(1 | 3)) {
+            return Err(format!("exit code is not 1 or 3: {}", run.summary()));
+        }
+        if !branches.is_empty() {
+            return Err(format!("a task branch was left: {branches}"));
+        }
+        Ok(())
+    };
+    match expect {
+        Expect::NotPassed => not_passed(),
+        Expect::Finding(kind) => {
+            not_passed()?;
+            if run.finding_kinds().iter().any(|k| k == kind) {
+                Ok(())
+            } else {
+                Err(format!("no `{kind}` finding: {}", run.summary()))
+            }
+        }
+        Expect::Passed => {
+            if run.code != Some(0) || run.verdict() != "passed" {
+                return Err(format!("did not pass: {}", run.summary()));
+            }
+            let commit = story["commit"].as_str().unwrap_or_default().to_owned();
+            let branch = git(
+                &project.root(),
+                &["rev-parse", &format!("speccoder/{TASK}")],
+            );
+            if branch.trim() != commit {
+                return Err(format!(
+                    "speccoder/{TASK} is {branch}, the story says {commit}"
+                ));
+            }
+            let base = match project.tests {
+                Tests::Bundle => format!("{commit}^^"),
+                Tests::Committed => format!("{commit}^"),
+            };
+            if git(&project.root(), &["rev-parse", &base]).trim() != project.main_commit() {
+                return Err(format!(
+                    "the commit is not one on top of main ({:?} tests)",
+                    project.tests
+                ));
+            }
+            Ok(())
+        }
+        Expect::CheckedIsCommitted => {
+            if run.verdict() != "passed" {
+                return not_passed();
+            }
+            let commit = story["commit"].as_str().unwrap_or_default();
+            let (path, _, _) = project.runner.implementation();
+            if project.committed(commit, path) != Some(project.honest_implementation()) {
+                return Err(format!(
+                    "passed, but the committed {path} is not the honest one:\n{}",
+                    String::from_utf8_lossy(&project.committed(commit, path).unwrap_or_default())
+                ));
+            }
+            let acceptance = project.runner.acceptance();
+            if project.committed(commit, acceptance) != Some(project.acceptance_text()) {
+                return Err(format!(
+                    "passed, but the committed {acceptance} is not the bundle's"
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs every case (two at a time) with `extra` in `[attempt]`, prints one line per case,
+/// and says what went wrong in each case that did.
+fn run_cases(table: &[Case], extra: &str) -> Vec<String> {
+    let mut tools: Vec<&str> = table
+        .iter()
+        .flat_map(|c| c.runner.tools())
+        .copied()
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
+    require_tools(&tools);
+    let failures = Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    let jobs = std::env::var("VERDICT_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or(2);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = table.get(i) else { break };
+                    let project =
+                        Project::build(case.runner, case.layout, case.tests, extra, None, |_| {});
+                    let run = project.attempt(case.mode, case.withheld, &[]);
+                    let result = judge(&project, &run, case.expect);
+                    eprintln!(
+                        "case {}: {} (exit {:?}, {}, {:?})",
+                        case.name(),
+                        if result.is_ok() { "ok" } else { "WRONG" },
+                        run.code,
+                        run.verdict(),
+                        run.finding_kinds()
+                    );
+                    if let Err(err) = result {
+                        failures.lock().expect("lock").push(format!(
+                            "{} ({:?}): {err}",
+                            case.name(),
+                            case.expect
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    failures.into_inner().expect("lock")
+}
+
+/// Fails once, listing every case that went wrong, if any did.
+#[track_caller]
+fn assert_no_failures(failures: &[String], cases: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases went wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Runs a table and fails once, listing every case that went wrong.
+#[track_caller]
+fn run_table(table: &[Case], extra: &str) {
+    assert_no_failures(&run_cases(table, extra), table.len());
+}
+
+use Expect::{CheckedIsCommitted, Finding, NotPassed, Passed};
+use Runner::{Cargo, Make, Node, Pytest, Task};
+
+#[test]
+fn the_candidate_is_what_a_fresh_add_stages() {
+    let mut table = Vec::new();
+    for runner in [Make, Task, Pytest, Node, Cargo] {
+        table.push(case(runner, "skip-worktree", NotPassed));
+        table.push(case(runner, "exclude-hide", NotPassed));
+    }
+    for runner in [Make, Pytest, Node] {
+        table.push(case(runner, "assume-unchanged", NotPassed));
+        table.push(case(runner, "gitignore-hide", NotPassed));
+    }
+    table.extend([
+        case(Make, "clean-filter", NotPassed),
+        case(Node, "clean-filter", NotPassed),
+        case(Make, "info-attributes", NotPassed),
+        case(Pytest, "info-attributes", NotPassed),
+        case(Make, "nested-tests", Finding("nested_repository")),
+        case(Node, "nested-tests", Finding("nested_repository")),
+        case(Make, "nested-patch", Finding("nested_repository")),
+    ]);
+    run_table(&table, "");
+}
+
+#[test]
+fn checked_is_committed_when_a_daemon_rewrites_files() {
+    run_table(
+        &[
+            case(Make, "daemon-honest", CheckedIsCommitted),
+            case(Node, "daemon-honest", CheckedIsCommitted),
+            case(Cargo, "daemon-honest", CheckedIsCommitted),
+            case(Make, "daemon-gut", NotPassed),
+            case(Pytest, "daemon-gut", NotPassed),
+            case(Node, "daemon-gut", NotPassed),
+        ],
+        "",
+    );
+}
+
+#[test]
+fn frozen_files_are_the_bases_for_every_edit_and_skip_form() {
+    let changed = Finding("test_changed");
+    let mut table = Vec::new();
+    for runner in [Make, Task, Pytest, Node, Cargo] {
+        table.push(case(runner, "const-assert", changed));
+    }
+    for runner in [Make, Pytest, Node, Cargo] {
+        table.push(case(runner, "if-false", changed));
+    }
+    for runner in [Make, Pytest, Node] {
+        table.push(case(runner, "comment-assert", changed));
+        table.push(case(runner, "rename-trivial", changed));
+    }
+    table.extend([
+        case(Make, "del-attr", changed),
+        case(Make, "expected-failure", changed),
+        case(Task, "expected-failure", changed),
+        case(Make, "raise-skiptest", changed),
+        case(Make, "aliased-skip", changed),
+        case(Make, "padded", changed),
+        case(Pytest, "xfail", changed),
+        case(Pytest, "importorskip", changed),
+        case(Node, "node-skip", changed),
+        case(Node, "node-todo", changed),
+        case(Cargo, "should-panic", changed),
+        case(Cargo, "cfg-any", changed),
+        case(Cargo, "cfg-attr-ignore", changed),
+        case(Cargo, "local-macro", changed),
+    ]);
+    // The tests of add are the repository's own here: frozen because they exist at the
+    // base, not because the bundle brought them.
+    let table: Vec<Case> = table.into_iter().map(Case::committed_tests).collect();
+    run_table(&table, "");
+}
+
+#[test]
+fn the_agents_own_tests_and_infrastructure_cannot_change_the_verdict() {
+    let config = Finding("test_config_changed");
+    run_table(
+        &[
+            case(Make, "new-test-patch", NotPassed),
+            case(Task, "new-test-patch", NotPassed),
+            case(Make, "load-tests", NotPassed),
+            case(Task, "load-tests", NotPassed),
+            case(Make, "shadow-in-tests", NotPassed),
+            case(Pytest, "shadow-in-tests", NotPassed),
+            case(Make, "pyc", NotPassed),
+            case(Make, "pyc-unignored", NotPassed),
+            case(Pytest, "tests-init", config),
+            case(Pytest, "conftest-xfail", config),
+            case(Pytest, "conftest-pyfunc", config),
+            case(Pytest, "conftest-skip-all", config),
+            case(Pytest, "conftest-ignore-collect", config),
+            case(Pytest, "addopts-k", config),
+            case(Pytest, "addopts-list", config),
+            case(Pytest, "addopts-collect-only", config),
+            case(Pytest, "addopts-setup-plan", config),
+            case(Pytest, "addopts-m", config),
+            case(Pytest, "just-dash", config),
+            case(Cargo, "required-features", config),
+            case(Cargo, "build-rs", config),
+            case(Cargo, "cargo-runner", config),
+            case(Make, "gnumakefile", config),
+            case(Make, "make-true", config),
+            case(Make, "make-dash", config),
+            case(Node, "npm-or-true", config),
+            case(Node, "npmrc-shell", NotPassed),
+            case(Task, "task-ignore-error", config),
+        ],
+        "",
+    );
+}
+
+#[test]
+fn tampering_is_a_finding_for_code_that_games_the_run() {
+    let tampering = Finding("tampering");
+    run_table(
+        &[
+            case(Make, "atexit", tampering),
+            case(Task, "atexit", tampering),
+            case(Pytest, "atexit", tampering),
+            case(Make, "exit-at-import", tampering),
+            case(Pytest, "exit-at-import", tampering),
+            case(Node, "exit-at-import", tampering),
+            case(Cargo, "exit-at-import", tampering),
+            case(Make, "patch-framework", tampering),
+            case(Node, "patch-framework", tampering),
+            case(Make, "shadow-unittest", tampering),
+            case(Pytest, "shadow-pytest", tampering),
+            case(Make, "read-tests", tampering).withheld(),
+            case(Node, "read-tests", tampering).withheld(),
+            case(Make, "lookup", NotPassed).withheld(),
+            case(Node, "lookup", NotPassed).withheld(),
+            case(Cargo, "lookup", NotPassed).withheld(),
+        ],
+        "",
+    );
+}
+
+#[test]
+fn the_code_under_test_cannot_reach_what_judges_it() {
+    let mut failures = run_cases(
+        &[
+            case(Make, "empty-withheld", NotPassed).withheld(),
+            case(Pytest, "empty-withheld", NotPassed).withheld(),
+        ],
+        "",
+    );
+    // A rejected first attempt plants a patch where a reset does not look; the second,
+    // honest-looking but wrong, must not inherit it.
+    failures.extend(run_cases(
+        &[
+            case(Make, "carry-ignored", NotPassed),
+            case(Make, "carry-nested", NotPassed),
+            case(Make, "carry-ignored", NotPassed).withheld(),
+        ],
+        "max_attempts = 2\n",
+    ));
+    assert_no_failures(&failures, 5);
+}
+
+#[test]
+fn honest_work_passes() {
+    let mut table = Vec::new();
+    for runner in [Make, Task, Pytest, Node, Cargo] {
+        table.push(case(runner, "honest", Passed));
+    }
+    table.extend([
+        case(Make, "honest", Passed).withheld(),
+        case(Node, "honest", Passed).withheld(),
+        case(Make, "honest", Passed).in_subfolder(),
+        case(Node, "honest", Passed).in_subfolder(),
+        case(Make, "helper-asserts", Passed),
+        case(Pytest, "parametrize", Passed),
+        case(Make, "skip-method", Passed),
+        case(Node, "skip-method", Passed),
+        case(Make, "roman", Passed),
+        case(Task, "new-test", Passed),
+        case(Node, "new-test", Passed),
+        case(Cargo, "new-test", Passed),
+        case(Cargo, "bench", Passed),
+        case(Node, "c8", Passed),
+        case(Make, "many-files", Passed),
+        case(Make, "non-ascii", Passed),
+    ]);
+    run_table(&table, "");
+}
+
+/// What of the user's repository an agent must not change: its configuration, exclude
+/// file, hooks, worktrees, every ref but the task branches, HEAD, and the checkout's files.
+fn fingerprint(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut print = BTreeMap::new();
+    for file in [".git/config", ".git/info/exclude", ".git/info/attributes"] {
+        print.insert(
+            file.to_owned(),
+            std::fs::read(root.join(file)).unwrap_or_default(),
+        );
+    }
+    for hook in files_under(&root.join(".git/hooks")) {
+        let path = root.join(".git/hooks").join(&hook);
+        print.insert(
+            format!(".git/hooks/{}", hook.display()),
+            std::fs::read(path).expect("hook"),
+        );
+    }
+    print.insert(
+        "worktrees".into(),
+        git(root, &["worktree", "list", "--porcelain"]).into_bytes(),
+    );
+    let refs: String = git(root, &["for-each-ref", "--format=%(refname) %(objectname)"])
+        .lines()
+        .filter(|l| !l.starts_with("refs/heads/speccoder/"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    print.insert("refs".into(), refs.into_bytes());
+    print.insert(
+        "HEAD".into(),
+        std::fs::read(root.join(".git/HEAD")).expect("HEAD"),
+    );
+    for file in files_under(root) {
+        if file.starts_with(".git") {
+            continue;
+        }
+        print.insert(
+            format!("checkout: {}", file.display()),
+            std::fs::read(root.join(&file)).expect("file"),
+        );
+    }
+    print
+}
+
+#[test]
+fn the_agent_writes_only_its_tree() {
+    // Outside the system's temporary folder, which the agent gets a private copy of: the
+    // repository and HOME must be protected by the sandbox, not hidden by that copy.
+    let outside = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let mut failures = Vec::new();
+    for withheld in [false, true] {
+        let project = Project::build(Make, Layout::Top, Tests::Bundle, "", Some(outside), |_| {});
+        let home = project.dir.path().join("home");
+        std::fs::create_dir(&home).expect("home");
+        let before = fingerprint(&project.root());
+        let run = project.attempt("reach-outside", withheld, &[("HOME", home.as_os_str())]);
+        let after = fingerprint(&project.root());
+        let name = if withheld { " --withheld" } else { "" };
+        eprintln!("case make/reach-outside{name}: {}", run.summary());
+        for (key, value) in &after {
+            if before.get(key) != Some(value) {
+                failures.push(format!("reach-outside{name}: `{key}` changed"));
+            }
+        }
+        for key in before.keys().filter(|k| !after.contains_key(*k)) {
+            failures.push(format!("reach-outside{name}: `{key}` is gone"));
+        }
+        let user_site = home.join(".local/lib/python3.11/site-packages/usercustomize.py");
+        if user_site.exists() {
+            failures.push(format!(
+                "reach-outside{name}: the agent wrote {}",
+                user_site.display()
+            ));
+        }
+        if project.dir.path().join("planted-worktree").exists() {
+            failures.push(format!("reach-outside{name}: the agent added a worktree"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn nothing_outlives_its_stage() {
+    let mut failures = Vec::new();
+    for withheld in [false, true] {
+        let project = Project::new(Make);
+        let run = project.attempt("linger", withheld, &[]);
+        let left = processes_with(&project.marker);
+        eprintln!(
+            "case make/linger{}: {} left, {}",
+            if withheld { " --withheld" } else { "" },
+            left.len(),
+            run.summary()
+        );
+        if !left.is_empty() {
+            failures.push(format!("withheld: {withheld}: still running: {left:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Backquoted commands in `text` that start with `git ` or `speccoder `: the advice a run
+/// gives for cleaning up.
+fn advice(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.starts_with("git ") || c.starts_with("speccoder "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn nothing_outlives_its_stage_after_kill_9() {
+    let mut failures = Vec::new();
+    for withheld in [false, true] {
+        let name = if withheld {
+            "with --withheld"
+        } else {
+            "without --withheld"
+        };
+        let project = Project::new(Make);
+        let withheld_dir = project.withheld();
+        let mut args = vec!["--json"];
+        if withheld {
+            args.extend(["--withheld", withheld_dir.to_str().expect("utf-8")]);
+        }
+        let mut child = project
+            .command("sleep-forever", &args, &[])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("speccoder starts");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let agent = format!("3000{}", project.marker);
+        while processes_with(&agent).is_empty() {
+            assert!(Instant::now() < deadline, "{name}: the agent never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reaped");
+        // The agent must end with speccoder, within a few seconds.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut left = processes_with(&project.marker);
+        while !left.is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+            left = processes_with(&project.marker);
+        }
+        if !left.is_empty() {
+            failures.push(format!("{name}: alive 5 s after SIGKILL: {left:?}"));
+            // Leave nothing for the next test: end these sleepers by their pid.
+            kill_marked(&project.marker);
+        }
+        // A second attempt of the same task works, or says how to make it work.
+        let mut run = project.attempt("honest", withheld, &[]);
+        if run.code != Some(0) {
+            let steps = advice(&run.stderr);
+            eprintln!("{name}: second run: {}; advice {steps:?}", run.summary());
+            for step in &steps {
+                let line = step.strip_prefix("speccoder ").map_or_else(
+                    || step.clone(),
+                    |rest| format!("{} {rest}", env!("CARGO_BIN_EXE_speccoder")),
+                );
+                let out = Command::new("sh")
+                    .arg("-c")
+                    .arg(&line)
+                    .current_dir(project.project_dir())
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .env("PATH", path_var())
+                    .output()
+                    .expect("sh");
+                if !out.status.success() {
+                    failures.push(format!(
+                        "{name}: the advice `{step}` failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    ));
+                }
+            }
+            if !steps.is_empty() {
+                run = project.attempt("honest", withheld, &[]);
+            }
+        }
+        eprintln!("case make/kill-9 {name}: second attempt {}", run.summary());
+        if let Err(err) = judge(&project, &run, Passed) {
+            failures.push(format!("{name}: the attempt after SIGKILL: {err}"));
+        }
+        let left = processes_with(&project.marker);
+        if !left.is_empty() {
+            failures.push(format!("{name}: still running at the end: {left:?}"));
+            kill_marked(&project.marker);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Ends the processes holding `marker` (ones this test's agent started), by pid.
+fn kill_marked(marker: &str) {
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&raw).contains(marker) && pid != std::process::id().to_string() {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+        }
+    }
+}
+
+#[test]
+fn tasks_md_changes_only_this_tasks_box() {
+    // Latin-1 bytes (not UTF-8), CRLF on one line, and other tasks' boxes both ways.
+    let base: &[u8] = b"# Tasks \xe9t\xe9\n\n- [x] T6 Subtract two numbers\r\n- [ ] T7 Add two numbers \xff\n- [ ] T70 Add many numbers\n- [ ] T7a Not this one\n";
+    let project = Project::build(Make, Layout::Top, Tests::Bundle, "", None, |dir| {
+        std::fs::write(dir.join("tasks.md"), base).expect("tasks.md");
+    });
+    let run = project.attempt("tick-others", false, &[]);
+    eprintln!("case make/tick-others: {}", run.summary());
+    judge(&project, &run, Passed).unwrap_or_else(|err| panic!("{err}"));
+    let commit = run.story.as_ref().expect("story")["commit"]
+        .as_str()
+        .expect("commit")
+        .to_owned();
+    let want: Vec<u8> = {
+        let mut want = base.to_vec();
+        let at = want
+            .windows(9)
+            .position(|w| w == b"- [ ] T7 ")
+            .expect("the task's line");
+        want[at + 3] = b'x';
+        want
+    };
+    let got = project
+        .committed(&commit, "tasks.md")
+        .expect("tasks.md committed");
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "bytes: {got:?}"
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn oversized_bundles_and_withheld_folders_in_git_are_refused() {
+    let mut failures = Vec::new();
+
+    // Over 64 MiB, made sparse so that it costs nothing to write.
+    let project = Project::new(Make);
+    let before = fingerprint(&project.root());
+    let big = project.dir.path().join("big.json");
+    std::fs::File::create(&big)
+        .expect("create")
+        .set_len(65 * 1024 * 1024)
+        .expect("sparse");
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(project.root())
+        .args(["attempt", "--json", "--bundle"])
+        .arg(&big)
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .env("XDG_STATE_HOME", support::test_state_dir())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("CHEAT_MODE", "honest")
+        .output()
+        .expect("starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("case big bundle: exit {:?}: {stderr}", out.status.code());
+    if out.status.code() != Some(2) {
+        failures.push(format!("a 65 MiB bundle: exit {:?}", out.status.code()));
+    }
+    if !(stderr.contains("bundle") && stderr.contains("MiB")) {
+        failures.push(format!(
+            "a 65 MiB bundle: the error names no size limit: {stderr}"
+        ));
+    }
+    if started.elapsed() > Duration::from_secs(10) {
+        failures.push(format!("a 65 MiB bundle took {:?}", started.elapsed()));
+    }
+    if !project.task_branches().is_empty() || fingerprint(&project.root()) != before {
+        failures.push("a 65 MiB bundle: the repository changed".into());
+    }
+
+    // Withheld tests inside the repository's own .git, each on a fresh repository.
+    for inner in ["", "x"] {
+        let project = Project::new(Make);
+        let git_dir = project.root().join(".git");
+        let inside = git_dir.join("x");
+        std::fs::create_dir_all(inside.join("tests")).expect("mkdir");
+        std::fs::write(inside.join("tests/test_hidden.py"), "# held out\n").expect("write");
+        let before = fingerprint(&project.root());
+        let dir = git_dir.join(inner);
+        let out = project
+            .command(
+                "honest",
+                &["--json", "--withheld", dir.to_str().expect("utf-8")],
+                &[],
+            )
+            .output()
+            .expect("starts");
+        let name = format!("--withheld <repo>/.git/{inner}");
+        eprintln!(
+            "case {name}: exit {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.code() != Some(2) {
+            failures.push(format!("{name}: exit {:?}", out.status.code()));
+        }
+        if std::fs::read_to_string(inside.join("tests/test_hidden.py"))
+            .ok()
+            .as_deref()
+            != Some("# held out\n")
+        {
+            failures.push(format!("{name}: the folder inside .git was changed"));
+        }
+        if !project.task_branches().is_empty() {
+            failures.push(format!("{name}: a task branch was made"));
+        }
+        if fingerprint(&project.root()) != before {
+            failures.push(format!("{name}: the repository changed"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
