@@ -295,6 +295,21 @@ fn honest_agent_passes_with_one_commit_and_a_ticked_box() {
 }
 
 #[test]
+fn the_prompt_names_the_commands_the_verdict_runs() {
+    let probes = tempfile::tempdir().expect("temp dir");
+    let repo = Repo::new("prompt", &probes_writable(probes.path()));
+    let probe = probes.path().join("prompt");
+    let (code, story, stderr) = repo.attempt(&[], &[("PROBE_FILE", probe.as_os_str())]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    let prompt = std::fs::read_to_string(&probe).expect("the agent wrote its prompt");
+    let section = prompt
+        .split("# How your work is judged")
+        .nth(1)
+        .expect("the section");
+    assert!(section.contains("\n- `make test`\n"), "{section}");
+}
+
+#[test]
 fn each_offence_is_rejected_with_its_finding() {
     for (mode, kind, path) in [
         ("delete-test", "test_deleted", "tests/test_sub.py"),

@@ -14,7 +14,7 @@ use super::rules::Rules;
 use super::store::Store;
 use super::story::AttemptRequest;
 use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
-use crate::config::{Config, ExecutorKind, ExternalExecutor, RecipeConfig};
+use crate::config::{Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
 use crate::recipe::Recipe;
 use crate::sandbox::{Namespaces, Sandbox, Spec};
@@ -72,7 +72,8 @@ pub(crate) struct Prepared {
     /// The agent's tree (the repository's top) and the project in it.
     pub(crate) tree: PathBuf,
     pub(crate) project_dir: PathBuf,
-    /// The recipe as detected in the base, before the agent ran; the checks resolve here.
+    /// The recipe as detected in your checkout, before the agent ran; the checks resolve
+    /// here and run at the same place in the check tree.
     pub(crate) recipe: Recipe,
     pub(crate) ops: Vec<String>,
     pub(crate) allowed: Allowances,
@@ -179,11 +180,10 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     store.seed(&tree, &base, &branch, &objects, &scratch)?;
     let project_dir = tree.join(&prefix);
 
-    let recipe_config = RecipeConfig {
-        cache: false,
-        ..config.recipe.clone()
-    };
-    let recipe = Recipe::detect(&project_dir, &recipe_config);
+    // The checks are resolved from your checkout, as `speccoder recipe list` shows them
+    // there, and fixed before the agent runs: a lockfile your checkout ignores must not
+    // change the package manager in the attempt's trees.
+    let recipe = Recipe::detect(request.root, &config.recipe);
     let ops = check_ops(config, &recipe)?;
     let mut allowed = if config.recipe.enabled {
         allowances(config, Some(&recipe))

@@ -142,6 +142,20 @@ mod tests {
         case(rules.is_test("web/sum.test.ts"), true, "*.test.*");
         case(rules.is_test("pkg/sum_test.go"), true, "*_test.*");
         case(rules.is_test("src/lib.rs"), false, "source");
+        case(rules.is_test("test/serialize.js"), true, "test/** (mocha)");
+        case(
+            rules.is_test("src/index.spec.ts"),
+            true,
+            "*.spec.* (vitest, jest)",
+        );
+        case(rules.is_test("__tests__/sum.js"), true, "__tests__/**");
+        case(rules.is_test("spec/models/user_spec.rb"), true, "spec/**");
+        case(rules.is_test("src/spec_helper.rs"), false, "a source file");
+        case(
+            rules.is_test("src/testing.rs"),
+            false,
+            "another source file",
+        );
         case(rules.is_snapshot("snapshots/a.snap"), true, "snap");
         case(
             rules.is_snapshot("web/__snapshots__/a.js.snap"),

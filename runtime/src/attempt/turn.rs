@@ -30,7 +30,8 @@ pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Va
     let Some(executor) = config.executor.as_ref() else {
         return never_started(config, "no external executor is configured");
     };
-    let prompt = build_prompt(&prepared.bundle.bundle, digest, &config.wording);
+    let mut prompt = build_prompt(&prepared.bundle.bundle, digest, &config.wording);
+    prompt.push_str(&judged_by(prepared));
     let folder = prepared.folder.path().join("agent");
     if let Err(err) = std::fs::create_dir_all(&folder) {
         return never_started(
@@ -49,6 +50,27 @@ pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Va
         folder: Some(&folder),
     }
     .run(runner.as_ref())
+}
+
+/// The prompt's last section: the commands the verdict runs, so the agent runs the same.
+fn judged_by(prepared: &Prepared) -> String {
+    let mut out = String::from(
+        "\n# How your work is judged\n\nWhen you stop, the runtime copies your files into a fresh tree, puts every test file, \
+         test configuration and task definition that exists now back as it is now, and runs:\n",
+    );
+    let commands: Vec<String> = prepared
+        .ops
+        .iter()
+        .filter_map(|op| prepared.recipe.resolve(op).ok().map(|r| r.command))
+        .collect();
+    if commands.is_empty() {
+        out.push_str("- no command: the audit of your changes alone decides\n");
+    }
+    for command in commands {
+        out.push_str(&format!("- `{command}`\n"));
+    }
+    out.push_str("Your own new test files run in a second pass, which must pass too.\n");
+    out
 }
 
 /// The outcome of an agent that was never started.
