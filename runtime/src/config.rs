@@ -54,6 +54,9 @@ pub struct AttemptConfig {
     /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
     /// home folder); missing entries are left out.
     pub writable: Vec<String>,
+    /// Shell commands run in a tree of the base before the baseline and the checks (`npm
+    /// ci`, say); the files they make are carried into every check tree.
+    pub setup: Vec<String>,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -92,11 +95,16 @@ impl Default for AttemptConfig {
             max_attempts: 3,
             protected: strings(&["spec.md", "speccoder.toml", ".ci/**", ".github/**"]),
             tests: strings(&[
+                "**/*-test.*",
                 "**/*.snap",
                 "**/*.spec.*",
                 "**/*.test.*",
                 "**/*_test.*",
                 "**/__snapshots__/**",
+                "**/test-*.*",
+                "**/test.cjs",
+                "**/test.js",
+                "**/test.mjs",
                 "**/test_*.py",
                 "__tests__/**",
                 "snapshots/**",
@@ -110,6 +118,7 @@ impl Default for AttemptConfig {
             allow_unisolated_withheld: false,
             test_edits: TestEdits::Frozen,
             writable: strings(DEFAULT_WRITABLE),
+            setup: Vec::new(),
         }
     }
 }
@@ -372,6 +381,7 @@ const ATTEMPT_KEYS: &[&str] = &[
     "allow_unisolated_withheld",
     "test_edits",
     "writable",
+    "setup",
 ];
 const WORDING_KEYS: &[&str] = &[
     "product",
@@ -624,6 +634,13 @@ impl Reader<'_> {
                         ));
                     }
                     attempt.writable = paths;
+                }
+                "setup" => {
+                    let commands = self.strings(value, &at)?;
+                    if commands.iter().any(|c| c.trim().is_empty()) {
+                        return Err(self.error(value.span(), at("a command cannot be empty")));
+                    }
+                    attempt.setup = commands;
                 }
                 _ => unreachable!("keys are checked against ATTEMPT_KEYS"),
             }
@@ -934,6 +951,7 @@ reject_gaming = true
 allow_unisolated_withheld = true
 test_edits = "audit"
 writable = ["~/.cache/x", "/opt/y"]
+setup = ["npm ci"]
 "#,
         )
         .expect("valid");
@@ -950,6 +968,7 @@ writable = ["~/.cache/x", "/opt/y"]
                 allow_unisolated_withheld: true,
                 test_edits: TestEdits::Audit,
                 writable: vec!["~/.cache/x".into(), "/opt/y".into()],
+                setup: vec!["npm ci".into()],
             }
         );
         assert_eq!(
@@ -967,7 +986,8 @@ writable = ["~/.cache/x", "/opt/y"]
         assert_eq!(
             error("[attempt]\nretries = 2\n"),
             "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
-             branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable)"
+             branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable, \
+             setup)"
         );
         assert_eq!(
             error("[attempt]\nmax_attempts = 0\n"),

@@ -915,7 +915,9 @@ fn human_report_has_one_line_per_attempt() {
     });
     let lines: Vec<&str> = text.lines().collect();
     assert!(
-        lines[0].starts_with("attempt 1 of 3: failed: check `test` exited"),
+        lines[0].starts_with(
+            "attempt 1 of 3: failed: check `test`: `test_add.AddTest.test_large` failed"
+        ),
         "{text}"
     );
     assert_eq!(

@@ -55,6 +55,10 @@ pub enum FindingKind {
     NestedRepository,
     /// A symbolic link in the candidate that points outside the tree.
     LinkOutside,
+    /// A name speccoder cannot judge: not UTF-8, or the same as another once read.
+    UnreadableName,
+    /// A file too large for a candidate (by its apparent size).
+    FileTooLarge,
 }
 
 /// One finding of the audit.
@@ -124,29 +128,71 @@ impl How {
     }
 }
 
-fn by_path(entries: Vec<Entry>) -> BTreeMap<String, Entry> {
-    entries.into_iter().map(|e| (e.path.clone(), e)).collect()
+/// The entries by path, and the paths that are not exactly their names (not UTF-8, or two
+/// names that read the same).
+fn by_path(entries: Vec<Entry>) -> (BTreeMap<String, Entry>, Vec<String>) {
+    let mut map = BTreeMap::new();
+    let mut unreadable = Vec::new();
+    for entry in entries {
+        if !entry.utf8 {
+            unreadable.push(entry.path.clone());
+        }
+        if let Some(other) = map.insert(entry.path.clone(), entry) {
+            unreadable.push(other.path);
+        }
+    }
+    unreadable.sort();
+    unreadable.dedup();
+    (map, unreadable)
 }
 
-/// Whether a link at `path` pointing to `target` leaves the tree.
-fn leaves_tree(path: &str, target: &[u8]) -> bool {
-    let Ok(target) = std::str::from_utf8(target) else {
-        return true;
+/// The most links followed when resolving one, as the kernel's own limit.
+const MAX_LINK_HOPS: usize = 40;
+
+/// Whether the link at `path` leaves the tree, following the candidate's other `links`
+/// (path → target) on the way, as the kernel would: `.d/p1 -> up/..` with `.d/up -> ..`
+/// leaves it although each target alone stays inside.
+fn leaves_tree(path: &str, links: &BTreeMap<String, Vec<u8>>) -> bool {
+    let mut stack: Vec<String> = path.split('/').map(str::to_owned).collect();
+    stack.pop();
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut hops = 0;
+    let push_target = |target: &[u8], pending: &mut std::collections::VecDeque<String>| {
+        let Ok(target) = std::str::from_utf8(target) else {
+            return false;
+        };
+        if target.starts_with('/') || target.is_empty() {
+            return false;
+        }
+        for part in target.split('/').rev() {
+            pending.push_front(part.to_owned());
+        }
+        true
     };
-    if target.starts_with('/') || target.is_empty() {
+    let Some(first) = links.get(path) else {
+        return false;
+    };
+    if !push_target(first, &mut pending) {
         return true;
     }
-    let mut depth: i64 = path.matches('/').count() as i64;
-    for part in target.split('/') {
-        match part {
+    while let Some(part) = pending.pop_front() {
+        match part.as_str() {
             "" | "." => {}
             ".." => {
-                depth -= 1;
-                if depth < 0 {
+                if stack.pop().is_none() {
                     return true;
                 }
             }
-            _ => depth += 1,
+            _ => {
+                stack.push(part);
+                if let Some(target) = links.get(&stack.join("/")) {
+                    hops += 1;
+                    stack.pop();
+                    if hops > MAX_LINK_HOPS || !push_target(target, &mut pending) {
+                        return true;
+                    }
+                }
+            }
         }
     }
     false
@@ -186,9 +232,25 @@ fn python_modules(entries: &BTreeMap<String, Entry>, rules: &Rules) -> Vec<Strin
 pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<Audit, String> {
     let store = inputs.store;
     let rules = inputs.rules;
-    let base_entries = by_path(store.entries(base)?);
-    let new_entries = by_path(store.entries(candidate)?);
+    let (base_entries, unreadable_at_base) = by_path(store.entries(base)?);
+    let (new_entries, unreadable) = by_path(store.entries(candidate)?);
     let mut audit = Audit::default();
+    // A name read lossily could stand for another file: every rule below would judge the
+    // wrong one.
+    for path in unreadable
+        .iter()
+        .filter(|p| !unreadable_at_base.contains(p))
+    {
+        audit.findings.push(Finding {
+            kind: FindingKind::UnreadableName,
+            path: path.clone(),
+            detail: "a name that is not UTF-8, or reads as another: speccoder cannot judge it"
+                .into(),
+        });
+    }
+    if !audit.findings.is_empty() {
+        return Ok(audit);
+    }
     let add = |audit: &mut Audit, kind, path: &str, detail: String| {
         audit.findings.push(Finding {
             kind,
@@ -250,6 +312,39 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         bytes(entries, path).map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
     };
 
+    // Every link of the candidate, to resolve links through each other.
+    let links: BTreeMap<String, Vec<u8>> = {
+        let link_entries: Vec<&Entry> =
+            new_entries.values().filter(|e| e.mode == SYMLINK).collect();
+        let objects: Vec<String> = link_entries.iter().map(|e| e.object.clone()).collect();
+        link_entries
+            .iter()
+            .zip(store.read_blobs(&objects, 4096)?)
+            .map(|(e, target)| (e.path.clone(), target.unwrap_or_default()))
+            .collect()
+    };
+    // The files the base's makefiles, justfiles and Taskfiles include: frozen whatever
+    // their names, present or not.
+    let included: BTreeMap<String, String> = {
+        let runner_files: Vec<&Entry> = base_entries
+            .values()
+            .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
+            .collect();
+        let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
+        let mut included = BTreeMap::new();
+        for (entry, text) in runner_files
+            .iter()
+            .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
+        {
+            let Some(text) = text else { continue };
+            let rel = rules.project(&entry.path);
+            let prefix = &entry.path[..entry.path.len() - rel.len()];
+            for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
+                included.insert(format!("{prefix}{file}"), rel.to_owned());
+            }
+        }
+        included
+    };
     let withheld: BTreeSet<&str> = inputs.withheld.iter().map(String::as_str).collect();
     let modules = python_modules(&base_entries, rules);
     let context = tampering::Context {
@@ -281,8 +376,8 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
                 continue;
             }
             if entry.mode == SYMLINK
-                && let Some(Some(target)) = bytes(&new_entries, path)
-                && leaves_tree(path, target)
+                && let Some(target) = links.get(path)
+                && leaves_tree(path, &links)
             {
                 add(
                     &mut audit,
@@ -323,6 +418,18 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
                 FindingKind::ProtectedChanged,
                 path,
                 format!("protected file {}", how.word()),
+            );
+            continue;
+        }
+        if let Some(by) = included.get(path) {
+            add(
+                &mut audit,
+                FindingKind::TestConfigChanged,
+                path,
+                format!(
+                    "a file `{by}` includes, which defines the checks, was {}",
+                    how.word()
+                ),
             );
             continue;
         }
@@ -534,7 +641,7 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         let infra = matches!(
             infrastructure::classify(rel, project),
             Some(Infra::Whole(_))
-        );
+        ) || included.contains_key(path);
         if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
             audit.frozen.push(path.clone());
             if new_entries.get(path) != Some(entry) {
@@ -605,20 +712,31 @@ mod tests {
     #[test]
     fn links_that_leave_the_tree() {
         #[track_caller]
-        fn case(path: &str, target: &str, leaves: bool) {
-            assert_eq!(
-                leaves_tree(path, target.as_bytes()),
-                leaves,
-                "{path} -> {target}"
-            );
+        fn case(links: &[(&str, &str)], path: &str, leaves: bool) {
+            let links: BTreeMap<String, Vec<u8>> = links
+                .iter()
+                .map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec()))
+                .collect();
+            assert_eq!(leaves_tree(path, &links), leaves, "{path} in {links:?}");
         }
-        case("a", "/etc/passwd", true);
-        case("a", "../x", true);
-        case("d/a", "../x", false);
-        case("d/a", "../../x", true);
-        case("d/a", "./b/../../c", false);
-        case("a", "b/c", false);
-        case("a", "", true);
+        case(&[("a", "/etc/passwd")], "a", true);
+        case(&[("a", "../x")], "a", true);
+        case(&[("d/a", "../x")], "d/a", false);
+        case(&[("d/a", "../../x")], "d/a", true);
+        case(&[("d/a", "./b/../../c")], "d/a", false);
+        case(&[("a", "b/c")], "a", false);
+        case(&[("a", "")], "a", true);
+        // Each target stays inside alone; together they climb out.
+        let chain = [
+            (".d/up", ".."),
+            (".d/p1", "up/.."),
+            (".d/p2", "p1/.."),
+            (".d/passwd", "p2/etc/passwd"),
+        ];
+        case(&chain, ".d/passwd", true);
+        case(&chain, ".d/up", false);
+        // A loop is cut off.
+        case(&[("a", "b"), ("b", "a")], "a", true);
     }
 
     #[test]

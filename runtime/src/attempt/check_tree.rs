@@ -5,9 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::prepare::Withheld;
+use super::prepare::Prepared;
 use super::repo::place;
 use super::store::Store;
+
+/// The folder of a check tree that Python's bytecode cache is pointed at
+/// (`PYTHONPYCACHEPREFIX`), empty and read-only while the checks run.
+pub(crate) const NO_PYCACHE: &str = ".speccoder-no-pycache";
 
 /// A check tree, removed when dropped.
 #[derive(Debug)]
@@ -21,18 +25,21 @@ pub(crate) struct CheckTree {
 }
 
 impl CheckTree {
-    /// Writes `tree` into the new folder `dir`, copies the withheld tests in, and lists
-    /// the read-only files: `frozen` (repository paths) and the withheld tests. An error
-    /// names what could not be placed (a link where a withheld test goes, say).
+    /// Writes `tree` into the new folder `name` of the attempt's folder, copies the setup's
+    /// products and (with `withheld`) the withheld tests in, and lists the read-only files:
+    /// `frozen` (repository paths) and the withheld tests. An error names what could not
+    /// be placed (a link where a withheld test goes, say).
     pub(crate) fn make(
-        store: &Store,
+        prepared: &Prepared,
         tree: &str,
-        dir: &Path,
-        scratch: &Path,
-        prefix: &str,
+        name: &str,
         frozen: &[String],
-        withheld: Option<&Withheld>,
+        withheld: bool,
     ) -> Result<Self, String> {
+        let dir = &prepared.folder.path().join(name);
+        let (store, scratch, prefix) = (&prepared.store, &prepared.scratch, &prepared.prefix);
+        let products = prepared.products.as_ref();
+        let withheld = prepared.withheld.as_ref().filter(|_| withheld);
         std::fs::create_dir(dir)
             .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
         let mut check = Self {
@@ -41,6 +48,9 @@ impl CheckTree {
             read_only: Vec::new(),
         };
         store.checkout(tree, dir, scratch)?;
+        if let Some(products) = products {
+            products.copy_into(dir, None)?;
+        }
         let mut read_only: Vec<PathBuf> = frozen
             .iter()
             .map(|p| dir.join(p))
@@ -61,6 +71,13 @@ impl CheckTree {
                 read_only.push(target);
             }
         }
+        // Python's bytecode goes to an empty folder the checks cannot write: otherwise the
+        // code under test could write a forged `__pycache__` for a test before the runner
+        // imports it, and Python would run that instead of the read-only source.
+        let pycache = dir.join(NO_PYCACHE);
+        std::fs::create_dir(&pycache)
+            .map_err(|err| format!("cannot create {}: {err}", pycache.display()))?;
+        read_only.push(pycache);
         read_only.sort();
         read_only.dedup();
         check.read_only = read_only;

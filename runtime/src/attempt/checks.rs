@@ -1,20 +1,28 @@
-//! The checks: each op, resolved as the recipe was detected in the base, runs in the check
-//! tree with the recipe's deadline and the whole process group stopped.
+//! The checks: each op, resolved as the recipe was detected in your checkout, runs in a
+//! check tree with the recipe's deadline and the whole process group stopped, and the
+//! tests' own report is read from its output (and pytest's JUnit XML).
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::process::CommandRunner;
-use crate::recipe::Recipe;
+use super::outcomes::TestSummary;
+use super::results::{self, TestReport};
+use crate::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
+use crate::recipe::{Recipe, RunResult};
 
 /// Lines of a check's output kept in the result and the digest.
 pub(crate) const TAIL_LINES: usize = 60;
+
+/// The most of a check's full output read for its tests' results.
+const MAX_REPORT_BYTES: u64 = 64 << 20;
 
 /// Which pass of the checks a result is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pass {
+    /// The checks at the base, before the agent ran: what the attempt is compared with.
+    Baseline,
     /// The verdict's pass: the candidate without the agent's own new tests.
     Verdict,
     /// The second pass, with the agent's own new tests.
@@ -36,6 +44,14 @@ pub struct CheckResult {
     pub signal: Option<i32>,
     /// Whether its deadline passed.
     pub timed_out: bool,
+    /// Whether it passed: by the tests' own results for a runner speccoder recognises,
+    /// else by its exit code.
+    pub passed: bool,
+    /// What its tests' own results say, compared with the baseline.
+    pub tests: TestSummary,
+    /// A hint for a person, when the output says a dependency is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// The last lines of its output.
     pub output_tail: String,
     /// The file holding the whole output, when it was too long to keep.
@@ -45,8 +61,26 @@ pub struct CheckResult {
 impl CheckResult {
     /// Whether the check passed.
     pub fn passed(&self) -> bool {
-        !self.timed_out && self.exit_code == Some(0)
+        self.passed
     }
+}
+
+/// What a check's output says when a dependency is missing, in the shells, Python and
+/// Node.
+const MISSING: &[&str] = &[
+    "Cannot find module",
+    "ModuleNotFoundError",
+    "No module named",
+    "command not found",
+    "not found in PATH",
+];
+
+/// The hint for an output that says a dependency is missing.
+fn missing_hint(output: &str) -> Option<String> {
+    let found = MISSING.iter().find(|m| output.contains(*m))?;
+    Some(format!(
+        "the output says `{found}`: if the project needs dependencies installed, `[attempt] setup` runs commands such as `npm ci` before the checks"
+    ))
 }
 
 /// The last `n` lines of `text`.
@@ -55,44 +89,139 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Runs `ops` with `recipe` in the project folder `root` of a check tree, each to its end,
-/// in order.
+/// One check as it ran: its result (not yet judged) and its tests' report.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    pub(crate) result: CheckResult,
+    pub(crate) report: TestReport,
+}
+
+/// A runner that adds variables to every request: where pytest writes its JUnit report.
+struct WithEnv<'a> {
+    inner: &'a dyn CommandRunner,
+    env: Vec<(String, String)>,
+}
+
+impl CommandRunner for WithEnv<'_> {
+    fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
+        let mut request = request.clone();
+        request.env.extend(self.env.iter().cloned());
+        self.inner.run(&request)
+    }
+}
+
+/// Runs `ops` with `recipe` in the project folder `root` of the check tree `tree`, each to
+/// its end, in order, and reads each one's tests.
 pub(crate) fn run_checks(
     recipe: &Recipe,
     ops: &[String],
     root: &Path,
+    tree: &Path,
     runner: &dyn CommandRunner,
     pass: Pass,
-) -> Vec<CheckResult> {
+) -> Vec<Ran> {
     ops.iter()
-        .map(|op| match recipe.run_in(op, root, runner) {
-            Ok(result) => CheckResult {
-                op: op.clone(),
-                pass,
-                command: Some(result.command.clone()),
-                exit_code: result.exit_code,
-                signal: result.signal,
-                timed_out: result.timed_out,
-                output_tail: last_lines(&result.text(), TAIL_LINES),
-                full_output: result.full_output,
-            },
-            Err(err) => CheckResult {
-                op: op.clone(),
-                pass,
-                command: None,
-                exit_code: None,
-                signal: None,
-                timed_out: false,
-                output_tail: err.to_string(),
-                full_output: None,
-            },
+        .enumerate()
+        .map(|(i, op)| {
+            // In the check tree, which is the only place the checks may write; removed
+            // first, so a report the code under test left is not read as this one.
+            let junit = tree.join(format!(".speccoder-junit-{i}.xml"));
+            let _ = std::fs::remove_file(&junit);
+            let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
+            addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
+            let pycache = tree.join(super::check_tree::NO_PYCACHE);
+            let with_env = WithEnv {
+                inner: runner,
+                env: vec![
+                    ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
+                    ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
+                ],
+            };
+            match recipe.run_in(op, root, &with_env) {
+                Ok(result) => {
+                    let report = read_report(&result, &junit, tree);
+                    let _ = std::fs::remove_file(&junit);
+                    Ran {
+                        result: CheckResult {
+                            op: op.clone(),
+                            pass,
+                            command: Some(result.command.clone()),
+                            exit_code: result.exit_code,
+                            signal: result.signal,
+                            timed_out: result.timed_out,
+                            passed: result.success(),
+                            tests: TestSummary::default(),
+                            hint: (!result.success())
+                                .then(|| missing_hint(&result.output))
+                                .flatten(),
+                            output_tail: last_lines(&result.text(), TAIL_LINES),
+                            full_output: result.full_output,
+                        },
+                        report,
+                    }
+                }
+                Err(err) => Ran {
+                    result: CheckResult {
+                        op: op.clone(),
+                        pass,
+                        command: None,
+                        exit_code: None,
+                        signal: None,
+                        timed_out: false,
+                        passed: false,
+                        tests: TestSummary::default(),
+                        hint: None,
+                        output_tail: err.to_string(),
+                        full_output: None,
+                    },
+                    report: TestReport::default(),
+                },
+            }
         })
         .collect()
+}
+
+/// The tests' report of a run: from its whole output (the full-output file when the
+/// output was cut) and pytest's JUnit file when it wrote one.
+fn read_report(result: &RunResult, junit: &Path, tree: &Path) -> TestReport {
+    let full = result
+        .full_output
+        .as_deref()
+        .and_then(|f| speccoder_runners::files::read_limited(f, MAX_REPORT_BYTES).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let output = full.as_deref().unwrap_or(&result.output);
+    let xml = speccoder_runners::files::read_limited(junit, MAX_REPORT_BYTES)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let mut report = results::read(output, xml.as_deref());
+    // A runner may name a test by its absolute path (node, for a file that fails to
+    // load): the same test in another check tree must keep its id.
+    let top = format!("{}/", tree.display());
+    if report.tests.keys().any(|id| id.contains(&top)) {
+        report.tests = std::mem::take(&mut report.tests)
+            .into_iter()
+            .map(|(id, outcome)| (id.replace(&top, ""), outcome))
+            .collect();
+    }
+    report
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_dependencies_get_the_setup_hint() {
+        let hint = missing_hint("sh: 1: ts-scripts: command not found\n").expect("a hint");
+        assert!(
+            hint.contains("`command not found`") && hint.contains("[attempt] setup"),
+            "{hint}"
+        );
+        assert_eq!(missing_hint("1 failed"), None);
+        let mut sorted = MISSING.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(MISSING, sorted, "keep MISSING sorted");
+    }
 
     #[test]
     fn last_lines_keeps_the_end() {

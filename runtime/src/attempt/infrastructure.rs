@@ -34,6 +34,9 @@ const PYTEST: &str = "pytest's configuration";
 const STARTUP: &str = "a module Python imports at start-up";
 /// What a CI file is.
 const CI: &str = "a CI definition";
+/// What an environment file is to the runners that load it (just's `dotenv-load`, bun,
+/// vite, go-task's `dotenv`).
+const ENV_FILE: &str = "an environment file the runners load";
 
 /// Whole files by name in any folder (`*.ext` and `stem.*` as well), compared in lower case:
 /// just reads `Justfile` like `justfile`, and on a case-insensitive disk so do the others.
@@ -41,9 +44,12 @@ const FILE_NAMES: &[(&str, &str)] = &[
     ("*.just", "a module or import of a justfile"),
     ("*.mk", "a make include file"),
     ("*.pth", "a path file Python runs at start-up"),
+    (".env", ENV_FILE),
+    (".env.*", ENV_FILE),
     (".justfile", JUSTFILE),
     (".mocharc.*", "mocha's configuration"),
     (".pytest.ini", PYTEST),
+    (".pytest.toml", PYTEST),
     ("ava.config.*", "ava's configuration"),
     ("conftest.py", "a conftest pytest loads"),
     ("gnumakefile", MAKEFILE),
@@ -52,6 +58,7 @@ const FILE_NAMES: &[(&str, &str)] = &[
     ("makefile", MAKEFILE),
     ("noxfile.py", "nox's sessions"),
     ("pytest.ini", PYTEST),
+    ("pytest.toml", PYTEST),
     ("sitecustomize.py", STARTUP),
     ("taskfile.dist.yaml", TASKFILE),
     ("taskfile.dist.yml", TASKFILE),
@@ -118,6 +125,118 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         Some(why) => Some(Infra::Whole(why)),
         None => KEYED_MANIFESTS.contains(&name).then_some(Infra::Keys),
     }
+}
+
+/// Which of make, just and go-task reads `path` (a project path), when one does.
+pub(crate) fn runner_file(path: &str) -> Option<&'static str> {
+    match classify(path, Project::default()) {
+        Some(Infra::Whole(MAKEFILE)) => Some("make"),
+        Some(Infra::Whole(JUSTFILE)) => Some("just"),
+        Some(Infra::Whole(TASKFILE)) => Some("task"),
+        _ => None,
+    }
+}
+
+/// The files that the runner file `path` (a makefile, justfile or Taskfile, a project
+/// path) makes its runner read, as project paths, whether they exist or not: make's
+/// `include`, `-include` and `sinclude`; just's `import`, `import?`, `mod` and dotenv
+/// settings; go-task's `includes` and `dotenv`. Names built from variables or globs are
+/// left out (the file names frozen anywhere cover the usual ones).
+pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let join = |rel: &str| -> Option<String> {
+        let rel = rel.trim().trim_matches(['\'', '"']);
+        if rel.is_empty() || rel.starts_with('/') || rel.contains(['$', '*', '?', '[', '{']) {
+            return None;
+        }
+        let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+        for part in rel.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                part => parts.push(part),
+            }
+        }
+        Some(parts.join("/"))
+    };
+    let mut found = Vec::new();
+    match runner_file(path) {
+        Some("make") => {
+            for line in text.lines() {
+                let rest = ["include ", "-include ", "sinclude "]
+                    .iter()
+                    .find_map(|k| line.strip_prefix(k));
+                if let Some(rest) = rest {
+                    found.extend(rest.split_whitespace().filter_map(join));
+                }
+            }
+        }
+        Some("just") => {
+            for line in text.lines().map(str::trim) {
+                if let Some(rest) = line
+                    .strip_prefix("import? ")
+                    .or_else(|| line.strip_prefix("import "))
+                {
+                    found.extend(join(rest));
+                } else if let Some(rest) = line
+                    .strip_prefix("mod? ")
+                    .or_else(|| line.strip_prefix("mod "))
+                {
+                    let mut words = rest.splitn(2, char::is_whitespace);
+                    let name = words.next().unwrap_or("");
+                    match words.next().map(str::trim).filter(|p| !p.is_empty()) {
+                        Some(file) => found.extend(join(file)),
+                        None => {
+                            for candidate in [
+                                format!("{name}.just"),
+                                format!("{name}/mod.just"),
+                                format!("{name}/justfile"),
+                                format!("{name}/.justfile"),
+                            ] {
+                                found.extend(join(&candidate));
+                            }
+                        }
+                    }
+                } else if line.starts_with("set dotenv-load") {
+                    found.extend(join(".env"));
+                } else if let Some(rest) = line
+                    .strip_prefix("set dotenv-filename")
+                    .or_else(|| line.strip_prefix("set dotenv-path"))
+                {
+                    found.extend(rest.trim_start().strip_prefix(":=").and_then(join));
+                }
+            }
+        }
+        Some("task") => {
+            let mut in_includes = false;
+            for line in text.lines() {
+                let trimmed = line.trim();
+                if !line.starts_with([' ', '\t']) {
+                    in_includes = trimmed.starts_with("includes:");
+                }
+                let value = |key: &str| trimmed.strip_prefix(key).map(str::trim);
+                if let Some(file) = value("taskfile:") {
+                    found.extend(join(file));
+                } else if let Some(list) = value("dotenv:") {
+                    found.extend(list.trim_matches(['[', ']']).split(',').filter_map(join));
+                } else if in_includes
+                    && line.starts_with([' ', '\t'])
+                    && let Some((_, file)) = trimmed.split_once(':')
+                    && (file.contains('/')
+                        || file.trim().ends_with(".yml")
+                        || file.trim().ends_with(".yaml"))
+                {
+                    found.extend(join(file));
+                }
+            }
+        }
+        _ => {}
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// Keys of `package.json` that configure a test runner, frozen whole (`scripts` is frozen
@@ -1182,5 +1301,44 @@ proptest! {
             ("(test)", "(all(test, any()))", hidden),
         ];
         rust("mod util;\n#[cfg(test)]\nmod tests;\n", &rows);
+    }
+
+    #[test]
+    fn files_the_runner_files_include() {
+        #[track_caller]
+        fn case(path: &str, text: &str, want: &[&str]) {
+            assert_eq!(included(path, text), want, "{path}");
+        }
+        case(
+            "Makefile",
+            "include rules.make\n-include local.mk $(EXTRA)\nsinclude ../out.mk\ntest:\n\t@true\n",
+            &["local.mk", "rules.make"],
+        );
+        case(
+            "sub/Makefile",
+            "include ../common/rules\n",
+            &["common/rules"],
+        );
+        case(
+            "justfile",
+            "set dotenv-load\nimport 'ci.justfile'\nimport? \"local.just\"\nmod tools\nmod web 'web/tasks.just'\nset dotenv-filename := '.env.test'\n",
+            &[
+                ".env",
+                ".env.test",
+                "ci.justfile",
+                "local.just",
+                "tools.just",
+                "tools/.justfile",
+                "tools/justfile",
+                "tools/mod.just",
+                "web/tasks.just",
+            ],
+        );
+        case(
+            "Taskfile.yml",
+            "version: '3'\ndotenv: ['.env', 'ci.env']\nincludes:\n  ci:\n    taskfile: ./ci.yml\n    flatten: true\n  docs: ./docs/Tasks.yml\ntasks:\n  test:\n    cmds: [go test]\n",
+            &[".env", "ci.env", "ci.yml", "docs/Tasks.yml"],
+        );
+        case("README.md", "include x\n", &[]);
     }
 }

@@ -6,6 +6,7 @@
 //! the journal. See `spec/attempt.md` and `spec/verdict.md`.
 
 mod audit;
+mod baseline;
 mod bundle;
 mod candidate;
 mod check_tree;
@@ -15,11 +16,14 @@ mod gaming;
 mod git;
 mod infrastructure;
 mod journal;
+mod outcomes;
 mod prepare;
 mod repo;
+mod results;
 mod rules;
 mod run;
 mod scan;
+mod setup;
 mod store;
 mod story;
 mod tampering;
@@ -30,6 +34,7 @@ mod verdict;
 pub use audit::{Finding, FindingKind};
 pub use checks::{CheckResult, Pass};
 pub use gaming::Warning;
+pub use outcomes::{Rule, TestSummary};
 pub use run::run_attempt;
 pub use story::{AttemptRecord, AttemptRequest, Story};
 pub use verdict::Verdict;

@@ -84,6 +84,10 @@ pub(crate) struct Prepared {
     pub(crate) running: Running,
     /// What the agent may write besides its tree.
     pub(crate) writable: Vec<PathBuf>,
+    /// The products of `[attempt] setup`, once it ran.
+    pub(crate) products: Option<super::setup::Products>,
+    /// The products the tree's `.gitignore` leaves out, which the agent's tree gets too.
+    pub(crate) agent_products: Vec<String>,
 }
 
 /// The configured external executor, or why there is none.
@@ -237,10 +241,22 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         journal,
         running,
         writable,
+        products: None,
+        agent_products: Vec::new(),
     })
 }
 
 impl Prepared {
+    /// The withheld and acceptance tests, as paths from the project root (the way the
+    /// runners name them): each of their tests must run and pass.
+    pub(crate) fn required_tests(&self) -> Vec<String> {
+        let mut files: Vec<String> = self.bundle.acceptance.keys().cloned().collect();
+        if let Some(withheld) = &self.withheld {
+            files.extend(withheld.files.iter().cloned());
+        }
+        files
+    }
+
     /// The runner of the agent: the sandbox with its tree, its private folder and
     /// `[attempt] writable` open, and the withheld folder hidden.
     pub(crate) fn agent_runner(
@@ -252,11 +268,17 @@ impl Prepared {
             Isolation::Namespaces(namespaces) => {
                 let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
                 writable.extend(self.writable.iter().cloned());
+                // Besides the withheld tests: the journal, the baselines and the kept
+                // outputs of earlier checks, which hold what the withheld tests printed.
+                let mut hidden: Vec<PathBuf> =
+                    self.withheld.iter().map(|w| w.dir.clone()).collect();
+                hidden.push(self.repo.common_dir.join("speccoder"));
+                hidden.push(crate::recipe::default_output_dir().path());
                 Box::new(Sandbox {
                     namespaces,
                     spec: Spec {
                         writable,
-                        hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
+                        hidden,
                         read_only: Vec::new(),
                     },
                     scratch: self.scratch.clone(),

@@ -6,11 +6,14 @@
 use serde_json::Value;
 
 use super::audit::{self, Finding, FindingKind, Inputs};
+use super::baseline::{self, Baseline};
 use super::candidate;
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::commit;
+use super::outcomes;
 use super::prepare::{self, Prepared, join, prepare};
+use super::setup;
 use super::story::{AttemptRecord, AttemptRequest, Story};
 use super::turn;
 use super::verdict::{self, Verdict};
@@ -62,10 +65,36 @@ pub fn run_attempt(
         notes: std::mem::take(&mut prepared.notes),
         signal: None,
         isolation: prepared.isolation.name(),
+        baseline: Vec::new(),
     };
     let mut digest: Option<Value> = None;
+    let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
+    prepared.products = setup::setup(&prepared, &request.config.attempt.setup, timeout)?;
+    if let Some(products) = &prepared.products {
+        let entries: Vec<String> = products
+            .entries
+            .iter()
+            .map(|e| e.trim_end_matches('/').to_owned())
+            .collect();
+        let ignored = prepared
+            .store
+            .ignored(&prepared.tree, &entries, &prepared.scratch);
+        prepared.agent_products = products
+            .entries
+            .iter()
+            .filter(|e| ignored.iter().any(|i| i == e.trim_end_matches('/')))
+            .cloned()
+            .collect();
+        turn::add_products(&prepared)?;
+    }
+    if shutdown_signal().is_some() {
+        return Err("stopped by a signal before the agent started".into());
+    }
+    let (baseline, at_base) = baseline::baseline(&prepared, &mut story.notes);
+    story.baseline = at_base;
     for n in 1..=max {
-        let (record, pass) = match attempt_once(request, &prepared, n, digest.as_ref()) {
+        let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
+        let (record, pass) = match run {
             Ok(done) => done,
             Err(stop) => {
                 interrupted(&mut story, &prepared, request, n, stop);
@@ -123,9 +152,21 @@ pub(crate) struct PassTree {
 fn attempt_once(
     request: &AttemptRequest<'_>,
     prepared: &Prepared,
+    baseline: Option<&Baseline>,
     n: u32,
     digest: Option<&Value>,
 ) -> Result<(AttemptRecord, PassTree), Stop> {
+    attempt_stages(request, prepared, baseline, n, digest).map(Finished::decide)
+}
+
+/// The stages of one attempt, up to what the verdict is decided from.
+fn attempt_stages(
+    request: &AttemptRequest<'_>,
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    n: u32,
+    digest: Option<&Value>,
+) -> Result<Finished, Stop> {
     let config = request.config;
     go_on(None)?;
     let mut outcome = match turn::fresh_tree(prepared, n) {
@@ -148,12 +189,31 @@ fn attempt_once(
     let mut judged = None;
     match candidate::build(prepared) {
         Ok(candidate) => {
-            let tree = candidate.tree;
             findings.extend(candidate.nested.iter().map(|path| Finding {
                 kind: FindingKind::NestedRepository,
                 path: path.clone(),
                 detail: "a nested git repository: git reads its files as another repository's, so they are not the tree's".into(),
             }));
+            findings.extend(candidate.too_large.iter().map(|(path, size)| Finding {
+                kind: FindingKind::FileTooLarge,
+                path: path.clone(),
+                detail: format!(
+                    "{} MiB (apparent size): a candidate's files are at most {} MiB; ignore it in `.gitignore` if it is a product",
+                    size >> 20,
+                    candidate::MAX_FILE_BYTES >> 20
+                ),
+            }));
+            let Some(tree) = candidate.tree else {
+                return Ok(finish(
+                    n,
+                    outcome,
+                    findings,
+                    Vec::new(),
+                    Vec::new(),
+                    pass,
+                    prepared,
+                ));
+            };
             let no_texts = Vec::new();
             let inputs = Inputs {
                 store: &prepared.store,
@@ -188,7 +248,7 @@ fn attempt_once(
         && findings.is_empty()
         && let Some((tree, audit)) = &judged
     {
-        match check_pass(prepared, config, tree, audit, n) {
+        match check_pass(prepared, config, baseline, tree, audit, n) {
             Ok((results, tree)) => {
                 checks = results;
                 pass.tree = tree;
@@ -199,23 +259,89 @@ fn attempt_once(
         go_on(Some(&outcome))?;
     }
     let ran_checks = ran && (!checks.is_empty() || prepared.ops.is_empty());
-    let verdict = Verdict::decide(&outcome, &findings, ran_checks.then_some(checks.as_slice()));
-    let reason = verdict::reason(verdict, &outcome, &findings, &checks);
-    let digest = verdict::digest(verdict, &outcome, &findings, &checks);
-    Ok((
-        AttemptRecord {
-            n,
-            run_id: outcome.run_id.clone(),
-            agent: outcome,
-            findings,
-            warnings,
-            checks,
-            verdict,
-            reason,
-            digest,
-        },
+    let checks = ran_checks.then_some(checks);
+    Ok(finish(
+        n,
+        outcome,
+        findings,
+        warnings,
+        checks.unwrap_or_default(),
         pass,
-    ))
+        prepared,
+    )
+    .with_ran(ran_checks))
+}
+
+/// The record of an attempt from what its stages found.
+fn finish(
+    n: u32,
+    outcome: Outcome,
+    findings: Vec<Finding>,
+    warnings: Vec<super::gaming::Warning>,
+    checks: Vec<CheckResult>,
+    pass: PassTree,
+    prepared: &Prepared,
+) -> Finished {
+    Finished {
+        n,
+        outcome,
+        findings,
+        warnings,
+        checks,
+        pass,
+        quote: match prepared.withheld {
+            Some(_) => verdict::Quote::TestIdsOnly,
+            None => verdict::Quote::Output,
+        },
+        ran_checks: false,
+    }
+}
+
+/// An attempt's parts, before its verdict.
+struct Finished {
+    n: u32,
+    outcome: Outcome,
+    findings: Vec<Finding>,
+    warnings: Vec<super::gaming::Warning>,
+    checks: Vec<CheckResult>,
+    pass: PassTree,
+    quote: verdict::Quote,
+    ran_checks: bool,
+}
+
+impl Finished {
+    fn with_ran(mut self, ran: bool) -> Self {
+        self.ran_checks = ran;
+        self
+    }
+
+    /// The verdict, its reason and the digest.
+    fn decide(self) -> (AttemptRecord, PassTree) {
+        let checks = self.ran_checks.then_some(self.checks.as_slice());
+        let verdict = Verdict::decide(&self.outcome, &self.findings, checks);
+        let reason = verdict::reason(verdict, &self.outcome, &self.findings, &self.checks);
+        let digest = verdict::digest(
+            verdict,
+            &self.outcome,
+            &self.findings,
+            &self.checks,
+            self.quote,
+        );
+        (
+            AttemptRecord {
+                n: self.n,
+                run_id: self.outcome.run_id.clone(),
+                agent: self.outcome,
+                findings: self.findings,
+                warnings: self.warnings,
+                checks: self.checks,
+                verdict,
+                reason,
+                digest,
+            },
+            self.pass,
+        )
+    }
 }
 
 /// A finding for a candidate speccoder could not read.
@@ -232,6 +358,7 @@ fn unreadable(err: &str) -> Finding {
 fn check_pass(
     prepared: &Prepared,
     config: &crate::config::Config,
+    baseline: Option<&Baseline>,
     candidate: &str,
     audit: &audit::Audit,
     n: u32,
@@ -262,25 +389,43 @@ fn check_pass(
     if prepared.ops.is_empty() {
         return Ok((Vec::new(), full));
     }
-    let dir = prepared.folder.path().join(format!("check-{n}"));
     let check = CheckTree::make(
-        store,
+        prepared,
         &verdict_tree,
-        &dir,
-        scratch,
-        &prepared.prefix,
+        &format!("check-{n}"),
         &audit.frozen,
-        prepared.withheld.as_ref(),
+        true,
     )
     .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
-    let mut results = checks::run_checks(
+    let required = prepared.required_tests();
+    let judged = |ran: Vec<checks::Ran>| -> Vec<CheckResult> {
+        ran.into_iter()
+            .map(|checks::Ran { mut result, report }| {
+                let base = baseline.and_then(|b| b.of(&result.op));
+                let without = baseline.and_then(|b| b.without(&result.op));
+                let (passed, summary) = outcomes::judge(
+                    result.exit_code,
+                    result.timed_out,
+                    &report,
+                    base,
+                    without,
+                    &required,
+                );
+                result.passed = passed;
+                result.tests = summary;
+                result
+            })
+            .collect()
+    };
+    let mut results = judged(checks::run_checks(
         &prepared.recipe,
         &prepared.ops,
         &check.project,
+        &check.dir,
         runner.as_ref(),
         Pass::Verdict,
-    );
+    ));
     if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
         if shutdown_signal().is_some() {
             return Ok((results, full));
@@ -292,13 +437,14 @@ fn check_pass(
                     "the agent's tests cannot be added to the checks' tree: {err}"
                 ))
             })?;
-        results.extend(checks::run_checks(
+        results.extend(judged(checks::run_checks(
             &prepared.recipe,
             &prepared.ops,
             &check.project,
+            &check.dir,
             runner.as_ref(),
             Pass::AgentTests,
-        ));
+        )));
     }
     Ok((results, full))
 }

@@ -80,8 +80,10 @@ pub(crate) struct Entry {
     pub(crate) mode: String,
     /// The blob (or commit, for a gitlink).
     pub(crate) object: String,
-    /// The path, relative to the tree's top.
+    /// The path, relative to the tree's top (its bytes read as UTF-8, lossily).
     pub(crate) path: String,
+    /// Whether the path's bytes are UTF-8, so that `path` is exactly the name.
+    pub(crate) utf8: bool,
 }
 
 /// The attempt's own repository.
@@ -325,6 +327,27 @@ impl Store {
         Ok(String::from_utf8_lossy(&out).trim().to_owned())
     }
 
+    /// The files and folders (ending in `/`) of `tree_dir` that `base` does not hold,
+    /// ignored ones included: what commands run in a tree of the base made.
+    pub(crate) fn untracked(
+        &self,
+        tree_dir: &Path,
+        base: &str,
+        scratch: &Path,
+    ) -> Result<Vec<String>, String> {
+        let index = scratch.join("untracked.index");
+        let _ = std::fs::remove_file(&index);
+        let work = Some((tree_dir, index.as_path()));
+        self.run_in(work, &["read-tree", base], None)?;
+        let out = self.run_in(work, &["ls-files", "--others", "--directory", "-z"], None)?;
+        let _ = std::fs::remove_file(&index);
+        Ok(out
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
     /// The paths of `paths` that the tree's own `.gitignore` files leave out of a candidate
     /// (the store's settings: no other exclude applies).
     pub(crate) fn ignored(&self, tree_dir: &Path, paths: &[String], scratch: &Path) -> Vec<String> {
@@ -468,6 +491,7 @@ pub(crate) fn parse_entries(out: &[u8]) -> Vec<Entry> {
     out.split(|b| *b == 0)
         .filter(|e| !e.is_empty())
         .filter_map(|e| {
+            let utf8 = std::str::from_utf8(e).is_ok();
             let text = String::from_utf8_lossy(e);
             let (meta, path) = text.split_once('\t')?;
             let mut fields = meta.split(' ');
@@ -478,6 +502,7 @@ pub(crate) fn parse_entries(out: &[u8]) -> Vec<Entry> {
                 mode,
                 object,
                 path: path.to_owned(),
+                utf8,
             })
         })
         .collect()
@@ -495,6 +520,13 @@ mod tests {
     }
 
     #[test]
+    fn a_name_that_is_not_utf8_is_marked() {
+        let entries = parse_entries(b"100644 blob aaaa\ttests/test_\xff.py\x00");
+        assert_eq!(entries[0].path, "tests/test_\u{fffd}.py");
+        assert!(!entries[0].utf8);
+    }
+
+    #[test]
     fn entries_of_ls_tree() {
         let out = b"100644 blob aaaa\ta b.txt\x00160000 commit bbbb\tsub\x00";
         assert_eq!(
@@ -503,12 +535,14 @@ mod tests {
                 Entry {
                     mode: "100644".into(),
                     object: "aaaa".into(),
-                    path: "a b.txt".into()
+                    path: "a b.txt".into(),
+                    utf8: true,
                 },
                 Entry {
                     mode: GITLINK.into(),
                     object: "bbbb".into(),
-                    path: "sub".into()
+                    path: "sub".into(),
+                    utf8: true,
                 },
             ]
         );

@@ -73,6 +73,9 @@ pub struct Story {
     /// How the agent and the checks were isolated: `namespaces`, or `none` where no
     /// namespace could be made.
     pub isolation: &'static str,
+    /// The checks at the base, before the agent ran (empty when the journal had them
+    /// already): what each attempt is compared with.
+    pub baseline: Vec<CheckResult>,
     /// The signal that interrupted the attempt, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,

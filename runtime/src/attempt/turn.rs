@@ -22,7 +22,17 @@ pub(crate) fn fresh_tree(prepared: &Prepared, n: u32) -> Result<(), String> {
         &prepared.branch,
         &objects,
         &prepared.scratch,
-    )
+    )?;
+    add_products(prepared)
+}
+
+/// Copies the setup's products that the tree ignores into the agent's tree, so its own
+/// runs of the tests find them as the checks will.
+pub(crate) fn add_products(prepared: &Prepared) -> Result<(), String> {
+    match &prepared.products {
+        Some(products) => products.copy_into(&prepared.tree, Some(&prepared.agent_products)),
+        None => Ok(()),
+    }
 }
 
 /// Runs the agent once in the sandbox and returns its outcome.

@@ -86,6 +86,16 @@ pub(crate) fn reason(
             .map(|c| {
                 if c.timed_out {
                     format!("check `{}` timed out", c.op)
+                } else if !c.tests.not_passed.is_empty() {
+                    let more = c.tests.not_passed_count - c.tests.not_passed.len().min(3);
+                    let mut named =
+                        c.tests.not_passed[..c.tests.not_passed.len().min(3)].join(", ");
+                    if more > 0 {
+                        named.push_str(&format!(" and {more} more"));
+                    }
+                    format!("check `{}`: {named}", c.op)
+                } else if let Some(why) = &c.tests.unexplained {
+                    format!("check `{}`: {why}", c.op)
                 } else {
                     match c.exit_code {
                         Some(code) => format!("check `{}` exited {code}", c.op),
@@ -103,13 +113,25 @@ pub(crate) fn reason(
     }
 }
 
+/// Whether the digest may quote the checks' output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quote {
+    /// The output's last lines go in.
+    Output,
+    /// Only the tests' ids and counts: withheld tests ran, and code under test could print
+    /// them (their assertions, their expected values) into the next agent's prompt.
+    TestIdsOnly,
+}
+
 /// The digest for the next attempt: facts only, no advice. The verdict, the findings, each
-/// failed check with its last lines of output, and the agent's own summary or reason.
+/// failed check with the tests that did not pass (and its last lines of output, unless
+/// `quote` forbids), and the agent's own summary or reason.
 pub(crate) fn digest(
     verdict: Verdict,
     agent: &Outcome,
     findings: &[Finding],
     checks: &[CheckResult],
+    quote: Quote,
 ) -> Value {
     let failed: Vec<Value> = checks
         .iter()
@@ -117,9 +139,18 @@ pub(crate) fn digest(
         .map(|c| {
             json!({
                 "op": c.op,
+                "pass": c.pass,
                 "exit_code": c.exit_code,
                 "timed_out": c.timed_out,
-                "output_tail": c.output_tail,
+                "tests_not_passed": c.tests.not_passed,
+                "tests_not_passed_count": c.tests.not_passed_count,
+                "failing_before_the_attempt": c.tests.failing_before,
+                "unexplained": c.tests.unexplained,
+                "hint": c.hint,
+                "output_tail": match quote {
+                    Quote::Output => Value::String(c.output_tail.clone()),
+                    Quote::TestIdsOnly => Value::Null,
+                },
             })
         })
         .collect();

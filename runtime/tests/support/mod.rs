@@ -111,7 +111,8 @@ pub fn fixture_names() -> Vec<String> {
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name != "agents" && name != "attempt" && name != "verdict")
+        // Fixtures of the attempt and recorded test outputs, not projects to detect.
+        .filter(|name| !["agents", "attempt", "results", "verdict"].contains(&name.as_str()))
         .collect();
     names.sort();
     names

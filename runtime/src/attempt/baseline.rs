@@ -1,0 +1,189 @@
+//! The baseline (invariant 10 of `spec/verdict.md`): before the agent starts, the checks
+//! run once at the base, with the withheld and acceptance tests in place, in a check tree
+//! of the base. What passed there must still pass; what failed there for reasons of the
+//! environment is "failing before the attempt", neither required nor blamed. The result
+//! is kept in the journal, per base tree and checks, so a later run at the same base
+//! reuses it.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::check_tree::CheckTree;
+use super::checks::{self, CheckResult, Pass};
+use super::outcomes::{self, BaseTests};
+use super::prepare::Prepared;
+
+/// The baseline of one attempt run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Baseline {
+    /// Each check at the base, with the withheld and acceptance tests in place.
+    pub(crate) checks: Vec<BaseTests>,
+    /// Each check at `HEAD` without them, when there are some: what fails there is the
+    /// environment's, and what runs only in `checks` is theirs.
+    pub(crate) without: Vec<BaseTests>,
+}
+
+impl Baseline {
+    /// The base's tests of `op`.
+    pub(crate) fn of(&self, op: &str) -> Option<&BaseTests> {
+        self.checks.iter().find(|c| c.op == op)
+    }
+
+    /// The tests of `op` at `HEAD` without the withheld and acceptance tests.
+    pub(crate) fn without(&self, op: &str) -> Option<&BaseTests> {
+        self.without.iter().find(|c| c.op == op)
+    }
+}
+
+/// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
+pub(crate) fn fingerprint(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// The file the baseline of this base and these checks is kept in.
+fn cache_file(prepared: &Prepared) -> Option<PathBuf> {
+    let tree = prepared
+        .store
+        .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])
+        .ok()?;
+    let mut what = String::new();
+    for op in &prepared.ops {
+        what.push_str(op);
+        what.push('\0');
+        if let Ok(resolved) = prepared.recipe.resolve(op) {
+            what.push_str(&resolved.command);
+        }
+        what.push('\0');
+    }
+    if let Some(withheld) = &prepared.withheld {
+        for text in &withheld.texts {
+            what.push_str(&text.path);
+            what.push('\0');
+            what.push_str(&text.text);
+        }
+    }
+    Some(
+        prepared
+            .repo
+            .common_dir
+            .join("speccoder")
+            .join("baselines")
+            .join(format!("{tree}-{}.json", fingerprint(&what))),
+    )
+}
+
+/// The baseline: read from the journal when this base was measured before, else run now.
+/// `None` when there are no checks, or when the base's check tree cannot be made (the
+/// checks are then judged without it, and the note says why).
+pub(crate) fn baseline(
+    prepared: &Prepared,
+    notes: &mut Vec<String>,
+) -> (Option<Baseline>, Vec<CheckResult>) {
+    if prepared.ops.is_empty() {
+        return (None, Vec::new());
+    }
+    let file = cache_file(prepared);
+    if let Some(file) = &file
+        && let Ok(bytes) = speccoder_runners::files::read_limited(file, 64 << 20)
+        && let Ok(cached) = serde_json::from_slice::<Baseline>(&bytes)
+    {
+        return (Some(cached), Vec::new());
+    }
+    let mut baseline = Baseline::default();
+    let results = match run_at(prepared, &prepared.base, "check-base", true) {
+        Ok((tests, results)) => {
+            baseline.checks = tests;
+            results
+        }
+        Err(err) => {
+            notes.push(format!(
+                "the checks did not run at the base ({err}): every check is judged without a baseline"
+            ));
+            return (None, Vec::new());
+        }
+    };
+    let new_tests = prepared.withheld.is_some() || !prepared.bundle.acceptance.is_empty();
+    if new_tests {
+        match run_at(prepared, &prepared.repo.head, "check-head", false) {
+            Ok((tests, _)) => baseline.without = tests,
+            Err(err) => notes.push(format!(
+                "the checks did not run at HEAD without the withheld and acceptance tests ({err})"
+            )),
+        }
+    }
+    if let Some(file) = &file
+        && let Some(parent) = file.parent()
+        && crate::private_dir::ensure_private_dir(parent).is_ok()
+        && let Ok(text) = serde_json::to_vec(&baseline)
+    {
+        let part = file.with_extension("json.part");
+        if std::fs::write(&part, text).is_ok() {
+            let _ = std::fs::rename(&part, file);
+        }
+    }
+    (Some(baseline), results)
+}
+
+/// The checks in a fresh tree of `commit`, with the withheld tests when `withheld`.
+fn run_at(
+    prepared: &Prepared,
+    commit: &str,
+    name: &str,
+    withheld: bool,
+) -> Result<(Vec<BaseTests>, Vec<CheckResult>), String> {
+    let frozen: Vec<String> = prepared
+        .store
+        .entries(commit)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| prepared.rules.is_test(&e.path))
+        .map(|e| e.path)
+        .collect();
+    let tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
+    let runner = prepared.check_runner(&tree.dir, tree.read_only.clone());
+    let ran = checks::run_checks(
+        &prepared.recipe,
+        &prepared.ops,
+        &tree.project,
+        &tree.dir,
+        runner.as_ref(),
+        Pass::Baseline,
+    );
+    let mut tests = Vec::new();
+    let mut results = Vec::new();
+    for checks::Ran { mut result, report } in ran {
+        let base = BaseTests::of(&result.op, result.exit_code, &report);
+        // Judged against itself: what fails here is "failing before the attempt".
+        let (passed, summary) = outcomes::judge(
+            result.exit_code,
+            result.timed_out,
+            &report,
+            Some(&base),
+            None,
+            &[],
+        );
+        result.passed = passed;
+        result.tests = summary;
+        tests.push(base);
+        results.push(result);
+    }
+    Ok((tests, results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_differ_and_are_stable() {
+        assert_eq!(fingerprint("make test"), fingerprint("make test"));
+        assert_ne!(fingerprint("make test"), fingerprint("make tests"));
+        assert_eq!(fingerprint("").len(), 16);
+    }
+}

@@ -1,0 +1,151 @@
+//! `[attempt] setup`: commands such as `npm ci` run once in a tree of the base, in the
+//! sandbox, before the baseline and the checks. The files they make (the products:
+//! `node_modules/`, a `.venv/`) are kept in the journal's folder per base tree and
+//! commands, and copied into every check tree, and into the agent's tree where its
+//! `.gitignore` leaves them out of the candidate. They are never part of a commit.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::prepare::{Isolation, Prepared};
+use crate::process::{CommandRunner, LocalRunner, RunRequest};
+use crate::sandbox::{Sandbox, Spec};
+
+/// The products of the setup, kept for this base.
+#[derive(Debug, Clone)]
+pub(crate) struct Products {
+    /// The tree the setup ran in.
+    tree: PathBuf,
+    /// The products, as paths in that tree (a folder ends with `/`).
+    pub(crate) entries: Vec<String>,
+}
+
+/// Runs the setup, or finds its products from an earlier run at the same base. `Ok(None)`
+/// when there is no setup; `Err` names the command that failed.
+pub(crate) fn setup(
+    prepared: &Prepared,
+    commands: &[String],
+    timeout: Duration,
+) -> Result<Option<Products>, String> {
+    if commands.is_empty() {
+        return Ok(None);
+    }
+    let tree_id = prepared
+        .store
+        .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])?;
+    let key = super::baseline::fingerprint(&format!("{tree_id}\0{}", commands.join("\0")));
+    let root = prepared.repo.common_dir.join("speccoder").join("setup");
+    crate::private_dir::ensure_private_dir(&root)
+        .map_err(|err| format!("cannot create {}: {err}", root.display()))?;
+    let done = root.join(&key);
+    let list = done.join("products");
+    if let Ok(text) = std::fs::read_to_string(&list) {
+        return Ok(Some(Products {
+            tree: done.join("tree"),
+            entries: text
+                .split('\0')
+                .filter(|e| !e.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        }));
+    }
+    let part = root.join(format!("{key}.part-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&part);
+    std::fs::create_dir(&part).map_err(|err| format!("cannot create {}: {err}", part.display()))?;
+    let tree = part.join("tree");
+    std::fs::create_dir(&tree).map_err(|err| err.to_string())?;
+    let made = run_commands(prepared, commands, &tree, timeout).and_then(|()| {
+        let entries = prepared
+            .store
+            .untracked(&tree, &prepared.base, &prepared.scratch)?;
+        std::fs::write(part.join("products"), entries.join("\0")).map_err(|err| err.to_string())?;
+        Ok(entries)
+    });
+    match made {
+        Ok(entries) => {
+            std::fs::rename(&part, &done)
+                .map_err(|err| format!("cannot keep the setup's products: {err}"))?;
+            Ok(Some(Products {
+                tree: done.join("tree"),
+                entries,
+            }))
+        }
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&part);
+            Err(err)
+        }
+    }
+}
+
+fn run_commands(
+    prepared: &Prepared,
+    commands: &[String],
+    tree: &Path,
+    timeout: Duration,
+) -> Result<(), String> {
+    prepared
+        .store
+        .checkout(&prepared.base, tree, &prepared.scratch)?;
+    let project = tree.join(&prepared.prefix);
+    let runner: Box<dyn CommandRunner> = match prepared.isolation {
+        Isolation::None => Box::new(LocalRunner::default()),
+        Isolation::Namespaces(namespaces) => {
+            let mut writable = vec![tree.to_path_buf()];
+            writable.extend(prepared.writable.iter().cloned());
+            Box::new(Sandbox {
+                namespaces,
+                spec: Spec {
+                    writable,
+                    hidden: prepared.withheld.iter().map(|w| w.dir.clone()).collect(),
+                    read_only: Vec::new(),
+                },
+                scratch: prepared.scratch.clone(),
+                inner: LocalRunner::default(),
+            })
+        }
+    };
+    for command in commands {
+        let request = RunRequest::new(command.clone(), &project, timeout);
+        let out = runner
+            .run(&request)
+            .map_err(|err| format!("`[attempt] setup` `{command}` could not start: {err}"))?;
+        if !out.success() {
+            let text = out.stdout.text();
+            let tail = super::checks::last_lines(&text, 20);
+            let how = if out.timed_out {
+                format!("did not finish within {} s", timeout.as_secs())
+            } else {
+                format!("failed ({:?})", out.exit)
+            };
+            return Err(format!("`[attempt] setup` `{command}` {how}:\n{tail}"));
+        }
+    }
+    Ok(())
+}
+
+impl Products {
+    /// Copies the products into `into` (a tree of the same project), those of `only` when
+    /// given. A copy, never a link: what the code under test does to them stays in that tree.
+    pub(crate) fn copy_into(&self, into: &Path, only: Option<&[String]>) -> Result<(), String> {
+        for entry in &self.entries {
+            if only.is_some_and(|only| !only.contains(entry)) {
+                continue;
+            }
+            let rel = entry.trim_end_matches('/');
+            let target = super::repo::place(into, rel)?;
+            if std::fs::symlink_metadata(&target).is_ok() {
+                continue;
+            }
+            let status = std::process::Command::new("cp")
+                .args(["-a", "--reflink=auto", "--"])
+                .arg(self.tree.join(rel))
+                .arg(&target)
+                .status()
+                .map_err(|err| format!("cannot run cp: {err}"))?;
+            if !status.success() {
+                return Err(format!("cannot copy the setup's `{rel}`"));
+            }
+        }
+        Ok(())
+    }
+}
