@@ -309,6 +309,77 @@ fn the_prompt_names_the_commands_the_verdict_runs() {
     assert!(section.contains("\n- `make test`\n"), "{section}");
 }
 
+/// Makes the fixture's `make test` need `build/ready`, which only a setup command makes
+/// (the folder is ignored), and commits it.
+fn needs_setup(repo: &Repo) {
+    let root = repo.root();
+    std::fs::write(
+        root.join("Makefile"),
+        "test:\n\t@test -f build/ready || { echo 'ready-tool: command not found'; exit 127; }\n\tpython3 -m unittest discover -s tests -v\n",
+    )
+    .expect("Makefile");
+    std::fs::write(root.join(".gitignore"), "__pycache__/\nbuild/\n").expect(".gitignore");
+    repo.git(&["add", "--all"]);
+    git(
+        &root,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "--quiet",
+            "-m",
+            "needs setup",
+        ],
+    );
+}
+
+#[test]
+fn setup_products_reach_every_check_tree_and_a_missing_one_is_hinted() {
+    // Without a setup the checks fail, and say where a setup goes.
+    let repo = Repo::new("honest", "[attempt]\nmax_attempts = 1\n");
+    needs_setup(&repo);
+    let (code, story, _) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(1), "{story}");
+    let check = &story["attempts"][0]["checks"][0];
+    assert!(
+        check["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("[attempt] setup")),
+        "{check}"
+    );
+    // With one, its product reaches the baseline and the checks, and no commit holds it.
+    let repo = Repo::new(
+        "honest",
+        "[attempt]\nmax_attempts = 1\nsetup = [\"mkdir -p build && echo ok > build/ready\"]\n",
+    );
+    needs_setup(&repo);
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    // The baseline ran the tests (the product was there), and the new ones failed at the
+    // base, as they must.
+    let counts = &story["baseline"][0]["tests"]["counts"];
+    assert_eq!(counts["errored"], 2, "{}", story["baseline"]);
+    let commit = story["commit"].as_str().expect("commit");
+    let files = repo.git(&["ls-tree", "-r", "--name-only", commit]);
+    assert!(!files.contains("build/"), "{files}");
+    let kept = repo.root().join(".git/speccoder/setup");
+    assert_eq!(std::fs::read_dir(&kept).expect("kept").count(), 1);
+    // A failing setup stops before the agent, naming the command.
+    let repo = Repo::new(
+        "honest",
+        "[attempt]\nsetup = [\"echo broken >&2; exit 3\"]\n",
+    );
+    let out = repo.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`[attempt] setup` `echo broken >&2; exit 3` failed"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn each_offence_is_rejected_with_its_finding() {
     for (mode, kind, path) in [
