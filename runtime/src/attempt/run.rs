@@ -69,29 +69,17 @@ pub fn run_attempt(
     };
     let mut digest: Option<Value> = None;
     let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
-    prepared.products = setup::setup(&prepared, &request.config.attempt.setup, timeout)?;
-    if let Some(products) = &prepared.products {
-        let entries: Vec<String> = products
-            .entries
-            .iter()
-            .map(|e| e.trim_end_matches('/').to_owned())
-            .collect();
-        let ignored = prepared
-            .store
-            .ignored(&prepared.tree, &entries, &prepared.scratch);
-        prepared.agent_products = products
-            .entries
-            .iter()
-            .filter(|e| ignored.iter().any(|i| i == e.trim_end_matches('/')))
-            .cloned()
-            .collect();
-        turn::add_products(&prepared)?;
-    }
+    setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
     if shutdown_signal().is_some() {
         return Err("stopped by a signal before the agent started".into());
     }
     let (baseline, at_base) = baseline::baseline(&prepared, &mut story.notes);
     story.baseline = at_base;
+    if let Some(baseline) = &baseline {
+        story
+            .notes
+            .extend(passing_already(baseline, &prepared.required_tests()));
+    }
     for n in 1..=max {
         let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
         let (record, pass) = match run {
@@ -135,6 +123,26 @@ pub fn run_attempt(
     }
     commit::finish(&mut story, prepared, request.keep_worktree);
     Ok(story)
+}
+
+/// A note for each withheld or acceptance test that passes at the base already: it checks
+/// nothing the task adds.
+fn passing_already(baseline: &Baseline, required: &[String]) -> Vec<String> {
+    let mut ids: Vec<&String> = baseline
+        .checks
+        .iter()
+        .flat_map(|c| c.tests.iter())
+        .filter(|(id, outcome)| {
+            **outcome == super::results::TestOutcome::Passed && outcomes::from_files(id, required)
+        })
+        .map(|(id, _)| id)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .take(20)
+        .map(|id| format!("the withheld or acceptance test `{id}` passes at the base already: it checks nothing the task adds"))
+        .collect()
 }
 
 /// What a passing attempt hands to the commit: the tree its checks ran on.

@@ -20,6 +20,34 @@ pub(crate) struct Products {
     pub(crate) entries: Vec<String>,
 }
 
+/// Runs the setup (or finds its products from an earlier run at the same base), and
+/// copies into the agent's tree the products its `.gitignore` leaves out of a candidate.
+pub(crate) fn install(
+    prepared: &mut Prepared,
+    commands: &[String],
+    timeout: Duration,
+) -> Result<(), String> {
+    prepared.products = setup(prepared, commands, timeout)?;
+    let Some(products) = &prepared.products else {
+        return Ok(());
+    };
+    let entries: Vec<String> = products
+        .entries
+        .iter()
+        .map(|e| e.trim_end_matches('/').to_owned())
+        .collect();
+    let ignored = prepared
+        .store
+        .ignored(&prepared.tree, &entries, &prepared.scratch);
+    prepared.agent_products = products
+        .entries
+        .iter()
+        .filter(|e| ignored.iter().any(|i| i == e.trim_end_matches('/')))
+        .cloned()
+        .collect();
+    super::turn::add_products(prepared)
+}
+
 /// Runs the setup, or finds its products from an earlier run at the same base. `Ok(None)`
 /// when there is no setup; `Err` names the command that failed.
 pub(crate) fn setup(
