@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::audit::{Finding, FindingKind};
 use super::prepare::Prepared;
 
 /// Folders walked at most when looking for nested repositories and large files, so a tree
@@ -24,6 +25,27 @@ pub(crate) struct Candidate {
     pub(crate) nested: Vec<String>,
     /// Files larger than [`MAX_FILE_BYTES`] that the tree does not ignore, with their size.
     pub(crate) too_large: Vec<(String, u64)>,
+}
+
+impl Candidate {
+    /// The findings of what was found beside the candidate.
+    pub(crate) fn findings(&self) -> Vec<Finding> {
+        let nested = self.nested.iter().map(|path| Finding {
+            kind: FindingKind::NestedRepository,
+            path: path.clone(),
+            detail: "a nested git repository: git reads its files as another repository's, so they are not the tree's".into(),
+        });
+        let large = self.too_large.iter().map(|(path, size)| Finding {
+            kind: FindingKind::FileTooLarge,
+            path: path.clone(),
+            detail: format!(
+                "{} MiB (apparent size): a candidate's files are at most {} MiB; ignore it in `.gitignore` if it is a product",
+                size >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+        });
+        nested.chain(large).collect()
+    }
 }
 
 /// Stages the agent's tree and returns the candidate tree.

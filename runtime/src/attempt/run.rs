@@ -164,144 +164,73 @@ fn attempt_once(
     n: u32,
     digest: Option<&Value>,
 ) -> Result<(AttemptRecord, PassTree), Stop> {
-    attempt_stages(request, prepared, baseline, n, digest).map(Finished::decide)
-}
-
-/// The stages of one attempt, up to what the verdict is decided from.
-fn attempt_stages(
-    request: &AttemptRequest<'_>,
-    prepared: &Prepared,
-    baseline: Option<&Baseline>,
-    n: u32,
-    digest: Option<&Value>,
-) -> Result<Finished, Stop> {
     let config = request.config;
     go_on(None)?;
-    let mut outcome = match turn::fresh_tree(prepared, n) {
+    let outcome = match turn::fresh_tree(prepared, n) {
         Ok(()) => turn::run_agent(prepared, config, digest),
         Err(err) => turn::never_started(config, &err),
     };
     go_on(Some(&outcome))?;
-
-    // The candidate, built by speccoder from the agent's files, and its audit.
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut pass = PassTree {
-        summary: outcome
-            .report
-            .as_ref()
-            .map(|r| r.summary.clone())
-            .unwrap_or_default(),
-        ..PassTree::default()
-    };
-    let mut warnings = Vec::new();
-    let mut judged = None;
-    match candidate::build(prepared) {
-        Ok(candidate) => {
-            findings.extend(candidate.nested.iter().map(|path| Finding {
-                kind: FindingKind::NestedRepository,
-                path: path.clone(),
-                detail: "a nested git repository: git reads its files as another repository's, so they are not the tree's".into(),
-            }));
-            findings.extend(candidate.too_large.iter().map(|(path, size)| Finding {
-                kind: FindingKind::FileTooLarge,
-                path: path.clone(),
-                detail: format!(
-                    "{} MiB (apparent size): a candidate's files are at most {} MiB; ignore it in `.gitignore` if it is a product",
-                    size >> 20,
-                    candidate::MAX_FILE_BYTES >> 20
-                ),
-            }));
-            let Some(tree) = candidate.tree else {
-                return Ok(finish(
-                    n,
-                    outcome,
-                    findings,
-                    Vec::new(),
-                    Vec::new(),
-                    pass,
-                    prepared,
-                ));
-            };
-            let no_texts = Vec::new();
-            let inputs = Inputs {
-                store: &prepared.store,
-                rules: &prepared.rules,
-                test_edits: config.attempt.test_edits,
-                withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.paths),
-                withheld_texts: prepared.withheld.as_ref().map_or(&no_texts, |w| &w.texts),
-                tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
-                reject_gaming: config.attempt.reject_gaming,
-            };
-            match audit::audit(&prepared.base, &tree, &inputs) {
-                Ok(audit) => {
-                    if let Some(report) = outcome.report.as_mut() {
-                        report.files_changed = audit.changed.clone();
-                    }
-                    findings.extend(audit.findings.iter().cloned());
-                    warnings = audit.warnings.clone();
-                    pass.notes = audit.notes.clone();
-                    judged = Some((tree, audit));
-                }
-                Err(err) => findings.push(unreadable(&err)),
-            }
-        }
-        Err(err) => findings.push(unreadable(&err)),
-    }
-    go_on(Some(&outcome))?;
-
-    // The checks, in a fresh tree of the verdict's files, then with the agent's own tests.
-    let mut checks: Vec<CheckResult> = Vec::new();
-    let mut ran = false;
-    if outcome.status == Status::Completed
-        && findings.is_empty()
-        && let Some((tree, audit)) = &judged
+    let mut done = Finished::new(n, outcome, prepared);
+    let judged = judge(prepared, config, &mut done);
+    go_on(Some(&done.outcome))?;
+    if let Some((tree, audit)) = judged
+        && done.outcome.status == Status::Completed
+        && done.findings.is_empty()
     {
-        match check_pass(prepared, config, baseline, tree, audit, n) {
+        match check_pass(prepared, config, baseline, &tree, &audit, n) {
             Ok((results, tree)) => {
-                checks = results;
-                pass.tree = tree;
-                ran = true;
+                done.checks = results;
+                done.pass.tree = tree;
+                done.ran_checks = true;
             }
-            Err(finding) => findings.push(finding),
+            Err(finding) => done.findings.push(finding),
         }
-        go_on(Some(&outcome))?;
+        go_on(Some(&done.outcome))?;
     }
-    let ran_checks = ran && (!checks.is_empty() || prepared.ops.is_empty());
-    let checks = ran_checks.then_some(checks);
-    Ok(finish(
-        n,
-        outcome,
-        findings,
-        warnings,
-        checks.unwrap_or_default(),
-        pass,
-        prepared,
-    )
-    .with_ran(ran_checks))
+    Ok(done.decide())
 }
 
-/// The record of an attempt from what its stages found.
-fn finish(
-    n: u32,
-    outcome: Outcome,
-    findings: Vec<Finding>,
-    warnings: Vec<super::gaming::Warning>,
-    checks: Vec<CheckResult>,
-    pass: PassTree,
+/// The candidate and its audit: the findings, warnings and notes go into `done`; the
+/// candidate tree and the audit come back when they could be made.
+fn judge(
     prepared: &Prepared,
-) -> Finished {
-    Finished {
-        n,
-        outcome,
-        findings,
-        warnings,
-        checks,
-        pass,
-        quote: match prepared.withheld {
-            Some(_) => verdict::Quote::TestIdsOnly,
-            None => verdict::Quote::Output,
-        },
-        ran_checks: false,
+    config: &crate::config::Config,
+    done: &mut Finished,
+) -> Option<(String, audit::Audit)> {
+    let candidate = match candidate::build(prepared) {
+        Ok(candidate) => candidate,
+        Err(err) => {
+            done.findings.push(unreadable(&err));
+            return None;
+        }
+    };
+    done.findings.extend(candidate.findings());
+    let tree = candidate.tree?;
+    let no_texts = Vec::new();
+    let inputs = Inputs {
+        store: &prepared.store,
+        rules: &prepared.rules,
+        test_edits: config.attempt.test_edits,
+        withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.paths),
+        withheld_texts: prepared.withheld.as_ref().map_or(&no_texts, |w| &w.texts),
+        tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
+        reject_gaming: config.attempt.reject_gaming,
+    };
+    match audit::audit(&prepared.base, &tree, &inputs) {
+        Ok(audit) => {
+            if let Some(report) = done.outcome.report.as_mut() {
+                report.files_changed = audit.changed.clone();
+            }
+            done.findings.extend(audit.findings.iter().cloned());
+            done.warnings = audit.warnings.clone();
+            done.pass.notes = audit.notes.clone();
+            Some((tree, audit))
+        }
+        Err(err) => {
+            done.findings.push(unreadable(&err));
+            None
+        }
     }
 }
 
@@ -314,13 +243,34 @@ struct Finished {
     checks: Vec<CheckResult>,
     pass: PassTree,
     quote: verdict::Quote,
+    /// Whether the checks ran (an empty list of checks runs too: the audit decides).
     ran_checks: bool,
 }
 
 impl Finished {
-    fn with_ran(mut self, ran: bool) -> Self {
-        self.ran_checks = ran;
-        self
+    /// The parts of an attempt whose agent ended with `outcome`.
+    fn new(n: u32, outcome: Outcome, prepared: &Prepared) -> Self {
+        let summary = outcome
+            .report
+            .as_ref()
+            .map(|r| r.summary.clone())
+            .unwrap_or_default();
+        Self {
+            n,
+            outcome,
+            findings: Vec::new(),
+            warnings: Vec::new(),
+            checks: Vec::new(),
+            pass: PassTree {
+                summary,
+                ..PassTree::default()
+            },
+            quote: match prepared.withheld {
+                Some(_) => verdict::Quote::TestIdsOnly,
+                None => verdict::Quote::Output,
+            },
+            ran_checks: false,
+        }
     }
 
     /// The verdict, its reason and the digest.
