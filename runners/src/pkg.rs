@@ -324,11 +324,17 @@ impl<'de> serde::Deserialize<'de> for ScriptNames {
         let map = serde_json::Map::<String, Value>::deserialize(deserializer)?;
         Ok(Self(
             map.into_iter()
-                .filter(|(_, body)| body.is_string())
+                .filter(|(name, body)| body.is_string() && !is_comment(name))
                 .map(|(name, _)| name)
                 .collect(),
         ))
     }
+}
+
+/// Whether a `scripts` key is a comment: npm's documented convention is a key starting
+/// with `//` (`"//": "…"`, `"// build": "…"`), which no one means to run.
+fn is_comment(name: &str) -> bool {
+    name.starts_with("//")
 }
 
 /// String-valued scripts, in declaration order: authors put the important ones first.
@@ -338,7 +344,7 @@ fn scripts(pkg: &Value) -> Vec<String> {
         .map(|scripts| {
             scripts
                 .iter()
-                .filter(|(_, body)| body.is_string())
+                .filter(|(name, body)| body.is_string() && !is_comment(name))
                 .map(|(name, _)| name.clone())
                 .collect()
         })
@@ -782,6 +788,10 @@ mod tests {
                 scripts: vec!["b".into(), "a".into()]
             }
         );
+        // npm's comment keys are not scripts.
+        let m = parse_member(br#"{"scripts":{"//":"notes","// b":"more","b":"x","a//b":"y"}}"#)
+            .expect("valid");
+        assert_eq!(m.scripts, ["b", "a//b"]);
         let m = parse_member(b"\xEF\xBB\xBF{\"name\": 3, \"scripts\": []}").expect("valid");
         assert_eq!(m, MemberManifest::default());
         assert_eq!(
