@@ -14,7 +14,9 @@ use crate::agent::{
 use crate::attempt::{AttemptRequest, Story, Verdict, run_attempt};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::{LocalRunner, defer_exit, shutdown_signal};
-use crate::recipe::{Follow, Progress, Recipe, RunResult, list_json, list_text};
+use crate::recipe::{
+    Follow, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
+};
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
@@ -307,7 +309,12 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
         }
         Command::Recipe(RecipeCommand::Resolve { json, op }) => {
             let recipe = project.recipe()?;
-            let resolved = recipe.resolve(&op.join(" ")).map_err(|e| e.to_string())?;
+            let resolved = match recipe.resolve(&op.join(" ")) {
+                Ok(resolved) => resolved,
+                // `--list WORD` is a question, and its answer is the output.
+                Err(ResolveError::Listing { text }) => return Ok(listing(&text, *json)),
+                Err(err) => return Err(err.to_string()),
+            };
             if *json {
                 print_json(&serde_json::json!({
                     "runner": resolved.runner.id,
@@ -336,6 +343,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             }
             let result = match recipe.run(&op, *timeout, &LocalRunner::default()) {
                 Ok(result) => result,
+                Err(RunError::Resolve(ResolveError::Listing { text })) => {
+                    return Ok(listing(&text, *json));
+                }
                 Err(err) => return Err(err.to_string()),
             };
             if *json {
@@ -439,6 +449,16 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
 }
 
 /// `speccoder attempt`.
+/// The answer to `--list WORD`, printed on stdout (as `{"list": …}` with `--json`).
+fn listing(text: &str, json: bool) -> ExitCode {
+    if json {
+        print_json(&serde_json::json!({ "list": text }));
+    } else {
+        print_text(&format!("{text}\n"));
+    }
+    ExitCode::SUCCESS
+}
+
 fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, String> {
     // A stop signal lets this command remove its worktree and write its journal first.
     let _deferral = defer_exit();

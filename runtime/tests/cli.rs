@@ -180,3 +180,33 @@ fn signals_stop_the_children() {
     });
     assert_eq!(std::fs::read_dir(&running).expect("dir").count(), 0);
 }
+
+#[test]
+fn a_list_answer_is_output_not_an_error() {
+    require_tools(&["just"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("polyglot");
+    for command in ["resolve", "run"] {
+        let out = speccoder(&root, &["recipe", command, "--list", "lin"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&out.stdout),
+            "Tasks whose name or doc holds `lin`: 1:\n- pkg: lint\n",
+            "{command}"
+        );
+        assert_eq!(text(&out.stderr), "", "{command}");
+    }
+    let out = speccoder(&root, &["recipe", "resolve", "--json", "--list", "lin"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        json["list"]
+            .as_str()
+            .is_some_and(|l| l.contains("- pkg: lint")),
+        "{json}"
+    );
+}
