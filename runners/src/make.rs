@@ -891,12 +891,22 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
     // `a b &: c` is a grouped target.
     let names = names.trim_ascii_end().trim_end_matches('&');
     if names.split_ascii_whitespace().any(|n| n == ".PHONY") {
-        let phony = words(prerequisites)
+        let phony: Vec<String> = words(prerequisites)
             .map(|word| match word.contains('$') {
                 true => word.to_owned(),
                 false => unescape_colons(word).into_owned(),
             })
             .collect();
+        // `.PHONY: install  ## Install the package` is a common way to document a target
+        // (`make help` scripts grep for it); with one name, the doc is that target's.
+        if let (Some(doc), [name]) = (doc.filter(|d| !d.is_empty()), phony.as_slice())
+            && !name.contains('$')
+        {
+            emit(Line::HelpDoc {
+                name: name.clone(),
+                text: doc.to_owned(),
+            });
+        }
         emit(Line::Phony(phony));
         return true;
     }
@@ -1156,6 +1166,16 @@ mod tests {
                 ("test", Some("inline wins")),
                 ("fmt", Some("Fmt")),
                 ("bench", None),
+            ],
+        );
+        // `.PHONY: x  ## doc` documents `x`; the rule's own `##` wins.
+        case(
+            ".PHONY: install  ## Install the package\ninstall:\n.PHONY: lint ## phony doc\nlint: ## the rule's doc\n.PHONY: a b ## two names\na:\nb:\n",
+            &[
+                ("install", Some("Install the package")),
+                ("lint", Some("the rule's doc")),
+                ("a", None),
+                ("b", None),
             ],
         );
         // A comment above `.PHONY: x` documents `x` below it; a leading `name:` is dropped.
