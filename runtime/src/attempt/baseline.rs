@@ -166,7 +166,7 @@ fn run_at(
             &report,
             Some(&base),
             None,
-            &[],
+            outcomes::NewTests::default(),
         );
         result.passed = passed;
         result.tests = summary;

@@ -12,6 +12,19 @@ use super::results::{TestOutcome, TestReport, TestRunner};
 /// Test ids named in a summary at most, per list; the count says how many there were.
 const MAX_NAMED: usize = 50;
 
+/// How a withheld test's entry in a summary starts: the digest an agent reads leaves
+/// these out (their ids may hold the hidden inputs and answers) and counts them.
+pub(crate) const WITHHELD_MARK: &str = "(withheld) ";
+
+/// The test files the task brings: each of their tests must run and pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NewTests<'a> {
+    /// The acceptance tests, which the agent reads.
+    pub(crate) acceptance: &'a [String],
+    /// The withheld tests, which it must not.
+    pub(crate) withheld: &'a [String],
+}
+
 /// The rule a check was judged by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -105,16 +118,18 @@ fn failing(outcome: TestOutcome) -> bool {
 /// Judges one check: whether it passed, and the summary. `base` is the same op at the
 /// base (with the withheld and acceptance tests), when the baseline ran; `without` the same
 /// op at `HEAD` without them, when there are some: what fails there is the environment's;
-/// a test only `base` runs is one of theirs. `required_files` are the withheld and
-/// acceptance tests, as paths from the project root.
+/// a test only `base` runs is one of theirs. `new` are the withheld and acceptance tests,
+/// as paths from the project root.
 pub(crate) fn judge(
     exit_code: Option<i32>,
     timed_out: bool,
     report: &TestReport,
     base: Option<&BaseTests>,
     without: Option<&BaseTests>,
-    required_files: &[String],
+    new: NewTests<'_>,
 ) -> (bool, TestSummary) {
+    let required_files: Vec<String> = new.acceptance.iter().chain(new.withheld).cloned().collect();
+    let required_files = required_files.as_slice();
     let exit_ok = exit_code == Some(0) && !timed_out;
     let mut summary = TestSummary {
         runners: report.runners.clone(),
@@ -160,11 +175,21 @@ pub(crate) fn judge(
     required.dedup();
     // What fails for the environment: at HEAD without the new tests, or else at the base.
     let environment = without.map_or(base_tests, |w| &w.tests);
+    // A withheld test: from a withheld file, or one only the base runs that is not an
+    // acceptance test.
+    let withheld = |id: &str| {
+        from_files(id, new.withheld)
+            || (!new.withheld.is_empty()
+                && without.is_some_and(|w| !w.tests.contains_key(id))
+                && base_tests.contains_key(id)
+                && !from_files(id, new.acceptance))
+    };
     let mut not_passed = Vec::new();
     for id in &required {
         let now = report.tests.get(*id).copied();
         if now != Some(TestOutcome::Passed) && now != Some(TestOutcome::Xpassed) {
-            not_passed.push(format!("`{id}` {}", outcome_word(now)));
+            let mark = if withheld(id) { WITHHELD_MARK } else { "" };
+            not_passed.push(format!("{mark}`{id}` {}", outcome_word(now)));
         }
     }
     let mut failing_before = Vec::new();
@@ -283,7 +308,10 @@ mod tests {
             &report(now),
             Some(&base(at_base)),
             None,
-            &withheld,
+            NewTests {
+                acceptance: &[],
+                withheld: &withheld,
+            },
         );
         assert_eq!(passed, want, "{summary:?}");
         assert_eq!(summary.not_passed, want_not_passed, "{summary:?}");
@@ -325,7 +353,7 @@ mod tests {
             &[(a, Passed)],
             &[(a, Passed), (hidden, Failed)],
             false,
-            &[&format!("`{hidden}` did not run")],
+            &[&format!("(withheld) `{hidden}` did not run")],
         );
         // Failing at the base for the environment: neither required nor blamed, and it
         // explains the exit code.
@@ -358,7 +386,7 @@ mod tests {
             },
             Some(&base(&[(a, Passed)])),
             None,
-            &[],
+            NewTests::default(),
         );
         assert!(!passed);
         assert!(
@@ -373,7 +401,7 @@ mod tests {
             &report(&[(a, Passed)]),
             Some(&base(&[(a, Passed)])),
             None,
-            &[],
+            NewTests::default(),
         );
         assert!(!passed);
         assert_eq!(
@@ -384,10 +412,27 @@ mod tests {
 
     #[test]
     fn an_unrecognised_runner_keeps_the_exit_code_rule() {
-        let (passed, summary) = judge(Some(0), false, &TestReport::default(), None, None, &[]);
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            None,
+            None,
+            NewTests::default(),
+        );
         assert!(passed);
         assert_eq!(summary.rule, Rule::ExitCode);
-        assert!(!judge(Some(1), false, &TestReport::default(), None, None, &[]).0);
+        assert!(
+            !judge(
+                Some(1),
+                false,
+                &TestReport::default(),
+                None,
+                None,
+                NewTests::default()
+            )
+            .0
+        );
     }
 
     #[test]
@@ -406,7 +451,7 @@ mod tests {
                 &report(now),
                 Some(&with),
                 Some(&without),
-                &[],
+                NewTests::default(),
             )
         };
         let (passed, summary) = judge_now(&[(small, Failed), (sub, Passed), (env, Failed)], 1);
@@ -443,6 +488,10 @@ mod tests {
             counts: counts(3, 0),
         };
         let files = ["tests/test_add.py".to_owned()];
+        let files = NewTests {
+            acceptance: &files,
+            withheld: &[],
+        };
         assert!(
             judge(
                 Some(0),
@@ -450,7 +499,7 @@ mod tests {
                 &report(5, 0),
                 Some(&with),
                 Some(&without),
-                &files
+                files
             )
             .0
         );
@@ -461,7 +510,7 @@ mod tests {
                 &report(3, 2),
                 Some(&with),
                 Some(&without),
-                &files
+                files
             )
             .0
         );
@@ -472,7 +521,7 @@ mod tests {
                 &report(4, 0),
                 Some(&with),
                 Some(&without),
-                &files
+                files
             )
             .0
         );

@@ -88,6 +88,8 @@ pub(crate) struct Prepared {
     pub(crate) products: Option<super::setup::Products>,
     /// The products the tree's `.gitignore` leaves out, which the agent's tree gets too.
     pub(crate) agent_products: Vec<String>,
+    /// The acceptance tests, as paths from the project root.
+    pub(crate) acceptance_files: Vec<String>,
 }
 
 /// The configured external executor, or why there is none.
@@ -210,6 +212,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             allowed.push(argv, Match::Exact);
         }
     }
+    let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
     let mut protected_paths: Vec<String> = bundle.acceptance.keys().cloned().collect();
     protected_paths.push(config.wording.intent_file.clone());
     let rules = Rules::new(
@@ -243,6 +246,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         writable,
         products: None,
         agent_products: Vec::new(),
+        acceptance_files,
     })
 }
 
@@ -250,7 +254,7 @@ impl Prepared {
     /// The withheld and acceptance tests, as paths from the project root (the way the
     /// runners name them): each of their tests must run and pass.
     pub(crate) fn required_tests(&self) -> Vec<String> {
-        let mut files: Vec<String> = self.bundle.acceptance.keys().cloned().collect();
+        let mut files = self.acceptance_files.clone();
         if let Some(withheld) = &self.withheld {
             files.extend(withheld.files.iter().cloned());
         }

@@ -356,7 +356,11 @@ fn check_pass(
     )
     .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
-    let required = prepared.required_tests();
+    let no_files = Vec::new();
+    let new = outcomes::NewTests {
+        acceptance: &prepared.acceptance_files,
+        withheld: prepared.withheld.as_ref().map_or(&no_files, |w| &w.files),
+    };
     let judged = |ran: Vec<checks::Ran>| -> Vec<CheckResult> {
         ran.into_iter()
             .map(|checks::Ran { mut result, report }| {
@@ -368,7 +372,7 @@ fn check_pass(
                     &report,
                     base,
                     without,
-                    &required,
+                    new,
                 );
                 result.passed = passed;
                 result.tests = summary;

@@ -138,8 +138,20 @@ fn run_commands(
             .run(&request)
             .map_err(|err| format!("`[attempt] setup` `{command}` could not start: {err}"))?;
         if !out.success() {
+            // The head and the tail: tools print the cause first (npm's "can only install
+            // with an existing package-lock.json") and a usage text after it.
             let text = out.stdout.text();
-            let tail = super::checks::last_lines(&text, 20);
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = if lines.len() <= 30 {
+                lines.join("\n")
+            } else {
+                format!(
+                    "{}\n[… {} lines …]\n{}",
+                    lines[..10].join("\n"),
+                    lines.len() - 20,
+                    lines[lines.len() - 10..].join("\n")
+                )
+            };
             let how = if out.timed_out {
                 format!("did not finish within {} s", timeout.as_secs())
             } else {

@@ -142,7 +142,22 @@ pub(crate) fn digest(
                 "pass": c.pass,
                 "exit_code": c.exit_code,
                 "timed_out": c.timed_out,
-                "tests_not_passed": c.tests.not_passed,
+                "tests_not_passed": match quote {
+                    Quote::Output => c.tests.not_passed.clone(),
+                    Quote::TestIdsOnly => c
+                        .tests
+                        .not_passed
+                        .iter()
+                        .filter(|t| !t.starts_with(super::outcomes::WITHHELD_MARK))
+                        .cloned()
+                        .collect(),
+                },
+                "withheld_tests_not_passed": c
+                    .tests
+                    .not_passed
+                    .iter()
+                    .filter(|t| t.starts_with(super::outcomes::WITHHELD_MARK))
+                    .count(),
                 "tests_not_passed_count": c.tests.not_passed_count,
                 "failing_before_the_attempt": c.tests.failing_before,
                 "unexplained": c.tests.unexplained,
