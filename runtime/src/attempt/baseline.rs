@@ -22,6 +22,10 @@ pub(crate) struct Baseline {
     /// Each check at `HEAD` without them, when there are some: what fails there is the
     /// environment's, and what runs only in `checks` is theirs.
     pub(crate) without: Vec<BaseTests>,
+    /// Each check at the base without the withheld tests, when there are some: what runs
+    /// only in `checks` is withheld.
+    #[serde(default)]
+    pub(crate) without_withheld: Vec<BaseTests>,
 }
 
 impl Baseline {
@@ -33,6 +37,11 @@ impl Baseline {
     /// The tests of `op` at `HEAD` without the withheld and acceptance tests.
     pub(crate) fn without(&self, op: &str) -> Option<&BaseTests> {
         self.without.iter().find(|c| c.op == op)
+    }
+
+    /// The tests of `op` at the base without the withheld tests.
+    pub(crate) fn without_withheld(&self, op: &str) -> Option<&BaseTests> {
+        self.without_withheld.iter().find(|c| c.op == op)
     }
 }
 
@@ -108,14 +117,26 @@ pub(crate) fn baseline(
             return (None, Vec::new());
         }
     };
-    let new_tests = prepared.withheld.is_some() || !prepared.bundle.acceptance.is_empty();
-    if new_tests {
+    // At the base without the withheld tests: what only the first run ran is withheld.
+    if prepared.withheld.is_some() {
+        match run_at(prepared, &prepared.base, "check-base-only", false) {
+            Ok((tests, _)) => baseline.without_withheld = tests,
+            Err(err) => notes.push(format!(
+                "the checks did not run at the base without the withheld tests ({err})"
+            )),
+        }
+    }
+    // At HEAD without the acceptance tests either: what fails there is the environment's.
+    // Without acceptance tests, HEAD is the base, and that run is the one just made.
+    if !prepared.bundle.acceptance.is_empty() {
         match run_at(prepared, &prepared.repo.head, "check-head", false) {
             Ok((tests, _)) => baseline.without = tests,
             Err(err) => notes.push(format!(
                 "the checks did not run at HEAD without the withheld and acceptance tests ({err})"
             )),
         }
+    } else if prepared.withheld.is_some() {
+        baseline.without = baseline.without_withheld.clone();
     }
     if let Some(file) = &file
         && let Some(parent) = file.parent()

@@ -23,6 +23,9 @@ pub(crate) struct NewTests<'a> {
     pub(crate) acceptance: &'a [String],
     /// The withheld tests, which it must not.
     pub(crate) withheld: &'a [String],
+    /// The op at the base without the withheld tests, when there are some: a test it does
+    /// not run is withheld, or unknown, and the digest does not name it.
+    pub(crate) without_withheld: Option<&'a BaseTests>,
 }
 
 /// The rule a check was judged by.
@@ -68,6 +71,9 @@ pub(crate) struct BaseTests {
     pub(crate) tests: BTreeMap<String, TestOutcome>,
     /// The counts at the base.
     pub(crate) counts: BTreeMap<TestOutcome, usize>,
+    /// The runners recognised at the base: one that prints nothing now ended early.
+    #[serde(default)]
+    pub(crate) runners: Vec<TestRunner>,
 }
 
 impl BaseTests {
@@ -78,6 +84,7 @@ impl BaseTests {
             exit_code,
             tests: report.tests.clone(),
             counts: report.counts.clone(),
+            runners: report.runners.clone(),
         }
     }
 }
@@ -142,6 +149,53 @@ pub(crate) fn judge(
             *summary.counts.entry(*outcome).or_default() += 1;
         }
     }
+    // A runner that reported at the base and prints no results now ended before its
+    // report (an exit partway through the run, whatever its status).
+    let silent: Vec<&TestRunner> = base
+        .map(|b| {
+            b.runners
+                .iter()
+                .filter(|r| !report.runners.contains(r))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let (Some(runner), Some(base)) = (silent.first(), base) {
+        summary.rule = Rule::PerTest;
+        // Every test that passed at the base, and every new one, did not run.
+        let mut missing: Vec<String> = base
+            .tests
+            .iter()
+            .filter(|(id, o)| {
+                **o == TestOutcome::Passed
+                    || from_files(id, new.acceptance)
+                    || from_files(id, new.withheld)
+            })
+            .map(|(id, _)| {
+                let mark = if from_files(id, new.acceptance)
+                    || !from_files(id, new.withheld)
+                        && new
+                            .without_withheld
+                            .is_none_or(|w| w.tests.contains_key(id))
+                {
+                    ""
+                } else {
+                    WITHHELD_MARK
+                };
+                format!("{mark}`{id}` did not run")
+            })
+            .collect();
+        summary.not_passed_count = missing.len();
+        missing.truncate(MAX_NAMED);
+        summary.not_passed = missing;
+        summary.unexplained = Some(format!(
+            "`{}` reported its tests at the base and printed no results now: the run ended before its report",
+            serde_json::to_value(runner)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ));
+        return (false, summary);
+    }
     if report.runners.is_empty() {
         return (exit_ok, summary);
     }
@@ -175,21 +229,53 @@ pub(crate) fn judge(
     required.dedup();
     // What fails for the environment: at HEAD without the new tests, or else at the base.
     let environment = without.map_or(base_tests, |w| &w.tests);
-    // A withheld test: from a withheld file, or one only the base runs that is not an
-    // acceptance test.
+    // A withheld test, or one speccoder cannot tell from one: from a withheld file, or not
+    // run at the base without the withheld tests (the digest names neither).
     let withheld = |id: &str| {
         from_files(id, new.withheld)
             || (!new.withheld.is_empty()
-                && without.is_some_and(|w| !w.tests.contains_key(id))
-                && base_tests.contains_key(id)
+                && new
+                    .without_withheld
+                    .is_none_or(|w| !w.tests.contains_key(id))
                 && !from_files(id, new.acceptance))
     };
+    // jest and vitest name only the failing tests when they run several files: a test
+    // they do not name passed, and the counts must say so.
+    let unnamed_passes = report
+        .runners
+        .iter()
+        .any(|r| matches!(r, TestRunner::Jest | TestRunner::Vitest));
     let mut not_passed = Vec::new();
+    let mut newly_passing = 0;
     for id in &required {
         let now = report.tests.get(*id).copied();
+        if now.is_none() && unnamed_passes {
+            newly_passing += usize::from(base_tests.get(*id) != Some(&TestOutcome::Passed));
+            continue;
+        }
         if now != Some(TestOutcome::Passed) && now != Some(TestOutcome::Xpassed) {
             let mark = if withheld(id) { WITHHELD_MARK } else { "" };
             not_passed.push(format!("{mark}`{id}` {}", outcome_word(now)));
+        }
+    }
+    if unnamed_passes && let Some(base) = base {
+        let count = |c: &BTreeMap<TestOutcome, usize>, o| c.get(&o).copied().unwrap_or(0);
+        let passed_now = count(&report.counts, TestOutcome::Passed);
+        let needed = count(&base.counts, TestOutcome::Passed) + newly_passing;
+        if passed_now < needed {
+            not_passed.push(format!(
+                "{passed_now} tests passed, {needed} must (every test that passed at the base and every new one)"
+            ));
+        }
+        let skipped = |c: &BTreeMap<TestOutcome, usize>| {
+            count(c, TestOutcome::Skipped) + count(c, TestOutcome::Xfailed)
+        };
+        if skipped(&report.counts) > skipped(&base.counts) {
+            not_passed.push(format!(
+                "{} tests skipped or expected to fail, {} at the base",
+                skipped(&report.counts),
+                skipped(&base.counts)
+            ));
         }
     }
     let mut failing_before = Vec::new();
@@ -200,7 +286,8 @@ pub(crate) fn judge(
         if environment.get(id).copied().is_some_and(failing) {
             failing_before.push(format!("`{id}`"));
         } else {
-            not_passed.push(format!("`{id}` {}", outcome_word(Some(*outcome))));
+            let mark = if withheld(id) { WITHHELD_MARK } else { "" };
+            not_passed.push(format!("{mark}`{id}` {}", outcome_word(Some(*outcome))));
         }
     }
     // Runners that print only counts: no fewer tests may pass, and no more may be
@@ -302,6 +389,13 @@ mod tests {
         want_not_passed: &[&str],
     ) {
         let withheld = ["tests/test_hidden.py".to_owned()];
+        // The base without the withheld test runs the others.
+        let visible: Vec<(&str, TestOutcome)> = at_base
+            .iter()
+            .filter(|(id, _)| !id.contains("hidden"))
+            .copied()
+            .collect();
+        let without_withheld = base(&visible);
         let (passed, summary) = judge(
             Some(exit),
             false,
@@ -311,6 +405,7 @@ mod tests {
             NewTests {
                 acceptance: &[],
                 withheld: &withheld,
+                without_withheld: Some(&without_withheld),
             },
         );
         assert_eq!(passed, want, "{summary:?}");
@@ -370,7 +465,9 @@ mod tests {
             &[(a, Passed), (b, Errored)],
             &[(a, Passed)],
             false,
-            &[&format!("`{b}` errored")],
+            // Never seen at the base without the withheld tests: it could be one, and the
+            // digest does not name it.
+            &[&format!("(withheld) `{b}` errored")],
         );
     }
 
@@ -407,6 +504,61 @@ mod tests {
         assert_eq!(
             summary.unexplained.as_deref(),
             Some("it exited 2, and no test failed")
+        );
+    }
+
+    #[test]
+    fn a_runner_silent_now_ended_early() {
+        let base = base(&[("tests/test_a.py::test_a", Passed)]);
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            Some(&base),
+            None,
+            NewTests::default(),
+        );
+        assert!(!passed);
+        assert!(
+            summary
+                .unexplained
+                .expect("why")
+                .contains("`pytest` reported its tests at the base")
+        );
+    }
+
+    #[test]
+    fn jest_and_vitest_passes_are_counted() {
+        // With several files jest names only failures: the counts must cover every test.
+        let mut at_base = TestReport {
+            runners: vec![TestRunner::Jest],
+            tests: [("test/add.test.js > small".to_owned(), Failed)]
+                .into_iter()
+                .collect(),
+            ..TestReport::default()
+        };
+        at_base.counts = [(Passed, 2), (Failed, 1)].into_iter().collect();
+        let base = BaseTests::of("test", Some(1), &at_base);
+        let now = |passed| TestReport {
+            runners: vec![TestRunner::Jest],
+            counts: [(Passed, passed)].into_iter().collect(),
+            ..TestReport::default()
+        };
+        let files = ["test/add.test.js".to_owned()];
+        let new = NewTests {
+            acceptance: &files,
+            withheld: &[],
+            without_withheld: None,
+        };
+        assert!(judge(Some(0), false, &now(3), Some(&base), None, new).0);
+        let (passed, summary) = judge(Some(0), false, &now(2), Some(&base), None, new);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            [
+                "2 tests passed, 3 must (every test that passed at the base and every new one)",
+                "2 tests ran, 3 at the base"
+            ]
         );
     }
 
@@ -480,17 +632,20 @@ mod tests {
             exit_code: Some(1),
             tests: BTreeMap::new(),
             counts: counts(3, 2),
+            runners: vec![TestRunner::Unittest],
         };
         let without = BaseTests {
             op: "test".into(),
             exit_code: Some(0),
             tests: BTreeMap::new(),
             counts: counts(3, 0),
+            runners: vec![TestRunner::Unittest],
         };
         let files = ["tests/test_add.py".to_owned()];
         let files = NewTests {
             acceptance: &files,
             withheld: &[],
+            without_withheld: None,
         };
         assert!(
             judge(

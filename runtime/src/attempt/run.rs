@@ -357,15 +357,17 @@ fn check_pass(
     .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
     let no_files = Vec::new();
-    let new = outcomes::NewTests {
-        acceptance: &prepared.acceptance_files,
-        withheld: prepared.withheld.as_ref().map_or(&no_files, |w| &w.files),
-    };
+    let withheld_files = prepared.withheld.as_ref().map_or(&no_files, |w| &w.files);
     let judged = |ran: Vec<checks::Ran>| -> Vec<CheckResult> {
         ran.into_iter()
             .map(|checks::Ran { mut result, report }| {
                 let base = baseline.and_then(|b| b.of(&result.op));
                 let without = baseline.and_then(|b| b.without(&result.op));
+                let new = outcomes::NewTests {
+                    acceptance: &prepared.acceptance_files,
+                    withheld: withheld_files,
+                    without_withheld: baseline.and_then(|b| b.without_withheld(&result.op)),
+                };
                 let (passed, summary) = outcomes::judge(
                     result.exit_code,
                     result.timed_out,

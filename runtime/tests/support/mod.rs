@@ -112,7 +112,9 @@ pub fn fixture_names() -> Vec<String> {
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter_map(|e| e.file_name().into_string().ok())
         // Fixtures of the attempt and recorded test outputs, not projects to detect.
-        .filter(|name| !["agents", "attempt", "results", "verdict"].contains(&name.as_str()))
+        .filter(|name| {
+            !["agents", "attempt", "per-test", "results", "verdict"].contains(&name.as_str())
+        })
         .collect();
     names.sort();
     names
