@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -261,7 +262,7 @@ fn claude_code_reports_the_server_connected() {
 struct Raw {
     child: Child,
     stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    stdout: Option<BufReader<ChildStdout>>,
 }
 
 impl Raw {
@@ -277,7 +278,7 @@ impl Raw {
             .spawn()
             .expect("server starts");
         let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let stdout = Some(BufReader::new(child.stdout.take().expect("stdout")));
         Self {
             child,
             stdin,
@@ -292,11 +293,19 @@ impl Raw {
         stdin.flush().expect("flush");
     }
 
+    /// The next line, as text, without its newline.
+    fn recv_line(&mut self) -> String {
+        let mut line = String::new();
+        let stdout = self.stdout.as_mut().expect("stdout is open");
+        stdout.read_line(&mut line).expect("read");
+        assert!(line.ends_with('\n'), "the server closed its stdout");
+        line.pop();
+        line
+    }
+
     /// The next line, which must be one JSON message: stdout carries only the protocol.
     fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("read");
-        assert!(!line.is_empty(), "the server closed its stdout");
+        let line = self.recv_line();
         serde_json::from_str(&line).unwrap_or_else(|err| panic!("{err}: {line:?}"))
     }
 
@@ -305,6 +314,53 @@ impl Raw {
         drop(self.stdin.take());
         self.child.wait().expect("exits").code()
     }
+
+    /// Waits for the server to exit on its own, at most `bound`: the exit code and the
+    /// time it took. A server still running then is stopped (SIGTERM, so it stops its
+    /// tasks) and the test fails.
+    fn exits_within(&mut self, bound: Duration) -> (Option<i32>, Duration) {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return (status.code(), start.elapsed());
+            }
+            if start.elapsed() > bound {
+                let _ = Command::new("kill")
+                    .arg(self.child.id().to_string())
+                    .status();
+                let _ = self.child.wait();
+                panic!("the server was still running {bound:?} later");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Waits until a process whose command line holds `marker` runs.
+#[track_caller]
+fn wait_for_process(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while support::processes_with(marker).is_empty() {
+        assert!(Instant::now() < deadline, "`{marker}` never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A `tools/call` of the recipe tool, as a line.
+fn call_line(id: &str, op: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"recipe","arguments":{{"op":{}}}}}}}"#,
+        json!(op)
+    )
+}
+
+/// A `ping` whose id is a string of `len` bytes: its answer is as long, so a few fill any
+/// pipe.
+fn big_ping(n: usize, len: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"{n}-{}","method":"ping"}}"#,
+        "x".repeat(len)
+    )
 }
 
 #[test]
@@ -650,4 +706,216 @@ fn codex_connects_to_the_server_agent_argv_names() {
         support::processes_with(root.to_str().expect("utf-8")),
         Vec::<String>::new()
     );
+}
+
+/// The longest a server may take to exit once its client is gone: the task's stop grace
+/// (0.5 s), the bounded drain of answers already queued (0.5 s), and room for a loaded
+/// machine.
+const EXIT_BOUND: Duration = Duration::from_secs(3);
+
+#[test]
+fn a_client_that_never_reads_cannot_keep_the_server_alive() {
+    let secs = 3600 + std::process::id() % 600;
+    // `big`'s answer (70 KiB of text, twice: as text and as structuredContent) is more
+    // than a pipe holds.
+    let dir = project(&format!(
+        "big:\n\t@yes 'a line of output' | head -c 500000\n\
+         long:\n\t@sleep {secs}\n"
+    ));
+    let mut server = Raw::start(&root(&dir));
+    server.send(call_line("1", "big").as_bytes());
+    server.send(call_line("2", "long").as_bytes());
+    // The worker got past `big`'s answer, which nobody reads, to the next task.
+    wait_for_process(&format!("sleep {secs}"));
+    // Answers the reader gives at once, too big for the pipe as well.
+    for n in 0..3 {
+        server.send(big_ping(n, 100 * 1024).as_bytes());
+    }
+    drop(server.stdin.take());
+    let (code, took) = server.exits_within(EXIT_BOUND);
+    eprintln!("exited {took:?} after stdin closed, stdout unread");
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_client_that_sends_without_reading_past_the_limit_cannot_keep_the_server_alive() {
+    let dir = project("hello:\n\t@echo hello\n");
+    let mut server = Raw::start(&root(&dir));
+    // 16 answers of 1 MiB and a little: past the 16 MiB the server holds unsent (the
+    // answer being written counts until it is), it reads no more requests, so it must see
+    // stdin close without reading to the end of it. One more would not fit in the pipe.
+    for n in 0..16 {
+        server.send(big_ping(n, 1024 * 1024).as_bytes());
+    }
+    drop(server.stdin.take());
+    let (code, took) = server.exits_within(EXIT_BOUND);
+    eprintln!("exited {took:?} after stdin closed, 16 MiB of answers unread");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_client_that_reads_slowly_gets_every_answer_in_order() {
+    let dir = project("big:\n\t@yes 'a line of output' | head -c 500000\n");
+    let root = root(&dir);
+    let want = without_file(&stdout_of(&support::speccoder(
+        &root,
+        &["recipe", "run", "big"],
+    )));
+    assert!(want.len() > 64 * 1024, "{want}");
+    let mut server = Raw::start(&root);
+    // 30 MiB of pings, past what the server holds unsent, between the calls: the writer
+    // runs on its own, since the server stops reading until the client catches up.
+    let mut stdin = server.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        for n in 0..20 {
+            let mut line = if n % 4 == 0 {
+                call_line(&n.to_string(), "big")
+            } else {
+                big_ping(n, 2 * 1024 * 1024)
+            };
+            line.push('\n');
+            stdin.write_all(line.as_bytes()).expect("write");
+        }
+        stdin
+    });
+    let mut calls = Vec::new();
+    let mut pings = Vec::new();
+    while calls.len() + pings.len() < 20 {
+        std::thread::sleep(Duration::from_millis(50));
+        let line = server.recv_line();
+        let answer: Value = serde_json::from_str(&line).expect("one whole message");
+        match &answer["id"] {
+            Value::Number(n) => {
+                let text = answer["result"]["content"][0]["text"]
+                    .as_str()
+                    .expect("text");
+                assert_eq!(without_file(text), want);
+                calls.push(n.as_u64().expect("an integer"));
+            }
+            Value::String(id) => {
+                let (n, rest) = id.split_once('-').expect("n-xxx");
+                assert_eq!(rest.len(), 2 * 1024 * 1024, "the whole id came back");
+                pings.push(n.parse::<u64>().expect("n"));
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(calls, [0, 4, 8, 12, 16]);
+    assert_eq!(pings, (0..20).filter(|n| n % 4 != 0).collect::<Vec<u64>>());
+    server.stdin = Some(writer.join().expect("the writer"));
+    assert_eq!(server.close(), Some(0));
+}
+
+/// `recipe run`'s text with the name of the full-output file, which each run has its own,
+/// left out.
+fn without_file(text: &str) -> String {
+    let marker = ") is in ";
+    match text.split_once(marker) {
+        Some((before, after)) => {
+            let rest = after.split_once(' ').map_or("", |(_, rest)| rest);
+            format!("{before}{marker}<file> {rest}")
+        }
+        None => text.to_owned(),
+    }
+}
+
+#[test]
+fn a_client_that_closes_its_end_of_stdout_stops_the_running_task() {
+    let secs = 4200 + std::process::id() % 600;
+    let dir = project(&format!("long:\n\t@sleep {secs}\n"));
+    let mut server = Raw::start(&root(&dir));
+    // With a progress token, the server writes every second while the task runs.
+    server.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"long"},"_meta":{"progressToken":"p"}}}"#);
+    wait_for_process(&format!("sleep {secs}"));
+    drop(server.stdout.take());
+    // stdin stays open: the failed write alone ends the session.
+    let (code, took) = server.exits_within(EXIT_BOUND + Duration::from_secs(1));
+    eprintln!("exited {took:?} after stdout closed");
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn ids_come_back_exactly_as_sent() {
+    let secs = 5400 + std::process::id() % 600;
+    let dir = project(&format!("hello:\n\t@echo hello\nlong:\n\t@sleep {secs}\n"));
+    let mut server = Raw::start(&root(&dir));
+    // Lines compared as text: a JSON parser would turn the number into an f64 and could
+    // not hold the lone surrogate.
+    let big = "123456789012345678901234567890";
+    server.send(format!(r#"{{"jsonrpc":"2.0","id":{big},"method":"ping"}}"#).as_bytes());
+    assert_eq!(
+        server.recv_line(),
+        format!(r#"{{"jsonrpc":"2.0","id":{big},"result":{{}}}}"#)
+    );
+    server.send(br#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#);
+    assert_eq!(
+        server.recv_line(),
+        r#"{"jsonrpc":"2.0","id":"\ud800","result":{}}"#
+    );
+    server.send(call_line(r#""\udbff""#, "hello").as_bytes());
+    let line = server.recv_line();
+    let prefix = r#"{"jsonrpc":"2.0","id":"\udbff","result":{"#;
+    assert!(line.starts_with(prefix), "{line}");
+    let answer: Value = serde_json::from_str(&line.replacen(r#""\udbff""#, "0", 1)).expect("json");
+    assert_eq!(answer["result"]["content"][0]["text"], "hello\n");
+    // A lone surrogate elsewhere is refused, with the id.
+    server.send(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{big},"method":"tools/call","params":{{"name":"recipe","arguments":{{"op":"\udc00"}}}}}}"#
+        )
+        .as_bytes(),
+    );
+    let line = server.recv_line();
+    let prefix = format!(r#"{{"jsonrpc":"2.0","id":{big},"error":{{"code":-32602,"#);
+    assert!(line.starts_with(&prefix), "{line}");
+    assert!(line.contains("surrogate"), "{line}");
+    // A call with such an id can be cancelled by it.
+    server.send(call_line(r#""\udfff""#, "long").as_bytes());
+    server.send(call_line("2", "hello").as_bytes());
+    wait_for_process(&format!("sleep {secs}"));
+    server.send(
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\udfff"}}"#,
+    );
+    let answer = server.recv();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(
+        support::processes_with(&format!("sleep {secs}")),
+        Vec::<String>::new()
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn an_id_in_flight_is_refused_and_the_first_call_still_answered() {
+    let dir = project("slow:\n\t@sleep 1; echo slow done\nhello:\n\t@echo hello\n");
+    let mut server = Raw::start(&root(&dir));
+    server.send(call_line("7", "slow").as_bytes());
+    server.send(call_line("7", "hello").as_bytes());
+    server.send(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+    for _ in 0..2 {
+        let refused = server.recv();
+        assert_eq!(refused["id"], 7, "{refused}");
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        assert_eq!(
+            refused["error"]["message"],
+            "Invalid Request: id 7 is already in use by a call not yet answered"
+        );
+    }
+    let first = server.recv();
+    assert_eq!(first["id"], 7, "{first}");
+    assert_eq!(first["result"]["content"][0]["text"], "slow done\n");
+    // Once answered, the id is free again.
+    server.send(call_line("7", "hello").as_bytes());
+    let again = server.recv();
+    assert_eq!(again["id"], 7, "{again}");
+    assert_eq!(again["result"]["content"][0]["text"], "hello\n");
+    assert_eq!(server.close(), Some(0));
 }

@@ -1,9 +1,15 @@
 //! JSON-RPC 2.0 over newline-delimited stdio: reading bounded lines, telling requests,
 //! notifications and responses apart, and the messages the server writes.
 
+use std::collections::HashMap;
 use std::io::{BufRead, ErrorKind};
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::id::Id;
 
 /// The line is not JSON.
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -81,25 +87,28 @@ pub(crate) enum Incoming {
     /// A call that wants an answer.
     Request {
         /// Its id, echoed in the answer.
-        id: Value,
+        id: Id,
         /// The method.
         method: String,
         /// Its parameters (`null` when absent).
         params: Value,
+        /// MCP's `params._meta.progressToken`, kept as written like the id.
+        progress_token: Option<Id>,
     },
     /// A message that wants no answer.
     Notification {
         /// The method.
         method: String,
-        /// Its parameters (`null` when absent).
-        params: Value,
+        /// Its parameters as JSON text (`null` when absent), read with [`member`]: a
+        /// notification cannot be answered, so nothing in it may make it unreadable.
+        params: String,
     },
     /// An answer to something the server asked (it asks nothing, so these are dropped).
     Response,
     /// Not a message: answered with this error.
     Invalid {
-        /// The id when one could be read, else `null`.
-        id: Value,
+        /// The id when one could be read.
+        id: Option<Id>,
         /// The JSON-RPC error code.
         code: i64,
         /// What is wrong.
@@ -107,81 +116,180 @@ pub(crate) enum Incoming {
     },
 }
 
+/// The members of a JSON object, each kept as its text, or `None` when `json` is not an
+/// object. Only what is looked at is decoded, so a string the server cannot hold (a lone
+/// surrogate) elsewhere in the message does not stop it from reading the id.
+fn members(json: &str) -> Option<HashMap<String, &RawValue>> {
+    serde_json::from_str(json).ok()
+}
+
+/// The member `name` of the JSON object `json`, as its text.
+pub(crate) fn member<'a>(json: &'a str, name: &str) -> Option<&'a RawValue> {
+    members(json)?.remove(name)
+}
+
+/// Decodes `raw`, a part of `line`, with an error that gives its column in the whole line.
+fn decode<T: DeserializeOwned>(line: &str, raw: &RawValue) -> Result<T, String> {
+    serde_json::from_str(raw.get()).map_err(|err| {
+        let text = err.to_string();
+        let position = format!(" at line {} column {}", err.line(), err.column());
+        let what = text.strip_suffix(&position).unwrap_or(&text);
+        // The part is a slice of the line (it was read without copying).
+        let offset = (raw.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+        format!("{what} at column {}", offset + err.column())
+    })
+}
+
 /// Reads one line as a message.
 pub(crate) fn classify(line: &[u8]) -> Incoming {
-    let invalid = |id: Value, code, message: String| Incoming::Invalid { id, code, message };
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(err) => return invalid(Value::Null, PARSE_ERROR, format!("Parse error: {err}")),
+    let invalid = |id: Option<Id>, code, message: String| Incoming::Invalid { id, code, message };
+    // Read as text kept verbatim: only the members looked at are decoded below.
+    let raw: &RawValue = match serde_json::from_slice(line) {
+        Ok(raw) => raw,
+        Err(err) => return invalid(None, PARSE_ERROR, format!("Parse error: {err}")),
     };
-    let Value::Object(mut object) = value else {
-        let what = if value.is_array() {
-            "Invalid Request: batches are not supported"
-        } else {
-            "Invalid Request: a message is a JSON object"
+    let text = raw.get();
+    let object = match text.as_bytes().first() {
+        Some(b'{') => members(text),
+        _ => None,
+    };
+    let Some(mut object) = object else {
+        let what = match text.as_bytes().first() {
+            Some(b'[') => "Invalid Request: batches are not supported",
+            Some(b'{') => "Invalid Request: a member name is not valid Unicode",
+            _ => "Invalid Request: a message is a JSON object",
         };
-        return invalid(Value::Null, INVALID_REQUEST, what.to_owned());
+        return invalid(None, INVALID_REQUEST, what.to_owned());
     };
-    let id = object.remove("id");
+    let given_id = object.remove("id");
     // An id that is not a string or a number cannot be echoed faithfully.
-    let echo = match &id {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        _ => Value::Null,
-    };
-    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+    let id = given_id.and_then(Id::new);
+    let version = object.get("jsonrpc").map(|raw| decode::<Value>(text, raw));
+    if !matches!(version, Some(Ok(Value::String(v))) if v == "2.0") {
         return invalid(
-            echo,
+            id,
             INVALID_REQUEST,
             "Invalid Request: `jsonrpc` must be \"2.0\"".into(),
         );
     }
-    let params = object.remove("params").unwrap_or(Value::Null);
-    match (object.remove("method"), id) {
-        (Some(Value::String(method)), None) => Incoming::Notification { method, params },
-        (Some(Value::String(method)), Some(Value::String(_) | Value::Number(_))) => {
+    let params = object.remove("params");
+    let method = match object.remove("method") {
+        None => None,
+        Some(raw) if raw.get().starts_with('"') => match decode::<String>(text, raw) {
+            Ok(method) => Some(method),
+            Err(err) => {
+                return invalid(
+                    id,
+                    INVALID_REQUEST,
+                    format!("Invalid Request: `method`: {err}"),
+                );
+            }
+        },
+        Some(_) => {
+            return invalid(
+                id,
+                INVALID_REQUEST,
+                "Invalid Request: `method` must be a string".into(),
+            );
+        }
+    };
+    match (method, given_id, id) {
+        (Some(method), None, _) => Incoming::Notification {
+            method,
+            params: params.map_or_else(|| "null".to_owned(), |raw| raw.get().to_owned()),
+        },
+        (Some(method), Some(_), Some(id)) => {
+            let raw_params = params;
+            let params = match params.map(|raw| decode::<Value>(text, raw)) {
+                None => Value::Null,
+                Some(Ok(params)) => params,
+                Some(Err(err)) => {
+                    return invalid(Some(id), INVALID_PARAMS, format!("Invalid params: {err}"));
+                }
+            };
+            let progress_token = raw_params
+                .and_then(|raw| member(raw.get(), "_meta"))
+                .and_then(|meta| member(meta.get(), "progressToken"))
+                .and_then(Id::new);
             Incoming::Request {
-                id: echo,
+                id,
                 method,
                 params,
+                progress_token,
             }
         }
-        (Some(Value::String(_)), Some(_)) => invalid(
-            Value::Null,
+        (Some(_), Some(_), None) => invalid(
+            None,
             INVALID_REQUEST,
             "Invalid Request: `id` must be a string or a number".into(),
         ),
-        (Some(_), _) => invalid(
-            echo,
-            INVALID_REQUEST,
-            "Invalid Request: `method` must be a string".into(),
-        ),
-        (None, Some(_)) if object.contains_key("result") || object.contains_key("error") => {
+        (None, Some(_), _) if object.contains_key("result") || object.contains_key("error") => {
             Incoming::Response
         }
-        (None, _) => invalid(echo, INVALID_REQUEST, "Invalid Request: no `method`".into()),
+        (None, _, id) => invalid(id, INVALID_REQUEST, "Invalid Request: no `method`".into()),
     }
 }
-
-/// The answer to request `id`.
-pub(crate) fn response(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-/// The error answer to request `id` (`null` when it has none).
-pub(crate) fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-}
-
-/// A notification to the client.
-pub(crate) fn notification(method: &str, params: Option<Map<String, Value>>) -> Value {
-    match params {
-        Some(params) => json!({"jsonrpc": "2.0", "method": method, "params": params}),
-        None => json!({"jsonrpc": "2.0", "method": method}),
+/// The answer to request `id`, as one line of JSON.
+pub(crate) fn response(id: &Id, result: &Value) -> String {
+    #[derive(Serialize)]
+    struct Response<'a> {
+        jsonrpc: &'static str,
+        id: &'a Id,
+        result: &'a Value,
     }
+    line(&Response {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+}
+
+/// The error answer to request `id` (`null` when it has none), as one line of JSON.
+pub(crate) fn error(id: Option<&Id>, code: i64, message: &str) -> String {
+    #[derive(Serialize)]
+    struct ErrorResponse<'a> {
+        jsonrpc: &'static str,
+        id: Option<&'a Id>,
+        error: ErrorObject<'a>,
+    }
+    #[derive(Serialize)]
+    struct ErrorObject<'a> {
+        code: i64,
+        message: &'a str,
+    }
+    line(&ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: ErrorObject { code, message },
+    })
+}
+
+/// A notification to the client, as one line of JSON.
+pub(crate) fn notification<P: Serialize>(method: &str, params: Option<&P>) -> String {
+    #[derive(Serialize)]
+    struct Notification<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a P>,
+    }
+    line(&Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+}
+
+fn line(message: &impl Serialize) -> String {
+    // Our messages hold only strings, numbers, `Value`s and verbatim ids: nothing that can
+    // fail to serialize.
+    serde_json::to_string(message).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -213,30 +321,76 @@ mod tests {
         case("", 4, &[(Line::Eof, "")]);
     }
 
+    fn id(text: &str) -> Option<Id> {
+        Id::new(&RawValue::from_string(text.to_owned()).expect("json"))
+    }
+
     #[test]
     fn messages_are_told_apart() {
         #[track_caller]
         fn case(line: &str, want: Incoming) {
             assert_eq!(classify(line.as_bytes()), want, "{line}");
         }
-        let invalid = |id: Value, code, message: &str| Incoming::Invalid {
+        let invalid = |id: Option<Id>, code, message: &str| Incoming::Invalid {
             id,
             code,
             message: message.to_owned(),
         };
+        let request = |id_text: &str, method: &str, params: Value| Incoming::Request {
+            id: id(id_text).expect("an id"),
+            method: method.into(),
+            params,
+            progress_token: None,
+        };
         case(
             r#"{"jsonrpc":"2.0","id":"probe-1","method":"server/discover","params":{}}"#,
+            request(r#""probe-1""#, "server/discover", json!({})),
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#,
+            request("123456789012345678901234567890", "ping", Value::Null),
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            request(r#""\ud800""#, "ping", Value::Null),
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recipe","_meta":{"progressToken":98765432109876543210}}}"#,
             Incoming::Request {
-                id: json!("probe-1"),
-                method: "server/discover".into(),
-                params: json!({}),
+                id: id("1").expect("an id"),
+                method: "tools/call".into(),
+                params: json!({"name": "recipe", "_meta": {"progressToken": 98765432109876543210.0}}),
+                progress_token: id("98765432109876543210"),
             },
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"op":"\udc00"}}"#,
+            invalid(
+                id(r#""\ud800""#),
+                INVALID_PARAMS,
+                "Invalid params: lone leading surrogate in hex escape at column 75",
+            ),
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":5,"method":"\ud800"}"#,
+            invalid(
+                id("5"),
+                INVALID_REQUEST,
+                "Invalid Request: `method`: unexpected end of hex escape at column 41",
+            ),
         );
         case(
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             Incoming::Notification {
                 method: "notifications/initialized".into(),
-                params: Value::Null,
+                params: "null".into(),
+            },
+        );
+        case(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\ud800","reason":"\udc00"}}"#,
+            Incoming::Notification {
+                method: "notifications/cancelled".into(),
+                params: r#"{"requestId":"\ud800","reason":"\udc00"}"#.into(),
             },
         );
         case(
@@ -246,7 +400,7 @@ mod tests {
         case(
             "not json",
             invalid(
-                Value::Null,
+                None,
                 PARSE_ERROR,
                 "Parse error: expected ident at line 1 column 2",
             ),
@@ -254,15 +408,23 @@ mod tests {
         case(
             "[1]",
             invalid(
-                Value::Null,
+                None,
                 INVALID_REQUEST,
                 "Invalid Request: batches are not supported",
             ),
         );
         case(
+            "7",
+            invalid(
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: a message is a JSON object",
+            ),
+        );
+        case(
             r#"{"id":1,"method":"ping"}"#,
             invalid(
-                json!(1),
+                id("1"),
                 INVALID_REQUEST,
                 "Invalid Request: `jsonrpc` must be \"2.0\"",
             ),
@@ -270,7 +432,15 @@ mod tests {
         case(
             r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
             invalid(
-                Value::Null,
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: `id` must be a string or a number",
+            ),
+        );
+        case(
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            invalid(
+                None,
                 INVALID_REQUEST,
                 "Invalid Request: `id` must be a string or a number",
             ),
@@ -278,14 +448,36 @@ mod tests {
         case(
             r#"{"jsonrpc":"2.0","id":2,"method":7}"#,
             invalid(
-                json!(2),
+                id("2"),
                 INVALID_REQUEST,
                 "Invalid Request: `method` must be a string",
             ),
         );
         case(
             r#"{"jsonrpc":"2.0","id":2}"#,
-            invalid(json!(2), INVALID_REQUEST, "Invalid Request: no `method`"),
+            invalid(id("2"), INVALID_REQUEST, "Invalid Request: no `method`"),
+        );
+    }
+
+    #[test]
+    fn messages_are_written_with_the_id_verbatim() {
+        let big = id("123456789012345678901234567890").expect("an id");
+        let lone = id(r#""\ud800""#).expect("an id");
+        assert_eq!(
+            response(&big, &json!({})),
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#
+        );
+        assert_eq!(
+            error(Some(&lone), METHOD_NOT_FOUND, "Method not found: x"),
+            r#"{"jsonrpc":"2.0","id":"\ud800","error":{"code":-32601,"message":"Method not found: x"}}"#
+        );
+        assert_eq!(
+            error(None, PARSE_ERROR, "Parse error"),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+        );
+        assert_eq!(
+            notification::<Value>("notifications/tools/list_changed", None),
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#
         );
     }
 }

@@ -5,7 +5,9 @@
 //! and three notifications, and rmcp's tree (tokio, futures, schemars, chrono, sha2) more
 //! than doubled the CPU time of a clean build (README, design notes).
 
+mod id;
 mod jsonrpc;
+mod outbox;
 mod session;
 mod tool;
 

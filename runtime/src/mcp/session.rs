@@ -1,18 +1,23 @@
-//! One MCP session on stdio: the reader (this thread) answers at once what needs no task,
-//! and a worker thread runs the calls one at a time, in the order they came.
+//! One MCP session on stdio. A reader thread answers at once what needs no task; a worker
+//! thread runs the calls one at a time, in the order they came; a writer thread (the
+//! [`Outbox`]) alone writes stdout. This thread waits for the session to end, then stops
+//! what runs.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::id::Id;
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, Line, MAX_LINE_BYTES, METHOD_NOT_FOUND,
 };
+use super::outbox::Outbox;
 use super::tool::{self, TOOL_NAME};
 use crate::config::RecipeConfig;
 use crate::process::{LocalRunner, stop_all_process_groups};
@@ -32,53 +37,109 @@ const STOP_RETRY: Duration = Duration::from_millis(20);
 /// Time between two progress notifications of one call.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
-/// Serves the recipe tool for the project at `root` on this process's stdin and stdout
-/// until stdin closes; then whatever runs is stopped and what waits is dropped. `recipe` is
-/// the detection made at start.
-pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Result<()> {
-    let stdin = std::io::stdin();
-    serve_on(
-        root,
-        config,
-        recipe,
-        &mut stdin.lock(),
-        Box::new(std::io::stdout()),
-    )
+/// How long the answers already queued may take to be written once stdin has closed: a
+/// client that closes stdin and then reads gets them, one that reads nothing cannot hold
+/// the server.
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// Time between two looks at whether stdin has closed, while the reader waits for a client
+/// that is behind to read.
+const HANGUP_CHECK_EVERY: Duration = Duration::from_millis(50);
+
+/// Why a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// stdin closed (or could not be read): no more requests can come.
+    InputClosed,
+    /// A write to stdout failed: no answer can reach the client.
+    OutputFailed,
 }
 
-/// [`serve`] on any input and output.
-fn serve_on(
-    root: &Path,
-    config: &RecipeConfig,
-    recipe: Recipe,
-    input: &mut dyn BufRead,
-    output: Box<dyn Write + Send>,
-) -> std::io::Result<()> {
+/// Serves the recipe tool for the project at `root` on this process's stdin and stdout
+/// until stdin closes or stdout cannot be written; then whatever runs is stopped and what
+/// waits is dropped. `recipe` is the detection made at start.
+pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Result<()> {
+    let (end_tx, ended) = channel::<End>();
+    // A file of its own on stdout's descriptor: the writer never takes std's stdout lock,
+    // so a write that hangs on a full pipe holds nothing anyone else needs.
+    let output = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+    let outbox = {
+        let end_tx = end_tx.clone();
+        Outbox::start(Box::new(output), move || {
+            let _ = end_tx.send(End::OutputFailed);
+        })?
+    };
     let announced = recipe.prompt();
     let shared = Arc::new(Shared {
         root: root.to_path_buf(),
         config: config.clone(),
-        out: Mutex::new(output),
+        out: Arc::clone(&outbox),
         state: Mutex::new(State {
             recipe: Arc::new(recipe),
             announced,
         }),
-        active: Mutex::new(HashMap::new()),
+        calls: Mutex::new(Calls::default()),
     });
     let (calls, queue) = channel::<Call>();
-    let worker = {
+    {
         let shared = Arc::clone(&shared);
         std::thread::Builder::new()
             .name("mcp-worker".into())
-            .spawn(move || work(&shared, &queue))?
+            .spawn(move || work(&shared, &queue))?;
+    }
+    {
+        let shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("mcp-reader".into())
+            .spawn(move || {
+                read(&shared, &mut std::io::stdin().lock(), &calls, stdin_closed);
+                let _ = end_tx.send(End::InputClosed);
+            })?;
+    }
+    // Both senders live as long as their threads, and this function holds the receiver.
+    let end = ended.recv().unwrap_or(End::InputClosed);
+    // The client is gone: nothing it asked for may keep running. The worker and reader
+    // threads are left as they are (one may be blocked on stdin, one on the queue); the
+    // process exits when this returns.
+    let running = {
+        let mut calls = shared.lock_calls();
+        calls.closing = true;
+        for state in calls.states.values_mut() {
+            state.cancelled = true;
+        }
+        calls
+            .states
+            .iter()
+            .find(|(_, state)| state.running)
+            .map(|(key, _)| key.clone())
     };
+    if let Some(key) = running {
+        stop_while_running(&shared, &key);
+    }
+    match end {
+        End::InputClosed => outbox.close(DRAIN_GRACE),
+        End::OutputFailed => {}
+    }
+    Ok(())
+}
+
+/// The reader: answers or queues each message until stdin closes. While the client is
+/// behind on reading, it reads no more (a client that sends without reading cannot make
+/// the server hold unbounded answers) but still looks whether stdin has closed.
+fn read(shared: &Arc<Shared>, input: &mut dyn BufRead, calls: &Sender<Call>, closed: fn() -> bool) {
     let mut buf = Vec::new();
     loop {
+        while !shared.out.has_room() {
+            if closed() {
+                return;
+            }
+            shared.out.wait_for_room(HANGUP_CHECK_EVERY);
+        }
         match jsonrpc::read_line(input, &mut buf, MAX_LINE_BYTES) {
             // A read error ends the session as a close does: no more requests can come.
-            Ok(Line::Eof) | Err(_) => break,
-            Ok(Line::TooLong(len)) => shared.send(&jsonrpc::error(
-                &Value::Null,
+            Ok(Line::Eof) | Err(_) => return,
+            Ok(Line::TooLong(len)) => shared.send(jsonrpc::error(
+                None,
                 INVALID_REQUEST,
                 &format!(
                     "Invalid Request: the message is {len} bytes; the limit is {MAX_LINE_BYTES}"
@@ -90,55 +151,48 @@ fn serve_on(
                     continue;
                 }
                 if let Some(call) = shared.handle(jsonrpc::classify(line)) {
-                    let mut active = shared.lock_active();
-                    if active.len() >= MAX_WAITING {
-                        drop(active);
-                        shared.send(&jsonrpc::response(
-                            &call.id,
-                            tool::error_result(&format!(
-                                "{MAX_WAITING} calls are already waiting: wait for their \
-                                 answers before sending more."
-                            )),
-                        ));
-                        continue;
-                    }
-                    active.insert(call.key.clone(), CallState::default());
-                    drop(active);
-                    // The worker lives as long as the queue; a send cannot fail before the
-                    // queue is dropped below.
-                    let _ = calls.send(call);
+                    shared.enqueue(call, calls);
                 }
             }
         }
     }
-    // The client is gone: nothing it asked for may keep running.
-    let running = {
-        let mut active = shared.lock_active();
-        for state in active.values_mut() {
-            state.cancelled = true;
-        }
-        active
-            .iter()
-            .find(|(_, state)| state.running)
-            .map(|(key, _)| key.clone())
-    };
-    drop(calls);
-    if let Some(key) = running {
-        stop_while_running(&shared, &key);
-    }
-    let _ = worker.join();
-    Ok(())
 }
 
-/// What the reader and the worker share.
+/// Whether stdin has closed, though unread requests may still be in it: a pipe whose
+/// writer closed reports a hangup, a socket whose peer shut its side down too.
+fn stdin_closed() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::RDHUP)];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    match poll(&mut fds, Some(&now)) {
+        Ok(_) => fds[0]
+            .revents()
+            .intersects(PollFlags::HUP | PollFlags::RDHUP | PollFlags::ERR | PollFlags::NVAL),
+        Err(_) => false,
+    }
+}
+
+/// What the threads share.
 struct Shared {
     root: PathBuf,
     config: RecipeConfig,
-    /// stdout: one whole message per write, so the two threads never interleave.
-    out: Mutex<Box<dyn Write + Send>>,
+    /// stdout, written by its own thread, one whole message at a time, in order.
+    out: Arc<Outbox>,
     state: Mutex<State>,
-    /// Calls queued or running, by request id.
-    active: Mutex<HashMap<String, CallState>>,
+    calls: Mutex<Calls>,
+}
+
+/// The calls queued or running.
+#[derive(Debug, Default)]
+struct Calls {
+    /// Each call's state, by [`Id::key`].
+    states: HashMap<String, CallState>,
+    /// The session is over: no call starts any more.
+    closing: bool,
 }
 
 /// Where a queued call is.
@@ -160,12 +214,12 @@ struct State {
 /// A `tools/call` of the recipe tool waiting for its turn.
 #[derive(Debug)]
 struct Call {
-    id: Value,
-    /// The id as text: a number and a string of the same digits are different ids.
+    id: Id,
+    /// The id as compared: a number and a string of the same digits are different ids.
     key: String,
     op: String,
     timeout: Option<u64>,
-    progress_token: Option<Value>,
+    progress_token: Option<Id>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -174,17 +228,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn lock_active(&self) -> MutexGuard<'_, HashMap<String, CallState>> {
-        lock(&self.active)
+    fn lock_calls(&self) -> MutexGuard<'_, Calls> {
+        lock(&self.calls)
     }
 
-    /// Writes one message as one line.
-    fn send(&self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        let mut out = lock(&self.out);
-        // A client that stopped reading is handled when its stdin closes.
-        let _ = out.write_all(&line).and_then(|()| out.flush());
+    /// Queues one message for stdout; never waits for the client.
+    fn send(&self, message: String) {
+        self.out.push(message);
     }
 
     /// Detects again (through the cache, so an unchanged project costs a few file checks)
@@ -198,8 +248,13 @@ impl Shared {
 
     /// Answers a message, or returns the call it asks for, which must wait its turn.
     fn handle(self: &Arc<Self>, message: Incoming) -> Option<Call> {
-        let (id, method, params) = match message {
-            Incoming::Request { id, method, params } => (id, method, params),
+        let (id, method, params, progress_token) = match message {
+            Incoming::Request {
+                id,
+                method,
+                params,
+                progress_token,
+            } => (id, method, params, progress_token),
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled" {
                     self.cancel(&params);
@@ -208,10 +263,24 @@ impl Shared {
             }
             Incoming::Response => return None,
             Incoming::Invalid { id, code, message } => {
-                self.send(&jsonrpc::error(&id, code, &message));
+                self.send(jsonrpc::error(id.as_ref(), code, &message));
                 return None;
             }
         };
+        // JSON-RPC asks ids to be unique among the requests in flight (MCP: within the
+        // session); two answers with one id could not be told apart, so the second request
+        // is refused and the first goes on.
+        if self.lock_calls().states.contains_key(&id.key()) {
+            self.send(jsonrpc::error(
+                Some(&id),
+                INVALID_REQUEST,
+                &format!(
+                    "Invalid Request: id {} is already in use by a call not yet answered",
+                    id.as_json()
+                ),
+            ));
+            return None;
+        }
         let result = match method.as_str() {
             "initialize" => initialize(&params),
             "ping" => json!({}),
@@ -224,29 +293,52 @@ impl Shared {
                 lock(&self.state).announced = description;
                 json!({ "tools": tools })
             }
-            "tools/call" => match self.call(id.clone(), &params) {
+            "tools/call" => match self.call(id.clone(), &params, progress_token) {
                 Ok(call) => return Some(call),
                 Err(Refusal::Error(message)) => {
-                    self.send(&jsonrpc::error(&id, INVALID_PARAMS, &message));
+                    self.send(jsonrpc::error(Some(&id), INVALID_PARAMS, &message));
                     return None;
                 }
                 Err(Refusal::Result(result)) => result,
             },
             other => {
-                self.send(&jsonrpc::error(
-                    &id,
+                self.send(jsonrpc::error(
+                    Some(&id),
                     METHOD_NOT_FOUND,
                     &format!("Method not found: {other}"),
                 ));
                 return None;
             }
         };
-        self.send(&jsonrpc::response(&id, result));
+        self.send(jsonrpc::response(&id, &result));
         None
     }
 
+    /// Hands a call to the worker, or refuses it when too many wait.
+    fn enqueue(&self, call: Call, queue: &Sender<Call>) {
+        let mut calls = self.lock_calls();
+        if calls.closing {
+            return;
+        }
+        if calls.states.len() >= MAX_WAITING {
+            drop(calls);
+            self.send(jsonrpc::response(
+                &call.id,
+                &tool::error_result(&format!(
+                    "{MAX_WAITING} calls are already waiting: wait for their answers before \
+                     sending more."
+                )),
+            ));
+            return;
+        }
+        calls.states.insert(call.key.clone(), CallState::default());
+        drop(calls);
+        // The worker never stops reading the queue; a send cannot fail.
+        let _ = queue.send(call);
+    }
+
     /// Reads a `tools/call`: the call to queue, or the answer to give at once.
-    fn call(&self, id: Value, params: &Value) -> Result<Call, Refusal> {
+    fn call(&self, id: Id, params: &Value, progress_token: Option<Id>) -> Result<Call, Refusal> {
         let name = params.get("name").and_then(Value::as_str);
         if name != Some(TOOL_NAME) {
             return Err(Refusal::Error(match name {
@@ -257,13 +349,8 @@ impl Shared {
         let empty = Value::Object(Map::new());
         let args = tool::arguments(params.get("arguments").unwrap_or(&empty))
             .map_err(|text| Refusal::Result(tool::error_result(&text)))?;
-        let progress_token = params
-            .get("_meta")
-            .and_then(|meta| meta.get("progressToken"))
-            .filter(|token| token.is_string() || token.is_number())
-            .cloned();
         Ok(Call {
-            key: id.to_string(),
+            key: id.key(),
             id,
             op: args.op,
             timeout: args.timeout,
@@ -273,12 +360,12 @@ impl Shared {
 
     /// Marks a queued or running call as cancelled: the worker skips a queued one, and a
     /// thread of its own stops a running one's processes.
-    fn cancel(self: &Arc<Self>, params: &Value) {
-        let Some(id) = params.get("requestId") else {
+    fn cancel(self: &Arc<Self>, params: &str) {
+        let Some(id) = jsonrpc::member(params, "requestId").and_then(Id::new) else {
             return;
         };
-        let key = id.to_string();
-        let running = match self.lock_active().get_mut(&key) {
+        let key = id.key();
+        let running = match self.lock_calls().states.get_mut(&key) {
             Some(state) if !state.cancelled => {
                 state.cancelled = true;
                 state.running
@@ -295,14 +382,20 @@ impl Shared {
     }
 
     fn is_cancelled(&self, key: &str) -> bool {
-        self.lock_active()
+        self.lock_calls()
+            .states
             .get(key)
             .is_some_and(|state| state.cancelled)
     }
 
-    /// Marks a call as started, unless it was cancelled while it waited.
+    /// Marks a call as started, unless it was cancelled while it waited or the session is
+    /// over.
     fn start(&self, key: &str) -> bool {
-        match self.lock_active().get_mut(key) {
+        let mut calls = self.lock_calls();
+        if calls.closing {
+            return false;
+        }
+        match calls.states.get_mut(key) {
             Some(state) if !state.cancelled => {
                 state.running = true;
                 true
@@ -315,16 +408,23 @@ impl Shared {
     /// answer.
     fn run(&self, call: &Call) {
         let result = self.run_result(call);
+        let mut calls = self.lock_calls();
+        let state = calls.states.remove(&call.key);
+        // The answer is queued under the lock that frees the id, so a client that reuses
+        // the id once it has the answer is never told the id is in use.
         if let Some(result) = result
-            && !self.is_cancelled(&call.key)
+            && state.is_some_and(|state| !state.cancelled)
         {
-            self.send(&jsonrpc::response(&call.id, result));
+            self.send(jsonrpc::response(&call.id, &result));
         }
-        self.lock_active().remove(&call.key);
     }
 
     /// The result of a call, or `None` when it was cancelled before its task started.
     fn run_result(&self, call: &Call) -> Option<Value> {
+        // A client that is behind on reading gets no new task run until it catches up.
+        while !self.out.has_room() && !self.lock_calls().closing {
+            self.out.wait_for_room(HANGUP_CHECK_EVERY);
+        }
         if self.is_cancelled(&call.key) {
             return None;
         }
@@ -334,7 +434,7 @@ impl Shared {
             if state.announced != description {
                 state.announced = description.clone();
                 drop(state);
-                self.send(&jsonrpc::notification(
+                self.send(jsonrpc::notification::<Value>(
                     "notifications/tools/list_changed",
                     None,
                 ));
@@ -355,7 +455,8 @@ impl Shared {
                 && progress.elapsed >= reported + PROGRESS_EVERY
             {
                 reported = progress.elapsed;
-                self.send(&progress_notification(token, progress));
+                self.out
+                    .push_unless_behind(progress_notification(token, progress));
             }
         };
         // Following the output costs a thread per call: only a client that asked for
@@ -389,8 +490,8 @@ enum Refusal {
 fn stop_while_running(shared: &Shared, key: &str) {
     loop {
         {
-            let active = shared.lock_active();
-            if !active.get(key).is_some_and(|state| state.running) {
+            let calls = shared.lock_calls();
+            if !calls.states.get(key).is_some_and(|state| state.running) {
                 return;
             }
             stop_all_process_groups();
@@ -421,17 +522,22 @@ fn initialize(params: &Value) -> Value {
 
 /// `notifications/progress` for a running call: the seconds elapsed as the progress, and
 /// the bytes of output so far in the message.
-fn progress_notification(token: &Value, progress: Progress<'_>) -> Value {
+fn progress_notification(token: &Id, progress: Progress<'_>) -> String {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Params<'a> {
+        progress_token: &'a Id,
+        progress: f64,
+        message: String,
+    }
     let secs = (progress.elapsed.as_secs_f64() * 10.0).round() / 10.0;
-    let mut params = Map::new();
-    params.insert("progressToken".into(), token.clone());
-    params.insert("progress".into(), json!(secs));
-    params.insert(
-        "message".into(),
-        json!(format!(
+    let params = Params {
+        progress_token: token,
+        progress: secs,
+        message: format!(
             "{secs:.1} s elapsed, {} bytes of output so far",
             progress.total_bytes
-        )),
-    );
-    jsonrpc::notification("notifications/progress", Some(params))
+        ),
+    };
+    jsonrpc::notification("notifications/progress", Some(&params))
 }
