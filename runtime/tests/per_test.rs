@@ -696,6 +696,20 @@ const FAILED: Expect = Expect::NotPassed {
     names: true,
 };
 
+/// [`FAILED`], except where the runner's ids cannot show that a test is not withheld: go
+/// names a test by its function, and the acceptance tests that a stub's panic kept from
+/// running at the base are never seen without the withheld ones, so the digest (which
+/// names no test that could be withheld) leaves them out.
+fn failed(runner: Runner) -> Expect {
+    match runner {
+        Go => Expect::NotPassed {
+            why: "failed",
+            names: false,
+        },
+        _ => FAILED,
+    }
+}
+
 /// Not passed: required tests did not run.
 const DID_NOT_RUN: Expect = Expect::NotPassed {
     why: "did not run",
@@ -729,7 +743,9 @@ fn a_test_skipped_or_expected_to_fail_at_run_time_fails_the_check() {
             Expect::NotPassed { why, names },
         ));
     }
-    for runner in [Pytest, Jest, Vitest] {
+    // jest prints a `test.failing` that fails as a pass (`Tests: 4 passed`): its output
+    // cannot tell them apart, so jest is not in this table (README, "Not guaranteed").
+    for runner in [Pytest, Vitest] {
         let (why, names) = ("expected", runner.names_skipped());
         table.push(case(
             runner,
@@ -743,9 +759,24 @@ fn a_test_skipped_or_expected_to_fail_at_run_time_fails_the_check() {
 
 #[test]
 fn an_exit_with_status_0_partway_through_the_run_fails_the_check() {
+    // vitest reports the test the exit interrupted as failed; `go test -v` announced it
+    // (`=== RUN`) and it never ended, which reads as errored.
     let table: Vec<Case> = ALL
         .iter()
-        .map(|&runner| case(runner, "exit0", Base::Plain, DID_NOT_RUN))
+        .map(|&runner| {
+            let expect = match runner {
+                Vitest => Expect::NotPassed {
+                    why: "failed",
+                    names: false,
+                },
+                Go => Expect::NotPassed {
+                    why: "errored",
+                    names: false,
+                },
+                _ => DID_NOT_RUN,
+            };
+            case(runner, "exit0", Base::Plain, expect)
+        })
         .collect();
     run_table(&table);
 }
@@ -755,7 +786,7 @@ fn failures_behind_an_exit_code_of_0_fail_the_check() {
     // The base's `test` is `runner; true`: 0 whatever the tests did.
     let table: Vec<Case> = ALL
         .iter()
-        .map(|&runner| case(runner, "wrong", Base::ExitZero, FAILED))
+        .map(|&runner| case(runner, "wrong", Base::ExitZero, failed(runner)))
         .collect();
     run_table(&table);
 }
@@ -765,7 +796,7 @@ fn a_test_failing_at_the_base_for_the_environment_is_excused_and_nothing_else() 
     let mut table = Vec::new();
     for runner in ALL {
         table.push(case(runner, "honest", Base::EnvFailing, PASSED));
-        table.push(case(runner, "wrong", Base::EnvFailing, FAILED));
+        table.push(case(runner, "wrong", Base::EnvFailing, failed(runner)));
     }
     run_table(&table);
 }

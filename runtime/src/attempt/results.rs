@@ -1585,8 +1585,27 @@ const GO_RESULTS: &[(&str, TestOutcome)] = &[
 /// The package line comes after its tests, so they are held until it comes.
 fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
     let mut held: Vec<(String, TestOutcome)> = Vec::new();
+    // Tests `-v` announced (`=== RUN   TestX`) and not yet ended: one that never ends
+    // stopped the binary (a panic, an exit), and counts as errored.
+    let mut running: Vec<String> = Vec::new();
+    let unfinished = |running: &mut Vec<String>, held: &mut Vec<(String, TestOutcome)>| {
+        for name in running.drain(..) {
+            if held.len() < MAX_TESTS {
+                held.push((name, TestOutcome::Errored));
+            }
+        }
+    };
     for (at, line) in lines.iter().enumerate() {
         let line: &str = line;
+        if let Some(name) = line.strip_prefix("=== RUN").map(str::trim)
+            && !name.is_empty()
+            && !name.contains(' ')
+        {
+            if running.len() < MAX_TESTS && !running.iter().any(|r| r == name) {
+                running.push(name.to_owned());
+            }
+            continue;
+        }
         let package = if let Some(rest) = line.strip_prefix("ok  \t") {
             Some(rest)
         } else if let Some(rest) = line.strip_prefix("FAIL\t") {
@@ -1598,6 +1617,7 @@ fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         if let Some(rest) = package {
             let package = rest.split(['\t', ' ']).next().unwrap_or(rest);
             sink.saw(TestRunner::GoTest, at);
+            unfinished(&mut running, &mut held);
             for (name, outcome) in held.drain(..) {
                 sink.test(format!("{package}/{name}"), outcome);
             }
@@ -1624,10 +1644,12 @@ fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         if outcome == TestOutcome::Failed {
             sink.claim(TestRunner::GoTest, at, line);
         }
+        running.retain(|r| r != name);
         if held.len() < MAX_TESTS {
             held.push((name.to_owned(), outcome));
         }
     }
+    unfinished(&mut running, &mut held);
     for (name, outcome) in held {
         sink.test(name, outcome);
     }
@@ -2438,5 +2460,22 @@ mod tests {
             prop_assert!(got.tests.len() <= MAX_TESTS);
             prop_assert!(got.failure_claims.len() <= MAX_CLAIMS);
         }
+    }
+
+    #[test]
+    fn a_go_test_that_never_ends_errored() {
+        let text =
+            "=== RUN   TestAddSmall\n--- PASS: TestAddSmall (0.00s)\n=== RUN   TestAddNegative\n";
+        let got = read(text, None);
+        assert_eq!(
+            got.tests.get("TestAddNegative"),
+            Some(&TestOutcome::Errored),
+            "{got:?}"
+        );
+        assert_eq!(
+            got.tests.get("TestAddSmall"),
+            Some(&TestOutcome::Passed),
+            "{got:?}"
+        );
     }
 }
