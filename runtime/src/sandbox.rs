@@ -29,7 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnError, StartMode};
 
-/// The folders that get a fresh private tmpfs.
+/// The folders made private: `/dev/shm` gets a fresh tmpfs, `/tmp` and `/var/tmp` an
+/// overlay whose writes stay in the namespace (in this order: the overlays' layers live in
+/// the fresh `/dev/shm`).
 const PRIVATE_TMP: &[&str] = &["/dev/shm", "/tmp", "/var/tmp"];
 
 /// The exit status of the sandbox's first process when it could not make the sandbox.
@@ -137,8 +139,10 @@ impl Namespaces {
             std::fs::create_dir(dir).map_err(|err| err.to_string())?;
         }
         std::fs::write(hidden.join("secret"), "x").map_err(|err| err.to_string())?;
+        // Inside, `closed` may take a write (an overlay keeps it private), but outside it
+        // must not show.
         let check = format!(
-            "touch {open}/x && ! touch {closed}/x 2>/dev/null && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret",
+            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret",
             open = speccoder_runners::single_quote(&open.display().to_string()),
             closed = speccoder_runners::single_quote(&closed.display().to_string()),
             hidden = speccoder_runners::single_quote(&hidden.display().to_string()),
@@ -162,7 +166,11 @@ impl Namespaces {
             };
             let request = RunRequest::new(check.clone(), &root, Duration::from_secs(10));
             match sandbox.run(&request) {
-                Ok(out) if out.success() && open.join("x").exists() => return Ok(kind),
+                Ok(out)
+                    if out.success() && open.join("x").exists() && !closed.join("x").exists() =>
+                {
+                    return Ok(kind);
+                }
                 Ok(out) => why = out.stdout.text().trim().to_owned(),
                 Err(err) => why = err.to_string(),
             }
@@ -352,6 +360,35 @@ fn enter(launch_file: &Path) -> Result<i32, String> {
     )
 }
 
+/// Covers `path` (`/tmp`, `/var/tmp`) with an overlay whose upper layer is private (in
+/// the fresh `/dev/shm`): what is there stays readable (a tool or a project under `/tmp`
+/// still runs), and every write stays in the namespace. `false` when the kernel refuses,
+/// and the caller covers it with an empty tmpfs instead.
+fn private_overlay(path: &Path) -> bool {
+    let name = path.display().to_string().replace('/', "-");
+    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay{name}"));
+    let (upper, work) = (layers.join("upper"), layers.join("work"));
+    if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
+        return false;
+    }
+    let Ok(options) = std::ffi::CString::new(format!(
+        "lowerdir={},upperdir={},workdir={}",
+        path.display(),
+        upper.display(),
+        work.display()
+    )) else {
+        return false;
+    };
+    mount(
+        "speccoder-tmp",
+        path,
+        "overlay",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(options.as_c_str()),
+    )
+    .is_ok()
+}
+
 /// Whether `path` is `base` or below it.
 fn within(path: &Path, base: &Path) -> bool {
     path.starts_with(base)
@@ -379,7 +416,11 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         .map(PathBuf::from)
         .filter(|p| p.is_dir())
         .collect();
+    // `/dev/shm` first: a fresh tmpfs, which also holds the upper layers below.
     for path in &tmp {
+        if path != Path::new("/dev/shm") && private_overlay(path) {
+            continue;
+        }
         mount(
             "speccoder-tmp",
             path,
