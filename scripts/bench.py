@@ -295,7 +295,8 @@ def main():
         ours, base = hyperfine([attempt, cp], cwd=repo10k, env=aenv, runs=max(5, runs // 3),
                                warmup=1, prepare=f"sh -c '{again} 2>/dev/null; true'")
         row(f"{name}, vs `cp -r` of the repository", ms(ours), ms(base), ours / base, 3.0,
-            f"cd repo-10k && hyperfine -N --prepare '{again}' '{shown} attempt --bundle "
+            "cd repo-10k && hyperfine -N --prepare 'git branch -D speccoder/B1' "
+            f"'{shown} attempt --bundle "
             f"../bundle-10k.json' 'cp -r . ../copy'")
 
     write_report(rows)
