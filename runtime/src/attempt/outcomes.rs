@@ -149,6 +149,16 @@ pub(crate) fn judge(
             *summary.counts.entry(*outcome).or_default() += 1;
         }
     }
+    // A withheld test, or one speccoder cannot tell from one: from a withheld file, or not
+    // run at the base without the withheld tests (the digest names neither).
+    let withheld = |id: &str| {
+        from_files(id, new.withheld)
+            || (!new.withheld.is_empty()
+                && new
+                    .without_withheld
+                    .is_none_or(|w| !w.tests.contains_key(id))
+                && !from_files(id, new.acceptance))
+    };
     // A runner that reported at the base and prints no results now ended before its
     // report (an exit partway through the run, whatever its status).
     let silent: Vec<&TestRunner> = base
@@ -171,16 +181,7 @@ pub(crate) fn judge(
                     || from_files(id, new.withheld)
             })
             .map(|(id, _)| {
-                let mark = if from_files(id, new.acceptance)
-                    || !from_files(id, new.withheld)
-                        && new
-                            .without_withheld
-                            .is_none_or(|w| w.tests.contains_key(id))
-                {
-                    ""
-                } else {
-                    WITHHELD_MARK
-                };
+                let mark = if withheld(id) { WITHHELD_MARK } else { "" };
                 format!("{mark}`{id}` did not run")
             })
             .collect();
@@ -229,16 +230,6 @@ pub(crate) fn judge(
     required.dedup();
     // What fails for the environment: at HEAD without the new tests, or else at the base.
     let environment = without.map_or(base_tests, |w| &w.tests);
-    // A withheld test, or one speccoder cannot tell from one: from a withheld file, or not
-    // run at the base without the withheld tests (the digest names neither).
-    let withheld = |id: &str| {
-        from_files(id, new.withheld)
-            || (!new.withheld.is_empty()
-                && new
-                    .without_withheld
-                    .is_none_or(|w| !w.tests.contains_key(id))
-                && !from_files(id, new.acceptance))
-    };
     // jest and vitest name only the failing tests when they run several files: a test
     // they do not name passed, and the counts must say so.
     let unnamed_passes = report
@@ -509,12 +500,12 @@ mod tests {
 
     #[test]
     fn a_runner_silent_now_ended_early() {
-        let base = base(&[("tests/test_a.py::test_a", Passed)]);
+        let at_base = base(&[("tests/test_a.py::test_a", Passed)]);
         let (passed, summary) = judge(
             Some(0),
             false,
             &TestReport::default(),
-            Some(&base),
+            Some(&at_base),
             None,
             NewTests::default(),
         );
@@ -524,6 +515,27 @@ mod tests {
                 .unexplained
                 .expect("why")
                 .contains("`pytest` reported its tests at the base")
+        );
+        // With withheld tests and no run without them, a test the ids cannot place is
+        // not named: it could be withheld.
+        let hidden = base(&[("hidden case 7", Passed)]);
+        let withheld = ["tests/test_hidden.py".to_owned()];
+        let new = NewTests {
+            acceptance: &[],
+            withheld: &withheld,
+            without_withheld: None,
+        };
+        let (_, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            Some(&hidden),
+            None,
+            new,
+        );
+        assert_eq!(
+            summary.not_passed,
+            ["(withheld) `hidden case 7` did not run"]
         );
     }
 

@@ -93,7 +93,7 @@ pub(crate) struct Prepared {
 }
 
 /// The configured external executor, or why there is none.
-pub(crate) fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
+fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
     config.executor.as_ref().ok_or_else(|| {
         "no external executor is configured (`[executor] kind` is absent or \"native\")".into()
     })

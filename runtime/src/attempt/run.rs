@@ -12,7 +12,7 @@ use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::commit;
 use super::outcomes;
-use super::prepare::{self, Prepared, join, prepare};
+use super::prepare::{Prepared, join, prepare};
 use super::setup;
 use super::story::{AttemptRecord, AttemptRequest, Story};
 use super::turn;
@@ -48,7 +48,6 @@ pub fn run_attempt(
     request: &AttemptRequest<'_>,
     note: &mut dyn FnMut(&str),
 ) -> Result<Story, String> {
-    prepare::executor(request.config)?;
     let mut prepared = prepare(request)?;
     for n in &prepared.notes {
         note(n);
