@@ -10,45 +10,11 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{fixtures_dir, path_var, processes_with, require_tools};
+use support::{copy_dir, fixtures_dir, git, path_var, processes_with, require_tools};
 
 /// A git repository holding a copy of the fixture project, with the bundle beside it.
 struct Repo {
     dir: tempfile::TempDir,
-}
-
-/// Git with no user or system configuration, so the tests never depend on the person's.
-fn git_command(dir: &Path) -> Command {
-    let mut command = Command::new("git");
-    command
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1");
-    command
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = git_command(dir).args(args).output().expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            if entry.file_name() != "__pycache__" {
-                copy_dir(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 impl Repo {
@@ -75,20 +41,7 @@ impl Repo {
         )
         .expect("bundle");
         git(&root, &["init", "--quiet", "--initial-branch=main"]);
-        git(&root, &["add", "--all"]);
-        git(
-            &root,
-            &[
-                "-c",
-                "user.name=Test",
-                "-c",
-                "user.email=test@example.com",
-                "commit",
-                "--quiet",
-                "-m",
-                "the calculator",
-            ],
-        );
+        support::commit_all(&root, "the calculator");
         Self { dir }
     }
 

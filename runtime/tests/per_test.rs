@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::Value;
-use support::{fixtures_dir, path_var, require_tools};
+use support::{copy_dir, fixtures_dir, git, path_var, require_tools};
 
 /// The projects of fixtures/per-test, one per runner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,35 +172,6 @@ impl Case {
     }
 }
 
-/// Git with no user or system configuration.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// Every file under `dir`, relative to it, sorted.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
@@ -299,20 +270,7 @@ impl Project {
         )
         .expect("config");
         git(&root, &["init", "--quiet", "--initial-branch=main"]);
-        git(&root, &["add", "--all"]);
-        git(
-            &root,
-            &[
-                "-c",
-                "user.name=Test",
-                "-c",
-                "user.email=test@example.com",
-                "commit",
-                "--quiet",
-                "-m",
-                "the calculator",
-            ],
-        );
+        support::commit_all(&root, "the calculator");
         copy_dir(&fixture.join("withheld"), &project.withheld());
         if base == Base::WithheldPassing {
             copy_dir(&fixture.join("withheld-passing"), &project.withheld());

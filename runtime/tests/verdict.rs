@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{fixtures_dir, path_var, processes_with, require_tools};
+use support::{
+    commit_all, copy_dir, fixtures_dir, git, git_command, path_var, processes_with, require_tools,
+};
 
 /// The task every bundle here asks for.
 const TASK: &str = "T7";
@@ -104,62 +106,9 @@ enum Tests {
     Committed,
 }
 
-/// Git with no user or system configuration, so the tests never depend on the person's.
-fn git_command(dir: &Path) -> Command {
-    let mut command = Command::new("git");
-    command
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1");
-    command
-}
-
-#[track_caller]
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = git_command(dir).args(args).output().expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = git_command(dir).args(args).output().expect("git runs");
     out.status.success().then_some(out.stdout)
-}
-
-fn commit_all(root: &Path, message: &str) {
-    git(root, &["add", "--all"]);
-    git(
-        root,
-        &[
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.com",
-            "commit",
-            "--quiet",
-            "-m",
-            message,
-        ],
-    );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read").flatten() {
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().expect("type");
-        if kind.is_dir() {
-            if entry.file_name() != "__pycache__" && entry.file_name() != "target" {
-                copy_dir(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// Every file under `dir`, as paths relative to it, sorted.

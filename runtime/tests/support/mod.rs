@@ -298,3 +298,60 @@ pub fn list_explained(root: &Path, path: &std::ffi::OsStr, cache: &Path) -> serd
     );
     serde_json::from_slice(&out.stdout).expect("json")
 }
+
+/// Git with no user or system configuration, so the tests never depend on the person's.
+pub fn git_command(dir: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new("git");
+    command
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    command
+}
+
+/// Runs git in `dir` and returns its stdout; a failure fails the test with git's stderr.
+#[track_caller]
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Stages everything in `root` and commits it as the tests' own identity.
+#[track_caller]
+pub fn commit_all(root: &Path, message: &str) {
+    git(root, &["add", "--all"]);
+    git(
+        root,
+        &[
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "commit",
+            "--quiet",
+            "-m",
+            message,
+        ],
+    );
+}
+
+/// Copies the folder `from` to `to`, leaving out `__pycache__` and `target` folders a
+/// local run of a fixture may have left.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            if entry.file_name() != "__pycache__" && entry.file_name() != "target" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
