@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files;
 use crate::probe::find_on_path;
 use crate::quote::single_quote;
@@ -13,7 +13,14 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "cargo",
     label: "Cargo",
     executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`), never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper; refused when a member's `Cargo.toml` or `.cargo/config.toml` is not a regular file (or over 4 MiB)",
+    manifests: &["Cargo.toml"],
     detect,
+    is_builtin,
+    arguments: |_, _| Arguments::AfterDashDash,
+    words: Words::AfterDashDash {
+        test_argument: "--nocapture",
+    },
+    ..RunnerDef::BASE
 };
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
@@ -321,7 +328,7 @@ const COMMANDS: &[(&str, &str)] = &[
 
 /// Whether `task` is one of cargo's own commands rather than a target of the project: a
 /// task of that name in another runner is what the project's authors meant, so it wins.
-pub(crate) fn is_builtin(task: &Task) -> bool {
+fn is_builtin(task: &Task) -> bool {
     let (package, verb) = match task.name.rsplit_once('/') {
         Some((package, verb)) => (Some(package), verb),
         None => (None, task.name.as_str()),

@@ -1,13 +1,14 @@
 //! Running every configured runner's detection, concurrently, and keeping why a runner is
 //! missing.
 
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::probe::{Probe, find_on_path};
-use crate::runner::Runner;
+use crate::runner::{Runner, Task};
 
 /// What a runner's detection needs: the root, a way to run probes, and their deadline.
 #[derive(Clone, Copy)]
@@ -140,7 +141,10 @@ pub enum Absence {
     Failed(String),
 }
 
-/// A runner's entry in the registration table.
+/// A runner's entry in the registration table: how it is found, and every way it differs
+/// from the others once found. Everything runner-specific lives here, in the runner's own
+/// file; code outside names no runner id. Start from [`RunnerDef::BASE`]:
+/// `RunnerDef { id: "x", label: "X", executes: "…", detect, ..RunnerDef::BASE }`.
 #[derive(Debug, Clone, Copy)]
 pub struct RunnerDef {
     /// Fixed id.
@@ -150,8 +154,99 @@ pub struct RunnerDef {
     /// What detecting it may execute, in one line, for `recipe list --explain` and the
     /// README: a repository is untrusted, so a user can check what reading one runs.
     pub executes: &'static str,
+    /// The files whose presence in a folder makes it a project of this runner, so that a
+    /// command run in a subfolder finds its root the way the runner would.
+    pub manifests: &'static [&'static str],
     /// Finds the runner and its tasks in a project.
     pub detect: fn(&Context<'_>) -> Result<Runner, Absence>,
+    /// A task that a name no task has still selects, with the command that runs it under
+    /// that name (go-task's wildcard tasks); `None` for runners without patterns.
+    pub pattern: Option<fn(&Runner, &str) -> Option<(usize, String)>>,
+    /// The command that runs a task when words follow its name, from the command
+    /// [`Runner::find`] gave (just adds `--one`).
+    pub with_words: for<'c> fn(&Task, &'c str) -> Cow<'c, str>,
+    /// Whether a task is one of the runner's own commands (cargo's `test`) rather than the
+    /// project's; a task of the same name in another runner wins over it.
+    pub is_builtin: fn(&Task) -> bool,
+    /// Whether a task runs by itself around others (npm's `prepare`, `pretest`) rather
+    /// than being one a developer runs: such tasks are shown last and never as examples.
+    pub is_hook: fn(&Runner, &Task) -> bool,
+    /// Which words an agent's allowance lets follow the task's command.
+    pub arguments: fn(&Runner, &Task) -> Arguments,
+    /// How the prompt tells a model where the words after a task's name go.
+    pub words: Words,
+    /// For a runner whose manifest can include other files (make's `include`, just's
+    /// `import`): the files a manifest's text names, relative to its folder, whether they
+    /// exist or not. An attempt freezes them with the manifest.
+    pub included: Option<fn(&str) -> Vec<String>>,
+}
+
+impl RunnerDef {
+    /// The defaults: no manifest, nothing detected, no patterns or built-ins, words as
+    /// written, allowances exact.
+    pub const BASE: RunnerDef = RunnerDef {
+        id: "",
+        label: "",
+        executes: "",
+        manifests: &[],
+        detect: |_| Err(Absence::Absent("not a runner".into())),
+        pattern: None,
+        with_words: |_, command| Cow::Borrowed(command),
+        is_builtin: |_| false,
+        is_hook: |_, _| false,
+        arguments: |_, _| Arguments::Exact,
+        words: Words::AsWritten,
+        included: None,
+    };
+
+    /// Whether a file named `name` is one of this runner's manifests (in any case: just
+    /// reads `JUSTFILE`, and on a case-insensitive disk so do the others).
+    pub fn reads_file(&self, name: &str) -> bool {
+        self.manifests.iter().any(|m| m.eq_ignore_ascii_case(name))
+    }
+
+    /// The registered definition of the runner `id`.
+    pub fn of(id: &str) -> Option<&'static RunnerDef> {
+        crate::RUNNERS.iter().find(|def| def.id == id)
+    }
+}
+
+/// Which arguments an agent's allowance admits after a task's command. A runner's own
+/// options can read files or run code (`make --eval`, `npm --script-shell`, `cargo
+/// --config`), so a rule admits words only where the runner hands them on unread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arguments {
+    /// Only this command (`[commands] allow`, and tasks of runners that read their own
+    /// options anywhere on the line, such as make).
+    Exact,
+    /// This command with any words after it: for runners that hand every word after the
+    /// task's name to the task (pnpm, yarn, bun, and just for a recipe whose last parameter
+    /// is variadic).
+    WithArguments,
+    /// This command alone, or with the given option of the runner put after the program's
+    /// name and any words after the command: for a just recipe with parameters but none
+    /// variadic, where just reads words past the parameters as more recipes to run unless
+    /// `--one` forbids a second one.
+    WithArgumentsAfterOption(&'static str),
+    /// This command alone, or followed by `--` and any words: for runners that read their
+    /// own options up to `--` and hand everything after it to the task (npm, go-task,
+    /// cargo).
+    AfterDashDash,
+}
+
+/// How the prompt describes the words after a task's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// They reach the task as written; nothing more to say.
+    AsWritten,
+    /// Words before `--` are the runner's own options, the program's go after it; the
+    /// example argument is `test_argument` for a built-in `test`, `--verbose` otherwise.
+    AfterDashDash {
+        /// An argument the runner's own `test` takes after `--` (libtest's `--nocapture`).
+        test_argument: &'static str,
+    },
+    /// Words after the target are more targets or `NAME=value` settings (make).
+    Settings,
 }
 
 /// The outcome of one runner's detection.

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MAKEFILE};
 use crate::quote::quote;
 use crate::runner::{Runner, Task, doc_with_aliases};
@@ -13,8 +13,65 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "just",
     label: "Just",
     executes: "`just --dump --dump-format=json`: just parses the justfile, its imports and modules, and evaluates nothing (no backtick, `.env` or `set shell`); a justfile is refused when an import or module is not a regular file (or over 64 MiB) or an import resolves outside the root, and a module outside the root is left out",
+    manifests: &["justfile", "Justfile", ".justfile"],
     detect,
+    with_words: command_with_words,
+    arguments,
+    included: Some(included),
+    ..RunnerDef::BASE
 };
+
+/// The files a justfile names: `import`, `import?`, `mod` (with a path, or each file just
+/// looks for), and the dotenv settings.
+fn included(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line
+            .strip_prefix("import? ")
+            .or_else(|| line.strip_prefix("import "))
+        {
+            found.push(rest.to_owned());
+        } else if let Some(rest) = line
+            .strip_prefix("mod? ")
+            .or_else(|| line.strip_prefix("mod "))
+        {
+            let mut words = rest.splitn(2, char::is_whitespace);
+            let name = words.next().unwrap_or("");
+            match words.next().map(str::trim).filter(|p| !p.is_empty()) {
+                Some(file) => found.push(file.to_owned()),
+                None => found.extend([
+                    format!("{name}.just"),
+                    format!("{name}/mod.just"),
+                    format!("{name}/justfile"),
+                    format!("{name}/.justfile"),
+                ]),
+            }
+        } else if line.starts_with("set dotenv-load") {
+            found.push(".env".to_owned());
+        } else if let Some(rest) = line
+            .strip_prefix("set dotenv-filename")
+            .or_else(|| line.strip_prefix("set dotenv-path"))
+        {
+            found.extend(rest.trim_start().strip_prefix(":=").map(str::to_owned));
+        }
+    }
+    found
+}
+
+/// Which words an allowance lets follow a recipe. just reads no option after the recipe's
+/// name, but it hands the recipe only as many words as it has parameters and runs the
+/// words after them as more recipes, private ones too (measured with just 1.59). So a
+/// recipe without parameters is allowed exactly; one whose last parameter is variadic
+/// (`+rest`, `*rest`) takes every later word, so any may follow; and one with a fixed
+/// number of parameters takes words only after `--one`, with which just refuses a second
+/// recipe on its command line (just 1.36 and later).
+fn arguments(_: &Runner, task: &Task) -> Arguments {
+    match task.params.last() {
+        None => Arguments::Exact,
+        Some(last) if last.starts_with(['+', '*']) => Arguments::WithArguments,
+        Some(_) => Arguments::WithArgumentsAfterOption("--one"),
+    }
+}
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let justfile =
@@ -340,7 +397,7 @@ fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), Str
 /// too), so unless the last parameter is variadic (and takes every later word) the command
 /// gets `--one`, with which just refuses a second recipe and runs nothing (just 1.36 and
 /// later; measured with 1.59). The form matches the allowance `just --one NAME *`.
-pub(crate) fn command_with_words<'c>(task: &Task, command: &'c str) -> Cow<'c, str> {
+fn command_with_words<'c>(task: &Task, command: &'c str) -> Cow<'c, str> {
     let variadic = task
         .params
         .last()

@@ -17,7 +17,8 @@ mod task;
 mod yaml_tree;
 
 pub use detection::{
-    Absence, Context, Detection, Inputs, RunnerDef, detect_all, detect_all_with_inputs,
+    Absence, Arguments, Context, Detection, Inputs, RunnerDef, Words, detect_all,
+    detect_all_with_inputs,
 };
 pub use probe::{Probe, find_on_path};
 pub use quote::{quote, single_quote, split_words};
@@ -33,8 +34,16 @@ pub const RUNNERS: &[RunnerDef] = &[
     task::RUNNER,
 ];
 
-/// The runner ids, in the default probe order.
-pub const RUNNER_IDS: &[&str] = &["just", "pkg", "cargo", "make", "task"];
+/// The runner ids, in the default probe order (read from [`RUNNERS`]).
+pub const RUNNER_IDS: &[&str] = &{
+    let mut ids = [""; RUNNERS.len()];
+    let mut i = 0;
+    while i < RUNNERS.len() {
+        ids[i] = RUNNERS[i].id;
+        i += 1;
+    }
+    ids
+};
 
 /// The parsers, for tests and fuzzing from outside the crate.
 pub mod parse {
@@ -60,11 +69,77 @@ pub(crate) fn snapshot_settings() -> insta::Settings {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
-    fn runner_ids_match_the_table() {
+    fn runner_ids_come_from_the_table() {
         let ids: Vec<&str> = RUNNERS.iter().map(|r| r.id).collect();
-        assert_eq!(ids, RUNNER_IDS, "keep RUNNER_IDS in the order of RUNNERS");
+        assert_eq!(ids, RUNNER_IDS);
+        for def in RUNNERS {
+            assert_eq!(RunnerDef::of(def.id).map(|d| d.label), Some(def.label));
+        }
+    }
+
+    /// Everything runner-specific lives in the runner's own file (`runners/src/<id>.rs`):
+    /// no other source file branches on a runner id (`== "just"`, `"cargo" =>`,
+    /// `Some("make")`). Test modules (from `#[cfg(test)]` on) and this file's table are
+    /// left out.
+    #[test]
+    fn no_file_outside_a_runner_branches_on_its_id() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for dir in ["runners/src", "runtime/src"] {
+            collect_rs(&workspace.join(dir), &mut files);
+        }
+        assert!(files.len() > 20, "found {} files", files.len());
+        let own: Vec<_> = RUNNER_IDS
+            .iter()
+            .map(|id| workspace.join(format!("runners/src/{id}.rs")))
+            .map(|file| file.canonicalize().unwrap_or(file))
+            .collect();
+        for file in &own {
+            assert!(file.is_file(), "{} is missing", file.display());
+        }
+        let mut found = Vec::new();
+        for file in &files {
+            if own.contains(file) || file.ends_with("runners/src/lib.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).expect("read");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for id in RUNNER_IDS {
+                let quoted = format!("\"{id}\"");
+                for shape in [
+                    format!("== {quoted}"),
+                    format!("!= {quoted}"),
+                    format!("{quoted} =>"),
+                    format!("{quoted} |"),
+                    format!("| {quoted}"),
+                    format!("Some({quoted})"),
+                    format!("({quoted},"),
+                ] {
+                    if code.contains(&shape) {
+                        found.push(format!("{}: {shape}", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "runner ids outside their runner: {found:#?}"
+        );
+    }
+
+    fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                collect_rs(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path.canonicalize().expect("canonical"));
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::detection::{Absence, Context, RunnerDef};
+use crate::detection::{Absence, Context, RunnerDef, Words};
 use crate::files::{MAX_MAKEFILE, ReadError, read_limited};
 use crate::quote::quote_cow;
 use crate::runner::{Repeats, Runner, Task};
@@ -14,8 +14,26 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "make",
     label: "Make",
     executes: "nothing: makefiles are read as text, never with `make -p`",
+    manifests: MAKEFILES,
     detect,
+    words: Words::Settings,
+    included: Some(included),
+    ..RunnerDef::BASE
 };
+
+/// The files a makefile's `include`, `-include` and `sinclude` lines name.
+fn included(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let rest = ["include ", "-include ", "sinclude "]
+            .iter()
+            .find_map(|k| line.strip_prefix(k));
+        if let Some(rest) = rest {
+            found.extend(rest.split_whitespace().map(str::to_owned));
+        }
+    }
+    found
+}
 
 /// GNU make reads the first of these that exists.
 const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];

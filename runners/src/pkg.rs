@@ -5,7 +5,7 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::quote::single_quote;
 use crate::runner::{Repeats, Runner, TailRule, Task};
@@ -14,8 +14,53 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "pkg",
     label: "Pkg",
     executes: "nothing: package.json files and pnpm-workspace.yaml are read as text; lockfiles are only looked for, never read",
+    manifests: &["package.json"],
     detect,
+    is_hook,
+    arguments: |runner, _| match runner.tail_rule {
+        TailRule::DashDashFirst => Arguments::AfterDashDash,
+        TailRule::AsWritten | TailRule::NoLeadingDashDash => Arguments::WithArguments,
+    },
+    ..RunnerDef::BASE
 };
+
+/// npm's lifecycle scripts, which run by themselves around other commands.
+const LIFECYCLE: &[&str] = &[
+    "prepare",
+    "preinstall",
+    "install",
+    "postinstall",
+    "prepublish",
+    "prepublishOnly",
+    "prepack",
+    "postpack",
+    "publish",
+    "postpublish",
+];
+
+/// Whether a script is a lifecycle hook: one npm runs by itself (`prepare`), or the
+/// `pre`/`post` script of a sibling (`pretest` beside `test`, in the same package).
+fn is_hook(runner: &Runner, task: &Task) -> bool {
+    let (scope, leaf) = match task.name.rsplit_once('/') {
+        Some((scope, leaf)) => (Some(scope), leaf),
+        None => (None, task.name.as_str()),
+    };
+    let sibling = |name: &str| {
+        runner
+            .tasks
+            .iter()
+            .any(|t| match (scope, t.name.rsplit_once('/')) {
+                (Some(scope), Some((s, l))) => s == scope && l == name,
+                (None, None) => t.name == name,
+                _ => false,
+            })
+    };
+    LIFECYCLE.contains(&leaf)
+        || ["pre", "post"].iter().any(|p| {
+            leaf.strip_prefix(p)
+                .is_some_and(|rest| !rest.is_empty() && sibling(rest))
+        })
+}
 
 /// Directories a workspace pattern never enters, whatever it says.
 const NEVER_ENTERED: &[&str] = &["node_modules"];

@@ -4,6 +4,8 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use crate::detection::{Arguments, RunnerDef, Words};
+
 /// A task runner found in a project, with its tasks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Runner {
@@ -84,34 +86,52 @@ impl Runner {
         {
             return Some((task, task.command.as_str().into()));
         }
-        if self.id == "task" {
-            let task = self
-                .tasks
-                .iter()
-                .find(|t| t.name.contains('*') && crate::task::wildcard_matches(&t.name, name))?;
-            return Some((task, format!("task {}", crate::quote::quote(name)).into()));
-        }
-        None
+        let pattern = self.def().and_then(|def| def.pattern)?;
+        let (index, command) = pattern(self, name)?;
+        Some((self.tasks.get(index)?, command.into()))
+    }
+
+    /// The registered definition of this runner (none for a runner made up by a test).
+    pub fn def(&self) -> Option<&'static RunnerDef> {
+        RunnerDef::of(self.id)
     }
 
     /// The command that runs `task` (as `command`, which [`Runner::find`] gave) when words
-    /// follow it: the same, except for a just recipe that cannot take every word, which gets
-    /// `--one` so that a word past its parameters is not run as another recipe.
+    /// follow it: the same, except where the runner says otherwise (a just recipe that
+    /// cannot take every word gets `--one`, so that a word past its parameters is not run
+    /// as another recipe).
     pub fn command_with_words<'c>(
         &self,
         task: &Task,
         command: &'c str,
     ) -> std::borrow::Cow<'c, str> {
-        match self.id {
-            "just" => crate::just::command_with_words(task, command),
-            _ => command.into(),
+        match self.def() {
+            Some(def) => (def.with_words)(task, command),
+            None => command.into(),
         }
     }
 
     /// Whether `task` is one of the runner's own commands (cargo's `test`) rather than
     /// something the project defines; a task of the same name in another runner wins.
     pub fn is_builtin(&self, task: &Task) -> bool {
-        self.id == "cargo" && crate::cargo::is_builtin(task)
+        self.def().is_some_and(|def| (def.is_builtin)(task))
+    }
+
+    /// Whether `task` runs by itself around others (a lifecycle hook) rather than being
+    /// one a developer runs.
+    pub fn is_hook(&self, task: &Task) -> bool {
+        self.def().is_some_and(|def| (def.is_hook)(self, task))
+    }
+
+    /// Which words an agent's allowance lets follow `task`'s command.
+    pub fn arguments(&self, task: &Task) -> Arguments {
+        self.def()
+            .map_or(Arguments::Exact, |def| (def.arguments)(self, task))
+    }
+
+    /// How the prompt describes the words after a task's name.
+    pub fn words(&self) -> Words {
+        self.def().map_or(Words::AsWritten, |def| def.words)
     }
 
     /// Adds a task unless an op could not name it (empty, or holding whitespace or control

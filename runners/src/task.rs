@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
 use crate::runner::{Runner, Task, doc_with_aliases};
@@ -14,8 +14,53 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "task",
     label: "Task",
     executes: "`task --list-all --json --no-status`: go-task reads the Taskfile, its includes (even outside the root) and dotenv files; a Taskfile is refused when its listing could run `sh:` variables (a root `dotenv` key in any YAML spelling, with any `sh` key), when it is not readable YAML, or when a dotenv file or include is not a regular file (or over 4 MiB)",
+    manifests: TASKFILES,
     detect,
+    pattern: Some(wildcard_task),
+    included: Some(included),
+    arguments: |_, _| Arguments::AfterDashDash,
+    words: Words::AfterDashDash {
+        test_argument: "--verbose",
+    },
+    ..RunnerDef::BASE
 };
+
+/// The files a Taskfile names: `includes` (short and `taskfile:` forms) and `dotenv`.
+fn included(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_includes = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if !line.starts_with([' ', '\t']) {
+            in_includes = trimmed.starts_with("includes:");
+        }
+        let value = |key: &str| trimmed.strip_prefix(key).map(str::trim);
+        if let Some(file) = value("taskfile:") {
+            found.push(file.to_owned());
+        } else if let Some(list) = value("dotenv:") {
+            found.extend(list.trim_matches(['[', ']']).split(',').map(str::to_owned));
+        } else if in_includes
+            && line.starts_with([' ', '\t'])
+            && let Some((_, file)) = trimmed.split_once(':')
+            && (file.contains('/')
+                || file.trim().ends_with(".yml")
+                || file.trim().ends_with(".yaml"))
+        {
+            found.push(file.to_owned());
+        }
+    }
+    found
+}
+
+/// The wildcard task (`release:*`) whose pattern `name` matches, run under that name, as
+/// go-task runs it.
+fn wildcard_task(runner: &Runner, name: &str) -> Option<(usize, String)> {
+    let index = runner
+        .tasks
+        .iter()
+        .position(|t| t.name.contains('*') && wildcard_matches(&t.name, name))?;
+    Some((index, format!("task {}", quote(name))))
+}
 
 /// Every file name go-task looks for, in its order.
 const TASKFILES: &[&str] = &[
@@ -350,7 +395,7 @@ pub fn parse_list(json: &[u8]) -> Result<Runner, String> {
 
 /// Whether `name` matches a wildcard task's pattern, where each `*` stands for any
 /// non-empty text, as go-task matches it.
-pub(crate) fn wildcard_matches(pattern: &str, name: &str) -> bool {
+fn wildcard_matches(pattern: &str, name: &str) -> bool {
     let mut parts = pattern.split('*');
     let Some(first) = parts.next() else {
         return false;

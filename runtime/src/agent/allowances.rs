@@ -37,26 +37,8 @@ pub struct Allowances {
     seen_rules: HashSet<String>,
 }
 
-/// Which arguments an allowance admits after its command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Match {
-    /// Only this command (`[commands] allow`, and tasks of runners that read their own
-    /// options anywhere on the line, such as make).
-    Exact,
-    /// This command with any words after it: for runners that hand every word after the
-    /// task's name to the task (pnpm, yarn, bun, and just for a recipe whose last parameter
-    /// is variadic).
-    WithArguments,
-    /// This command alone, or with the given option of the runner put after the program's
-    /// name and any words after the command: for a just recipe with parameters but none
-    /// variadic, where just reads words past the parameters as more recipes to run unless
-    /// `--one` forbids a second one.
-    WithArgumentsAfterOption(&'static str),
-    /// This command alone, or followed by `--` and any words: for runners that read their
-    /// own options up to `--` and hand everything after it to the task (npm, go-task,
-    /// cargo).
-    AfterDashDash,
-}
+/// Which arguments an allowance admits after its command (each runner says which).
+pub use speccoder_runners::Arguments as Match;
 
 impl Allowances {
     /// Adds an allowance and its rules, unless a rule could not be built safely.

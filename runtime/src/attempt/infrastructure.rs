@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use speccoder_runners::{RUNNERS, RunnerDef};
+
 /// How a path is test infrastructure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Infra {
@@ -127,21 +129,20 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
     }
 }
 
-/// Which of make, just and go-task reads `path` (a project path), when one does.
-pub(crate) fn runner_file(path: &str) -> Option<&'static str> {
-    match classify(path, Project::default()) {
-        Some(Infra::Whole(MAKEFILE)) => Some("make"),
-        Some(Infra::Whole(JUSTFILE)) => Some("just"),
-        Some(Infra::Whole(TASKFILE)) => Some("task"),
-        _ => None,
-    }
+/// The runner that reads `path` (a project path) and follows what it includes, when one
+/// does (a makefile, justfile or Taskfile).
+pub(crate) fn runner_file(path: &str) -> Option<&'static RunnerDef> {
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    RUNNERS
+        .iter()
+        .find(|def| def.included.is_some() && def.reads_file(name))
 }
 
 /// The files that the runner file `path` (a makefile, justfile or Taskfile, a project
-/// path) makes its runner read, as project paths, whether they exist or not: make's
-/// `include`, `-include` and `sinclude`; just's `import`, `import?`, `mod` and dotenv
-/// settings; go-task's `includes` and `dotenv`. Names built from variables or globs are
-/// left out (the file names frozen anywhere cover the usual ones).
+/// path) makes its runner read, as project paths, whether they exist or not (each
+/// runner's `included` says which it names). Names built from variables or globs are left
+/// out (the file names frozen anywhere cover the usual ones), and so are names outside the
+/// project.
 pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
     let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
     let join = |rel: &str| -> Option<String> {
@@ -161,79 +162,11 @@ pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
         }
         Some(parts.join("/"))
     };
-    let mut found = Vec::new();
-    match runner_file(path) {
-        Some("make") => {
-            for line in text.lines() {
-                let rest = ["include ", "-include ", "sinclude "]
-                    .iter()
-                    .find_map(|k| line.strip_prefix(k));
-                if let Some(rest) = rest {
-                    found.extend(rest.split_whitespace().filter_map(join));
-                }
-            }
-        }
-        Some("just") => {
-            for line in text.lines().map(str::trim) {
-                if let Some(rest) = line
-                    .strip_prefix("import? ")
-                    .or_else(|| line.strip_prefix("import "))
-                {
-                    found.extend(join(rest));
-                } else if let Some(rest) = line
-                    .strip_prefix("mod? ")
-                    .or_else(|| line.strip_prefix("mod "))
-                {
-                    let mut words = rest.splitn(2, char::is_whitespace);
-                    let name = words.next().unwrap_or("");
-                    match words.next().map(str::trim).filter(|p| !p.is_empty()) {
-                        Some(file) => found.extend(join(file)),
-                        None => {
-                            for candidate in [
-                                format!("{name}.just"),
-                                format!("{name}/mod.just"),
-                                format!("{name}/justfile"),
-                                format!("{name}/.justfile"),
-                            ] {
-                                found.extend(join(&candidate));
-                            }
-                        }
-                    }
-                } else if line.starts_with("set dotenv-load") {
-                    found.extend(join(".env"));
-                } else if let Some(rest) = line
-                    .strip_prefix("set dotenv-filename")
-                    .or_else(|| line.strip_prefix("set dotenv-path"))
-                {
-                    found.extend(rest.trim_start().strip_prefix(":=").and_then(join));
-                }
-            }
-        }
-        Some("task") => {
-            let mut in_includes = false;
-            for line in text.lines() {
-                let trimmed = line.trim();
-                if !line.starts_with([' ', '\t']) {
-                    in_includes = trimmed.starts_with("includes:");
-                }
-                let value = |key: &str| trimmed.strip_prefix(key).map(str::trim);
-                if let Some(file) = value("taskfile:") {
-                    found.extend(join(file));
-                } else if let Some(list) = value("dotenv:") {
-                    found.extend(list.trim_matches(['[', ']']).split(',').filter_map(join));
-                } else if in_includes
-                    && line.starts_with([' ', '\t'])
-                    && let Some((_, file)) = trimmed.split_once(':')
-                    && (file.contains('/')
-                        || file.trim().ends_with(".yml")
-                        || file.trim().ends_with(".yaml"))
-                {
-                    found.extend(join(file));
-                }
-            }
-        }
-        _ => {}
-    }
+    let named = runner_file(path)
+        .and_then(|def| def.included)
+        .map(|named_in| named_in(text))
+        .unwrap_or_default();
+    let mut found: Vec<String> = named.iter().filter_map(|rel| join(rel)).collect();
     found.sort();
     found.dedup();
     found

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use speccoder_runners::{Runner, Task};
+use speccoder_runners::{Runner, Task, Words};
 
 use super::resolve::{LIST_OP, op_name};
 
@@ -18,20 +18,6 @@ const COMMON_VERBS: &[&str] = &[
     "start",
     "run",
     "typecheck",
-];
-
-/// npm's lifecycle scripts, which run by themselves around other commands.
-const LIFECYCLE: &[&str] = &[
-    "prepare",
-    "preinstall",
-    "install",
-    "postinstall",
-    "prepublish",
-    "prepublishOnly",
-    "prepack",
-    "postpack",
-    "publish",
-    "postpublish",
 ];
 
 /// Longest doc shown for one task, in characters.
@@ -119,29 +105,38 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
             example_name
         );
     }
-    for runner in runners.iter().filter(|r| matches!(r.id, "cargo" | "task")) {
-        // cargo's `test` takes libtest's `--nocapture` after `--`; a go-task task gets
-        // whatever follows `--` as `CLI_ARGS`.
-        let (example, args) = match runner.tasks.iter().find(|t| t.name == "test") {
-            Some(test) if runner.id == "cargo" && runner.is_builtin(test) => {
-                (example_of(runners, runner, test), "--nocapture")
+    // The `--` notes first, then make's (each runner's `words` says which it needs).
+    let mut by_words: Vec<&Runner> = runners.to_vec();
+    by_words.sort_by_key(|r| matches!(r.words(), Words::Settings));
+    for runner in by_words {
+        match runner.words() {
+            Words::AsWritten => {}
+            Words::AfterDashDash { test_argument } => {
+                // cargo's `test` takes libtest's `--nocapture` after `--`; a go-task task
+                // gets whatever follows `--` as `CLI_ARGS`.
+                let (example, args) = match runner.tasks.iter().find(|t| t.name == "test") {
+                    Some(test) if runner.is_builtin(test) => {
+                        (example_of(runners, runner, test), test_argument)
+                    }
+                    _ => (example_name(runners, runner, "<task>"), "--verbose"),
+                };
+                let _ = writeln!(
+                    out,
+                    "- With `{}`, arguments for the program go after `--`, as in `{example} -- \
+                     {args}`; words before `--` are options of {} itself.",
+                    runner.id, runner.id
+                );
             }
-            _ => (example_name(runners, runner, "<task>"), "--verbose"),
-        };
-        let _ = writeln!(
-            out,
-            "- With `{}`, arguments for the program go after `--`, as in `{example} -- {args}`; \
-             words before `--` are options of {} itself.",
-            runner.id, runner.id
-        );
-    }
-    if let Some(make) = runners.iter().find(|r| r.id == "make") {
-        let example = example_name(runners, make, "<target>");
-        let _ = writeln!(
-            out,
-            "- With `make`, words after the target are more targets or `NAME=value` settings \
-             for make, as in `{example} VERBOSE=1`."
-        );
+            Words::Settings => {
+                let example = example_name(runners, runner, "<target>");
+                let _ = writeln!(
+                    out,
+                    "- With `{}`, words after the target are more targets or `NAME=value` \
+                     settings for {}, as in `{example} VERBOSE=1`.",
+                    runner.id, runner.id
+                );
+            }
+        }
     }
     let _ = writeln!(
         out,
@@ -192,23 +187,8 @@ fn importance(runner: &Runner, task: &Task) -> (u8, usize) {
         Some((scope, leaf)) => (Some(scope), leaf),
         None => (None, task.name.as_str()),
     };
-    let sibling = |name: &str| {
-        runner
-            .tasks
-            .iter()
-            .any(|t| match (scope, t.name.rsplit_once('/')) {
-                (Some(scope), Some((s, l))) => s == scope && l == name,
-                (None, None) => t.name == name,
-                _ => false,
-            })
-    };
-    // Only package.json scripts have lifecycle hooks; make's `install` is a plain target.
-    let hook = runner.id == "pkg"
-        && (LIFECYCLE.contains(&leaf)
-            || ["pre", "post"].iter().any(|p| {
-                leaf.strip_prefix(p)
-                    .is_some_and(|rest| !rest.is_empty() && sibling(rest))
-            }));
+    // A lifecycle hook (npm's `prepare`, `pretest` beside `test`) runs by itself.
+    let hook = runner.is_hook(task);
     let verb = COMMON_VERBS.iter().position(|v| *v == leaf);
     let root = scope.is_none() && task.cwd.is_none();
     match (hook, root, verb) {

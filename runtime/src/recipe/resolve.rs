@@ -365,7 +365,7 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
                     let runner = runners.first()?;
                     Some((runner.id, runner.tasks.first()?.name.as_str()))
                 })
-                .unwrap_or(("pkg", op.head));
+                .unwrap_or((speccoder_runners::RUNNER_IDS[0], op.head));
             Err(ResolveError::NotFound {
                 head: op.head.to_owned(),
                 suggestion: suggested_op,
