@@ -141,6 +141,10 @@ pub enum Absence {
     Failed(String),
 }
 
+/// Finds the task a pattern of the runner matches: its index in the runner's tasks and the
+/// command that runs it under the name given.
+pub type PatternFn = fn(&Runner, &str) -> Option<(usize, String)>;
+
 /// A runner's entry in the registration table: how it is found, and every way it differs
 /// from the others once found. Everything runner-specific lives here, in the runner's own
 /// file; code outside names no runner id. Start from [`RunnerDef::BASE`]:
@@ -161,7 +165,7 @@ pub struct RunnerDef {
     pub detect: fn(&Context<'_>) -> Result<Runner, Absence>,
     /// A task that a name no task has still selects, with the command that runs it under
     /// that name (go-task's wildcard tasks); `None` for runners without patterns.
-    pub pattern: Option<fn(&Runner, &str) -> Option<(usize, String)>>,
+    pub pattern: Option<PatternFn>,
     /// The command that runs a task when words follow its name, from the command
     /// [`Runner::find`] gave (just adds `--one`).
     pub with_words: for<'c> fn(&Task, &'c str) -> Cow<'c, str>,
