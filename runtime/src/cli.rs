@@ -17,17 +17,20 @@ use crate::process::{LocalRunner, defer_exit, shutdown_signal};
 use crate::recipe::{
     Follow, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
 };
+use crate::root;
 
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
 #[derive(Debug, Parser)]
 #[command(name = "speccoder", version, max_term_width = 100)]
 pub struct Cli {
-    /// Project root.
-    #[arg(short = 'C', value_name = "DIR", default_value = ".")]
-    pub dir: PathBuf,
-    /// Configuration file (default: DIR/speccoder.toml; a missing file means defaults).
-    /// Relative paths given to speccoder are read from DIR.
+    /// Project root, exactly. Without it, the nearest folder at or above the current one
+    /// that holds a runner's manifest (or speccoder.toml), within the repository.
+    #[arg(short = 'C', value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Configuration file (default: speccoder.toml in the root; a missing file means
+    /// defaults). Relative paths given to speccoder are read from DIR, else from the
+    /// current folder.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     #[command(subcommand)]
@@ -179,26 +182,39 @@ pub fn run(cli: Cli) -> ExitCode {
 /// The project root and its configuration.
 struct Project {
     root: PathBuf,
+    /// Where relative paths given to speccoder are read from: `-C DIR`, else the folder
+    /// the command started in (which a root found above it does not change).
+    base: PathBuf,
+    /// How the root was found, when it was found above where the command started.
+    found: Option<root::Found>,
     config: Config,
 }
 
 impl Project {
     fn load(cli: &Cli) -> Result<Self, String> {
-        let root = cli
-            .dir
+        let given = cli.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        let base = given
             .canonicalize()
-            .map_err(|err| format!("project root {}: {err}", cli.dir.display()))?;
-        if !root.is_dir() {
+            .map_err(|err| format!("project root {}: {err}", given.display()))?;
+        if !base.is_dir() {
             return Err(format!(
                 "project root {} is not a directory",
-                root.display()
+                base.display()
             ));
         }
+        let found = cli
+            .dir
+            .is_none()
+            .then(|| root::find(&base))
+            .filter(|found| found.claimed_by.is_some());
+        let root = found
+            .as_ref()
+            .map_or_else(|| base.clone(), |f| f.root.clone());
         let config_path = match &cli.config {
             // Given explicitly, the file must be there: falling back to the defaults would
             // quietly run with other settings than the ones asked for.
             Some(path) => {
-                let path = root.join(path);
+                let path = base.join(path);
                 if let Err(err) = std::fs::metadata(&path) {
                     return Err(format!("--config {}: {err}", path.display()));
                 }
@@ -207,12 +223,17 @@ impl Project {
             None => root.join(CONFIG_FILE),
         };
         let config = Config::load(&config_path).map_err(|err| err.to_string())?;
-        Ok(Self { root, config })
+        Ok(Self {
+            root,
+            base,
+            found,
+            config,
+        })
     }
 
-    /// `path` read from the root when it is relative, as if the command had started there.
+    /// `path` read from `-C DIR` when it is relative, else from where the command started.
     fn path(&self, path: &Path) -> PathBuf {
-        self.root.join(path)
+        self.base.join(path)
     }
 
     /// The worktree given, read from the root when relative; the root when none is given.
@@ -279,10 +300,33 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
     match &cli.command {
         Command::Recipe(RecipeCommand::List { json, explain }) => {
             let recipe = project.recipe()?;
+            // Where the root came from, when it was found above the current folder.
+            let root_note = project
+                .found
+                .as_ref()
+                .filter(|_| *explain)
+                .and_then(|found| Some((found, found.claimed_by.as_deref()?)));
             if *json {
-                print_json(&list_json(&recipe, *explain));
+                let mut value = serde_json::to_value(list_json(&recipe, *explain))
+                    .map_err(|err| err.to_string())?;
+                if let (Some((_, file)), Some(object)) = (root_note, value.as_object_mut()) {
+                    object.insert(
+                        "root_found".into(),
+                        serde_json::json!({"from": project.base, "claimed_by": file}),
+                    );
+                }
+                print_json(&value);
             } else {
-                print_text(&list_text(&recipe, *explain));
+                let mut text = String::new();
+                if let Some((found, file)) = root_note {
+                    text = format!(
+                        "Root: {} (the nearest folder above {} holding `{file}`)\n\n",
+                        found.root.display(),
+                        project.base.display()
+                    );
+                }
+                text.push_str(&list_text(&recipe, *explain));
+                print_text(&text);
             }
             // A runner that is there but broken is worth knowing without `--explain`.
             for (id, reason) in recipe.failed() {

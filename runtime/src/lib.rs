@@ -38,6 +38,7 @@ pub mod mcp;
 mod private_dir;
 pub mod process;
 pub mod recipe;
+pub mod root;
 pub mod sandbox;
 
 /// Insta settings that keep this crate's unit-test snapshots in `snapshots/runtime`.

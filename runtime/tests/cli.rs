@@ -210,3 +210,79 @@ fn a_list_answer_is_output_not_an_error() {
         "{json}"
     );
 }
+
+/// Runs `speccoder` with no `-C`, started in `cwd`.
+fn speccoder_in(cwd: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .current_dir(cwd)
+        .args(args)
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .env("XDG_STATE_HOME", support::test_state_dir())
+        .output()
+        .expect("speccoder starts")
+}
+
+/// Without `-C`, the project is the nearest folder above with a runner's manifest, within
+/// the repository; `-C` stays exact, and relative paths are read from where the command
+/// started.
+#[test]
+fn a_subfolder_finds_its_project() {
+    require_tools(&["cargo"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("cargo-workspace");
+    support::git(&root, &["init", "-q"]);
+    let deep = root.join("app/src");
+    let out = speccoder_in(&deep, &["recipe", "list", "--explain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let app = root.join("app").canonicalize().expect("canonical");
+    assert!(
+        stdout.starts_with(&format!(
+            "Root: {} (the nearest folder above {} holding `Cargo.toml`)\n",
+            app.display(),
+            deep.canonicalize().expect("canonical").display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("$ cargo test"), "{stdout}");
+    // The JSON says the same, and `root` is the project found.
+    let out = speccoder_in(&deep, &["recipe", "list", "--json", "--explain"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["root"], app.display().to_string());
+    assert_eq!(json["root_found"]["claimed_by"], "Cargo.toml");
+    // Tasks run in the project found (the root: no `cwd`), not in the subfolder.
+    let out = speccoder_in(&deep, &["recipe", "resolve", "--json", "test"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["command"], "cargo test");
+    assert_eq!(json["cwd"], serde_json::Value::Null);
+    // A folder without a manifest of its own below the workspace finds the workspace.
+    std::fs::create_dir_all(root.join("docs/guide")).expect("mkdir");
+    let out = speccoder_in(&root.join("docs/guide"), &["recipe", "list", "--explain"]);
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "Root: {} ",
+            root.canonicalize().expect("canonical").display()
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    // `-C` is exact: the subfolder itself, where nothing is detected.
+    let out = speccoder(&deep, &["recipe", "list"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).starts_with("No task runner detected."),
+        "{}",
+        text(&out.stdout)
+    );
+    // A relative `--config` is read from where the command started, as before.
+    std::fs::write(deep.join("here.toml"), "[recipe]\nenabled = false\n").expect("config");
+    let out = speccoder_in(&deep, &["--config", "here.toml", "recipe", "list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("disabled"),
+        "{}",
+        text(&out.stderr)
+    );
+}
