@@ -172,9 +172,14 @@ pub struct RunnerDef {
     /// Whether a task is one of the runner's own commands (cargo's `test`) rather than the
     /// project's; a task of the same name in another runner wins over it.
     pub is_builtin: fn(&Task) -> bool,
-    /// Whether a task runs by itself around others (npm's `prepare`, `pretest`) rather
-    /// than being one a developer runs: such tasks are shown last and never as examples.
-    pub is_hook: fn(&Runner, &Task) -> bool,
+    /// Whether a task is one a developer rarely types: a lifecycle hook that runs by
+    /// itself around others (npm's `prepare`, `pretest`), a target that exists only under
+    /// a condition make decides. Such tasks are shown last and never as examples.
+    pub is_aside: fn(&Runner, &Task) -> bool,
+    /// Whether a task stands for a pattern (`release:*`, `test-%`) that [`RunnerDef::pattern`]
+    /// matches: its command shows the pattern (`make test-<stem>`) and is never run as it
+    /// is, an op names one of its matches, and it gets no allowance of its own.
+    pub is_pattern: fn(&Task) -> bool,
     /// Which words an agent's allowance lets follow the task's command.
     pub arguments: fn(&Runner, &Task) -> Arguments,
     /// How the prompt tells a model where the words after a task's name go.
@@ -197,7 +202,8 @@ impl RunnerDef {
         pattern: None,
         with_words: |_, command| Cow::Borrowed(command),
         is_builtin: |_| false,
-        is_hook: |_, _| false,
+        is_aside: |_, _| false,
+        is_pattern: |_| false,
         arguments: |_, _| Arguments::Exact,
         words: Words::AsWritten,
         included: None,

@@ -18,6 +18,9 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     detect,
     words: Words::Settings,
     included: Some(included),
+    pattern: Some(pattern_task),
+    is_pattern,
+    is_aside,
     ..RunnerDef::BASE
 };
 
@@ -143,7 +146,10 @@ impl Reader<'_> {
         // variables set so far are those make knows at that point.
         parse_lines(&text, |event| match event {
             Line::Include { words, optional } => {
-                self.include_line(&words, optional, makefile, depth);
+                // An include under a false condition is not read by make either.
+                if makefile.active() != Known::False {
+                    self.include_line(&words, optional, makefile, depth);
+                }
             }
             other => makefile.add(other, lossy),
         });
@@ -279,18 +285,54 @@ struct Makefile {
     vars: Variables,
     /// What could not be listed, with why (a target named by a variable make alone knows).
     notes: Vec<String>,
+    /// The conditionals open where reading is.
+    frames: Vec<Frame>,
+    /// Where the targets of the rule being read start in `targets` (its recipe lines are
+    /// theirs), when the last line was a rule or a recipe line.
+    rule_start: Option<usize>,
 }
 
 impl Makefile {
     /// Takes in what one line says (an include line is the reader's to follow); `lossy`
     /// says the text had bytes that are not UTF-8, which a name may then hold.
     fn add(&mut self, line: Line, lossy: bool) {
+        if let Line::Conditional(directive) = line {
+            self.rule_start = None;
+            self.conditional(directive);
+            return;
+        }
+        let active = self.active();
+        if active == Known::False {
+            return;
+        }
+        let rule_start = self.rule_start.take();
         match line {
             Line::Target(mut target) => {
                 target.invalid_utf8 = lossy && target.name.contains('\u{FFFD}');
+                target.uncertain = active == Known::Unknown;
+                self.rule_start = match (target.first, rule_start) {
+                    (false, Some(start)) => Some(start),
+                    _ => Some(self.targets.len()),
+                };
                 self.targets.push(target);
             }
-            Line::NamedByVariables { word, doc, above } => {
+            Line::Recipe { writes_target } => {
+                if let Some(start) = rule_start {
+                    for target in &mut self.targets[start..] {
+                        target.recipe = true;
+                        target.writes_target |= writes_target;
+                    }
+                    self.rule_start = Some(start);
+                }
+            }
+            Line::NamedByVariables {
+                word,
+                doc,
+                above,
+                prerequisites,
+                recipe,
+                first,
+            } => {
                 let names = match self.target_names(&word) {
                     Ok(names) => names,
                     Err(why) => {
@@ -301,6 +343,10 @@ impl Makefile {
                         return;
                     }
                 };
+                self.rule_start = match (first, rule_start) {
+                    (false, Some(start)) => Some(start),
+                    _ => Some(self.targets.len()),
+                };
                 for name in names {
                     let above = above.as_deref().and_then(|a| without_name(a, &name));
                     self.targets.push(RawTarget {
@@ -308,6 +354,11 @@ impl Makefile {
                         doc: doc.clone(),
                         above,
                         name,
+                        prerequisites: prerequisites.clone(),
+                        recipe,
+                        writes_target: false,
+                        uncertain: active == Known::Unknown,
+                        first: false,
                     });
                 }
             }
@@ -327,7 +378,69 @@ impl Makefile {
                 self.help.entry(name).or_insert(text);
             }
             Line::Assign(assignment) => self.vars.assign(assignment),
-            Line::Include { .. } => {}
+            Line::Include { .. } | Line::Conditional(_) => {}
+        }
+    }
+
+    /// Whether the lines being read count: every open conditional's branch taken.
+    fn active(&self) -> Known {
+        self.frames
+            .iter()
+            .fold(Known::True, |known, frame| known.and(frame.branch))
+    }
+
+    /// Opens, turns or closes a conditional.
+    fn conditional(&mut self, directive: Directive) {
+        match directive {
+            Directive::If(condition) => {
+                let branch = self.decide(&condition);
+                self.frames.push(Frame {
+                    branch,
+                    taken: branch,
+                });
+            }
+            Directive::Else(condition) => {
+                let decided = condition.map_or(Known::True, |c| self.decide(&c));
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.branch = frame.taken.not().and(decided);
+                    frame.taken = frame.taken.or(decided);
+                }
+            }
+            Directive::EndIf => {
+                self.frames.pop();
+            }
+        }
+    }
+
+    /// What a condition comes to with the variables set so far and the environment (make
+    /// reads both); unknown where a value needs make itself (`$(shell …)`, most functions).
+    fn decide(&self, condition: &Condition) -> Known {
+        let known = match &condition.test {
+            Test::Defined(name) => match self.vars.expand_in(name, 0, true) {
+                Err(_) => Known::Unknown,
+                Ok(name) => match self.vars.values.get(name.trim_ascii()) {
+                    Some(Value::Recursive(text) | Value::Simple(text)) => {
+                        known(!text.trim_ascii().is_empty())
+                    }
+                    Some(Value::Unknown(_)) => Known::Unknown,
+                    None => {
+                        known(std::env::var_os(name.trim_ascii()).is_some_and(|v| !v.is_empty()))
+                    }
+                },
+            },
+            Test::Equal(a, b) => match (
+                self.vars.expand_in(a, 0, true),
+                self.vars.expand_in(b, 0, true),
+            ) {
+                (Ok(a), Ok(b)) => known(a == b),
+                _ => Known::Unknown,
+            },
+            Test::Unreadable => Known::Unknown,
+        };
+        if condition.negated {
+            known.not()
+        } else {
+            known
         }
     }
 
@@ -364,14 +477,46 @@ impl Makefile {
 
     /// The tasks: every explicit target a person would type. Phony targets, documented
     /// ones, names that look like commands (no `.`, `/`, `%` or `$`) and the default goal;
-    /// file-like names (`foo.o`, `build/out.txt`) only when documented.
+    /// file-like names (`foo.o`, `build/out.txt`) only when documented. A target whose
+    /// recipe writes `$@`, or that depends on an empty rule (`FORCE:`), is a file however
+    /// it is named; the empty rule itself is a helper. A pattern rule over listed targets
+    /// (`%: common-%`) lists what it makes of them (`lint` for `common-lint`), and a
+    /// pattern rule with a recipe (`test-%:`) is listed as its pattern, run for any stem.
     fn into_runner(self) -> Runner {
         let mut runner = Runner::new("make", "Make", "make");
         let default_goal = self.default_goal();
         runner.notes = self.notes;
+        // A name every rule of which has neither prerequisites nor a recipe, that other
+        // rules depend on (`FORCE:`): it only makes them always out of date.
+        let mut empty: HashMap<&str, bool> = HashMap::new();
+        let mut depended_on: HashSet<&str> = HashSet::new();
+        for target in &self.targets {
+            let this = target.prerequisites.is_empty() && !target.recipe;
+            *empty.entry(target.name.as_str()).or_insert(true) &= this;
+            depended_on.extend(target.prerequisites.iter().map(String::as_str));
+        }
+        let is_empty_rule = |name: &str| {
+            empty.get(name).copied().unwrap_or(false)
+                && depended_on.contains(name)
+                && !self.phony.contains(name)
+        };
+        let mut files: HashSet<&str> = HashSet::new();
+        for target in &self.targets {
+            if !self.phony.contains(&target.name)
+                && (target.writes_target || target.prerequisites.iter().any(|p| is_empty_rule(p)))
+            {
+                files.insert(target.name.as_str());
+            }
+        }
         let mut tasks = Vec::with_capacity(self.targets.len());
         let mut left_out = HashSet::new();
-        for target in self.targets {
+        let mut uncertain = Vec::new();
+        let mut patterns = Vec::new();
+        for target in &self.targets {
+            if target.name.contains('%') {
+                patterns.push(target);
+                continue;
+            }
             if !is_task_name(&target.name) {
                 continue;
             }
@@ -393,25 +538,37 @@ impl Makefile {
                 continue;
             }
             let phony = self.phony.contains(&target.name);
-            let file_like = target.name.contains(['.', '/']);
-            // `_name` is the usual mark of a helper rule not meant to be typed.
-            let helper = target.name.starts_with('_');
+            let is_default = default_goal.as_deref() == Some(target.name.as_str());
+            let file_like =
+                target.name.contains(['.', '/']) || files.contains(target.name.as_str());
+            // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
+            // rule with nothing in it that others depend on to be always out of date.
+            let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
             let doc = target
                 .doc
+                .clone()
                 .or_else(|| self.help.get(&target.name).cloned())
-                .or(target.above);
+                .or_else(|| target.above.clone());
             let doc = match doc {
-                Some(doc) if file_like && !phony && !self.phony.is_empty() => {
+                Some(doc)
+                    if file_like
+                        && !phony
+                        && (!self.phony.is_empty() || files.contains(target.name.as_str())) =>
+                {
                     Some(format!("{doc} (file target)"))
                 }
                 Some(doc) => Some(doc),
-                None if phony
-                    || (!file_like && !helper)
-                    || default_goal.as_deref() == Some(target.name.as_str()) =>
-                {
-                    None
-                }
+                None if phony || (!file_like && !helper) || is_default => None,
                 None => continue,
+            };
+            let doc = if target.uncertain {
+                uncertain.push(target.name.as_str());
+                Some(match doc {
+                    Some(doc) => format!("{doc} {UNDECIDED}"),
+                    None => UNDECIDED.to_owned(),
+                })
+            } else {
+                doc
             };
             let quoted = quote_cow(&target.name);
             let mut command = String::with_capacity(5 + quoted.len());
@@ -419,15 +576,125 @@ impl Makefile {
             command.push_str(&quoted);
             tasks.push(Task {
                 command,
-                name: target.name,
+                name: target.name.clone(),
                 doc,
                 params: Vec::new(),
                 cwd: None,
             });
         }
+        let pattern_tasks = pattern_tasks(&patterns, &tasks, &mut runner.notes);
+        tasks.extend(pattern_tasks);
+        if !uncertain.is_empty() {
+            uncertain.dedup();
+            let shown: Vec<&str> = uncertain.iter().take(10).copied().collect();
+            runner.notes.push(format!(
+                "{} {} defined under conditions only make can decide (`$(shell …)` and \
+                 the like); listed, never shown as examples: {}{}",
+                uncertain.len(),
+                if uncertain.len() == 1 {
+                    "target is"
+                } else {
+                    "targets are"
+                },
+                shown.join(", "),
+                if uncertain.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            ));
+        }
         runner.extend_first(tasks, Repeats::Quiet);
         runner
     }
+}
+
+/// What a doc ends with for a target under a condition detection cannot decide.
+const UNDECIDED: &str = "(only under a condition make decides)";
+
+/// Where a pattern task's command names its stem.
+const STEM: &str = "<stem>";
+
+/// The tasks pattern rules make: a rule whose prerequisite is a pattern (`%: common-%`,
+/// `docker-%: build-%`) gives, for each listed task that prerequisite matches, the name
+/// the rule makes of it; a rule with a recipe and a pattern a person types (`test-%`, not
+/// `%.o` or a bare `%`) is a task of its own, named by its pattern.
+fn pattern_tasks(patterns: &[&RawTarget], listed: &[Task], notes: &mut Vec<String>) -> Vec<Task> {
+    let mut out: Vec<Task> = Vec::new();
+    let exists = |name: &str, out: &[Task]| listed.iter().chain(out.iter()).any(|t| t.name == name);
+    for rule in patterns {
+        let Some((prefix, suffix)) = rule.name.split_once('%') else {
+            continue;
+        };
+        let file_like = |text: &str| text.contains(['.', '/', '%', '$']);
+        if file_like(prefix) || file_like(suffix) || rule.name.starts_with('-') {
+            continue;
+        }
+        let mut made_any = false;
+        for prerequisite in rule.prerequisites.iter().filter(|p| p.contains('%')) {
+            for task in listed {
+                let Some(stem) = stem_of(prerequisite, &task.name) else {
+                    continue;
+                };
+                let name = format!("{prefix}{stem}{suffix}");
+                if exists(&name, &out) || !is_task_name(&name) {
+                    continue;
+                }
+                made_any = true;
+                out.push(Task {
+                    command: format!("make {}", quote_cow(&name)),
+                    doc: Some(match &task.doc {
+                        Some(doc) => format!("{doc} (through `{}`)", task.name),
+                        None => format!("runs `{}`", task.name),
+                    }),
+                    name,
+                    params: Vec::new(),
+                    cwd: None,
+                });
+            }
+        }
+        if made_any || !rule.recipe || prefix.is_empty() && suffix.is_empty() {
+            continue;
+        }
+        if exists(&rule.name, &out) {
+            continue;
+        }
+        let doc = rule.doc.clone().or_else(|| rule.above.clone());
+        notes.push(format!(
+            "pattern rule `{}` is listed as a pattern: an op naming `{prefix}…{suffix}` runs it",
+            rule.name
+        ));
+        out.push(Task {
+            command: format!("make {prefix}{STEM}{suffix}"),
+            name: rule.name.clone(),
+            doc,
+            params: Vec::new(),
+            cwd: None,
+        });
+    }
+    out
+}
+
+/// The pattern task (`test-%`) whose pattern `name` matches, run under that name.
+fn pattern_task(runner: &Runner, name: &str) -> Option<(usize, String)> {
+    let index = runner
+        .tasks
+        .iter()
+        .position(|t| is_pattern(t) && stem_of(&t.name, name).is_some())?;
+    Some((index, format!("make {}", quote_cow(name))))
+}
+
+/// Whether a task is a pattern rule listed by its pattern.
+fn is_pattern(task: &Task) -> bool {
+    task.name.contains('%')
+}
+
+/// Targets the prompt shows last and never as examples: those under a condition only make
+/// decides.
+fn is_aside(_: &Runner, task: &Task) -> bool {
+    task.doc
+        .as_deref()
+        .is_some_and(|doc| doc.ends_with(UNDECIDED))
 }
 
 /// A target found in a makefile.
@@ -450,6 +717,16 @@ struct RawTarget {
     above: Option<String>,
     /// Its name came from bytes that are not UTF-8.
     invalid_utf8: bool,
+    /// Its rule's prerequisites, as written.
+    prerequisites: Vec<String>,
+    /// Its rule has a recipe (tab lines, or `;` on the rule's line).
+    recipe: bool,
+    /// Its recipe writes `$@`.
+    writes_target: bool,
+    /// It is defined under a condition detection cannot decide.
+    uncertain: bool,
+    /// It is the first target of its rule's line (the recipe lines below are its rule's).
+    first: bool,
 }
 
 /// A variable assignment line.
@@ -524,6 +801,13 @@ impl Variables {
     /// `text` with its variable references replaced, or why that cannot be done without
     /// running make. `$(wildcard …)` gives its patterns, which the caller matches.
     fn expand(&self, text: &str, depth: usize) -> Result<String, String> {
+        self.expand_in(text, depth, false)
+    }
+
+    /// Like [`Variables::expand`]; `as_condition` reads a variable no makefile sets from
+    /// the environment, else as empty, as make does when it tests a condition (a target
+    /// name or include built from it is left to make instead).
+    fn expand_in(&self, text: &str, depth: usize, as_condition: bool) -> Result<String, String> {
         if depth > MAX_EXPANSION_DEPTH {
             return Err("its variables nest too deeply".into());
         }
@@ -555,7 +839,7 @@ impl Variables {
             if reference.is_empty() {
                 continue;
             }
-            out.push_str(&self.reference(reference, depth)?);
+            out.push_str(&self.reference(reference, depth, as_condition)?);
             if out.len() > MAX_EXPANSION_BYTES {
                 return Err("it expands to too much text".into());
             }
@@ -565,25 +849,66 @@ impl Variables {
     }
 
     /// The value of one `$(…)` reference.
-    fn reference(&self, inner: &str, depth: usize) -> Result<String, String> {
+    fn reference(&self, inner: &str, depth: usize, as_condition: bool) -> Result<String, String> {
+        let expand = |text: &str| self.expand_in(text, depth + 1, as_condition);
         if let Some((function, args)) = inner.split_once([' ', '\t']) {
             return match function {
-                "wildcard" => self.expand(args, depth + 1),
+                "wildcard" if !as_condition => expand(args),
+                "strip" => Ok(expand(args)?
+                    .split_ascii_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")),
+                "findstring" | "filter" | "filter-out" if as_condition => {
+                    let comma = outside_references(args, b',')
+                        .ok_or_else(|| format!("`$({function} …)` needs make to evaluate"))?;
+                    let (find, within) = (expand(&args[..comma])?, expand(&args[comma + 1..])?);
+                    Ok(match function {
+                        "findstring" => match within.contains(&find) {
+                            true => find,
+                            false => String::new(),
+                        },
+                        _ => {
+                            let patterns: Vec<&str> = find.split_ascii_whitespace().collect();
+                            let keep = function == "filter";
+                            within
+                                .split_ascii_whitespace()
+                                .filter(|w| {
+                                    patterns.iter().any(|p| stem_of(p, w).is_some()) == keep
+                                })
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        }
+                    })
+                }
                 _ => Err(format!("`$({function} …)` needs make to evaluate")),
             };
         }
         if inner.contains(':') {
             return Err(format!("`$({inner})` needs make to evaluate"));
         }
-        let name = self.expand(inner, depth + 1)?;
+        let name = expand(inner)?;
         match self.values.get(&name) {
-            Some(Value::Recursive(text)) => self.expand(text, depth + 1),
+            Some(Value::Recursive(text)) => expand(text),
             Some(Value::Simple(text)) => Ok(text.clone()),
             Some(Value::Unknown(why)) => Err(format!("`{name}` {why}")),
+            None if as_condition => Ok(std::env::var(&name).unwrap_or_default()),
             None => Err(format!(
                 "`{name}` is not set in the makefile (only make knows its value)"
             )),
         }
+    }
+}
+
+/// The stem of `name` under a make pattern (`test-%` and `test-full` give `full`; a
+/// pattern without `%` matches only itself, with an empty stem); `None` when it does not
+/// match.
+fn stem_of<'n>(pattern: &str, name: &'n str) -> Option<&'n str> {
+    match pattern.split_once('%') {
+        None => (pattern == name).then_some(""),
+        Some((prefix, suffix)) => name
+            .strip_prefix(prefix)?
+            .strip_suffix(suffix)
+            .filter(|stem| !stem.is_empty()),
     }
 }
 
@@ -613,6 +938,9 @@ enum Line {
         word: String,
         doc: Option<String>,
         above: Option<String>,
+        prerequisites: Vec<String>,
+        recipe: bool,
+        first: bool,
     },
     /// The words of a `.PHONY` line, `\:` unescaped in plain ones.
     Phony(Vec<String>),
@@ -625,6 +953,179 @@ enum Line {
         words: String,
         optional: bool,
     },
+    /// `ifdef`, `ifndef`, `ifeq`, `ifneq`, `else [if…]`, `endif`.
+    Conditional(Directive),
+    /// A recipe line (it starts with a tab) of the rule above: whether it writes `$@`.
+    Recipe {
+        writes_target: bool,
+    },
+}
+
+/// A conditional directive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Directive {
+    If(Condition),
+    Else(Option<Condition>),
+    EndIf,
+}
+
+/// The test of an `ifdef`/`ifeq` line, `negated` for `ifndef`/`ifneq`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Condition {
+    negated: bool,
+    test: Test,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Test {
+    /// `ifdef NAME`: the variable has a non-empty value.
+    Defined(String),
+    /// `ifeq (a,b)`, `ifeq "a" "b"`: the two expand to the same text.
+    Equal(String, String),
+    /// A line too odd to read: nobody but make decides it.
+    Unreadable,
+}
+
+/// What detection knows of a condition make decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    True,
+    False,
+    Unknown,
+}
+
+impl Known {
+    fn and(self, other: Known) -> Known {
+        match (self, other) {
+            (Known::False, _) | (_, Known::False) => Known::False,
+            (Known::Unknown, _) | (_, Known::Unknown) => Known::Unknown,
+            _ => Known::True,
+        }
+    }
+
+    fn or(self, other: Known) -> Known {
+        match (self, other) {
+            (Known::True, _) | (_, Known::True) => Known::True,
+            (Known::Unknown, _) | (_, Known::Unknown) => Known::Unknown,
+            _ => Known::False,
+        }
+    }
+
+    fn not(self) -> Known {
+        match self {
+            Known::True => Known::False,
+            Known::False => Known::True,
+            Known::Unknown => Known::Unknown,
+        }
+    }
+}
+
+/// One open conditional: whether the branch being read is taken, and whether an earlier
+/// branch of it was.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    branch: Known,
+    taken: Known,
+}
+
+fn known(value: bool) -> Known {
+    if value { Known::True } else { Known::False }
+}
+
+/// The directive of a line starting with `ifdef`, `ifeq`, `else`, `endif`, …
+fn conditional(trimmed: &str) -> Option<Directive> {
+    let word = first_word(trimmed);
+    let unreadable = |negated| Condition {
+        negated,
+        test: Test::Unreadable,
+    };
+    match word {
+        "endif" => Some(Directive::EndIf),
+        "else" => {
+            let rest = trimmed[4..].split('#').next().unwrap_or("").trim_ascii();
+            Some(Directive::Else((!rest.is_empty()).then(|| {
+                condition_of(rest).unwrap_or(unreadable(first_word(rest).starts_with("ifn")))
+            })))
+        }
+        "ifdef" | "ifndef" | "ifeq" | "ifneq" => Some(Directive::If(
+            condition_of(trimmed).unwrap_or(unreadable(word.starts_with("ifn"))),
+        )),
+        _ => None,
+    }
+}
+
+/// The word a directive line starts with (up to whitespace or `(`).
+fn first_word(text: &str) -> &str {
+    let end = text
+        .find(|c: char| c.is_ascii_whitespace() || c == '(')
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The condition of `ifdef X`, `ifeq (a,b)`, `ifneq "a" 'b'`, …
+fn condition_of(text: &str) -> Option<Condition> {
+    let word = first_word(text);
+    let rest = text[word.len()..].trim_ascii();
+    let test = match word {
+        "ifdef" | "ifndef" => {
+            let name = rest.split('#').next().unwrap_or("").trim_ascii();
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return None;
+            }
+            Test::Defined(name.to_owned())
+        }
+        "ifeq" | "ifneq" => {
+            if rest.starts_with('(') {
+                let close = matching_close(rest, '(', ')')?;
+                let inner = &rest[1..close];
+                let comma = outside_references(inner, b',')?;
+                Test::Equal(
+                    inner[..comma].trim_ascii().to_owned(),
+                    inner[comma + 1..].trim_ascii().to_owned(),
+                )
+            } else {
+                let (a, after) = quoted(rest)?;
+                let (b, _) = quoted(after.trim_ascii_start())?;
+                Test::Equal(a.to_owned(), b.to_owned())
+            }
+        }
+        _ => return None,
+    };
+    Some(Condition {
+        negated: word.starts_with("ifn"),
+        test,
+    })
+}
+
+/// The text of a `"…"` or `'…'` word at the start of `text`, and what follows it.
+fn quoted(text: &str) -> Option<(&str, &str)> {
+    let quote = text.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let end = text[1..].find(quote)? + 1;
+    Some((&text[1..end], &text[end + 1..]))
+}
+
+/// Whether a recipe line writes the rule's target (`> $@`, `-o $@`, `touch $@`, `cp a
+/// $@`): then the target is a file, whatever its name looks like. `echo $@` is not.
+fn writes_target(recipe: &str) -> bool {
+    if !recipe.contains("$@") {
+        return false;
+    }
+    let recipe = recipe.trim_ascii().trim_start_matches(['@', '-', '+']);
+    [
+        "> $@",
+        ">$@",
+        "-o $@",
+        "-o$@",
+        "--output $@",
+        "--output=$@",
+        "touch $@",
+    ]
+    .iter()
+    .any(|form| recipe.contains(form))
+        || (["cp ", "mv ", "ln ", "install "]
+            .iter()
+            .any(|cmd| recipe.starts_with(cmd))
+            && recipe.ends_with("$@"))
 }
 
 /// Times the stages of parsing (a development aid for the benchmarks).
@@ -687,7 +1188,21 @@ fn parse_lines(text: &str, mut emit: impl FnMut(Line)) {
         }
         // Recipe lines start with a tab; blank lines end a comment block.
         let trimmed = line.trim_ascii_start();
-        if line.starts_with('\t') || trimmed.is_empty() {
+        if let Some(recipe) = line.strip_prefix('\t') {
+            comments.clear();
+            emit(Line::Recipe {
+                writes_target: writes_target(recipe),
+            });
+            continue;
+        }
+        if trimmed.is_empty() {
+            comments.clear();
+            continue;
+        }
+        if trimmed.starts_with(['i', 'e'])
+            && let Some(directive) = conditional(trimmed)
+        {
+            emit(Line::Conditional(directive));
             comments.clear();
             continue;
         }
@@ -898,11 +1413,9 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
         return false;
     }
     // `target: VAR = value` sets a target-specific variable; it does not define the target.
-    let prerequisites = after
-        .trim_start_matches(':')
-        .split(';')
-        .next()
-        .unwrap_or("");
+    let mut parts = after.trim_start_matches(':').splitn(2, ';');
+    let prerequisites = parts.next().unwrap_or("");
+    let inline_recipe = parts.next();
     if is_variable_assignment(prerequisites) {
         return false;
     }
@@ -936,12 +1449,21 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             block_doc(comments, name)
         }
     };
-    for word in words(names) {
+    // Order-only prerequisites (after `|`) count as prerequisites too.
+    let prerequisite_words: Vec<String> = words(prerequisites)
+        .filter(|w| *w != "|")
+        .map(str::to_owned)
+        .collect();
+    for (i, word) in words(names).enumerate() {
+        let first = i == 0;
         if word.contains('$') {
             emit(Line::NamedByVariables {
                 word: word.to_owned(),
                 doc: doc.map(str::to_owned),
                 above: above(""),
+                prerequisites: prerequisite_words.clone(),
+                recipe: inline_recipe.is_some(),
+                first,
             });
             continue;
         }
@@ -951,6 +1473,11 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             name: name.into_owned(),
             doc: doc.map(str::to_owned),
             invalid_utf8: false,
+            prerequisites: prerequisite_words.clone(),
+            recipe: inline_recipe.is_some(),
+            writes_target: inline_recipe.is_some_and(writes_target),
+            uncertain: false,
+            first,
         }));
     }
     false
@@ -1295,5 +1822,173 @@ mod tests {
         );
         case("A = $(A)\n", "$(A)", Err("its variables nest too deeply"));
         case("", "$(A", Err("it has an unclosed `$(`"));
+    }
+
+    #[test]
+    fn conditionals_are_decided_as_make_decides_them() {
+        // Variables the makefile sets, in order; an unset one is empty (no such variable
+        // is in the test's environment).
+        case(
+            concat!(
+                "PLATFORM := linux\n",
+                "ifeq ($(PLATFORM),linux)\nlinux-only:\nelse\nother-only:\nendif\n",
+                "ifneq \"$(PLATFORM)\" 'darwin'\nnot-darwin:\nendif\n",
+                "ifdef SPECCODER_TEST_SURELY_UNSET\nunset-var:\n",
+                "else ifeq ($(strip  $(PLATFORM) ),linux)\nelse-if:\nelse\nlast-else:\nendif\n",
+                "ifndef PLATFORM\nno-platform:\nendif\n",
+                "ifeq ($(OS),Windows_NT)\nwindows:\nendif\n",
+                "ifneq ($(filter linux freebsd,$(PLATFORM)),)\nunix:\nendif\n",
+                "ifeq (1,1)\n  ifeq (1,2)\ninner-false:\n  endif\nouter-true:\nendif\n",
+            ),
+            &[
+                ("linux-only", None),
+                ("not-darwin", None),
+                ("else-if", None),
+                ("unix", None),
+                ("outer-true", None),
+            ],
+        );
+        // A variable set in a false branch is not set.
+        case(
+            "ifeq (a,b)\nX := 1\nendif\nifdef X\nhas-x:\nendif\nok:\n",
+            &[("ok", None)],
+        );
+    }
+
+    #[test]
+    fn undecidable_conditions_list_their_targets_with_a_note() {
+        let makefile = collect(concat!(
+            "UNAME_S := $(shell uname -s)\n",
+            "ifeq ($(UNAME_S),Darwin)\n",
+            "## Sign the app bundle\nsign:\n",
+            "else\n",
+            "package-deb:\n",
+            "endif\n",
+            "test:\n",
+        ));
+        let runner = makefile.into_runner();
+        let got: Vec<(&str, Option<&str>)> = runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.doc.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "sign",
+                    Some("Sign the app bundle (only under a condition make decides)")
+                ),
+                ("package-deb", Some("(only under a condition make decides)")),
+                ("test", None),
+            ]
+        );
+        assert!(is_aside(&runner, &runner.tasks[0]) && !is_aside(&runner, &runner.tasks[2]));
+        assert_eq!(
+            runner.notes,
+            [
+                "2 targets are defined under conditions only make can decide (`$(shell …)` and \
+              the like); listed, never shown as examples: sign, package-deb"
+            ]
+        );
+    }
+
+    #[test]
+    fn generated_files_and_force_helpers_are_not_tasks() {
+        case(
+            concat!(
+                ".PHONY: all install doc clean\n",
+                "all: install\n",
+                "VERSION-FILE: FORCE\n\t@./GEN-VERSION-FILE\n",
+                "FORCE:\n",
+                "version.h: VERSION-FILE\n\tsed s/x/y/ VERSION-FILE > $@\n",
+                "manpage:\n\tpandoc -o $@ doc.md\n",
+                "install: VERSION-FILE\n\tinstall -m 755 app /usr/bin\n",
+                "doc:\n\t@echo building $@\n",
+                "clean:\n\trm -f VERSION-FILE\n",
+                "idle:\n",
+                "# A recipe belongs to the rule right above it only.\n",
+                "stays:\nout-file:\n\tgen > $@\n",
+            ),
+            &[
+                ("all", None),
+                ("install", None),
+                ("doc", None),
+                ("clean", None),
+                ("idle", None),
+                (
+                    "stays",
+                    Some("A recipe belongs to the rule right above it only."),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn pattern_rules_over_listed_targets_and_with_recipes() {
+        let text = concat!(
+            "## Lint the code\ncommon-lint:\n\t@golangci-lint run\n",
+            "common-proto: ## Generate protobuf code\n\t@buf generate\n",
+            "common-%-skip:\n\t@true\n",
+            "%: common-% ;\n",
+            "## Run one test suite: make test-unit, make test-e2e\n",
+            "test-%:\n\t@go test ./$*/...\n",
+            "%.o: %.c\n\tcc -c $<\n",
+            "%:\n\t@:\n",
+            "protoc:\n",
+        );
+        let runner = collect(text).into_runner();
+        let got: Vec<(&str, &str, Option<&str>)> = runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.command.as_str(), t.doc.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("common-lint", "make common-lint", Some("Lint the code")),
+                (
+                    "common-proto",
+                    "make common-proto",
+                    Some("Generate protobuf code")
+                ),
+                ("protoc", "make protoc", None),
+                ("common-%-skip", "make common-<stem>-skip", None),
+                (
+                    "lint",
+                    "make lint",
+                    Some("Lint the code (through `common-lint`)")
+                ),
+                (
+                    "proto",
+                    "make proto",
+                    Some("Generate protobuf code (through `common-proto`)")
+                ),
+                (
+                    "test-%",
+                    "make test-<stem>",
+                    Some("Run one test suite: make test-unit, make test-e2e")
+                ),
+            ]
+        );
+        // An op naming a match runs it; the pattern's own command is never run as shown.
+        let run = |name: &str| {
+            runner
+                .find(name)
+                .map(|(t, c)| (t.name.clone(), c.into_owned()))
+        };
+        assert_eq!(
+            run("test-e2e"),
+            Some(("test-%".into(), "make test-e2e".into()))
+        );
+        assert_eq!(run("proto"), Some(("proto".into(), "make proto".into())));
+        assert_eq!(run("test-%"), Some(("test-%".into(), "make test-%".into())));
+        assert_eq!(run("test-"), None);
+        assert!(
+            runner
+                .notes
+                .iter()
+                .any(|n| n.contains("pattern rule `test-%` is listed as a pattern"))
+        );
     }
 }

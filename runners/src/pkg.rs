@@ -16,7 +16,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     executes: "nothing: package.json files and pnpm-workspace.yaml are read as text; lockfiles are only looked for, never read",
     manifests: &["package.json"],
     detect,
-    is_hook,
+    is_aside: is_hook,
     arguments: |runner, _| match runner.tail_rule {
         TailRule::DashDashFirst => Arguments::AfterDashDash,
         TailRule::AsWritten | TailRule::NoLeadingDashDash => Arguments::WithArguments,

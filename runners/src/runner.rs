@@ -76,7 +76,12 @@ impl Runner {
     /// of that name, else the task that has it as an alias, else (go-task) a wildcard task
     /// whose pattern matches it, run under the name given.
     pub fn find(&self, name: &str) -> Option<(&Task, std::borrow::Cow<'_, str>)> {
-        if let Some(task) = self.tasks.iter().find(|t| t.name == name) {
+        // A pattern task's command shows its pattern; the pattern matching runs it.
+        if let Some(task) = self
+            .tasks
+            .iter()
+            .find(|t| t.name == name && !self.is_pattern(t))
+        {
             return Some((task, task.command.as_str().into()));
         }
         if let Some(task) = self
@@ -117,10 +122,15 @@ impl Runner {
         self.def().is_some_and(|def| (def.is_builtin)(task))
     }
 
-    /// Whether `task` runs by itself around others (a lifecycle hook) rather than being
-    /// one a developer runs.
-    pub fn is_hook(&self, task: &Task) -> bool {
-        self.def().is_some_and(|def| (def.is_hook)(self, task))
+    /// Whether `task` is one a developer rarely types (a lifecycle hook, a target only a
+    /// condition make decides defines): shown last, never an example.
+    pub fn is_aside(&self, task: &Task) -> bool {
+        self.def().is_some_and(|def| (def.is_aside)(self, task))
+    }
+
+    /// Whether `task` stands for a pattern whose matches an op names.
+    pub fn is_pattern(&self, task: &Task) -> bool {
+        self.def().is_some_and(|def| (def.is_pattern)(task))
     }
 
     /// Which words an agent's allowance lets follow `task`'s command.

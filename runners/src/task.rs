@@ -17,6 +17,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     manifests: TASKFILES,
     detect,
     pattern: Some(wildcard_task),
+    is_pattern: |task| task.name.contains('*'),
     included: Some(included),
     arguments: |_, _| Arguments::AfterDashDash,
     words: Words::AfterDashDash {
@@ -384,7 +385,11 @@ pub fn parse_list(json: &[u8]) -> Result<Runner, String> {
             .collect();
         runner.push_task(Task {
             name: name.to_owned(),
-            command: format!("task {}", quote(name)),
+            // A wildcard task shows its pattern (`task release:<arg>`); an op runs a match.
+            command: match name.contains('*') {
+                true => format!("task {}", name.replace('*', "<arg>")),
+                false => format!("task {}", quote(name)),
+            },
             doc: doc_with_aliases(doc, &aliases),
             params: Vec::new(),
             cwd: None,

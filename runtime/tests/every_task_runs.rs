@@ -61,8 +61,9 @@ fn every_listed_task_runs() {
         for runner in recipe.runners() {
             for task in &runner.tasks {
                 let cwd = task.cwd.as_ref().map_or(root.clone(), |c| root.join(c));
-                // A go-task wildcard task runs under a name its pattern matches.
-                let name = task.name.replace('*', "x");
+                // A pattern task (go-task's `release:*`, make's `print-%`) runs under a
+                // name its pattern matches.
+                let name = task.name.replace(['*', '%'], "x");
                 let (_, command) = runner.find(&name).expect("a listed task is found");
                 let out = sh(&command, &cwd, Duration::from_secs(300));
                 let text = out.stdout.text();
@@ -72,6 +73,13 @@ fn every_listed_task_runs() {
                     Vec::new()
                 } else if task.command.starts_with("cargo test") {
                     vec!["test result: ok. 1 passed".to_owned()]
+                } else if runner.is_pattern(task) {
+                    // make's `print-%` prints the variable its stem names.
+                    vec![
+                        format!("ran {leaf}"),
+                        format!("ran {name}"),
+                        "x =".to_owned(),
+                    ]
                 } else {
                     vec![format!("ran {leaf}"), format!("ran {name}")]
                 };

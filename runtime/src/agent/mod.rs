@@ -33,6 +33,13 @@ pub fn allowances(config: &Config, recipe: Option<&Recipe>) -> Allowances {
     {
         for runner in recipe.runners() {
             for task in &runner.tasks {
+                if runner.is_pattern(task) {
+                    out.dropped.push(Dropped {
+                        command: task.command.clone(),
+                        reason: "it stands for a pattern; the recipe tool runs its matches".into(),
+                    });
+                    continue;
+                }
                 match split_words(&task.command) {
                     Some(argv) => out.push(argv, runner.arguments(task)),
                     None => out.dropped.push(Dropped {

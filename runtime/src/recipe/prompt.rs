@@ -90,7 +90,8 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
                 // Not `just:build` when that is also another task's whole name.
                 let task = r.tasks.iter().find(|t| {
                     let op = format!("{}:{}", r.id, t.name);
-                    plain(t) && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
+                    example_worthy(r, t)
+                        && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
                 })?;
                 Some((r.id, task.name.as_str()))
             })
@@ -155,11 +156,9 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         );
         let mut shown: Vec<&Task> = runner.tasks.iter().filter(|t| presentable(t)).collect();
         let hidden_unsafe = runner.tasks.len() - shown.len();
-        // Past the cap, the tasks a developer runs most come first (a stable sort keeps
-        // the runner's order within each rank).
-        if shown.len() > limits.task_limit {
-            shown.sort_by_key(|t| importance(runner, t));
-        }
+        // The tasks a developer runs most come first (a stable sort keeps the runner's
+        // order within each rank); `recipe list` keeps the declared order.
+        shown.sort_by_key(|t| importance(runner, t));
         for task in shown.iter().take(limits.task_limit) {
             out.push_str(&bullet(&op_name(runners, runner, task), task));
             out.push('\n');
@@ -188,7 +187,7 @@ fn importance(runner: &Runner, task: &Task) -> (u8, usize) {
         None => (None, task.name.as_str()),
     };
     // A lifecycle hook (npm's `prepare`, `pretest` beside `test`) runs by itself.
-    let hook = runner.is_hook(task);
+    let hook = runner.is_aside(task);
     let verb = COMMON_VERBS.iter().position(|v| *v == leaf);
     let root = scope.is_none() && task.cwd.is_none();
     match (hook, root, verb) {
@@ -209,11 +208,14 @@ fn examples(runners: &[&Runner]) -> Vec<String> {
         let resolved = super::resolve::resolve(runners, verb).ok()?;
         Some((resolved.runner, resolved.task))
     });
-    let candidates = verbs.chain(
-        runners
-            .iter()
-            .flat_map(|r| r.tasks.iter().filter(|t| plain(t)).map(move |t| (*r, t))),
-    );
+    let candidates = verbs
+        .filter(|(runner, task)| example_worthy(runner, task))
+        .chain(runners.iter().flat_map(|r| {
+            ranked(r)
+                .into_iter()
+                .filter(move |t| example_worthy(r, t))
+                .map(move |t| (*r, t))
+        }));
     let mut names: Vec<&str> = Vec::new();
     for (runner, task) in candidates {
         if names.contains(&task.name.as_str()) {
@@ -290,7 +292,10 @@ fn neutral(text: &str, max: usize) -> String {
 /// A plain task name of `runner` to show in an example, with the runner id in front when
 /// another runner has the same name (the example must resolve as written).
 fn example_name(runners: &[&Runner], runner: &Runner, fallback: &str) -> String {
-    match runner.tasks.iter().find(|t| plain(t)) {
+    match ranked(runner)
+        .into_iter()
+        .find(|t| example_worthy(runner, t))
+    {
         Some(task) => example_of(runners, runner, task),
         None => fallback.to_owned(),
     }
@@ -308,6 +313,20 @@ fn example_of(runners: &[&Runner], runner: &Runner, task: &Task) -> String {
     }
 }
 
+/// Whether a task may be an example: its name plain, and neither an aside (a lifecycle
+/// hook, a target only a condition make decides defines) nor a pattern.
+fn example_worthy(runner: &Runner, task: &Task) -> bool {
+    plain(task) && !runner.is_aside(task) && !runner.is_pattern(task)
+}
+
+/// A runner's tasks in the order the prompt shows them: common verbs first, asides last
+/// (a stable sort keeps the runner's order within each rank).
+fn ranked(runner: &Runner) -> Vec<&Task> {
+    let mut tasks: Vec<&Task> = runner.tasks.iter().collect();
+    tasks.sort_by_key(|t| importance(runner, t));
+    tasks
+}
+
 /// Whether a task's name is plain enough to serve as an example: short, and only letters,
 /// digits and `_-.:/@`.
 fn plain(task: &Task) -> bool {
@@ -322,7 +341,7 @@ fn plain(task: &Task) -> bool {
 /// hold it, with the first runner holding it.
 fn shared_name<'r>(runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
     for (i, runner) in runners.iter().enumerate() {
-        for task in runner.tasks.iter().filter(|t| plain(t)) {
+        for task in runner.tasks.iter().filter(|t| example_worthy(runner, t)) {
             if runners[i + 1..]
                 .iter()
                 .any(|other| other.tasks.iter().any(|t| t.name == task.name))

@@ -331,7 +331,11 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
     let mut matches: Vec<Found<'r>> = runners
         .iter()
         .filter_map(|r| {
-            let task = r.tasks.iter().find(|t| t.name == op.head)?;
+            // A pattern task (`test-%`) shows its pattern; its own matching runs it.
+            let task = r
+                .tasks
+                .iter()
+                .find(|t| t.name == op.head && !r.is_pattern(t))?;
             Some((*r, task, task.command.as_str().into()))
         })
         .collect();
