@@ -1,12 +1,17 @@
 //! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]` and `[attempt]`
 //! tables.
 //!
-//! The file is walked by hand over toml's spanned document rather than deserialised with
-//! serde, so every error can name the file, line, column and the key's path.
+//! serde reads the file (`deny_unknown_fields`), each value in a [`Spanned`] so that the
+//! checks after it, and the errors serde itself raises, name the file, line, column and key.
 
-use std::ops::Range;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Range, RangeInclusive};
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -312,24 +317,24 @@ impl Config {
                 message: format!("invalid TOML: {}", err.message().trim_end()),
             }
         })?;
-        let reader = Reader { text };
+        let check = Check { text };
+        let raw = RawConfig::deserialize(toml::de::Deserializer::from(doc.clone()))
+            .map_err(|err| check.serde_error(doc.get_ref(), &err))?;
         let mut config = Self::default();
-        for (key, value) in doc.get_ref() {
-            match key.get_ref().as_ref() {
-                "recipe" => config.recipe = reader.recipe(value)?,
-                "executor" => config.executor = reader.executor(value)?,
-                "commands" => config.commands = reader.commands(value)?,
-                "wording" => config.wording = reader.wording(value)?,
-                "attempt" => config.attempt = reader.attempt(value)?,
-                other => {
-                    return Err(reader.error(
-                        key.span(),
-                        format!(
-                            "{other}: unknown table (known: recipe, executor, commands, wording, attempt)"
-                        ),
-                    ));
-                }
-            }
+        if let Some(recipe) = check.table(raw.recipe, "recipe")? {
+            config.recipe = check.recipe(recipe.into_inner())?;
+        }
+        if let Some(executor) = check.table(raw.executor, "executor")? {
+            config.executor = check.executor(executor)?;
+        }
+        if let Some(commands) = check.table(raw.commands, "commands")? {
+            config.commands = check.commands(commands.into_inner())?;
+        }
+        if let Some(wording) = check.table(raw.wording, "wording")? {
+            config.wording = check.wording(wording.into_inner())?;
+        }
+        if let Some(attempt) = check.table(raw.attempt, "attempt")? {
+            config.attempt = check.attempt(attempt.into_inner())?;
         }
         Ok(config)
     }
@@ -350,141 +355,432 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-type Value<'i> = Spanned<DeValue<'i>>;
+/// A key's value and where it is, when the key is there.
+type Field<T> = Option<Spanned<Got<T>>>;
+/// An array of strings, each with where it is.
+type Strings = Vec<Spanned<Got<String>>>;
 
-/// Walks the document, turning each problem into a located error.
-struct Reader<'t> {
+// The file as serde reads it: the keys (in the order the unknown-key errors list them),
+// with each value's span for the checks below.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    recipe: Field<RawRecipe>,
+    executor: Field<RawExecutor>,
+    commands: Field<RawCommands>,
+    wording: Field<RawWording>,
+    attempt: Field<RawAttempt>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecipe {
+    enabled: Field<bool>,
+    runners: Field<Strings>,
+    timeout_secs: Field<i128>,
+    probe_timeout_secs: Field<i128>,
+    task_limit: Field<i128>,
+    output_head_bytes: Field<i128>,
+    output_tail_bytes: Field<i128>,
+    allow_tasks: Field<bool>,
+    cache: Field<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExecutor {
+    kind: Field<String>,
+    argv: Field<Strings>,
+    model: Field<String>,
+    timeout_secs: Field<i128>,
+    recipe_mcp: Field<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommands {
+    allow: Field<Vec<Spanned<Got<Strings>>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWording {
+    product: Field<String>,
+    unit: Field<String>,
+    intent_file: Field<String>,
+    story: Field<String>,
+    plan: Field<String>,
+    constitution: Field<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAttempt {
+    checks: Field<Strings>,
+    max_attempts: Field<i128>,
+    protected: Field<Strings>,
+    tests: Field<Strings>,
+    branch: Field<String>,
+    tasks_file: Field<String>,
+    reject_gaming: Field<bool>,
+    allow_unisolated_withheld: Field<bool>,
+    test_edits: Field<String>,
+    writable: Field<Strings>,
+    setup: Field<Strings>,
+}
+
+/// A value of the TOML type a key wants, or the name of the type it holds instead: the
+/// checks word that error themselves, as serde's words would name Rust types.
+enum Got<T> {
+    Value(T),
+    Found(&'static str),
+}
+
+/// The TOML type a value is read from, named as `DeValue::type_str` names it.
+trait Kind {
+    const KIND: &'static str;
+}
+
+macro_rules! kind {
+    ($kind:literal: $($ty:ty),*) => {
+        $(impl Kind for $ty {
+            const KIND: &'static str = $kind;
+        })*
+    };
+}
+kind!("boolean": bool);
+kind!("integer": i128);
+kind!("string": String);
+kind!("array": Strings, Vec<Spanned<Got<Strings>>>);
+kind!("table": RawRecipe, RawExecutor, RawCommands, RawWording, RawAttempt);
+
+impl<'de, T: Deserialize<'de> + Kind> Deserialize<'de> for Got<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(GotVisitor(PhantomData))
+    }
+}
+
+struct GotVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de> + Kind> GotVisitor<T> {
+    fn read<D: Deserializer<'de>>(found: &'static str, value: D) -> Result<Got<T>, D::Error> {
+        if found == T::KIND {
+            T::deserialize(value).map(Got::Value)
+        } else {
+            Ok(Got::Found(found))
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Kind> Visitor<'de> for GotVisitor<T> {
+    type Value = Got<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a TOML value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Got<T>, E> {
+        Self::read("boolean", v.into_deserializer())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Got<T>, E> {
+        Self::read("integer", i128::from(v).into_deserializer())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Got<T>, E> {
+        Self::read("integer", i128::from(v).into_deserializer())
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Got<T>, E> {
+        Self::read("integer", v.into_deserializer())
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Got<T>, E> {
+        // Out of every range the checks allow either way.
+        Self::read(
+            "integer",
+            i128::try_from(v).unwrap_or(i128::MAX).into_deserializer(),
+        )
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Got<T>, E> {
+        Ok(Got::Found("float"))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Got<T>, E> {
+        Self::read("string", v.into_deserializer())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Got<T>, A::Error> {
+        Self::read("array", SeqAccessDeserializer::new(seq))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Got<T>, A::Error> {
+        if T::KIND == "table" {
+            return Self::read("table", MapAccessDeserializer::new(map));
+        }
+        // toml hands a datetime over as a map of one private key.
+        let datetime = toml::value::Datetime::deserialize(MapAccessDeserializer::new(map));
+        Ok(Got::Found(if datetime.is_ok() {
+            "datetime"
+        } else {
+            "table"
+        }))
+    }
+}
+
+/// Sets `slot` from the key's value, when the key is there.
+fn set<T, U>(
+    slot: &mut U,
+    field: Option<T>,
+    read: impl FnOnce(T) -> Result<U, ConfigError>,
+) -> Result<(), ConfigError> {
+    if let Some(field) = field {
+        *slot = read(field)?;
+    }
+    Ok(())
+}
+
+fn plain(items: Vec<Spanned<String>>) -> Vec<String> {
+    items.into_iter().map(Spanned::into_inner).collect()
+}
+
+/// Turns what serde read into the configuration, each problem a located error.
+struct Check<'t> {
     text: &'t str,
 }
 
-const RECIPE_KEYS: &[&str] = &[
-    "enabled",
-    "runners",
-    "timeout_secs",
-    "probe_timeout_secs",
-    "task_limit",
-    "output_head_bytes",
-    "output_tail_bytes",
-    "allow_tasks",
-    "cache",
-];
-const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs", "recipe_mcp"];
-const COMMANDS_KEYS: &[&str] = &["allow"];
-const ATTEMPT_KEYS: &[&str] = &[
-    "checks",
-    "max_attempts",
-    "protected",
-    "tests",
-    "branch",
-    "tasks_file",
-    "reject_gaming",
-    "allow_unisolated_withheld",
-    "test_edits",
-    "writable",
-    "setup",
-];
-const WORDING_KEYS: &[&str] = &[
-    "product",
-    "unit",
-    "intent_file",
-    "story",
-    "plan",
-    "constitution",
-];
-
-impl Reader<'_> {
-    fn error(&self, span: Range<usize>, message: String) -> ConfigError {
+impl Check<'_> {
+    /// `at: what`, located at the start of `span`.
+    fn error(&self, span: Range<usize>, at: &str, what: impl fmt::Display) -> ConfigError {
         let (line, column) = line_column(self.text, span.start);
         ConfigError {
             file: None,
             line,
             column,
-            message,
+            message: format!("{at}: {what}"),
         }
     }
 
-    fn table<'a, 'i>(
+    /// An error from serde (an unknown key or table, or a value toml could not hold), worded
+    /// as the checks word theirs: the `[table] key` is the one whose span holds the error's.
+    fn serde_error(&self, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError {
+        let span = err.span().unwrap_or(0..0);
+        let message = err.message();
+        // serde says "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
+        let known = message.strip_prefix("unknown field ").map(|rest| {
+            let known = rest.split_once("expected ").map_or("", |(_, known)| known);
+            known.trim_start_matches("one of ").replace('`', "")
+        });
+        for (name_key, value) in doc {
+            let name: &str = name_key.get_ref().as_ref();
+            if let Some(known) = known.as_ref().filter(|_| name_key.span() == span) {
+                return self.error(span, name, format_args!("unknown table (known: {known})"));
+            }
+            if value.span() == span {
+                // A datetime where a table should be reaches serde as a map.
+                let found = value.get_ref().type_str();
+                return self.error(
+                    span,
+                    &format!("[{name}]"),
+                    format_args!("expected a table, found {found}"),
+                );
+            }
+            let DeValue::Table(table) = value.get_ref() else {
+                continue;
+            };
+            for (key, value) in table {
+                let at = format!("[{name}] {}", key.get_ref());
+                match &known {
+                    Some(known) if key.span() == span => {
+                        return self.error(span, &at, format_args!("unknown key (known: {known})"));
+                    }
+                    _ if value.span().contains(&span.start) => {
+                        return self.error(span, &at, message);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let (line, column) = line_column(self.text, span.start);
+        ConfigError {
+            file: None,
+            line,
+            column,
+            message: message.to_owned(),
+        }
+    }
+
+    /// The value, or an error saying what `at` wants and what it holds.
+    fn take<T>(
         &self,
-        name: &str,
-        value: &'a Value<'i>,
-        known: &[&str],
-    ) -> Result<Vec<(&'a str, &'a Value<'i>)>, ConfigError> {
-        let DeValue::Table(table) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                format!(
-                    "[{name}]: expected a table, found {}",
-                    value.get_ref().type_str()
-                ),
-            ));
-        };
-        let mut entries = Vec::new();
-        for (key, value) in table {
-            let key_name: &str = key.get_ref().as_ref();
-            if !known.contains(&key_name) {
-                return Err(self.error(
-                    key.span(),
-                    format!(
-                        "[{name}] {key_name}: unknown key (known: {})",
-                        known.join(", ")
-                    ),
-                ));
+        field: Spanned<Got<T>>,
+        wanted: &str,
+        at: &str,
+    ) -> Result<Spanned<T>, ConfigError> {
+        let span = field.span();
+        match field.into_inner() {
+            Got::Value(value) => Ok(Spanned::new(span, value)),
+            Got::Found(found) => {
+                Err(self.error(span, at, format_args!("expected {wanted}, found {found}")))
             }
-            entries.push((key_name, value));
         }
-        Ok(entries)
     }
 
-    fn recipe(&self, value: &Value<'_>) -> Result<RecipeConfig, ConfigError> {
-        let mut recipe = RecipeConfig::default();
-        for (key, value) in self.table("recipe", value, RECIPE_KEYS)? {
-            let at = |what: &str| format!("[recipe] {key}: {what}");
-            match key {
-                "enabled" => recipe.enabled = self.boolean(value, &at)?,
-                "allow_tasks" => recipe.allow_tasks = self.boolean(value, &at)?,
-                "cache" => recipe.cache = self.boolean(value, &at)?,
-                "runners" => recipe.runners = self.runner_ids(value, &at)?,
-                // Out of range is clamped when the task runs, with a note, as `--timeout` is.
-                "timeout_secs" => recipe.timeout_secs = self.integer(value, 0..=u64::MAX, &at)?,
-                "probe_timeout_secs" => {
-                    recipe.probe_timeout_secs = self.integer(value, 1..=600, &at)?;
-                }
-                "task_limit" => recipe.task_limit = self.size(value, 1..=10_000, &at)?,
-                "output_head_bytes" => {
-                    recipe.output_head_bytes = self.size(value, 0..=16 << 20, &at)?;
-                }
-                "output_tail_bytes" => {
-                    recipe.output_tail_bytes = self.size(value, 0..=16 << 20, &at)?;
-                }
-                _ => unreachable!("keys are checked against RECIPE_KEYS"),
-            }
+    fn table<T>(&self, field: Field<T>, name: &str) -> Result<Option<Spanned<T>>, ConfigError> {
+        field
+            .map(|field| self.take(field, "a table", &format!("[{name}]")))
+            .transpose()
+    }
+
+    fn boolean(&self, field: Spanned<Got<bool>>, at: &str) -> Result<bool, ConfigError> {
+        self.take(field, "true or false", at)
+            .map(Spanned::into_inner)
+    }
+
+    /// The string, when `ok` holds for it, else an error saying `why`.
+    fn string(
+        &self,
+        field: Spanned<Got<String>>,
+        at: &str,
+        ok: impl Fn(&str) -> bool,
+        why: &str,
+    ) -> Result<String, ConfigError> {
+        let text = self.take(field, "a string", at)?;
+        if !ok(text.get_ref()) {
+            return Err(self.error(text.span(), at, why));
         }
+        Ok(text.into_inner())
+    }
+
+    /// The strings, and the array's span.
+    fn strings(
+        &self,
+        field: Spanned<Got<Strings>>,
+        at: &str,
+    ) -> Result<(Range<usize>, Vec<Spanned<String>>), ConfigError> {
+        let array = self.take(field, "an array of strings", at)?;
+        let span = array.span();
+        let items = array
+            .into_inner()
+            .into_iter()
+            .map(|item| self.take(item, "an array of strings", at))
+            .collect::<Result<_, _>>()?;
+        Ok((span, items))
+    }
+
+    /// The strings, when `bad` finds nothing wrong with any, else the first thing it found.
+    fn list(
+        &self,
+        field: Spanned<Got<Strings>>,
+        at: &str,
+        bad: impl Fn(&str) -> Option<String>,
+    ) -> Result<Vec<String>, ConfigError> {
+        let (span, items) = self.strings(field, at)?;
+        let items = plain(items);
+        match items.iter().find_map(|item| bad(item)) {
+            Some(why) => Err(self.error(span, at, why)),
+            None => Ok(items),
+        }
+    }
+
+    fn integer(
+        &self,
+        field: Spanned<Got<i128>>,
+        range: RangeInclusive<u64>,
+        at: &str,
+    ) -> Result<u64, ConfigError> {
+        let int = self.take(field, "an integer", at)?;
+        match u64::try_from(*int.get_ref()) {
+            Ok(n) if range.contains(&n) => Ok(n),
+            _ => Err(self.error(
+                int.span(),
+                at,
+                format_args!(
+                    "{} is out of range ({}..={})",
+                    &self.text[int.span()],
+                    range.start(),
+                    range.end()
+                ),
+            )),
+        }
+    }
+
+    fn size(
+        &self,
+        field: Spanned<Got<i128>>,
+        range: RangeInclusive<u64>,
+        at: &str,
+    ) -> Result<usize, ConfigError> {
+        let n = self.integer(field, range, at)?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    fn recipe(&self, raw: RawRecipe) -> Result<RecipeConfig, ConfigError> {
+        let mut recipe = RecipeConfig::default();
+        let at = |key: &str| format!("[recipe] {key}");
+        set(&mut recipe.enabled, raw.enabled, |f| {
+            self.boolean(f, &at("enabled"))
+        })?;
+        set(&mut recipe.runners, raw.runners, |f| {
+            self.runner_ids(f, &at("runners"))
+        })?;
+        // Out of range is clamped when the task runs, with a note, as `--timeout` is.
+        set(&mut recipe.timeout_secs, raw.timeout_secs, |f| {
+            self.integer(f, 0..=u64::MAX, &at("timeout_secs"))
+        })?;
+        set(
+            &mut recipe.probe_timeout_secs,
+            raw.probe_timeout_secs,
+            |f| self.integer(f, 1..=600, &at("probe_timeout_secs")),
+        )?;
+        set(&mut recipe.task_limit, raw.task_limit, |f| {
+            self.size(f, 1..=10_000, &at("task_limit"))
+        })?;
+        set(&mut recipe.output_head_bytes, raw.output_head_bytes, |f| {
+            self.size(f, 0..=16 << 20, &at("output_head_bytes"))
+        })?;
+        set(&mut recipe.output_tail_bytes, raw.output_tail_bytes, |f| {
+            self.size(f, 0..=16 << 20, &at("output_tail_bytes"))
+        })?;
+        set(&mut recipe.allow_tasks, raw.allow_tasks, |f| {
+            self.boolean(f, &at("allow_tasks"))
+        })?;
+        set(&mut recipe.cache, raw.cache, |f| {
+            self.boolean(f, &at("cache"))
+        })?;
         Ok(recipe)
     }
 
-    fn executor(&self, value: &Value<'_>) -> Result<Option<ExternalExecutor>, ConfigError> {
-        let entries = self.table("executor", value, EXECUTOR_KEYS)?;
-        let mut kind = None;
+    fn executor(&self, raw: Spanned<RawExecutor>) -> Result<Option<ExternalExecutor>, ConfigError> {
+        let span = raw.span();
+        let raw = raw.into_inner();
+        let at = |key: &str| format!("[executor]: {key}");
+        let kind = raw
+            .kind
+            .map(|f| self.take(f, "a string", &at("kind")))
+            .transpose()?;
         let mut argv = Vec::new();
-        let mut model = None;
+        set(&mut argv, raw.argv, |f| {
+            Ok(plain(self.strings(f, &at("argv"))?.1))
+        })?;
+        let model = raw
+            .model
+            .map(|f| self.string(f, &at("model"), |_| true, ""))
+            .transpose()?;
         let mut timeout_secs = 1800;
+        set(&mut timeout_secs, raw.timeout_secs, |f| {
+            self.integer(f, 1..=86_400, &at("timeout_secs"))
+        })?;
         let mut recipe_mcp = true;
-        for &(key, value) in &entries {
-            let at = |what: &str| format!("[executor]: {key}: {what}");
-            let at = &at;
-            match key {
-                "kind" => kind = Some((self.string(value, at)?, value.span())),
-                "argv" => argv = self.strings(value, at)?,
-                "model" => model = Some(self.string(value, at)?),
-                "timeout_secs" => timeout_secs = self.integer(value, 1..=86_400, at)?,
-                "recipe_mcp" => recipe_mcp = self.boolean(value, at)?,
-                _ => unreachable!("keys are checked against EXECUTOR_KEYS"),
-            }
-        }
-        let Some((kind, kind_span)) = kind else {
-            return Err(self.error(value.span(), "[executor]: `kind` is required".into()));
+        set(&mut recipe_mcp, raw.recipe_mcp, |f| {
+            self.boolean(f, &at("recipe_mcp"))
+        })?;
+        let Some(kind) = kind else {
+            return Err(self.error(span, "[executor]", "`kind` is required"));
         };
-        let kind = match kind.as_str() {
+        let kind_span = kind.span();
+        let kind = match kind.get_ref().as_str() {
             "native" => return Ok(None),
             "claude" => ExecutorKind::Claude,
             "codex" => ExecutorKind::Codex,
@@ -492,15 +788,13 @@ impl Reader<'_> {
             other => {
                 return Err(self.error(
                     kind_span,
-                    format!("[executor]: kind = \"{other}\" (native, claude, codex or command)"),
+                    "[executor]",
+                    format_args!("kind = \"{other}\" (native, claude, codex or command)"),
                 ));
             }
         };
         if kind == ExecutorKind::Command && argv.first().is_none_or(String::is_empty) {
-            return Err(self.error(
-                kind_span,
-                "[executor]: kind = \"command\" needs `argv`".into(),
-            ));
+            return Err(self.error(kind_span, "[executor]", "kind = \"command\" needs `argv`"));
         }
         Ok(Some(ExternalExecutor {
             kind,
@@ -511,254 +805,139 @@ impl Reader<'_> {
         }))
     }
 
-    fn commands(&self, value: &Value<'_>) -> Result<CommandsConfig, ConfigError> {
+    fn commands(&self, raw: RawCommands) -> Result<CommandsConfig, ConfigError> {
         let mut commands = CommandsConfig::default();
-        for (key, value) in self.table("commands", value, COMMANDS_KEYS)? {
-            let DeValue::Array(items) = value.get_ref() else {
-                return Err(self.type_error(value, "an array of commands", |w| {
-                    format!("[commands] {key}: {w}")
-                }));
-            };
-            for (i, item) in items.iter().enumerate() {
-                let at = |what: &str| format!("[commands] {key}[{i}]: {what}");
-                let argv = self.strings(item, &at)?;
-                if argv.first().is_none_or(String::is_empty) {
-                    return Err(
-                        self.error(item.span(), at("a command needs at least a program name"))
-                    );
-                }
-                commands.allow.push(argv);
+        let Some(allow) = raw.allow else {
+            return Ok(commands);
+        };
+        let items = self.take(allow, "an array of commands", "[commands] allow")?;
+        for (i, item) in items.into_inner().into_iter().enumerate() {
+            let at = format!("[commands] allow[{i}]");
+            let (span, argv) = self.strings(item, &at)?;
+            let argv = plain(argv);
+            if argv.first().is_none_or(String::is_empty) {
+                return Err(self.error(span, &at, "a command needs at least a program name"));
             }
+            commands.allow.push(argv);
         }
         Ok(commands)
     }
 
-    fn wording(&self, value: &Value<'_>) -> Result<Wording, ConfigError> {
+    fn wording(&self, raw: RawWording) -> Result<Wording, ConfigError> {
         let mut wording = Wording::default();
-        for (key, value) in self.table("wording", value, WORDING_KEYS)? {
-            let at = |what: &str| format!("[wording] {key}: {what}");
-            let text = self.string(value, &at)?;
-            if text.trim().is_empty() || text.contains(['\n', '\r']) {
-                return Err(self.error(value.span(), at("must be one non-empty line")));
-            }
-            let slot = match key {
-                "product" => &mut wording.product,
-                "unit" => &mut wording.unit,
-                "intent_file" => &mut wording.intent_file,
-                "story" => &mut wording.story,
-                "plan" => &mut wording.plan,
-                "constitution" => &mut wording.constitution,
-                _ => unreachable!("keys are checked against WORDING_KEYS"),
-            };
-            *slot = text;
+        let fields = [
+            ("product", raw.product, &mut wording.product),
+            ("unit", raw.unit, &mut wording.unit),
+            ("intent_file", raw.intent_file, &mut wording.intent_file),
+            ("story", raw.story, &mut wording.story),
+            ("plan", raw.plan, &mut wording.plan),
+            ("constitution", raw.constitution, &mut wording.constitution),
+        ];
+        for (key, field, slot) in fields {
+            set(slot, field, |f| {
+                let one_line = |text: &str| !text.trim().is_empty() && !text.contains(['\n', '\r']);
+                self.string(
+                    f,
+                    &format!("[wording] {key}"),
+                    one_line,
+                    "must be one non-empty line",
+                )
+            })?;
         }
         Ok(wording)
     }
 
-    fn attempt(&self, value: &Value<'_>) -> Result<AttemptConfig, ConfigError> {
+    fn attempt(&self, raw: RawAttempt) -> Result<AttemptConfig, ConfigError> {
         let mut attempt = AttemptConfig::default();
-        for (key, value) in self.table("attempt", value, ATTEMPT_KEYS)? {
-            let at = |what: &str| format!("[attempt] {key}: {what}");
-            match key {
-                "checks" => {
-                    let ops = self.strings(value, &at)?;
-                    if ops.iter().any(|op| op.trim().is_empty()) {
-                        return Err(self.error(value.span(), at("an op cannot be empty")));
-                    }
-                    attempt.checks = Some(ops);
-                }
-                "max_attempts" => {
-                    let n = self.integer(value, 1..=20, &at)?;
-                    attempt.max_attempts = u32::try_from(n).unwrap_or(20);
-                }
-                "protected" | "tests" => {
-                    let globs = self.strings(value, &at)?;
-                    if let Some(bad) = globs.iter().find_map(|g| check_glob(g).err()) {
-                        return Err(self.error(value.span(), at(&bad)));
-                    }
-                    if key == "protected" {
-                        attempt.protected = globs;
-                    } else {
-                        attempt.tests = globs;
-                    }
-                }
-                "branch" => {
-                    let branch = self.string(value, &at)?;
-                    if !branch.contains("{task}") {
-                        return Err(self.error(
-                            value.span(),
-                            at("must hold `{task}`, so that each task has its own branch"),
-                        ));
-                    }
-                    attempt.branch = branch;
-                }
-                "tasks_file" => {
-                    let file = self.string(value, &at)?;
-                    if file.trim().is_empty()
-                        || Path::new(&file).is_absolute()
-                        || file.contains("..")
-                    {
-                        return Err(self.error(
-                            value.span(),
-                            at("must be a relative path inside the project"),
-                        ));
-                    }
-                    attempt.tasks_file = file;
-                }
-                "reject_gaming" => attempt.reject_gaming = self.boolean(value, &at)?,
-                "allow_unisolated_withheld" => {
-                    attempt.allow_unisolated_withheld = self.boolean(value, &at)?;
-                }
-                "test_edits" => {
-                    attempt.test_edits = match self.string(value, &at)?.as_str() {
-                        "frozen" => TestEdits::Frozen,
-                        "audit" => TestEdits::Audit,
-                        _ => {
-                            return Err(
-                                self.error(value.span(), at("must be \"frozen\" or \"audit\""))
-                            );
-                        }
-                    };
-                }
-                "writable" => {
-                    let paths = self.strings(value, &at)?;
-                    if let Some(bad) = paths
-                        .iter()
-                        .find(|p| !(p.starts_with('/') || p.starts_with("~/")))
-                    {
-                        return Err(self.error(
-                            value.span(),
-                            at(&format!(
-                                "`{bad}` must be an absolute path or start with `~/`"
-                            )),
-                        ));
-                    }
-                    attempt.writable = paths;
-                }
-                "setup" => {
-                    let commands = self.strings(value, &at)?;
-                    if commands.iter().any(|c| c.trim().is_empty()) {
-                        return Err(self.error(value.span(), at("a command cannot be empty")));
-                    }
-                    attempt.setup = commands;
-                }
-                _ => unreachable!("keys are checked against ATTEMPT_KEYS"),
-            }
+        let at = |key: &str| format!("[attempt] {key}");
+        let blank = |why: &str| {
+            let why = why.to_owned();
+            move |item: &str| item.trim().is_empty().then(|| why.clone())
+        };
+        if let Some(f) = raw.checks {
+            attempt.checks = Some(self.list(f, &at("checks"), blank("an op cannot be empty"))?);
         }
+        set(&mut attempt.max_attempts, raw.max_attempts, |f| {
+            let n = self.integer(f, 1..=20, &at("max_attempts"))?;
+            Ok(u32::try_from(n).unwrap_or(20))
+        })?;
+        set(&mut attempt.protected, raw.protected, |f| {
+            self.list(f, &at("protected"), |glob| check_glob(glob).err())
+        })?;
+        set(&mut attempt.tests, raw.tests, |f| {
+            self.list(f, &at("tests"), |glob| check_glob(glob).err())
+        })?;
+        set(&mut attempt.branch, raw.branch, |f| {
+            let why = "must hold `{task}`, so that each task has its own branch";
+            self.string(f, &at("branch"), |branch| branch.contains("{task}"), why)
+        })?;
+        set(&mut attempt.tasks_file, raw.tasks_file, |f| {
+            let inside = |file: &str| {
+                !(file.trim().is_empty() || Path::new(file).is_absolute() || file.contains(".."))
+            };
+            let why = "must be a relative path inside the project";
+            self.string(f, &at("tasks_file"), inside, why)
+        })?;
+        set(&mut attempt.reject_gaming, raw.reject_gaming, |f| {
+            self.boolean(f, &at("reject_gaming"))
+        })?;
+        set(
+            &mut attempt.allow_unisolated_withheld,
+            raw.allow_unisolated_withheld,
+            |f| self.boolean(f, &at("allow_unisolated_withheld")),
+        )?;
+        set(&mut attempt.test_edits, raw.test_edits, |f| {
+            let known = |edits: &str| matches!(edits, "frozen" | "audit");
+            let why = "must be \"frozen\" or \"audit\"";
+            let edits = self.string(f, &at("test_edits"), known, why)?;
+            Ok(if edits == "audit" {
+                TestEdits::Audit
+            } else {
+                TestEdits::Frozen
+            })
+        })?;
+        set(&mut attempt.writable, raw.writable, |f| {
+            self.list(f, &at("writable"), |path| {
+                let ok = path.starts_with('/') || path.starts_with("~/");
+                (!ok).then(|| format!("`{path}` must be an absolute path or start with `~/`"))
+            })
+        })?;
+        set(&mut attempt.setup, raw.setup, |f| {
+            self.list(f, &at("setup"), blank("a command cannot be empty"))
+        })?;
         Ok(attempt)
     }
 
     fn runner_ids(
         &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
+        field: Spanned<Got<Strings>>,
+        at: &str,
     ) -> Result<Vec<String>, ConfigError> {
-        let ids = self.strings(value, at)?;
-        let DeValue::Array(items) = value.get_ref() else {
-            unreachable!("strings() accepted an array")
-        };
-        for (i, (id, item)) in ids.iter().zip(items.iter()).enumerate() {
-            if ids[..i].contains(id) {
-                return Err(self.error(item.span(), at(&format!("runner `{id}` is listed twice"))));
-            }
-            if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
+        let (_, ids) = self.strings(field, at)?;
+        for (i, id) in ids.iter().enumerate() {
+            let id_str = id.get_ref().as_str();
+            if ids[..i]
+                .iter()
+                .any(|earlier| earlier.get_ref() == id.get_ref())
+            {
                 return Err(self.error(
-                    item.span(),
-                    at(&format!(
-                        "unknown runner `{id}` (known: {})",
+                    id.span(),
+                    at,
+                    format_args!("runner `{id_str}` is listed twice"),
+                ));
+            }
+            if !speccoder_runners::RUNNER_IDS.contains(&id_str) {
+                return Err(self.error(
+                    id.span(),
+                    at,
+                    format_args!(
+                        "unknown runner `{id_str}` (known: {})",
                         speccoder_runners::RUNNER_IDS.join(", ")
-                    )),
+                    ),
                 ));
             }
         }
-        Ok(ids)
-    }
-
-    fn type_error(
-        &self,
-        value: &Value<'_>,
-        expected: &str,
-        at: impl Fn(&str) -> String,
-    ) -> ConfigError {
-        self.error(
-            value.span(),
-            at(&format!(
-                "expected {expected}, found {}",
-                value.get_ref().type_str()
-            )),
-        )
-    }
-
-    fn boolean(&self, value: &Value<'_>, at: &dyn Fn(&str) -> String) -> Result<bool, ConfigError> {
-        value
-            .get_ref()
-            .as_bool()
-            .ok_or_else(|| self.type_error(value, "true or false", at))
-    }
-
-    fn string(
-        &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<String, ConfigError> {
-        value
-            .get_ref()
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| self.type_error(value, "a string", at))
-    }
-
-    fn strings(
-        &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<Vec<String>, ConfigError> {
-        let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.type_error(value, "an array of strings", at));
-        };
-        items
-            .iter()
-            .map(|item| {
-                item.get_ref()
-                    .as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| self.type_error(item, "an array of strings", at))
-            })
-            .collect()
-    }
-
-    fn integer(
-        &self,
-        value: &Value<'_>,
-        range: std::ops::RangeInclusive<u64>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<u64, ConfigError> {
-        let Some(int) = value.get_ref().as_integer() else {
-            return Err(self.type_error(value, "an integer", at));
-        };
-        let parsed = i128::from_str_radix(int.as_str(), int.radix()).ok();
-        match parsed.and_then(|n| u64::try_from(n).ok()) {
-            Some(n) if range.contains(&n) => Ok(n),
-            _ => Err(self.error(
-                value.span(),
-                at(&format!(
-                    "{} is out of range ({}..={})",
-                    &self.text[value.span()],
-                    range.start(),
-                    range.end()
-                )),
-            )),
-        }
-    }
-
-    fn size(
-        &self,
-        value: &Value<'_>,
-        range: std::ops::RangeInclusive<u64>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<usize, ConfigError> {
-        let n = self.integer(value, range, at)?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+        Ok(plain(ids))
     }
 }
 
