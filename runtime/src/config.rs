@@ -1100,6 +1100,28 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             error("recipe = 3\n"),
             "1:10: [recipe]: expected a table, found integer"
         );
+        // serde would read a struct from an array of its fields in order; a table it must be.
+        assert_eq!(
+            error("recipe = [false, [\"make\"], 1, 1, 1, 1, 1, true, true]\n"),
+            "1:10: [recipe]: expected a table, found array"
+        );
+        assert_eq!(
+            error("[[executor]]\nkind = \"claude\"\n"),
+            "1:1: [executor]: expected a table, found array"
+        );
+        // toml hands a datetime to serde as a map: it is still named a datetime.
+        assert_eq!(
+            error("recipe = 1979-05-27\n"),
+            "1:10: [recipe]: expected a table, found datetime"
+        );
+        assert_eq!(
+            error("[recipe]\nenabled = 1979-05-27\n"),
+            "2:11: [recipe] enabled: expected true or false, found datetime"
+        );
+        assert_eq!(
+            error("[commands]\nallow = [1]\n"),
+            "2:10: [commands] allow[0]: expected an array of strings, found integer"
+        );
     }
 
     #[test]
