@@ -1,17 +1,15 @@
 //! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]` and `[attempt]`
 //! tables.
 //!
-//! serde reads the file (`deny_unknown_fields`), each value in a [`Spanned`] so that the
-//! checks after it, and the errors serde itself raises, name the file, line, column and key.
+//! serde reads the file into these structs (`deny_unknown_fields`); the checks of values
+//! run as they are read, so toml gives every error the span of its value, and `located`
+//! turns that span into the line, column and `[table] key`.
 
-use std::fmt;
-use std::marker::PhantomData;
-use std::ops::{Range, RangeInclusive};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -19,9 +17,11 @@ use toml::de::{DeTable, DeValue};
 pub const CONFIG_FILE: &str = "speccoder.toml";
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The file it was read from, when there was one.
+    #[serde(skip)]
     pub source: Option<PathBuf>,
     /// `[recipe]`: task runners and running tasks.
     pub recipe: RecipeConfig,
@@ -36,19 +36,26 @@ pub struct Config {
 }
 
 /// `[attempt]`: checks, retries, what the agent may not change, and where a pass goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AttemptConfig {
     /// Recipe ops that must all pass; `None` means the `test` task when one resolves.
+    #[serde(deserialize_with = "ops")]
     pub checks: Option<Vec<String>>,
     /// Attempts before giving up (1..=20).
+    #[serde(deserialize_with = "ranged::<_, _, 1, 20>")]
     pub max_attempts: u32,
     /// Globs of paths whose change rejects an attempt.
+    #[serde(deserialize_with = "globs")]
     pub protected: Vec<String>,
     /// Globs of test files (their deletion or weakening rejects an attempt).
+    #[serde(deserialize_with = "globs")]
     pub tests: Vec<String>,
     /// The branch a passing attempt is committed on; `{task}` is the task id.
+    #[serde(deserialize_with = "branch")]
     pub branch: String,
     /// The file whose checkbox line for the task is ticked on pass.
+    #[serde(deserialize_with = "tasks_file")]
     pub tasks_file: String,
     /// Whether a gaming warning rejects the attempt.
     pub reject_gaming: bool,
@@ -58,9 +65,11 @@ pub struct AttemptConfig {
     pub test_edits: TestEdits,
     /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
     /// home folder); missing entries are left out.
+    #[serde(deserialize_with = "writable")]
     pub writable: Vec<String>,
     /// Shell commands run in a tree of the base before the baseline and the checks (`npm
     /// ci`, say); the files they make are carried into every check tree.
+    #[serde(deserialize_with = "setup")]
     pub setup: Vec<String>,
 }
 
@@ -129,19 +138,26 @@ impl Default for AttemptConfig {
 }
 
 /// `[wording]`: how the agent prompt names the project's format. Every key is optional.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Wording {
     /// What the project format is called (`speccoder`).
+    #[serde(deserialize_with = "one_line")]
     pub product: String,
     /// What a task belongs to (`feature`).
+    #[serde(deserialize_with = "one_line")]
     pub unit: String,
     /// The file holding the intent, which the agent must not edit (`spec.md`).
+    #[serde(deserialize_with = "one_line")]
     pub intent_file: String,
     /// Heading of the story section.
+    #[serde(deserialize_with = "one_line")]
     pub story: String,
     /// Heading of the plan section.
+    #[serde(deserialize_with = "one_line")]
     pub plan: String,
     /// Heading of the constitution section.
+    #[serde(deserialize_with = "one_line")]
     pub constitution: String,
 }
 
@@ -159,21 +175,28 @@ impl Default for Wording {
 }
 
 /// `[recipe]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RecipeConfig {
     /// Whether the recipe tool exists at all.
     pub enabled: bool,
     /// Runner ids to probe, in this order.
     pub runners: Vec<String>,
-    /// Default deadline of a task run, in seconds (1..=3600).
+    /// Default deadline of a task run, in seconds (1..=3600; out of range is clamped when
+    /// the task runs, with a note, as `--timeout` is).
+    #[serde(deserialize_with = "ranged::<_, _, 0, { u64::MAX }>")]
     pub timeout_secs: u64,
     /// Deadline of each detection probe, in seconds.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 600>")]
     pub probe_timeout_secs: u64,
     /// Tasks per runner shown in the prompt.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 10_000>")]
     pub task_limit: usize,
     /// Bytes kept from the start of a long output.
+    #[serde(deserialize_with = "ranged::<_, _, 0, { 16 << 20 }>")]
     pub output_head_bytes: usize,
     /// Bytes kept from the end of a long output.
+    #[serde(deserialize_with = "ranged::<_, _, 0, { 16 << 20 }>")]
     pub output_tail_bytes: usize,
     /// Whether detected tasks become agent allowances.
     pub allow_tasks: bool,
@@ -224,23 +247,28 @@ impl ExecutorKind {
 }
 
 /// `[executor]` when it names an external agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExternalExecutor {
     /// Which agent.
     pub kind: ExecutorKind,
     /// The program and its arguments (kind `command` only).
+    #[serde(default)]
     pub argv: Vec<String>,
     /// The model to ask for.
     pub model: Option<String>,
     /// Deadline of one attempt, in seconds.
+    #[serde(default = "half_hour", deserialize_with = "ranged::<_, _, 1, 86_400>")]
     pub timeout_secs: u64,
     /// Whether the agent reaches the recipe tool through `speccoder mcp` (when the recipe
     /// tool is enabled).
+    #[serde(default = "yes")]
     pub recipe_mcp: bool,
 }
 
 /// `[commands]`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CommandsConfig {
     /// Exact commands the agent may run, each an argv.
     pub allow: Vec<Vec<String>>,
@@ -307,44 +335,81 @@ impl Config {
     /// Parses the text of a configuration file.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let doc = DeTable::parse(text).map_err(|err| {
-            let (line, column) = err
-                .span()
-                .map_or((0, 0), |span| line_column(text, span.start));
-            ConfigError {
-                file: None,
-                line,
-                column,
-                message: format!("invalid TOML: {}", err.message().trim_end()),
-            }
+            let message = format!("invalid TOML: {}", err.message().trim_end());
+            error(text, err.span(), message)
         })?;
-        let check = Check { text };
-        let raw = RawConfig::deserialize(toml::de::Deserializer::from(doc.clone()))
-            .map_err(|err| check.serde_error(doc.get_ref(), &err))?;
-        let mut config = Self::default();
-        if let Some(recipe) = check.table(raw.recipe, "recipe")? {
-            config.recipe = check.recipe(recipe.into_inner())?;
+        let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
+        let doc = doc.get_ref();
+        // serde also reads a struct from an array of its fields, and toml hands it a datetime
+        // as a map: the first table that is not one is the error, unless serde's comes first
+        // (an unknown table is serde's, at its name).
+        let first = read.as_ref().err().and_then(toml::de::Error::span);
+        let first = first.map_or(usize::MAX, |span| span.start);
+        let misshaped = doc.iter().find(|(_, value)| !value.get_ref().is_table());
+        if let Some((name, value)) = misshaped
+            .filter(|(name, value)| name.span().start < first || value.span().contains(&first))
+        {
+            let found = value.get_ref().type_str();
+            let message = format!("[{}]: expected a table, found {found}", name.get_ref());
+            return Err(error(text, Some(value.span()), message));
         }
-        if let Some(executor) = check.table(raw.executor, "executor")? {
-            config.executor = check.executor(executor)?;
+        read.map_err(|err| located(text, doc, &err))?
+            .checked(text, doc)
+    }
+
+    /// The checks that need two keys, or a place inside an array.
+    fn checked(mut self, text: &str, doc: &DeTable<'_>) -> Result<Self, ConfigError> {
+        let value = |table: &str, key: &str| doc.get(table)?.get_ref().get(key);
+        let at = |table: &str, key: &str, item: Option<usize>, message: String| {
+            let value = value(table, key);
+            let value = item.map_or(value, |i| value?.get_ref().get(i));
+            error(text, value.map(Spanned::span), message)
+        };
+        let runners = &self.recipe.runners;
+        for (i, id) in runners.iter().enumerate() {
+            let why = if runners[..i].contains(id) {
+                format!("runner `{id}` is listed twice")
+            } else if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
+                let known = speccoder_runners::RUNNER_IDS.join(", ");
+                format!("unknown runner `{id}` (known: {known})")
+            } else {
+                continue;
+            };
+            let message = format!("[recipe] runners: {why}");
+            return Err(at("recipe", "runners", Some(i), message));
         }
-        if let Some(commands) = check.table(raw.commands, "commands")? {
-            config.commands = check.commands(commands.into_inner())?;
+        let allow = &self.commands.allow;
+        if let Some(i) = allow
+            .iter()
+            .position(|argv| argv.first().is_none_or(String::is_empty))
+        {
+            let message = format!("[commands] allow[{i}]: a command needs at least a program name");
+            return Err(at("commands", "allow", Some(i), message));
         }
-        if let Some(wording) = check.table(raw.wording, "wording")? {
-            config.wording = check.wording(wording.into_inner())?;
+        // `native` names no external agent; it was read as another kind to check the rest.
+        if value("executor", "kind").and_then(|kind| kind.get_ref().as_str()) == Some("native") {
+            self.executor = None;
         }
-        if let Some(attempt) = check.table(raw.attempt, "attempt")? {
-            config.attempt = check.attempt(attempt.into_inner())?;
+        if let Some(executor) = &self.executor
+            && executor.kind == ExecutorKind::Command
+            && executor.argv.first().is_none_or(String::is_empty)
+        {
+            let message = "[executor]: kind = \"command\" needs `argv`".to_owned();
+            return Err(at("executor", "kind", None, message));
         }
-        Ok(config)
+        Ok(self)
     }
 }
 
-/// Whether `glob` compiles, with the glob crate's reason when it does not.
-fn check_glob(glob: &str) -> Result<(), String> {
-    globset::Glob::new(glob)
-        .map(drop)
-        .map_err(|err| format!("`{glob}` is not a valid glob: {}", err.kind()))
+/// A located error: the line and column of the start of `span`.
+fn error(text: &str, span: Option<Range<usize>>, message: String) -> ConfigError {
+    let (line, column) = span.map_or((0, 0), |span| line_column(text, span.start));
+    ConfigError {
+        file: None,
+        line,
+        column,
+        message,
+    }
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
@@ -355,590 +420,205 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// A key's value and where it is, when the key is there.
-type Field<T> = Option<Spanned<Got<T>>>;
-/// An array of strings, each with where it is.
-type Strings = Vec<Spanned<Got<String>>>;
-
-// The file as serde reads it: the keys (in the order the unknown-key errors list them),
-// with each value's span for the checks below.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    recipe: Field<RawRecipe>,
-    executor: Field<RawExecutor>,
-    commands: Field<RawCommands>,
-    wording: Field<RawWording>,
-    attempt: Field<RawAttempt>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawRecipe {
-    enabled: Field<bool>,
-    runners: Field<Strings>,
-    timeout_secs: Field<i128>,
-    probe_timeout_secs: Field<i128>,
-    task_limit: Field<i128>,
-    output_head_bytes: Field<i128>,
-    output_tail_bytes: Field<i128>,
-    allow_tasks: Field<bool>,
-    cache: Field<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExecutor {
-    kind: Field<String>,
-    argv: Field<Strings>,
-    model: Field<String>,
-    timeout_secs: Field<i128>,
-    recipe_mcp: Field<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCommands {
-    allow: Field<Vec<Spanned<Got<Strings>>>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawWording {
-    product: Field<String>,
-    unit: Field<String>,
-    intent_file: Field<String>,
-    story: Field<String>,
-    plan: Field<String>,
-    constitution: Field<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAttempt {
-    checks: Field<Strings>,
-    max_attempts: Field<i128>,
-    protected: Field<Strings>,
-    tests: Field<Strings>,
-    branch: Field<String>,
-    tasks_file: Field<String>,
-    reject_gaming: Field<bool>,
-    allow_unisolated_withheld: Field<bool>,
-    test_edits: Field<String>,
-    writable: Field<Strings>,
-    setup: Field<Strings>,
-}
-
-/// A value of the TOML type a key wants, or the name of the type it holds instead: the
-/// checks word that error themselves, as serde's words would name Rust types.
-enum Got<T> {
-    Value(T),
-    Found(&'static str),
-}
-
-/// The TOML type a value is read from, named as `DeValue::type_str` names it.
-trait Kind {
-    const KIND: &'static str;
-}
-
-macro_rules! kind {
-    ($kind:literal: $($ty:ty),*) => {
-        $(impl Kind for $ty {
-            const KIND: &'static str = $kind;
-        })*
-    };
-}
-kind!("boolean": bool);
-kind!("integer": i128);
-kind!("string": String);
-kind!("array": Strings, Vec<Spanned<Got<Strings>>>);
-kind!("table": RawRecipe, RawExecutor, RawCommands, RawWording, RawAttempt);
-
-impl<'de, T: Deserialize<'de> + Kind> Deserialize<'de> for Got<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(GotVisitor(PhantomData))
-    }
-}
-
-struct GotVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de> + Kind> GotVisitor<T> {
-    fn read<D: Deserializer<'de>>(found: &'static str, value: D) -> Result<Got<T>, D::Error> {
-        if found == T::KIND {
-            T::deserialize(value).map(Got::Value)
-        } else {
-            Ok(Got::Found(found))
+/// A serde error, located: toml gives it the span of the key or value it is about, and the
+/// `[table] key` is the one whose key or value holds that span.
+fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError {
+    let span = err.span();
+    let start = span.as_ref().map_or(0, |span| span.start);
+    let mut message = err.message().to_owned();
+    // serde says "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
+    let known = message
+        .strip_prefix("unknown field ")
+        .and_then(|rest| rest.split_once("expected "))
+        .map(|(_, known)| known.trim_start_matches("one of ").replace('`', ""));
+    'find: for (name_key, table) in doc {
+        let name = name_key.get_ref();
+        if let Some(known) = known.as_ref().filter(|_| Some(name_key.span()) == span) {
+            message = format!("{name}: unknown table (known: {known})");
+            break;
         }
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Kind> Visitor<'de> for GotVisitor<T> {
-    type Value = Got<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a TOML value")
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Got<T>, E> {
-        Self::read("boolean", v.into_deserializer())
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Got<T>, E> {
-        Self::read("integer", i128::from(v).into_deserializer())
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Got<T>, E> {
-        Self::read("integer", i128::from(v).into_deserializer())
-    }
-
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Got<T>, E> {
-        Self::read("integer", v.into_deserializer())
-    }
-
-    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Got<T>, E> {
-        // Out of every range the checks allow either way.
-        Self::read(
-            "integer",
-            i128::try_from(v).unwrap_or(i128::MAX).into_deserializer(),
-        )
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Got<T>, E> {
-        Ok(Got::Found("float"))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Got<T>, E> {
-        Self::read("string", v.into_deserializer())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Got<T>, A::Error> {
-        Self::read("array", SeqAccessDeserializer::new(seq))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Got<T>, A::Error> {
-        if T::KIND == "table" {
-            return Self::read("table", MapAccessDeserializer::new(map));
-        }
-        // toml hands a datetime over as a map of one private key.
-        let datetime = toml::value::Datetime::deserialize(MapAccessDeserializer::new(map));
-        Ok(Got::Found(if datetime.is_ok() {
-            "datetime"
-        } else {
-            "table"
-        }))
-    }
-}
-
-/// Sets `slot` from the key's value, when the key is there.
-fn set<T, U>(
-    slot: &mut U,
-    field: Option<T>,
-    read: impl FnOnce(T) -> Result<U, ConfigError>,
-) -> Result<(), ConfigError> {
-    if let Some(field) = field {
-        *slot = read(field)?;
-    }
-    Ok(())
-}
-
-fn plain(items: Vec<Spanned<String>>) -> Vec<String> {
-    items.into_iter().map(Spanned::into_inner).collect()
-}
-
-/// Turns what serde read into the configuration, each problem a located error.
-struct Check<'t> {
-    text: &'t str,
-}
-
-impl Check<'_> {
-    /// `at: what`, located at the start of `span`.
-    fn error(&self, span: Range<usize>, at: &str, what: impl fmt::Display) -> ConfigError {
-        let (line, column) = line_column(self.text, span.start);
-        ConfigError {
-            file: None,
-            line,
-            column,
-            message: format!("{at}: {what}"),
-        }
-    }
-
-    /// An error from serde (an unknown key or table, or a value toml could not hold), worded
-    /// as the checks word theirs: the `[table] key` is the one whose span holds the error's.
-    fn serde_error(&self, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError {
-        let span = err.span().unwrap_or(0..0);
-        let message = err.message();
-        // serde says "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
-        let known = message.strip_prefix("unknown field ").map(|rest| {
-            let known = rest.split_once("expected ").map_or("", |(_, known)| known);
-            known.trim_start_matches("one of ").replace('`', "")
-        });
-        for (name_key, value) in doc {
-            let name: &str = name_key.get_ref().as_ref();
-            if let Some(known) = known.as_ref().filter(|_| name_key.span() == span) {
-                return self.error(span, name, format_args!("unknown table (known: {known})"));
+        if Some(table.span()) == span {
+            if let Some(field) = message.strip_prefix("missing field ") {
+                message = format!("[{name}]: {field} is required");
             }
-            if value.span() == span {
-                // A datetime where a table should be reaches serde as a map.
-                let found = value.get_ref().type_str();
-                return self.error(
-                    span,
-                    &format!("[{name}]"),
-                    format_args!("expected a table, found {found}"),
-                );
+            break;
+        }
+        for (key, value) in table.get_ref().as_table().into_iter().flatten() {
+            if let Some(known) = known.as_ref().filter(|_| Some(key.span()) == span) {
+                message = format!("[{name}] {}: unknown key (known: {known})", key.get_ref());
+                break 'find;
             }
-            let DeValue::Table(table) = value.get_ref() else {
+            if !value.span().contains(&start) {
                 continue;
-            };
-            for (key, value) in table {
-                let at = format!("[{name}] {}", key.get_ref());
-                match &known {
-                    Some(known) if key.span() == span => {
-                        return self.error(span, &at, format_args!("unknown key (known: {known})"));
-                    }
-                    _ if value.span().contains(&span.start) => {
-                        return self.error(span, &at, message);
-                    }
-                    _ => {}
-                }
             }
-        }
-        let (line, column) = line_column(self.text, span.start);
-        ConfigError {
-            file: None,
-            line,
-            column,
-            message: message.to_owned(),
-        }
-    }
-
-    /// The value, or an error saying what `at` wants and what it holds.
-    fn take<T>(
-        &self,
-        field: Spanned<Got<T>>,
-        wanted: &str,
-        at: &str,
-    ) -> Result<Spanned<T>, ConfigError> {
-        let span = field.span();
-        match field.into_inner() {
-            Got::Value(value) => Ok(Spanned::new(span, value)),
-            Got::Found(found) => {
-                Err(self.error(span, at, format_args!("expected {wanted}, found {found}")))
-            }
-        }
-    }
-
-    fn table<T>(&self, field: Field<T>, name: &str) -> Result<Option<Spanned<T>>, ConfigError> {
-        field
-            .map(|field| self.take(field, "a table", &format!("[{name}]")))
-            .transpose()
-    }
-
-    fn boolean(&self, field: Spanned<Got<bool>>, at: &str) -> Result<bool, ConfigError> {
-        self.take(field, "true or false", at)
-            .map(Spanned::into_inner)
-    }
-
-    /// The string, when `ok` holds for it, else an error saying `why`.
-    fn string(
-        &self,
-        field: Spanned<Got<String>>,
-        at: &str,
-        ok: impl Fn(&str) -> bool,
-        why: &str,
-    ) -> Result<String, ConfigError> {
-        let text = self.take(field, "a string", at)?;
-        if !ok(text.get_ref()) {
-            return Err(self.error(text.span(), at, why));
-        }
-        Ok(text.into_inner())
-    }
-
-    /// The strings, and the array's span.
-    fn strings(
-        &self,
-        field: Spanned<Got<Strings>>,
-        at: &str,
-    ) -> Result<(Range<usize>, Vec<Spanned<String>>), ConfigError> {
-        let array = self.take(field, "an array of strings", at)?;
-        let span = array.span();
-        let items = array
-            .into_inner()
-            .into_iter()
-            .map(|item| self.take(item, "an array of strings", at))
-            .collect::<Result<_, _>>()?;
-        Ok((span, items))
-    }
-
-    /// The strings, when `bad` finds nothing wrong with any, else the first thing it found.
-    fn list(
-        &self,
-        field: Spanned<Got<Strings>>,
-        at: &str,
-        bad: impl Fn(&str) -> Option<String>,
-    ) -> Result<Vec<String>, ConfigError> {
-        let (span, items) = self.strings(field, at)?;
-        let items = plain(items);
-        match items.iter().find_map(|item| bad(item)) {
-            Some(why) => Err(self.error(span, at, why)),
-            None => Ok(items),
-        }
-    }
-
-    fn integer(
-        &self,
-        field: Spanned<Got<i128>>,
-        range: RangeInclusive<u64>,
-        at: &str,
-    ) -> Result<u64, ConfigError> {
-        let int = self.take(field, "an integer", at)?;
-        match u64::try_from(*int.get_ref()) {
-            Ok(n) if range.contains(&n) => Ok(n),
-            _ => Err(self.error(
-                int.span(),
-                at,
-                format_args!(
-                    "{} is out of range ({}..={})",
-                    &self.text[int.span()],
-                    range.start(),
-                    range.end()
-                ),
-            )),
-        }
-    }
-
-    fn size(
-        &self,
-        field: Spanned<Got<i128>>,
-        range: RangeInclusive<u64>,
-        at: &str,
-    ) -> Result<usize, ConfigError> {
-        let n = self.integer(field, range, at)?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
-    }
-
-    fn recipe(&self, raw: RawRecipe) -> Result<RecipeConfig, ConfigError> {
-        let mut recipe = RecipeConfig::default();
-        let at = |key: &str| format!("[recipe] {key}");
-        set(&mut recipe.enabled, raw.enabled, |f| {
-            self.boolean(f, &at("enabled"))
-        })?;
-        set(&mut recipe.runners, raw.runners, |f| {
-            self.runner_ids(f, &at("runners"))
-        })?;
-        // Out of range is clamped when the task runs, with a note, as `--timeout` is.
-        set(&mut recipe.timeout_secs, raw.timeout_secs, |f| {
-            self.integer(f, 0..=u64::MAX, &at("timeout_secs"))
-        })?;
-        set(
-            &mut recipe.probe_timeout_secs,
-            raw.probe_timeout_secs,
-            |f| self.integer(f, 1..=600, &at("probe_timeout_secs")),
-        )?;
-        set(&mut recipe.task_limit, raw.task_limit, |f| {
-            self.size(f, 1..=10_000, &at("task_limit"))
-        })?;
-        set(&mut recipe.output_head_bytes, raw.output_head_bytes, |f| {
-            self.size(f, 0..=16 << 20, &at("output_head_bytes"))
-        })?;
-        set(&mut recipe.output_tail_bytes, raw.output_tail_bytes, |f| {
-            self.size(f, 0..=16 << 20, &at("output_tail_bytes"))
-        })?;
-        set(&mut recipe.allow_tasks, raw.allow_tasks, |f| {
-            self.boolean(f, &at("allow_tasks"))
-        })?;
-        set(&mut recipe.cache, raw.cache, |f| {
-            self.boolean(f, &at("cache"))
-        })?;
-        Ok(recipe)
-    }
-
-    fn executor(&self, raw: Spanned<RawExecutor>) -> Result<Option<ExternalExecutor>, ConfigError> {
-        let span = raw.span();
-        let raw = raw.into_inner();
-        let at = |key: &str| format!("[executor]: {key}");
-        let kind = raw
-            .kind
-            .map(|f| self.take(f, "a string", &at("kind")))
-            .transpose()?;
-        let mut argv = Vec::new();
-        set(&mut argv, raw.argv, |f| {
-            Ok(plain(self.strings(f, &at("argv"))?.1))
-        })?;
-        let model = raw
-            .model
-            .map(|f| self.string(f, &at("model"), |_| true, ""))
-            .transpose()?;
-        let mut timeout_secs = 1800;
-        set(&mut timeout_secs, raw.timeout_secs, |f| {
-            self.integer(f, 1..=86_400, &at("timeout_secs"))
-        })?;
-        let mut recipe_mcp = true;
-        set(&mut recipe_mcp, raw.recipe_mcp, |f| {
-            self.boolean(f, &at("recipe_mcp"))
-        })?;
-        let Some(kind) = kind else {
-            return Err(self.error(span, "[executor]", "`kind` is required"));
-        };
-        let kind_span = kind.span();
-        let kind = match kind.get_ref().as_str() {
-            "native" => return Ok(None),
-            "claude" => ExecutorKind::Claude,
-            "codex" => ExecutorKind::Codex,
-            "command" => ExecutorKind::Command,
-            other => {
-                return Err(self.error(
-                    kind_span,
-                    "[executor]",
-                    format_args!("kind = \"{other}\" (native, claude, codex or command)"),
-                ));
-            }
-        };
-        if kind == ExecutorKind::Command && argv.first().is_none_or(String::is_empty) {
-            return Err(self.error(kind_span, "[executor]", "kind = \"command\" needs `argv`"));
-        }
-        Ok(Some(ExternalExecutor {
-            kind,
-            argv,
-            model,
-            timeout_secs,
-            recipe_mcp,
-        }))
-    }
-
-    fn commands(&self, raw: RawCommands) -> Result<CommandsConfig, ConfigError> {
-        let mut commands = CommandsConfig::default();
-        let Some(allow) = raw.allow else {
-            return Ok(commands);
-        };
-        let items = self.take(allow, "an array of commands", "[commands] allow")?;
-        for (i, item) in items.into_inner().into_iter().enumerate() {
-            let at = format!("[commands] allow[{i}]");
-            let (span, argv) = self.strings(item, &at)?;
-            let argv = plain(argv);
-            if argv.first().is_none_or(String::is_empty) {
-                return Err(self.error(span, &at, "a command needs at least a program name"));
-            }
-            commands.allow.push(argv);
-        }
-        Ok(commands)
-    }
-
-    fn wording(&self, raw: RawWording) -> Result<Wording, ConfigError> {
-        let mut wording = Wording::default();
-        let fields = [
-            ("product", raw.product, &mut wording.product),
-            ("unit", raw.unit, &mut wording.unit),
-            ("intent_file", raw.intent_file, &mut wording.intent_file),
-            ("story", raw.story, &mut wording.story),
-            ("plan", raw.plan, &mut wording.plan),
-            ("constitution", raw.constitution, &mut wording.constitution),
-        ];
-        for (key, field, slot) in fields {
-            set(slot, field, |f| {
-                let one_line = |text: &str| !text.trim().is_empty() && !text.contains(['\n', '\r']);
-                self.string(
-                    f,
-                    &format!("[wording] {key}"),
-                    one_line,
-                    "must be one non-empty line",
-                )
-            })?;
-        }
-        Ok(wording)
-    }
-
-    fn attempt(&self, raw: RawAttempt) -> Result<AttemptConfig, ConfigError> {
-        let mut attempt = AttemptConfig::default();
-        let at = |key: &str| format!("[attempt] {key}");
-        let blank = |why: &str| {
-            let why = why.to_owned();
-            move |item: &str| item.trim().is_empty().then(|| why.clone())
-        };
-        if let Some(f) = raw.checks {
-            attempt.checks = Some(self.list(f, &at("checks"), blank("an op cannot be empty"))?);
-        }
-        set(&mut attempt.max_attempts, raw.max_attempts, |f| {
-            let n = self.integer(f, 1..=20, &at("max_attempts"))?;
-            Ok(u32::try_from(n).unwrap_or(20))
-        })?;
-        set(&mut attempt.protected, raw.protected, |f| {
-            self.list(f, &at("protected"), |glob| check_glob(glob).err())
-        })?;
-        set(&mut attempt.tests, raw.tests, |f| {
-            self.list(f, &at("tests"), |glob| check_glob(glob).err())
-        })?;
-        set(&mut attempt.branch, raw.branch, |f| {
-            let why = "must hold `{task}`, so that each task has its own branch";
-            self.string(f, &at("branch"), |branch| branch.contains("{task}"), why)
-        })?;
-        set(&mut attempt.tasks_file, raw.tasks_file, |f| {
-            let inside = |file: &str| {
-                !(file.trim().is_empty() || Path::new(file).is_absolute() || file.contains(".."))
-            };
-            let why = "must be a relative path inside the project";
-            self.string(f, &at("tasks_file"), inside, why)
-        })?;
-        set(&mut attempt.reject_gaming, raw.reject_gaming, |f| {
-            self.boolean(f, &at("reject_gaming"))
-        })?;
-        set(
-            &mut attempt.allow_unisolated_withheld,
-            raw.allow_unisolated_withheld,
-            |f| self.boolean(f, &at("allow_unisolated_withheld")),
-        )?;
-        set(&mut attempt.test_edits, raw.test_edits, |f| {
-            let known = |edits: &str| matches!(edits, "frozen" | "audit");
-            let why = "must be \"frozen\" or \"audit\"";
-            let edits = self.string(f, &at("test_edits"), known, why)?;
-            Ok(if edits == "audit" {
-                TestEdits::Audit
-            } else {
-                TestEdits::Frozen
-            })
-        })?;
-        set(&mut attempt.writable, raw.writable, |f| {
-            self.list(f, &at("writable"), |path| {
-                let ok = path.starts_with('/') || path.starts_with("~/");
-                (!ok).then(|| format!("`{path}` must be an absolute path or start with `~/`"))
-            })
-        })?;
-        set(&mut attempt.setup, raw.setup, |f| {
-            self.list(f, &at("setup"), blank("a command cannot be empty"))
-        })?;
-        Ok(attempt)
-    }
-
-    fn runner_ids(
-        &self,
-        field: Spanned<Got<Strings>>,
-        at: &str,
-    ) -> Result<Vec<String>, ConfigError> {
-        let (_, ids) = self.strings(field, at)?;
-        for (i, id) in ids.iter().enumerate() {
-            let id_str = id.get_ref().as_str();
-            if ids[..i]
-                .iter()
-                .any(|earlier| earlier.get_ref() == id.get_ref())
+            // An error inside one of a list of commands names it (`allow[0]`).
+            let mut key = key.get_ref().to_string();
+            if let Some(items) = value.get_ref().as_array()
+                && items.iter().any(|item| item.get_ref().is_array())
+                && let Some(i) = items.iter().position(|item| item.span().contains(&start))
             {
-                return Err(self.error(
-                    id.span(),
-                    at,
-                    format_args!("runner `{id_str}` is listed twice"),
-                ));
+                key = format!("{key}[{i}]");
             }
-            if !speccoder_runners::RUNNER_IDS.contains(&id_str) {
-                return Err(self.error(
-                    id.span(),
-                    at,
-                    format_args!(
-                        "unknown runner `{id_str}` (known: {})",
-                        speccoder_runners::RUNNER_IDS.join(", ")
-                    ),
-                ));
-            }
+            // serde says map for a table, and toml hands it a datetime as one.
+            let found = if holds_datetime(value, start) {
+                "datetime"
+            } else {
+                "table"
+            };
+            message = message.replacen("invalid type: map", &format!("invalid type: {found}"), 1);
+            message = if message.starts_with(&format!("{key} = ")) {
+                format!("[{name}]: {message}")
+            } else if name == "executor" {
+                format!("[executor]: {key}: {message}")
+            } else {
+                format!("[{name}] {key}: {message}")
+            };
+            break 'find;
         }
-        Ok(plain(ids))
     }
+    error(text, span, message)
+}
+
+/// Whether the value at `start` is a datetime, in `value` or in an array in it.
+fn holds_datetime(value: &Spanned<DeValue<'_>>, start: usize) -> bool {
+    match value.get_ref() {
+        DeValue::Datetime(_) => value.span().start == start,
+        DeValue::Array(items) => items.iter().any(|item| holds_datetime(item, start)),
+        _ => false,
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecutorKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            // `native` is no external agent: `Config::parse` drops the table once it is read.
+            "native" | "claude" => Ok(Self::Claude),
+            "codex" => Ok(Self::Codex),
+            "command" => Ok(Self::Command),
+            other => Err(de::Error::custom(format!(
+                "kind = \"{other}\" (native, claude, codex or command)"
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TestEdits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "frozen" => Ok(Self::Frozen),
+            "audit" => Ok(Self::Audit),
+            _ => Err(de::Error::custom("must be \"frozen\" or \"audit\"")),
+        }
+    }
+}
+
+// The checks of single values. An error they raise is located by toml at the key's value.
+
+/// `T`, unless `bad` finds something wrong with it.
+fn check<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+    bad: impl FnOnce(&T) -> Option<String>,
+) -> Result<T, D::Error> {
+    let value = T::deserialize(d)?;
+    bad(&value).map_or(Ok(value), |why| Err(de::Error::custom(why)))
+}
+
+/// An integer in `LO..=HI`.
+fn ranged<'de, D: Deserializer<'de>, T: TryFrom<u64>, const LO: u64, const HI: u64>(
+    d: D,
+) -> Result<T, D::Error> {
+    struct Integer;
+    impl de::Visitor<'_> for Integer {
+        type Value = i128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E>(self, n: i64) -> Result<i128, E> {
+            Ok(n.into())
+        }
+        fn visit_u64<E>(self, n: u64) -> Result<i128, E> {
+            Ok(n.into())
+        }
+        fn visit_i128<E>(self, n: i128) -> Result<i128, E> {
+            Ok(n)
+        }
+        fn visit_u128<E>(self, n: u128) -> Result<i128, E> {
+            Ok(n.try_into().unwrap_or(i128::MAX))
+        }
+    }
+    let n = d.deserialize_i64(Integer)?;
+    u64::try_from(n)
+        .ok()
+        .filter(|n| (LO..=HI).contains(n))
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| de::Error::custom(format!("{n} is out of range ({LO}..={HI})")))
+}
+
+fn one_line<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |text: &String| {
+        (text.trim().is_empty() || text.contains(['\n', '\r']))
+            .then(|| "must be one non-empty line".to_owned())
+    })
+}
+
+fn ops<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    check(d, |ops: &Vec<String>| {
+        ops.iter()
+            .any(|op| op.trim().is_empty())
+            .then(|| "an op cannot be empty".to_owned())
+    })
+    .map(Some)
+}
+
+fn globs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |globs: &Vec<String>| {
+        globs.iter().find_map(|glob| {
+            let err = globset::Glob::new(glob).err()?;
+            Some(format!("`{glob}` is not a valid glob: {}", err.kind()))
+        })
+    })
+}
+
+fn branch<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |branch: &String| {
+        (!branch.contains("{task}"))
+            .then(|| "must hold `{task}`, so that each task has its own branch".to_owned())
+    })
+}
+
+fn tasks_file<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |file: &String| {
+        (file.trim().is_empty() || Path::new(file).is_absolute() || file.contains(".."))
+            .then(|| "must be a relative path inside the project".to_owned())
+    })
+}
+
+fn writable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |paths: &Vec<String>| {
+        let bad = paths
+            .iter()
+            .find(|path| !(path.starts_with('/') || path.starts_with("~/")))?;
+        Some(format!(
+            "`{bad}` must be an absolute path or start with `~/`"
+        ))
+    })
+}
+
+fn setup<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |commands: &Vec<String>| {
+        commands
+            .iter()
+            .any(|command| command.trim().is_empty())
+            .then(|| "a command cannot be empty".to_owned())
+    })
+}
+
+fn half_hour() -> u64 {
+    1800
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[cfg(test)]
@@ -1057,7 +737,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
     fn wrong_types_and_ranges() {
         assert_eq!(
             error("[recipe]\ntimeout_secs = \"5\"\n"),
-            "2:16: [recipe] timeout_secs: expected an integer, found string"
+            "2:16: [recipe] timeout_secs: invalid type: string \"5\", expected an integer"
         );
         // Out of 1..=3600 is clamped when a task runs, with a note, like `--timeout`.
         assert_eq!(
@@ -1082,7 +762,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipe]\nenabled = 1\n"),
-            "2:11: [recipe] enabled: expected true or false, found integer"
+            "2:11: [recipe] enabled: invalid type: integer `1`, expected a boolean"
         );
         assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
@@ -1090,7 +770,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[commands]\nallow = [[\"cargo\", 1]]\n"),
-            "2:20: [commands] allow[0]: expected an array of strings, found integer"
+            "2:20: [commands] allow[0]: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error("[commands]\nallow = [[]]\n"),
@@ -1116,11 +796,11 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipe]\nenabled = 1979-05-27\n"),
-            "2:11: [recipe] enabled: expected true or false, found datetime"
+            "2:11: [recipe] enabled: invalid type: datetime, expected a boolean"
         );
         assert_eq!(
             error("[commands]\nallow = [1]\n"),
-            "2:10: [commands] allow[0]: expected an array of strings, found integer"
+            "2:10: [commands] allow: invalid type: integer `1`, expected a sequence"
         );
     }
 
@@ -1251,11 +931,11 @@ setup = ["npm ci"]
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\ntimeout_secs = \"long\"\n"),
-            "3:16: [executor]: timeout_secs: expected an integer, found string"
+            "3:16: [executor]: timeout_secs: invalid type: string \"long\", expected an integer"
         );
         assert_eq!(
             error("[executor]\nkind = 1\n"),
-            "2:8: [executor]: kind: expected a string, found integer"
+            "2:8: [executor]: kind: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error("[executor]\nmodel = \"x\"\n"),
