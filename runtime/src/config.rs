@@ -799,6 +799,15 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             "2:11: [recipe] enabled: invalid type: datetime, expected a boolean"
         );
         assert_eq!(
+            error("[wording]\nunit = {a = 1}\n"),
+            "2:8: [wording] unit: invalid type: table, expected a string"
+        );
+        // Not a table, but not one of the known ones either.
+        assert_eq!(
+            error("foo = 1\n"),
+            "1:1: foo: unknown table (known: recipe, executor, commands, wording, attempt)"
+        );
+        assert_eq!(
             error("[commands]\nallow = [1]\n"),
             "2:10: [commands] allow: invalid type: integer `1`, expected a sequence"
         );
@@ -871,6 +880,10 @@ setup = ["npm ci"]
              setup)"
         );
         assert_eq!(
+            error("[attempt]\nmax_attempts = 99999999999999999999999\n"),
+            "2:16: [attempt] max_attempts: 99999999999999999999999 is out of range (1..=20)"
+        );
+        assert_eq!(
             error("[attempt]\nmax_attempts = 0\n"),
             "2:16: [attempt] max_attempts: 0 is out of range (1..=20)"
         );
@@ -940,6 +953,15 @@ setup = ["npm ci"]
         assert_eq!(
             error("[executor]\nmodel = \"x\"\n"),
             "1:1: [executor]: `kind` is required"
+        );
+        assert_eq!(
+            error("executor = { model = \"x\" }\n"),
+            "1:12: [executor]: `kind` is required"
+        );
+        // `native` drops the table, but only after every key in it is checked.
+        assert_eq!(
+            error("[executor]\nkind = \"native\"\ntimeout_secs = 0\n"),
+            "3:16: [executor]: timeout_secs: 0 is out of range (1..=86400)"
         );
     }
 
