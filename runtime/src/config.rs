@@ -1,12 +1,15 @@
 //! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]` and `[attempt]`
 //! tables.
 //!
-//! The file is walked by hand over toml's spanned document rather than deserialised with
-//! serde, so every error can name the file, line, column and the key's path.
+//! serde reads the file into these structs (`deny_unknown_fields`); the checks of values
+//! run as they are read, so toml gives every error the span of its value, and `located`
+//! turns that span into the line, column and `[table] key`.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -14,9 +17,11 @@ use toml::de::{DeTable, DeValue};
 pub const CONFIG_FILE: &str = "speccoder.toml";
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The file it was read from, when there was one.
+    #[serde(skip)]
     pub source: Option<PathBuf>,
     /// `[recipe]`: task runners and running tasks.
     pub recipe: RecipeConfig,
@@ -31,19 +36,26 @@ pub struct Config {
 }
 
 /// `[attempt]`: checks, retries, what the agent may not change, and where a pass goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AttemptConfig {
     /// Recipe ops that must all pass; `None` means the `test` task when one resolves.
+    #[serde(deserialize_with = "ops")]
     pub checks: Option<Vec<String>>,
     /// Attempts before giving up (1..=20).
+    #[serde(deserialize_with = "ranged::<_, _, 1, 20>")]
     pub max_attempts: u32,
     /// Globs of paths whose change rejects an attempt.
+    #[serde(deserialize_with = "globs")]
     pub protected: Vec<String>,
     /// Globs of test files (their deletion or weakening rejects an attempt).
+    #[serde(deserialize_with = "globs")]
     pub tests: Vec<String>,
     /// The branch a passing attempt is committed on; `{task}` is the task id.
+    #[serde(deserialize_with = "branch")]
     pub branch: String,
     /// The file whose checkbox line for the task is ticked on pass.
+    #[serde(deserialize_with = "tasks_file")]
     pub tasks_file: String,
     /// Whether a gaming warning rejects the attempt.
     pub reject_gaming: bool,
@@ -53,9 +65,11 @@ pub struct AttemptConfig {
     pub test_edits: TestEdits,
     /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
     /// home folder); missing entries are left out.
+    #[serde(deserialize_with = "writable")]
     pub writable: Vec<String>,
     /// Shell commands run in a tree of the base before the baseline and the checks (`npm
     /// ci`, say); the files they make are carried into every check tree.
+    #[serde(deserialize_with = "setup")]
     pub setup: Vec<String>,
 }
 
@@ -124,19 +138,26 @@ impl Default for AttemptConfig {
 }
 
 /// `[wording]`: how the agent prompt names the project's format. Every key is optional.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Wording {
     /// What the project format is called (`speccoder`).
+    #[serde(deserialize_with = "one_line")]
     pub product: String,
     /// What a task belongs to (`feature`).
+    #[serde(deserialize_with = "one_line")]
     pub unit: String,
     /// The file holding the intent, which the agent must not edit (`spec.md`).
+    #[serde(deserialize_with = "one_line")]
     pub intent_file: String,
     /// Heading of the story section.
+    #[serde(deserialize_with = "one_line")]
     pub story: String,
     /// Heading of the plan section.
+    #[serde(deserialize_with = "one_line")]
     pub plan: String,
     /// Heading of the constitution section.
+    #[serde(deserialize_with = "one_line")]
     pub constitution: String,
 }
 
@@ -154,21 +175,28 @@ impl Default for Wording {
 }
 
 /// `[recipe]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RecipeConfig {
     /// Whether the recipe tool exists at all.
     pub enabled: bool,
     /// Runner ids to probe, in this order.
     pub runners: Vec<String>,
-    /// Default deadline of a task run, in seconds (1..=3600).
+    /// Default deadline of a task run, in seconds (1..=3600; out of range is clamped when
+    /// the task runs, with a note, as `--timeout` is).
+    #[serde(deserialize_with = "ranged::<_, _, 0, { u64::MAX }>")]
     pub timeout_secs: u64,
     /// Deadline of each detection probe, in seconds.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 600>")]
     pub probe_timeout_secs: u64,
     /// Tasks per runner shown in the prompt.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 10_000>")]
     pub task_limit: usize,
     /// Bytes kept from the start of a long output.
+    #[serde(deserialize_with = "ranged::<_, _, 0, { 16 << 20 }>")]
     pub output_head_bytes: usize,
     /// Bytes kept from the end of a long output.
+    #[serde(deserialize_with = "ranged::<_, _, 0, { 16 << 20 }>")]
     pub output_tail_bytes: usize,
     /// Whether detected tasks become agent allowances.
     pub allow_tasks: bool,
@@ -219,23 +247,28 @@ impl ExecutorKind {
 }
 
 /// `[executor]` when it names an external agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExternalExecutor {
     /// Which agent.
     pub kind: ExecutorKind,
     /// The program and its arguments (kind `command` only).
+    #[serde(default)]
     pub argv: Vec<String>,
     /// The model to ask for.
     pub model: Option<String>,
     /// Deadline of one attempt, in seconds.
+    #[serde(default = "half_hour", deserialize_with = "ranged::<_, _, 1, 86_400>")]
     pub timeout_secs: u64,
     /// Whether the agent reaches the recipe tool through `speccoder mcp` (when the recipe
     /// tool is enabled).
+    #[serde(default = "yes")]
     pub recipe_mcp: bool,
 }
 
 /// `[commands]`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CommandsConfig {
     /// Exact commands the agent may run, each an argv.
     pub allow: Vec<Vec<String>>,
@@ -302,44 +335,81 @@ impl Config {
     /// Parses the text of a configuration file.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let doc = DeTable::parse(text).map_err(|err| {
-            let (line, column) = err
-                .span()
-                .map_or((0, 0), |span| line_column(text, span.start));
-            ConfigError {
-                file: None,
-                line,
-                column,
-                message: format!("invalid TOML: {}", err.message().trim_end()),
-            }
+            let message = format!("invalid TOML: {}", err.message().trim_end());
+            error(text, err.span(), message)
         })?;
-        let reader = Reader { text };
-        let mut config = Self::default();
-        for (key, value) in doc.get_ref() {
-            match key.get_ref().as_ref() {
-                "recipe" => config.recipe = reader.recipe(value)?,
-                "executor" => config.executor = reader.executor(value)?,
-                "commands" => config.commands = reader.commands(value)?,
-                "wording" => config.wording = reader.wording(value)?,
-                "attempt" => config.attempt = reader.attempt(value)?,
-                other => {
-                    return Err(reader.error(
-                        key.span(),
-                        format!(
-                            "{other}: unknown table (known: recipe, executor, commands, wording, attempt)"
-                        ),
-                    ));
-                }
-            }
+        let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
+        let doc = doc.get_ref();
+        // serde also reads a struct from an array of its fields, and toml hands it a datetime
+        // as a map: the first table that is not one is the error, unless serde's comes first
+        // (an unknown table is serde's, at its name).
+        let first = read.as_ref().err().and_then(toml::de::Error::span);
+        let first = first.map_or(usize::MAX, |span| span.start);
+        let misshaped = doc.iter().find(|(_, value)| !value.get_ref().is_table());
+        if let Some((name, value)) = misshaped
+            .filter(|(name, value)| name.span().start < first || value.span().contains(&first))
+        {
+            let found = value.get_ref().type_str();
+            let message = format!("[{}]: expected a table, found {found}", name.get_ref());
+            return Err(error(text, Some(value.span()), message));
         }
-        Ok(config)
+        read.map_err(|err| located(text, doc, &err))?
+            .checked(text, doc)
+    }
+
+    /// The checks that need two keys, or a place inside an array.
+    fn checked(mut self, text: &str, doc: &DeTable<'_>) -> Result<Self, ConfigError> {
+        let value = |table: &str, key: &str| doc.get(table)?.get_ref().get(key);
+        let at = |table: &str, key: &str, item: Option<usize>, message: String| {
+            let value = value(table, key);
+            let value = item.map_or(value, |i| value?.get_ref().get(i));
+            error(text, value.map(Spanned::span), message)
+        };
+        let runners = &self.recipe.runners;
+        for (i, id) in runners.iter().enumerate() {
+            let why = if runners[..i].contains(id) {
+                format!("runner `{id}` is listed twice")
+            } else if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
+                let known = speccoder_runners::RUNNER_IDS.join(", ");
+                format!("unknown runner `{id}` (known: {known})")
+            } else {
+                continue;
+            };
+            let message = format!("[recipe] runners: {why}");
+            return Err(at("recipe", "runners", Some(i), message));
+        }
+        let allow = &self.commands.allow;
+        if let Some(i) = allow
+            .iter()
+            .position(|argv| argv.first().is_none_or(String::is_empty))
+        {
+            let message = format!("[commands] allow[{i}]: a command needs at least a program name");
+            return Err(at("commands", "allow", Some(i), message));
+        }
+        // `native` names no external agent; it was read as another kind to check the rest.
+        if value("executor", "kind").and_then(|kind| kind.get_ref().as_str()) == Some("native") {
+            self.executor = None;
+        }
+        if let Some(executor) = &self.executor
+            && executor.kind == ExecutorKind::Command
+            && executor.argv.first().is_none_or(String::is_empty)
+        {
+            let message = "[executor]: kind = \"command\" needs `argv`".to_owned();
+            return Err(at("executor", "kind", None, message));
+        }
+        Ok(self)
     }
 }
 
-/// Whether `glob` compiles, with the glob crate's reason when it does not.
-fn check_glob(glob: &str) -> Result<(), String> {
-    globset::Glob::new(glob)
-        .map(drop)
-        .map_err(|err| format!("`{glob}` is not a valid glob: {}", err.kind()))
+/// A located error: the line and column of the start of `span`.
+fn error(text: &str, span: Option<Range<usize>>, message: String) -> ConfigError {
+    let (line, column) = span.map_or((0, 0), |span| line_column(text, span.start));
+    ConfigError {
+        file: None,
+        line,
+        column,
+        message,
+    }
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
@@ -350,416 +420,205 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-type Value<'i> = Spanned<DeValue<'i>>;
-
-/// Walks the document, turning each problem into a located error.
-struct Reader<'t> {
-    text: &'t str,
+/// A serde error, located: toml gives it the span of the key or value it is about, and the
+/// `[table] key` is the one whose key or value holds that span.
+fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError {
+    let span = err.span();
+    let start = span.as_ref().map_or(0, |span| span.start);
+    let mut message = err.message().to_owned();
+    // serde says "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
+    let known = message
+        .strip_prefix("unknown field ")
+        .and_then(|rest| rest.split_once("expected "))
+        .map(|(_, known)| known.trim_start_matches("one of ").replace('`', ""));
+    'find: for (name_key, table) in doc {
+        let name = name_key.get_ref();
+        if let Some(known) = known.as_ref().filter(|_| Some(name_key.span()) == span) {
+            message = format!("{name}: unknown table (known: {known})");
+            break;
+        }
+        if Some(table.span()) == span {
+            if let Some(field) = message.strip_prefix("missing field ") {
+                message = format!("[{name}]: {field} is required");
+            }
+            break;
+        }
+        for (key, value) in table.get_ref().as_table().into_iter().flatten() {
+            if let Some(known) = known.as_ref().filter(|_| Some(key.span()) == span) {
+                message = format!("[{name}] {}: unknown key (known: {known})", key.get_ref());
+                break 'find;
+            }
+            if !value.span().contains(&start) {
+                continue;
+            }
+            // An error inside one of a list of commands names it (`allow[0]`).
+            let mut key = key.get_ref().to_string();
+            if let Some(items) = value.get_ref().as_array()
+                && items.iter().any(|item| item.get_ref().is_array())
+                && let Some(i) = items.iter().position(|item| item.span().contains(&start))
+            {
+                key = format!("{key}[{i}]");
+            }
+            // serde says map for a table, and toml hands it a datetime as one.
+            let found = if holds_datetime(value, start) {
+                "datetime"
+            } else {
+                "table"
+            };
+            message = message.replacen("invalid type: map", &format!("invalid type: {found}"), 1);
+            message = if message.starts_with(&format!("{key} = ")) {
+                format!("[{name}]: {message}")
+            } else if name == "executor" {
+                format!("[executor]: {key}: {message}")
+            } else {
+                format!("[{name}] {key}: {message}")
+            };
+            break 'find;
+        }
+    }
+    error(text, span, message)
 }
 
-const RECIPE_KEYS: &[&str] = &[
-    "enabled",
-    "runners",
-    "timeout_secs",
-    "probe_timeout_secs",
-    "task_limit",
-    "output_head_bytes",
-    "output_tail_bytes",
-    "allow_tasks",
-    "cache",
-];
-const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model", "timeout_secs", "recipe_mcp"];
-const COMMANDS_KEYS: &[&str] = &["allow"];
-const ATTEMPT_KEYS: &[&str] = &[
-    "checks",
-    "max_attempts",
-    "protected",
-    "tests",
-    "branch",
-    "tasks_file",
-    "reject_gaming",
-    "allow_unisolated_withheld",
-    "test_edits",
-    "writable",
-    "setup",
-];
-const WORDING_KEYS: &[&str] = &[
-    "product",
-    "unit",
-    "intent_file",
-    "story",
-    "plan",
-    "constitution",
-];
+/// Whether the value at `start` is a datetime, in `value` or in an array in it.
+fn holds_datetime(value: &Spanned<DeValue<'_>>, start: usize) -> bool {
+    match value.get_ref() {
+        DeValue::Datetime(_) => value.span().start == start,
+        DeValue::Array(items) => items.iter().any(|item| holds_datetime(item, start)),
+        _ => false,
+    }
+}
 
-impl Reader<'_> {
-    fn error(&self, span: Range<usize>, message: String) -> ConfigError {
-        let (line, column) = line_column(self.text, span.start);
-        ConfigError {
-            file: None,
-            line,
-            column,
-            message,
+impl<'de> Deserialize<'de> for ExecutorKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            // `native` is no external agent: `Config::parse` drops the table once it is read.
+            "native" | "claude" => Ok(Self::Claude),
+            "codex" => Ok(Self::Codex),
+            "command" => Ok(Self::Command),
+            other => Err(de::Error::custom(format!(
+                "kind = \"{other}\" (native, claude, codex or command)"
+            ))),
         }
     }
+}
 
-    fn table<'a, 'i>(
-        &self,
-        name: &str,
-        value: &'a Value<'i>,
-        known: &[&str],
-    ) -> Result<Vec<(&'a str, &'a Value<'i>)>, ConfigError> {
-        let DeValue::Table(table) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                format!(
-                    "[{name}]: expected a table, found {}",
-                    value.get_ref().type_str()
-                ),
-            ));
-        };
-        let mut entries = Vec::new();
-        for (key, value) in table {
-            let key_name: &str = key.get_ref().as_ref();
-            if !known.contains(&key_name) {
-                return Err(self.error(
-                    key.span(),
-                    format!(
-                        "[{name}] {key_name}: unknown key (known: {})",
-                        known.join(", ")
-                    ),
-                ));
-            }
-            entries.push((key_name, value));
+impl<'de> Deserialize<'de> for TestEdits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "frozen" => Ok(Self::Frozen),
+            "audit" => Ok(Self::Audit),
+            _ => Err(de::Error::custom("must be \"frozen\" or \"audit\"")),
         }
-        Ok(entries)
     }
+}
 
-    fn recipe(&self, value: &Value<'_>) -> Result<RecipeConfig, ConfigError> {
-        let mut recipe = RecipeConfig::default();
-        for (key, value) in self.table("recipe", value, RECIPE_KEYS)? {
-            let at = |what: &str| format!("[recipe] {key}: {what}");
-            match key {
-                "enabled" => recipe.enabled = self.boolean(value, &at)?,
-                "allow_tasks" => recipe.allow_tasks = self.boolean(value, &at)?,
-                "cache" => recipe.cache = self.boolean(value, &at)?,
-                "runners" => recipe.runners = self.runner_ids(value, &at)?,
-                // Out of range is clamped when the task runs, with a note, as `--timeout` is.
-                "timeout_secs" => recipe.timeout_secs = self.integer(value, 0..=u64::MAX, &at)?,
-                "probe_timeout_secs" => {
-                    recipe.probe_timeout_secs = self.integer(value, 1..=600, &at)?;
-                }
-                "task_limit" => recipe.task_limit = self.size(value, 1..=10_000, &at)?,
-                "output_head_bytes" => {
-                    recipe.output_head_bytes = self.size(value, 0..=16 << 20, &at)?;
-                }
-                "output_tail_bytes" => {
-                    recipe.output_tail_bytes = self.size(value, 0..=16 << 20, &at)?;
-                }
-                _ => unreachable!("keys are checked against RECIPE_KEYS"),
-            }
+// The checks of single values. An error they raise is located by toml at the key's value.
+
+/// `T`, unless `bad` finds something wrong with it.
+fn check<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+    bad: impl FnOnce(&T) -> Option<String>,
+) -> Result<T, D::Error> {
+    let value = T::deserialize(d)?;
+    bad(&value).map_or(Ok(value), |why| Err(de::Error::custom(why)))
+}
+
+/// An integer in `LO..=HI`.
+fn ranged<'de, D: Deserializer<'de>, T: TryFrom<u64>, const LO: u64, const HI: u64>(
+    d: D,
+) -> Result<T, D::Error> {
+    struct Integer;
+    impl de::Visitor<'_> for Integer {
+        type Value = i128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an integer")
         }
-        Ok(recipe)
-    }
-
-    fn executor(&self, value: &Value<'_>) -> Result<Option<ExternalExecutor>, ConfigError> {
-        let entries = self.table("executor", value, EXECUTOR_KEYS)?;
-        let mut kind = None;
-        let mut argv = Vec::new();
-        let mut model = None;
-        let mut timeout_secs = 1800;
-        let mut recipe_mcp = true;
-        for &(key, value) in &entries {
-            let at = |what: &str| format!("[executor]: {key}: {what}");
-            let at = &at;
-            match key {
-                "kind" => kind = Some((self.string(value, at)?, value.span())),
-                "argv" => argv = self.strings(value, at)?,
-                "model" => model = Some(self.string(value, at)?),
-                "timeout_secs" => timeout_secs = self.integer(value, 1..=86_400, at)?,
-                "recipe_mcp" => recipe_mcp = self.boolean(value, at)?,
-                _ => unreachable!("keys are checked against EXECUTOR_KEYS"),
-            }
+        fn visit_i64<E>(self, n: i64) -> Result<i128, E> {
+            Ok(n.into())
         }
-        let Some((kind, kind_span)) = kind else {
-            return Err(self.error(value.span(), "[executor]: `kind` is required".into()));
-        };
-        let kind = match kind.as_str() {
-            "native" => return Ok(None),
-            "claude" => ExecutorKind::Claude,
-            "codex" => ExecutorKind::Codex,
-            "command" => ExecutorKind::Command,
-            other => {
-                return Err(self.error(
-                    kind_span,
-                    format!("[executor]: kind = \"{other}\" (native, claude, codex or command)"),
-                ));
-            }
-        };
-        if kind == ExecutorKind::Command && argv.first().is_none_or(String::is_empty) {
-            return Err(self.error(
-                kind_span,
-                "[executor]: kind = \"command\" needs `argv`".into(),
-            ));
+        fn visit_u64<E>(self, n: u64) -> Result<i128, E> {
+            Ok(n.into())
         }
-        Ok(Some(ExternalExecutor {
-            kind,
-            argv,
-            model,
-            timeout_secs,
-            recipe_mcp,
-        }))
-    }
-
-    fn commands(&self, value: &Value<'_>) -> Result<CommandsConfig, ConfigError> {
-        let mut commands = CommandsConfig::default();
-        for (key, value) in self.table("commands", value, COMMANDS_KEYS)? {
-            let DeValue::Array(items) = value.get_ref() else {
-                return Err(self.type_error(value, "an array of commands", |w| {
-                    format!("[commands] {key}: {w}")
-                }));
-            };
-            for (i, item) in items.iter().enumerate() {
-                let at = |what: &str| format!("[commands] {key}[{i}]: {what}");
-                let argv = self.strings(item, &at)?;
-                if argv.first().is_none_or(String::is_empty) {
-                    return Err(
-                        self.error(item.span(), at("a command needs at least a program name"))
-                    );
-                }
-                commands.allow.push(argv);
-            }
+        fn visit_i128<E>(self, n: i128) -> Result<i128, E> {
+            Ok(n)
         }
-        Ok(commands)
-    }
-
-    fn wording(&self, value: &Value<'_>) -> Result<Wording, ConfigError> {
-        let mut wording = Wording::default();
-        for (key, value) in self.table("wording", value, WORDING_KEYS)? {
-            let at = |what: &str| format!("[wording] {key}: {what}");
-            let text = self.string(value, &at)?;
-            if text.trim().is_empty() || text.contains(['\n', '\r']) {
-                return Err(self.error(value.span(), at("must be one non-empty line")));
-            }
-            let slot = match key {
-                "product" => &mut wording.product,
-                "unit" => &mut wording.unit,
-                "intent_file" => &mut wording.intent_file,
-                "story" => &mut wording.story,
-                "plan" => &mut wording.plan,
-                "constitution" => &mut wording.constitution,
-                _ => unreachable!("keys are checked against WORDING_KEYS"),
-            };
-            *slot = text;
+        fn visit_u128<E>(self, n: u128) -> Result<i128, E> {
+            Ok(n.try_into().unwrap_or(i128::MAX))
         }
-        Ok(wording)
     }
+    let n = d.deserialize_i64(Integer)?;
+    u64::try_from(n)
+        .ok()
+        .filter(|n| (LO..=HI).contains(n))
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| de::Error::custom(format!("{n} is out of range ({LO}..={HI})")))
+}
 
-    fn attempt(&self, value: &Value<'_>) -> Result<AttemptConfig, ConfigError> {
-        let mut attempt = AttemptConfig::default();
-        for (key, value) in self.table("attempt", value, ATTEMPT_KEYS)? {
-            let at = |what: &str| format!("[attempt] {key}: {what}");
-            match key {
-                "checks" => {
-                    let ops = self.strings(value, &at)?;
-                    if ops.iter().any(|op| op.trim().is_empty()) {
-                        return Err(self.error(value.span(), at("an op cannot be empty")));
-                    }
-                    attempt.checks = Some(ops);
-                }
-                "max_attempts" => {
-                    let n = self.integer(value, 1..=20, &at)?;
-                    attempt.max_attempts = u32::try_from(n).unwrap_or(20);
-                }
-                "protected" | "tests" => {
-                    let globs = self.strings(value, &at)?;
-                    if let Some(bad) = globs.iter().find_map(|g| check_glob(g).err()) {
-                        return Err(self.error(value.span(), at(&bad)));
-                    }
-                    if key == "protected" {
-                        attempt.protected = globs;
-                    } else {
-                        attempt.tests = globs;
-                    }
-                }
-                "branch" => {
-                    let branch = self.string(value, &at)?;
-                    if !branch.contains("{task}") {
-                        return Err(self.error(
-                            value.span(),
-                            at("must hold `{task}`, so that each task has its own branch"),
-                        ));
-                    }
-                    attempt.branch = branch;
-                }
-                "tasks_file" => {
-                    let file = self.string(value, &at)?;
-                    if file.trim().is_empty()
-                        || Path::new(&file).is_absolute()
-                        || file.contains("..")
-                    {
-                        return Err(self.error(
-                            value.span(),
-                            at("must be a relative path inside the project"),
-                        ));
-                    }
-                    attempt.tasks_file = file;
-                }
-                "reject_gaming" => attempt.reject_gaming = self.boolean(value, &at)?,
-                "allow_unisolated_withheld" => {
-                    attempt.allow_unisolated_withheld = self.boolean(value, &at)?;
-                }
-                "test_edits" => {
-                    attempt.test_edits = match self.string(value, &at)?.as_str() {
-                        "frozen" => TestEdits::Frozen,
-                        "audit" => TestEdits::Audit,
-                        _ => {
-                            return Err(
-                                self.error(value.span(), at("must be \"frozen\" or \"audit\""))
-                            );
-                        }
-                    };
-                }
-                "writable" => {
-                    let paths = self.strings(value, &at)?;
-                    if let Some(bad) = paths
-                        .iter()
-                        .find(|p| !(p.starts_with('/') || p.starts_with("~/")))
-                    {
-                        return Err(self.error(
-                            value.span(),
-                            at(&format!(
-                                "`{bad}` must be an absolute path or start with `~/`"
-                            )),
-                        ));
-                    }
-                    attempt.writable = paths;
-                }
-                "setup" => {
-                    let commands = self.strings(value, &at)?;
-                    if commands.iter().any(|c| c.trim().is_empty()) {
-                        return Err(self.error(value.span(), at("a command cannot be empty")));
-                    }
-                    attempt.setup = commands;
-                }
-                _ => unreachable!("keys are checked against ATTEMPT_KEYS"),
-            }
-        }
-        Ok(attempt)
-    }
+fn one_line<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |text: &String| {
+        (text.trim().is_empty() || text.contains(['\n', '\r']))
+            .then(|| "must be one non-empty line".to_owned())
+    })
+}
 
-    fn runner_ids(
-        &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<Vec<String>, ConfigError> {
-        let ids = self.strings(value, at)?;
-        let DeValue::Array(items) = value.get_ref() else {
-            unreachable!("strings() accepted an array")
-        };
-        for (i, (id, item)) in ids.iter().zip(items.iter()).enumerate() {
-            if ids[..i].contains(id) {
-                return Err(self.error(item.span(), at(&format!("runner `{id}` is listed twice"))));
-            }
-            if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
-                return Err(self.error(
-                    item.span(),
-                    at(&format!(
-                        "unknown runner `{id}` (known: {})",
-                        speccoder_runners::RUNNER_IDS.join(", ")
-                    )),
-                ));
-            }
-        }
-        Ok(ids)
-    }
+fn ops<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    check(d, |ops: &Vec<String>| {
+        ops.iter()
+            .any(|op| op.trim().is_empty())
+            .then(|| "an op cannot be empty".to_owned())
+    })
+    .map(Some)
+}
 
-    fn type_error(
-        &self,
-        value: &Value<'_>,
-        expected: &str,
-        at: impl Fn(&str) -> String,
-    ) -> ConfigError {
-        self.error(
-            value.span(),
-            at(&format!(
-                "expected {expected}, found {}",
-                value.get_ref().type_str()
-            )),
-        )
-    }
+fn globs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |globs: &Vec<String>| {
+        globs.iter().find_map(|glob| {
+            let err = globset::Glob::new(glob).err()?;
+            Some(format!("`{glob}` is not a valid glob: {}", err.kind()))
+        })
+    })
+}
 
-    fn boolean(&self, value: &Value<'_>, at: &dyn Fn(&str) -> String) -> Result<bool, ConfigError> {
-        value
-            .get_ref()
-            .as_bool()
-            .ok_or_else(|| self.type_error(value, "true or false", at))
-    }
+fn branch<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |branch: &String| {
+        (!branch.contains("{task}"))
+            .then(|| "must hold `{task}`, so that each task has its own branch".to_owned())
+    })
+}
 
-    fn string(
-        &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<String, ConfigError> {
-        value
-            .get_ref()
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| self.type_error(value, "a string", at))
-    }
+fn tasks_file<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    check(d, |file: &String| {
+        (file.trim().is_empty() || Path::new(file).is_absolute() || file.contains(".."))
+            .then(|| "must be a relative path inside the project".to_owned())
+    })
+}
 
-    fn strings(
-        &self,
-        value: &Value<'_>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<Vec<String>, ConfigError> {
-        let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.type_error(value, "an array of strings", at));
-        };
-        items
+fn writable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |paths: &Vec<String>| {
+        let bad = paths
             .iter()
-            .map(|item| {
-                item.get_ref()
-                    .as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| self.type_error(item, "an array of strings", at))
-            })
-            .collect()
-    }
+            .find(|path| !(path.starts_with('/') || path.starts_with("~/")))?;
+        Some(format!(
+            "`{bad}` must be an absolute path or start with `~/`"
+        ))
+    })
+}
 
-    fn integer(
-        &self,
-        value: &Value<'_>,
-        range: std::ops::RangeInclusive<u64>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<u64, ConfigError> {
-        let Some(int) = value.get_ref().as_integer() else {
-            return Err(self.type_error(value, "an integer", at));
-        };
-        let parsed = i128::from_str_radix(int.as_str(), int.radix()).ok();
-        match parsed.and_then(|n| u64::try_from(n).ok()) {
-            Some(n) if range.contains(&n) => Ok(n),
-            _ => Err(self.error(
-                value.span(),
-                at(&format!(
-                    "{} is out of range ({}..={})",
-                    &self.text[value.span()],
-                    range.start(),
-                    range.end()
-                )),
-            )),
-        }
-    }
+fn setup<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |commands: &Vec<String>| {
+        commands
+            .iter()
+            .any(|command| command.trim().is_empty())
+            .then(|| "a command cannot be empty".to_owned())
+    })
+}
 
-    fn size(
-        &self,
-        value: &Value<'_>,
-        range: std::ops::RangeInclusive<u64>,
-        at: &dyn Fn(&str) -> String,
-    ) -> Result<usize, ConfigError> {
-        let n = self.integer(value, range, at)?;
-        Ok(usize::try_from(n).unwrap_or(usize::MAX))
-    }
+fn half_hour() -> u64 {
+    1800
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[cfg(test)]
@@ -878,7 +737,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
     fn wrong_types_and_ranges() {
         assert_eq!(
             error("[recipe]\ntimeout_secs = \"5\"\n"),
-            "2:16: [recipe] timeout_secs: expected an integer, found string"
+            "2:16: [recipe] timeout_secs: invalid type: string \"5\", expected an integer"
         );
         // Out of 1..=3600 is clamped when a task runs, with a note, like `--timeout`.
         assert_eq!(
@@ -903,7 +762,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipe]\nenabled = 1\n"),
-            "2:11: [recipe] enabled: expected true or false, found integer"
+            "2:11: [recipe] enabled: invalid type: integer `1`, expected a boolean"
         );
         assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
@@ -911,7 +770,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[commands]\nallow = [[\"cargo\", 1]]\n"),
-            "2:20: [commands] allow[0]: expected an array of strings, found integer"
+            "2:20: [commands] allow[0]: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error("[commands]\nallow = [[]]\n"),
@@ -920,6 +779,37 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("recipe = 3\n"),
             "1:10: [recipe]: expected a table, found integer"
+        );
+        // serde would read a struct from an array of its fields in order; a table it must be.
+        assert_eq!(
+            error("recipe = [false, [\"make\"], 1, 1, 1, 1, 1, true, true]\n"),
+            "1:10: [recipe]: expected a table, found array"
+        );
+        assert_eq!(
+            error("[[executor]]\nkind = \"claude\"\n"),
+            "1:1: [executor]: expected a table, found array"
+        );
+        // toml hands a datetime to serde as a map: it is still named a datetime.
+        assert_eq!(
+            error("recipe = 1979-05-27\n"),
+            "1:10: [recipe]: expected a table, found datetime"
+        );
+        assert_eq!(
+            error("[recipe]\nenabled = 1979-05-27\n"),
+            "2:11: [recipe] enabled: invalid type: datetime, expected a boolean"
+        );
+        assert_eq!(
+            error("[wording]\nunit = {a = 1}\n"),
+            "2:8: [wording] unit: invalid type: table, expected a string"
+        );
+        // Not a table, but not one of the known ones either.
+        assert_eq!(
+            error("foo = 1\n"),
+            "1:1: foo: unknown table (known: recipe, executor, commands, wording, attempt)"
+        );
+        assert_eq!(
+            error("[commands]\nallow = [1]\n"),
+            "2:10: [commands] allow: invalid type: integer `1`, expected a sequence"
         );
     }
 
@@ -990,6 +880,10 @@ setup = ["npm ci"]
              setup)"
         );
         assert_eq!(
+            error("[attempt]\nmax_attempts = 99999999999999999999999\n"),
+            "2:16: [attempt] max_attempts: 99999999999999999999999 is out of range (1..=20)"
+        );
+        assert_eq!(
             error("[attempt]\nmax_attempts = 0\n"),
             "2:16: [attempt] max_attempts: 0 is out of range (1..=20)"
         );
@@ -1050,15 +944,24 @@ setup = ["npm ci"]
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\ntimeout_secs = \"long\"\n"),
-            "3:16: [executor]: timeout_secs: expected an integer, found string"
+            "3:16: [executor]: timeout_secs: invalid type: string \"long\", expected an integer"
         );
         assert_eq!(
             error("[executor]\nkind = 1\n"),
-            "2:8: [executor]: kind: expected a string, found integer"
+            "2:8: [executor]: kind: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error("[executor]\nmodel = \"x\"\n"),
             "1:1: [executor]: `kind` is required"
+        );
+        assert_eq!(
+            error("executor = { model = \"x\" }\n"),
+            "1:12: [executor]: `kind` is required"
+        );
+        // `native` drops the table, but only after every key in it is checked.
+        assert_eq!(
+            error("[executor]\nkind = \"native\"\ntimeout_secs = 0\n"),
+            "3:16: [executor]: timeout_secs: 0 is out of range (1..=86400)"
         );
     }
 

@@ -317,7 +317,7 @@ fn malformed_configuration_is_one_clear_error() {
         ("[recipe\n", "1:8: invalid TOML: "),
         (
             "[recipe]\ntimeout_secs = \"5\"\n",
-            "2:16: [recipe] timeout_secs: expected an integer, found string",
+            "2:16: [recipe] timeout_secs: invalid type: string \"5\", expected an integer",
         ),
         ("[recipe]\nbogus = 1\n", "2:1: [recipe] bogus: unknown key"),
         (
@@ -330,7 +330,7 @@ fn malformed_configuration_is_one_clear_error() {
         ),
         (
             "[commands]\nallow = \"cargo test\"\n",
-            "2:9: [commands] allow: expected an array of commands, found string",
+            "2:9: [commands] allow: invalid type: string \"cargo test\", expected a sequence",
         ),
         (
             "[attempt]\nmax_attempts = 0\n",
