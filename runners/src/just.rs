@@ -335,6 +335,35 @@ fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), Str
         .get("recipes")
         .and_then(Value::as_object)
         .ok_or("`just --dump` has no `recipes` object")?;
+    // `just test` with a module `test` runs the module's default recipe (its `[default]`
+    // one, else its first; the dump's `first`), so the module's name is a task of its own.
+    // Words after it name more recipes of the module, so it takes none, and a default
+    // recipe that needs an argument cannot run this way.
+    if !path.is_empty()
+        && let Some(first) = module.get("first").and_then(Value::as_str)
+        && recipes.get(first).is_some_and(|recipe| {
+            params(recipe)
+                .iter()
+                .all(|p| p.contains('=') || p.starts_with('*'))
+        })
+    {
+        let namepath = path.join("::");
+        let doc = module
+            .get("doc")
+            .and_then(Value::as_str)
+            .or_else(|| recipes.get(first)?.get("doc")?.as_str());
+        let runs = format!("runs `{namepath}::{first}`, the module's default");
+        runner.push_task(Task {
+            command: format!("just {}", quote(&namepath)),
+            name: path.join("/"),
+            doc: Some(match doc {
+                Some(doc) => format!("{doc} ({runs})"),
+                None => runs,
+            }),
+            params: Vec::new(),
+            cwd: None,
+        });
+    }
     // `alias t := test`: shown in the doc of the recipe it names, and resolved to it.
     let mut aliases: std::collections::HashMap<&str, Vec<String>> = Default::default();
     for (alias, value) in module
@@ -462,6 +491,7 @@ mod tests {
                 "lint",
                 "release",
                 "test",
+                "sub",
                 "sub/hello"
             ]
         );
@@ -477,10 +507,27 @@ mod tests {
             runner.tasks[3].doc.as_deref(),
             Some("Documented via the doc attribute")
         );
-        let hello = &runner.tasks[6];
+        // The module's name runs its default recipe, and takes no words.
+        let module = &runner.tasks[6];
+        assert_eq!(module.command, "just sub");
+        assert!(module.params.is_empty());
+        assert_eq!(
+            module.doc.as_deref(),
+            Some("Submodule recipe (runs `sub::hello`, the module's default)")
+        );
+        let hello = &runner.tasks[7];
         assert_eq!(hello.command, "just sub::hello");
         assert_eq!(hello.params, ["name='world'"]);
         assert_eq!(hello.doc.as_deref(), Some("Submodule recipe"));
+    }
+
+    #[test]
+    fn a_module_default_that_needs_an_argument_is_not_a_task() {
+        let json = r#"{"recipes":{},"modules":{"db":{"first":"seed","recipes":{
+            "seed":{"parameters":[{"name":"n","kind":"singular","default":null}]}}}}}"#;
+        let runner = parse_dump(json.as_bytes()).expect("valid");
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["db/seed"]);
     }
 
     #[test]

@@ -42,6 +42,7 @@ const RUNNABLE: &[&str] = &[
     "task-altname",
     "task-project",
     "just-project",
+    "just-modules",
 ];
 
 #[test]

@@ -452,10 +452,13 @@ fn prompt_examples_resolve() {
             if op.contains('*') || shared {
                 continue;
             }
-            let resolved = recipe.resolve(op);
+            // A pattern's bullet (`test-<stem>`, `make test-<stem>`) runs what a match
+            // gives: `test-x` runs `make test-x`.
+            let (op, command) = (filled(op), filled(command));
+            let resolved = recipe.resolve(&op);
             assert_eq!(
                 resolved.as_ref().map(|r| r.command.as_str()),
-                Ok(command),
+                Ok(command.as_str()),
                 "{name}: the bullet `{line}` names an op that runs something else"
             );
             checked += 1;
@@ -464,8 +467,21 @@ fn prompt_examples_resolve() {
     assert!(checked >= 20, "only {checked} examples checked");
 }
 
+/// `text` with each `<placeholder>` of a pattern replaced by `x`.
+fn filled(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some((before, after)) = rest.split_once('<') {
+        out.push_str(before);
+        out.push('x');
+        rest = after.split_once('>').map_or("", |(_, tail)| tail);
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The op a task bullet of the prompt gives (its first word) and the command it shows, for
-/// a bullet of the form `` - `OP PARAMS` — DOC (`COMMAND` in `CWD`) ``.
+/// a bullet of the form `` - `OP` — DOC (`COMMAND` in `CWD`); takes values … ``.
 fn bullet_op_and_command(line: &str) -> Option<(&str, &str)> {
     let name = line.strip_prefix("- `")?.split('`').next()?;
     let op = name.split(' ').next()?;

@@ -154,13 +154,23 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
             "<runner id=\"{}\" label=\"{}\" command=\"{}\">",
             runner.id, runner.label, runner.command_prefix
         );
-        let mut shown: Vec<&Task> = runner.tasks.iter().filter(|t| presentable(t)).collect();
+        let mut shown: Vec<&Task> = runner
+            .tasks
+            .iter()
+            .filter(|t| presentable(runner, t))
+            .collect();
         let hidden_unsafe = runner.tasks.len() - shown.len();
         // The tasks a developer runs most come first (a stable sort keeps the runner's
         // order within each rank); `recipe list` keeps the declared order.
         shown.sort_by_key(|t| importance(runner, t));
         for task in shown.iter().take(limits.task_limit) {
-            out.push_str(&bullet(&op_name(runners, runner, task), task));
+            // A pattern task is shown as the op its matches take (`test-<stem>`): the last
+            // word of its shown command.
+            let op = match runner.is_pattern(task) {
+                true => task.command.rsplit(' ').next().unwrap_or(&task.name).into(),
+                false => op_name(runners, runner, task),
+            };
+            out.push_str(&bullet(&op, task));
             out.push('\n');
         }
         let more = shown.len().saturating_sub(limits.task_limit) + hidden_unsafe;
@@ -233,15 +243,11 @@ fn examples(runners: &[&Runner]) -> Vec<String> {
     out
 }
 
-/// One bullet: `` - `OP[ PARAMS]`[ — DOC] (`COMMAND`[ in `CWD`]) ``, where `OP` is the
-/// task's name, with its runner's id in front when the bare name reaches another task.
+/// One bullet: `` - `OP`[ — DOC] (`COMMAND`[ in `CWD`])[; takes values … PARAMS] ``, where
+/// `OP` is the task's name, with its runner's id in front when the bare name reaches
+/// another task.
 fn bullet(op: &str, task: &Task) -> String {
-    let mut line = format!("- `{op}");
-    for param in &task.params {
-        line.push(' ');
-        line.push_str(&neutral(param, MAX_DOC_CHARS));
-    }
-    line.push('`');
+    let mut line = format!("- `{op}`");
     if let Some(doc) = task.doc.as_deref().map(|d| neutral(d, MAX_DOC_CHARS))
         && !doc.is_empty()
         && task.cwd.as_deref() != task.doc.as_deref()
@@ -253,19 +259,57 @@ fn bullet(op: &str, task: &Task) -> String {
         let _ = write!(line, " in `{}`", neutral(cwd, MAX_DOC_CHARS));
     }
     line.push(')');
+    // Parameters stand outside the op: sent inside it, `name='x'` would be a value.
+    if !task.params.is_empty() {
+        let params: Vec<String> = task
+            .params
+            .iter()
+            .map(|p| neutral(&described(p), MAX_DOC_CHARS))
+            .collect();
+        let _ = write!(
+            line,
+            "; takes values after the name, in this order: {}",
+            params.join(", ")
+        );
+    }
     line
+}
+
+/// A parameter as a model reads it: `env='staging'` is `env (default 'staging')`, `+targets`
+/// is `targets… (one or more)`, `*args` is `args… (any number)`.
+fn described(param: &str) -> String {
+    let param = param.strip_prefix('$').unwrap_or(param);
+    let (many, param) = match param.strip_prefix('+') {
+        Some(rest) => (Some("one or more"), rest),
+        None => match param.strip_prefix('*') {
+            Some(rest) => (Some("any number"), rest),
+            None => (None, param),
+        },
+    };
+    let (name, default) = match param.split_once('=') {
+        Some((name, default)) => (name, Some(default)),
+        None => (param, None),
+    };
+    let dots = if many.is_some() { "…" } else { "" };
+    match (many, default) {
+        (None, None) => name.to_owned(),
+        (None, Some(default)) => format!("{name} (default {default})"),
+        (Some(many), None) => format!("{name}{dots} ({many})"),
+        (Some(many), Some(default)) => format!("{name}{dots} ({many}, default {default})"),
+    }
 }
 
 /// Whether a task's name and command can be shown as they are: repository text with
 /// backticks, angle brackets or control characters could break the structure, and such a
 /// name cannot be shown changed either (the model would then call a name that does not
 /// exist), so the task is counted in the closing bullet instead.
-fn presentable(task: &Task) -> bool {
+fn presentable(runner: &Runner, task: &Task) -> bool {
     let safe = |s: &str| {
         !s.chars()
             .any(|c| c.is_control() || matches!(c, '`' | '<' | '>'))
     };
-    safe(&task.name) && safe(&task.command)
+    // A pattern's command is the runner's own: its name with a `<placeholder>`.
+    safe(&task.name) && (runner.is_pattern(task) || safe(&task.command))
 }
 
 /// Repository text made safe to show: control characters become spaces, backticks and
