@@ -51,6 +51,9 @@ const MAX_TOTAL_BYTES: u64 = MAX_MAKEFILE;
 /// The most makefiles read for one project, the main one included.
 const MAX_MAKEFILES: usize = 1000;
 
+/// Most word and pattern pairs one `$(filter …)` in a condition is evaluated for.
+const MAX_FILTER_PAIRS: usize = 100_000;
+
 /// How deeply variable references may nest while an include path is expanded.
 const MAX_EXPANSION_DEPTH: usize = 16;
 
@@ -869,6 +872,12 @@ impl Variables {
                         },
                         _ => {
                             let patterns: Vec<&str> = find.split_ascii_whitespace().collect();
+                            // Every word against every pattern: bounded, so a makefile of
+                            // long lists cannot make listing slow.
+                            let words = within.split_ascii_whitespace().count();
+                            if patterns.len().saturating_mul(words) > MAX_FILTER_PAIRS {
+                                return Err(format!("`$({function} …)` is too long to evaluate"));
+                            }
                             let keep = function == "filter";
                             within
                                 .split_ascii_whitespace()
@@ -1989,6 +1998,34 @@ mod tests {
                 .notes
                 .iter()
                 .any(|n| n.contains("pattern rule `test-%` is listed as a pattern"))
+        );
+    }
+
+    #[test]
+    fn hostile_conditionals_stay_bounded() {
+        // Deep nesting, stray `else`/`endif`, and a filter over long lists.
+        let mut text = "ifeq (1,1)\n".repeat(20_000);
+        text.push_str("deep:\n");
+        text.push_str(&"endif\n".repeat(20_005));
+        text.push_str("else\nendif\nafter:\n");
+        let words: Vec<String> = (0..2_000).map(|i| format!("w{i}")).collect();
+        text.push_str(&format!("LIST := {}\n", words.join(" ")));
+        text.push_str("ifneq ($(filter $(LIST),$(LIST)),)\nfiltered:\nendif\n");
+        text.push_str("ifeq (unclosed\nodd:\nendif\n");
+        let runner = collect(&text).into_runner();
+        let got: Vec<(&str, Option<&str>)> = runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.doc.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("deep", None),
+                ("after", None),
+                ("filtered", Some(UNDECIDED)),
+                ("odd", Some(UNDECIDED)),
+            ]
         );
     }
 }
