@@ -293,6 +293,8 @@ struct Makefile {
     /// Where the targets of the rule being read start in `targets` (its recipe lines are
     /// theirs), when the last line was a rule or a recipe line.
     rule_start: Option<usize>,
+    /// Targets false conditions leave out (the first 1,000 names).
+    dropped: Vec<String>,
 }
 
 impl Makefile {
@@ -306,6 +308,13 @@ impl Makefile {
         }
         let active = self.active();
         if active == Known::False {
+            if let Line::Target(target) = line
+                && is_task_name(&target.name)
+            {
+                if self.dropped.len() < 1000 {
+                    self.dropped.push(target.name);
+                }
+            }
             return;
         }
         let rule_start = self.rule_start.take();
@@ -498,11 +507,9 @@ impl Makefile {
             *empty.entry(target.name.as_str()).or_insert(true) &= this;
             depended_on.extend(target.prerequisites.iter().map(String::as_str));
         }
-        let is_empty_rule = |name: &str| {
-            empty.get(name).copied().unwrap_or(false)
-                && depended_on.contains(name)
-                && !self.phony.contains(name)
-        };
+        // Phony or not: git's `.PHONY: FORCE` is still only a helper.
+        let is_empty_rule =
+            |name: &str| empty.get(name).copied().unwrap_or(false) && depended_on.contains(name);
         let mut files: HashSet<&str> = HashSet::new();
         for target in &self.targets {
             if !self.phony.contains(&target.name)
@@ -547,21 +554,24 @@ impl Makefile {
             // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
             // rule with nothing in it that others depend on to be always out of date.
             let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
+            let generated = files.contains(target.name.as_str());
             let doc = target
                 .doc
                 .clone()
                 .or_else(|| self.help.get(&target.name).cloned())
-                .or_else(|| target.above.clone());
+                // A comment above a generated file is the maintainer's note on how it is
+                // made (`VERSION-FILE`), not a task's doc.
+                .or_else(|| target.above.clone().filter(|_| !generated));
             let doc = match doc {
                 Some(doc)
                     if file_like
                         && !phony
                         && (!self.phony.is_empty() || files.contains(target.name.as_str())) =>
                 {
-                    Some(format!("{doc} (file target)"))
+                    Some(format!("{doc} {FILE_TARGET}"))
                 }
                 Some(doc) => Some(doc),
-                None if phony || (!file_like && !helper) || is_default => None,
+                None if ((phony || !file_like) && !helper) || is_default => None,
                 None => continue,
             };
             let doc = if target.uncertain {
@@ -585,8 +595,34 @@ impl Makefile {
                 cwd: None,
             });
         }
-        let pattern_tasks = pattern_tasks(&patterns, &tasks, &mut runner.notes);
+        let pattern_tasks = pattern_tasks(&patterns, &mut tasks, &mut runner.notes);
         tasks.extend(pattern_tasks);
+        // Names a true branch defines after all (a doc per platform) are not left out.
+        let mut names: Vec<&str> = self
+            .dropped
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !tasks.iter().any(|t| t.name == *name))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if !names.is_empty() {
+            let count = &names.len();
+            let names: Vec<&str> = names.iter().take(10).copied().collect();
+            runner.notes.push(format!(
+                "{count} {} left out: {} under conditions that are false here, so make does \
+                 not know {} either: {}{}",
+                if *count == 1 {
+                    "target is"
+                } else {
+                    "targets are"
+                },
+                if *count == 1 { "it is" } else { "they are" },
+                if *count == 1 { "it" } else { "them" },
+                names.join(", "),
+                if *count > names.len() { ", …" } else { "" }
+            ));
+        }
         if !uncertain.is_empty() {
             uncertain.dedup();
             let shown: Vec<&str> = uncertain.iter().take(10).copied().collect();
@@ -612,6 +648,9 @@ impl Makefile {
     }
 }
 
+/// What a doc ends with for a documented target that is a file.
+const FILE_TARGET: &str = "(file target)";
+
 /// What a doc ends with for a target under a condition detection cannot decide.
 const UNDECIDED: &str = "(only under a condition make decides)";
 
@@ -622,8 +661,13 @@ const STEM: &str = "<stem>";
 /// `docker-%: build-%`) gives, for each listed task that prerequisite matches, the name
 /// the rule makes of it; a rule with a recipe and a pattern a person types (`test-%`, not
 /// `%.o` or a bare `%`) is a task of its own, named by its pattern.
-fn pattern_tasks(patterns: &[&RawTarget], listed: &[Task], notes: &mut Vec<String>) -> Vec<Task> {
+fn pattern_tasks(
+    patterns: &[&RawTarget],
+    listed: &mut [Task],
+    notes: &mut Vec<String>,
+) -> Vec<Task> {
     let mut out: Vec<Task> = Vec::new();
+    let mut sources: Vec<(usize, String)> = Vec::new();
     let exists = |name: &str, out: &[Task]| listed.iter().chain(out.iter()).any(|t| t.name == name);
     for rule in patterns {
         let Some((prefix, suffix)) = rule.name.split_once('%') else {
@@ -635,7 +679,7 @@ fn pattern_tasks(patterns: &[&RawTarget], listed: &[Task], notes: &mut Vec<Strin
         }
         let mut made_any = false;
         for prerequisite in rule.prerequisites.iter().filter(|p| p.contains('%')) {
-            for task in listed {
+            for (index, task) in listed.iter().enumerate() {
                 let Some(stem) = stem_of(prerequisite, &task.name) else {
                     continue;
                 };
@@ -643,7 +687,18 @@ fn pattern_tasks(patterns: &[&RawTarget], listed: &[Task], notes: &mut Vec<Strin
                 if exists(&name, &out) || !is_task_name(&name) {
                     continue;
                 }
+                // Of the pattern rules that match a name, make uses the one with the
+                // shortest stem: `make test-short` runs `test-%`, not `%: common-%`.
+                let nearer = patterns.iter().any(|other| {
+                    !std::ptr::eq(*other, *rule)
+                        && other.recipe
+                        && stem_of(&other.name, &name).is_some_and(|s| s.len() < stem.len())
+                });
+                if nearer {
+                    continue;
+                }
                 made_any = true;
+                sources.push((index, name.clone()));
                 out.push(Task {
                     command: format!("make {}", quote_cow(&name)),
                     doc: Some(match &task.doc {
@@ -675,8 +730,21 @@ fn pattern_tasks(patterns: &[&RawTarget], listed: &[Task], notes: &mut Vec<Strin
             cwd: None,
         });
     }
+    // `common-lint` is what `lint` runs: the short name is the one people type.
+    for (index, name) in sources {
+        let task = &mut listed[index];
+        let also = format!("{ALSO}{name}`)");
+        task.doc = Some(match task.doc.take() {
+            Some(doc) => format!("{doc} {also}"),
+            None => also,
+        });
+    }
     out
 }
+
+/// What a doc ends with for a target a pattern rule gives a shorter name (`common-lint`,
+/// run as `make lint`).
+const ALSO: &str = "(also as `make ";
 
 /// The pattern task (`test-%`) whose pattern `name` matches, run under that name.
 fn pattern_task(runner: &Runner, name: &str) -> Option<(usize, String)> {
@@ -693,11 +761,15 @@ fn is_pattern(task: &Task) -> bool {
 }
 
 /// Targets the prompt shows last and never as examples: those under a condition only make
-/// decides.
+/// decides, and those a pattern rule gives a shorter name.
 fn is_aside(_: &Runner, task: &Task) -> bool {
-    task.doc
-        .as_deref()
-        .is_some_and(|doc| doc.ends_with(UNDECIDED))
+    task.doc.as_deref().is_some_and(|doc| {
+        doc.ends_with(UNDECIDED)
+            || doc.ends_with(FILE_TARGET)
+            || doc
+                .rsplit_once(ALSO)
+                .is_some_and(|(_, name)| !name.contains(' '))
+    })
 }
 
 /// A target found in a makefile.
@@ -857,6 +929,20 @@ impl Variables {
         if let Some((function, args)) = inner.split_once([' ', '\t']) {
             return match function {
                 "wildcard" if !as_condition => expand(args),
+                "addprefix" | "addsuffix" => {
+                    let comma = outside_references(args, b',')
+                        .ok_or_else(|| format!("`$({function} …)` needs make to evaluate"))?;
+                    let (affix, names) = (expand(&args[..comma])?, expand(&args[comma + 1..])?);
+                    let affix = affix.trim_ascii();
+                    Ok(names
+                        .split_ascii_whitespace()
+                        .map(|name| match function {
+                            "addprefix" => format!("{affix}{name}"),
+                            _ => format!("{name}{affix}"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "))
+                }
                 "strip" => Ok(expand(args)?
                     .split_ascii_whitespace()
                     .collect::<Vec<_>>()
@@ -1313,8 +1399,22 @@ fn help_doc(rest: &str) -> Option<Line> {
 fn block_doc(comments: &[Cow<'_, str>], name: &str) -> Option<String> {
     /// About two lines of prose: the prompt shows one line anyway.
     const MAX: usize = 200;
+    // `## text` is the doc convention (`make help` scripts grep for it): in a block that
+    // has such lines, the plain `#` ones are the maintainer's notes. `##@` lines title a
+    // section of `make help`.
+    let marked = |line: &str| {
+        let line = line.trim_ascii();
+        line.starts_with("##")
+            && !line.starts_with("##@")
+            && !line.trim_matches('#').trim_ascii().is_empty()
+    };
+    let only_marked = comments.iter().any(|line| marked(line));
     let mut doc = String::new();
-    for line in comments {
+    for line in comments
+        .iter()
+        .filter(|line| !line.trim_ascii().starts_with("##@"))
+        .filter(|line| !only_marked || marked(line))
+    {
         let text = line
             .trim_ascii()
             .trim_start_matches('#')
@@ -1772,6 +1872,8 @@ mod tests {
                 ("migrate", jobs, "make migrate"),
                 ("seed", jobs, "make seed"),
                 ("docker:build", None, "make docker:build"),
+                ("x-a", None, "make x-a"),
+                ("x-b", None, "make x-b"),
                 ("out.bin", Some("the binary (file target)"), "make out.bin"),
             ]
         );
@@ -1782,8 +1884,6 @@ mod tests {
                  makefile (only make knows its value)",
                 "targets `$(wildcard *.c)` are not listed: they are files only make would find",
                 "targets `$(SRC:.c=.o)` are not listed: `$(SRC:.c=.o)` needs make to evaluate",
-                "targets `$(addprefix x-, a b)` are not listed: `$(addprefix …)` needs make to \
-                 evaluate",
             ]
         );
     }
@@ -1910,6 +2010,7 @@ mod tests {
                 "all: install\n",
                 "VERSION-FILE: FORCE\n\t@./GEN-VERSION-FILE\n",
                 "FORCE:\n",
+                ".PHONY: FORCE\n",
                 "version.h: VERSION-FILE\n\tsed s/x/y/ VERSION-FILE > $@\n",
                 "manpage:\n\tpandoc -o $@ doc.md\n",
                 "install: VERSION-FILE\n\tinstall -m 755 app /usr/bin\n",
@@ -1939,6 +2040,7 @@ mod tests {
             "## Lint the code\ncommon-lint:\n\t@golangci-lint run\n",
             "common-proto: ## Generate protobuf code\n\t@buf generate\n",
             "common-%-skip:\n\t@true\n",
+            "common-test-short: ## the short tests\n\t@true\n",
             "%: common-% ;\n",
             "## Run one test suite: make test-unit, make test-e2e\n",
             "test-%:\n\t@go test ./$*/...\n",
@@ -1955,11 +2057,20 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("common-lint", "make common-lint", Some("Lint the code")),
+                (
+                    "common-lint",
+                    "make common-lint",
+                    Some("Lint the code (also as `make lint`)")
+                ),
                 (
                     "common-proto",
                     "make common-proto",
-                    Some("Generate protobuf code")
+                    Some("Generate protobuf code (also as `make proto`)")
+                ),
+                (
+                    "common-test-short",
+                    "make common-test-short",
+                    Some("the short tests")
                 ),
                 ("protoc", "make protoc", None),
                 ("common-%-skip", "make common-<stem>-skip", None),
@@ -2025,6 +2136,42 @@ mod tests {
                 ("after", None),
                 ("filtered", Some(UNDECIDED)),
                 ("odd", Some(UNDECIDED)),
+            ]
+        );
+    }
+
+    #[test]
+    fn marked_lines_of_a_block_are_its_doc() {
+        case(
+            concat!(
+                "# The root `test` wins over the catch-all rule: a maintainer's note.\n",
+                "## test: run the unit tests\n",
+                "test:\n",
+                "##@ Building\n",
+                "# plain comment only\n",
+                "build:\n",
+            ),
+            &[
+                ("test", Some("run the unit tests")),
+                ("build", Some("plain comment only")),
+            ],
+        );
+    }
+
+    #[test]
+    fn targets_of_false_branches_are_noted() {
+        let runner = collect(concat!(
+            "ifeq ($(OS),Windows_NT)\ninstaller-msi:\ninstaller-zip:\nendif\n",
+            "ifdef SPECCODER_TEST_SURELY_UNSET\nmemcheck:\nendif\nall:\n",
+        ))
+        .into_runner();
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["all"]);
+        assert_eq!(
+            runner.notes,
+            [
+                "3 targets are left out: they are under conditions that are false here, so \
+              make does not know them either: installer-msi, installer-zip, memcheck"
             ]
         );
     }

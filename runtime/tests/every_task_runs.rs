@@ -25,6 +25,8 @@ const RUNNABLE: &[&str] = &[
     "make-project",
     "hostile",
     "make-rules",
+    "make-common",
+    "make-platform",
     "pkg-bun",
     "pkg-manager-conflict",
     "pkg-many",
@@ -74,6 +76,26 @@ fn every_listed_task_runs() {
                     Vec::new()
                 } else if task.command.starts_with("cargo test") {
                     vec!["test result: ok. 1 passed".to_owned()]
+                } else if let Some(source) = task
+                    .doc
+                    .as_deref()
+                    .and_then(|d| d.rsplit_once("(through `"))
+                    .and_then(|(_, rest)| rest.split('`').next())
+                    .or_else(|| {
+                        task.doc
+                            .as_deref()?
+                            .strip_prefix("runs `")?
+                            .split('`')
+                            .next()
+                    })
+                {
+                    // A name a make pattern rule makes of another target runs that one, a
+                    // just module's name its default recipe.
+                    vec![
+                        format!("ran {source}"),
+                        format!("ran {leaf}"),
+                        format!("ran {name}"),
+                    ]
                 } else if runner.is_pattern(task) {
                     // make's `print-%` prints the variable its stem names.
                     vec![
@@ -87,6 +109,15 @@ fn every_listed_task_runs() {
                 ran += 1;
                 let printed =
                     expected.is_empty() || expected.iter().any(|e| text.contains(e.as_str()));
+                // A make target only a condition decides (`framework` on Darwin) may be
+                // one make does not know here: it is listed with that said.
+                let undecided = task
+                    .doc
+                    .as_deref()
+                    .is_some_and(|d| d.ends_with("(only under a condition make decides)"));
+                if undecided && !out.success() {
+                    continue;
+                }
                 if !out.success() || !printed {
                     failures.push(format!(
                         "{fixture}: `{}` ({}) gave {:?} without {expected:?}:\n{text}",
