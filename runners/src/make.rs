@@ -310,10 +310,9 @@ impl Makefile {
         if active == Known::False {
             if let Line::Target(target) = line
                 && is_task_name(&target.name)
+                && self.dropped.len() < 1000
             {
-                if self.dropped.len() < 1000 {
-                    self.dropped.push(target.name);
-                }
+                self.dropped.push(target.name);
             }
             return;
         }
