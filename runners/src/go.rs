@@ -48,9 +48,9 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 
 /// go's own commands offered as tasks, each with what it does.
 const COMMANDS: &[(&str, &str)] = &[
-    ("test", "run the tests of every module"),
+    ("test", "run the tests of every package"),
     ("build", "compile every package"),
-    ("vet", "report suspicious constructs"),
+    ("vet", "report suspicious constructs in every package"),
 ];
 
 /// The most `use` entries of a go.work that are followed.
@@ -122,6 +122,7 @@ fn members(
     notes: &mut Vec<String>,
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut missing: Vec<&str> = Vec::new();
     if parsed.uses.len() > MAX_USES {
         notes.push(format!(
             "go.work has {} `use` entries; only the first {MAX_USES} are read",
@@ -143,14 +144,13 @@ fn members(
         ctx.depends_on(dir.clone());
         ctx.depends_on(manifest.clone());
         if let Err(err) = inside.check(&dir) {
-            let why = if err.is_not_found() {
-                "no such folder".to_owned()
+            if err.is_not_found() {
+                missing.push(used.as_str());
             } else {
-                err.to_string()
-            };
-            notes.push(format!(
-                "go.work: `use {used}`: {why}; its module is left out"
-            ));
+                notes.push(format!(
+                    "go.work: `use {used}`: {err}; its module is left out"
+                ));
+            }
             continue;
         }
         if let Err(err) = inside.check_manifest(&manifest) {
@@ -159,6 +159,17 @@ fn members(
             continue;
         }
         out.push(relative);
+    }
+    // One note for them all: a go.work may name hundreds.
+    if let Some(first) = missing.first() {
+        let more = match missing.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        notes.push(format!(
+            "go.work: `use {first}`{more}: no such folder; left out (go refuses the workspace \
+             until it exists)"
+        ));
     }
     out
 }
