@@ -412,7 +412,8 @@ mod tests {
                 ("pkg", 0),
                 ("cargo", 8),
                 ("make", 0),
-                ("task", 1)
+                ("task", 1),
+                ("go", 0)
             ]
         );
     }

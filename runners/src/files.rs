@@ -100,6 +100,24 @@ pub fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
 /// Opens `path` (with `extra` flags) and reads it when it is a regular file of at most
 /// `max` bytes.
 fn read_open(path: &Path, max: u64, extra: rustix::fs::OFlags) -> Result<Vec<u8>, ReadError> {
+    read_open_as(path, max, extra, Cap::Refuse)
+}
+
+/// What a read does with a file larger than its cap.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cap {
+    /// Refuses it ([`ReadError::TooLarge`]).
+    Refuse,
+    /// Reads its first bytes up to the cap.
+    Prefix,
+}
+
+fn read_open_as(
+    path: &Path,
+    max: u64,
+    extra: rustix::fs::OFlags,
+    cap: Cap,
+) -> Result<Vec<u8>, ReadError> {
     // Without blocking and checked again once open: the path may have been swapped for a
     // FIFO since the caller's check, and opening a FIFO for reading blocks until a writer
     // comes.
@@ -115,10 +133,16 @@ fn read_open(path: &Path, max: u64, extra: rustix::fs::OFlags) -> Result<Vec<u8>
     if let Some(kind) = irregular(meta.file_type()) {
         return Err(ReadError::NotRegular { kind });
     }
-    if meta.len() > max {
+    if meta.len() > max && cap == Cap::Refuse {
         return Err(ReadError::TooLarge { max });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(max)).unwrap_or(0));
+    if cap == Cap::Prefix {
+        file.take(max)
+            .read_to_end(&mut bytes)
+            .map_err(ReadError::Io)?;
+        return Ok(bytes);
+    }
     // One byte more than the cap tells a file at the cap from a larger one, even one that
     // grows while it is read.
     file.take(max + 1)
@@ -187,6 +211,20 @@ impl Root {
         }
         // Swapped for a symlink since: the open fails rather than follows it.
         read_open(path, max, rustix::fs::OFlags::NOFOLLOW)
+    }
+
+    /// Like [`Root::read_walked`], but a file over `max` bytes gives its first `max` bytes
+    /// instead of an error: for a header (a Go file's package clause) that comes first.
+    pub fn read_walked_prefix(&self, path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+        let meta = path.symlink_metadata().map_err(ReadError::Io)?;
+        let mut flags = rustix::fs::OFlags::NOFOLLOW;
+        if meta.file_type().is_symlink() {
+            self.check(path)?;
+            flags = rustix::fs::OFlags::empty();
+        } else if let Some(kind) = irregular(meta.file_type()) {
+            return Err(ReadError::NotRegular { kind });
+        }
+        read_open_as(path, max, flags, Cap::Prefix)
     }
 }
 
@@ -286,6 +324,46 @@ mod tests {
             err.to_string()
                 .starts_with("resolves outside the project root")
         );
+    }
+
+    /// Property: a prefix read gives at most the cap's bytes of a larger file (a 1 GiB
+    /// sparse one costs nothing), refuses a FIFO, `/dev/zero` and a link out of the root.
+    #[test]
+    fn prefixes_are_bounded() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).expect("root");
+        let huge = std::fs::File::create(root.join("huge")).expect("huge");
+        huge.set_len(1 << 30).expect("sparse");
+        std::fs::write(root.join("small"), "abc").expect("small");
+        std::fs::write(dir.path().join("secret"), "s").expect("secret");
+        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).expect("link");
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero")).expect("link");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            root.join("fifo"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("mkfifo");
+        let inside = Root::new(&root);
+        assert_eq!(
+            inside
+                .read_walked_prefix(&root.join("huge"), 10)
+                .expect("huge"),
+            vec![0; 10]
+        );
+        assert_eq!(
+            inside
+                .read_walked_prefix(&root.join("small"), 10)
+                .expect("small"),
+            b"abc"
+        );
+        for name in ["out", "zero", "fifo"] {
+            assert!(
+                inside.read_walked_prefix(&root.join(name), 10).is_err(),
+                "{name}"
+            );
+        }
     }
 
     /// Property: a walked file is read like any other; a symlink is still resolved and

@@ -7,6 +7,7 @@
 mod cargo;
 mod detection;
 pub mod files;
+mod go;
 mod just;
 mod make;
 mod pkg;
@@ -32,6 +33,7 @@ pub const RUNNERS: &[RunnerDef] = &[
     cargo::RUNNER,
     make::RUNNER,
     task::RUNNER,
+    go::RUNNER,
 ];
 
 /// The runner ids, in the default probe order (read from [`RUNNERS`]).
@@ -48,6 +50,7 @@ pub const RUNNER_IDS: &[&str] = &{
 /// The parsers, for tests and fuzzing from outside the crate.
 pub mod parse {
     pub use crate::cargo::parse_metadata as cargo_metadata;
+    pub use crate::go::{parse_header as go_file_header, parse_modfile as go_modfile};
     pub use crate::just::parse_dump as just_dump;
     pub use crate::make::parse_makefile as makefile;
     #[doc(hidden)]
@@ -108,7 +111,15 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(file).expect("read");
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            // A line may say it names something else (the `go` file extension).
+            let code: String = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or("")
+                .lines()
+                .filter(|line| !line.ends_with("// not a runner id"))
+                .collect::<Vec<_>>()
+                .join("\n");
             for id in RUNNER_IDS {
                 let quoted = format!("\"{id}\"");
                 for shape in [

@@ -548,3 +548,106 @@ fn a_cache_parent_not_safely_ours_is_not_used() {
         assert_eq!(std::fs::read_dir(&speccoder).expect("dir").count(), 0);
     }
 }
+
+#[test]
+fn go_work_members_and_new_commands_are_seen() {
+    require_tools(&["go"]);
+    // A member dropped from go.work leaves with its commands.
+    case(
+        "go-workspace",
+        "go",
+        |root| edit_file(&root.join("go.work"), "\t./tools\n", ""),
+        |json| {
+            let names = task_names(json, "go");
+            assert!(!names.iter().any(|n| n.starts_with("tools/")), "{names:?}");
+        },
+    );
+    // A member whose go.mod goes is no module: left out.
+    case(
+        "go-workspace",
+        "go",
+        |root| std::fs::remove_file(root.join("tools/go.mod")).expect("remove"),
+        |json| {
+            let names = task_names(json, "go");
+            assert!(!names.contains(&"tools/run/gen".to_owned()), "{names:?}");
+        },
+    );
+    // A new command folder, in the root module and in a member.
+    case(
+        "go-workspace",
+        "go",
+        |root| {
+            std::fs::create_dir(root.join("tools/cmd/fresh")).expect("mkdir");
+            std::fs::write(
+                root.join("tools/cmd/fresh/main.go"),
+                "package main\n\nfunc main() {}\n",
+            )
+            .expect("write");
+        },
+        has_task("go", "tools/run/fresh"),
+    );
+    case(
+        "go-module",
+        "go",
+        |root| {
+            std::fs::create_dir(root.join("cmd/fresh")).expect("mkdir");
+            std::fs::write(root.join("cmd/fresh/main.go"), "package main\n").expect("write");
+        },
+        has_task("go", "run/fresh"),
+    );
+    // A command's file turned into an ignored one, and the root package into a library.
+    case(
+        "go-module",
+        "go",
+        |root| {
+            edit_file(
+                &root.join("cmd/migrate/main.go"),
+                "/*",
+                "//go:build ignore\n\n/*",
+            );
+            edit_file(&root.join("main.go"), "package main", "package notes");
+        },
+        |json| {
+            assert_eq!(task_names(json, "go"), ["test", "build", "vet"]);
+        },
+    );
+    // A go.work that did not exist makes the project a workspace.
+    case(
+        "go-module",
+        "go",
+        |root| {
+            std::fs::write(
+                root.join("go.work"),
+                "go 1.22\n\nuse (\n\t.\n\t./plugins\n)\n",
+            )
+            .expect("go.work");
+            std::fs::create_dir_all(root.join("plugins/cmd/hello")).expect("mkdir");
+            std::fs::write(root.join("plugins/go.mod"), "module example.com/plugins\n")
+                .expect("go.mod");
+            std::fs::write(root.join("plugins/cmd/hello/main.go"), "package main\n").expect("main");
+        },
+        has_task("go", "plugins/run/hello"),
+    );
+}
+
+#[test]
+fn an_edited_go_mod_is_seen() {
+    require_tools(&["go"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("go-module");
+    let note = |json: &Value| json["runners"][0]["notes"].to_string();
+    let before = warm(&root, cache.path());
+    assert!(note(&before).contains("toolchain go1.22.0"), "{before}");
+    edit_file(
+        &root.join("go.mod"),
+        "toolchain go1.22.0",
+        "toolchain go1.22.1",
+    );
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false);
+    assert!(note(&after).contains("toolchain go1.22.1"), "{after}");
+    std::fs::remove_file(root.join("go.mod")).expect("remove");
+    let after = list(&root, cache.path());
+    assert_eq!(task_names(&after, "go"), Vec::<String>::new());
+}

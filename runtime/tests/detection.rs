@@ -91,6 +91,7 @@ fn missing_binary_is_a_reason() {
             ("cargo", "no Cargo.toml in the root".into()),
             ("make", "`make` is not on PATH".into()),
             ("task", "no Taskfile in the root".into()),
+            ("go", "no go.mod or go.work in the root".into()),
         ]
     );
 }

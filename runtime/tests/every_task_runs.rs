@@ -17,6 +17,8 @@ const RUNNABLE: &[&str] = &[
     "cargo-bench",
     "cargo-single",
     "cargo-workspace",
+    "go-module",
+    "go-workspace",
     "just",
     "make-crlf",
     "make-gnumakefile",
@@ -49,7 +51,7 @@ const RUNNABLE: &[&str] = &[
 
 #[test]
 fn every_listed_task_runs() {
-    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun"]);
+    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun", "go"]);
     let fixtures = Fixtures::copy();
     support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
     let mut ran = 0;

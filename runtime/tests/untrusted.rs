@@ -526,7 +526,7 @@ fn explain_says_what_each_probe_may_execute() {
     let json = list(&root, &path_var(), Memory::Bounded);
     let probes = json["probes"].as_array().expect("probes under --explain");
     let ids: Vec<&str> = probes.iter().filter_map(|p| p["id"].as_str()).collect();
-    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task"]);
+    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task", "go"]);
     let executes = |id: &str| {
         probes
             .iter()
@@ -538,6 +538,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("cargo").contains("RUSTUP_TOOLCHAIN"));
     assert!(executes("task").contains("task --list-all"));
     assert!(executes("make").starts_with("nothing"));
+    assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
@@ -787,5 +788,141 @@ fn a_probe_cannot_take_the_machines_memory() {
     assert_mentions(
         &json,
         &["\"just\" failed: `just --dump --dump-format=json` exited"],
+    );
+}
+
+/// The `(name, command)` of each task of runner `id`.
+fn tasks_of(json: &Value, id: &str) -> Vec<(String, String)> {
+    json["runners"]
+        .as_array()
+        .expect("runners")
+        .iter()
+        .filter(|r| r["id"] == id)
+        .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("").to_owned(),
+                t["command"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Property: a FIFO or `/dev/zero` as `go.mod` or `go.work` fails the go runner at once
+/// with the reason; nothing of go runs.
+#[test]
+fn special_files_as_go_manifests() {
+    require_tools(&["go"]);
+    for (name, special, want) in [
+        (
+            "go.mod",
+            Special::Fifo,
+            "\"go\" failed: go.mod: is a FIFO, not a regular file",
+        ),
+        (
+            "go.mod",
+            Special::DevZero,
+            "\"go\" failed: go.mod: resolves outside the project root (to /dev/zero)",
+        ),
+        (
+            "go.work",
+            Special::Fifo,
+            "\"go\" failed: go.work: is a FIFO, not a regular file",
+        ),
+    ] {
+        let (_base, root) = project(&[("cmd/x/main.go", "package main\nfunc main() {}\n")]);
+        make_special(&root.join(name), special);
+        let json = list(&root, &path_var(), Memory::Bounded);
+        assert_eq!(task_names(&json, "go"), Vec::<String>::new(), "{name}");
+        assert_mentions(&json, &[want]);
+    }
+}
+
+/// Property: the Go files under `cmd/` are read as an untrusted repository's: a symlinked
+/// command folder (out of the root) or `cmd` folder is never followed, a 1 GiB Go file
+/// costs only its first bytes, a folder go would refuse (`-rf`, a space) is left out with a
+/// note, and every command names its package with `./`, so no folder is read as an option.
+#[test]
+fn go_commands_of_an_untrusted_repository() {
+    require_tools(&["go"]);
+    let main = "package main\n\nfunc main() {}\n";
+    let (base, root) = project(&[
+        ("go.mod", "module example.com/x\n\ngo 1.22\n"),
+        ("cmd/ok/main.go", main),
+        ("cmd/-rf/main.go", main),
+        ("cmd/a b/main.go", main),
+        ("cmd/lib/lib.go", "package lib\n"),
+        ("member/go.mod", "module example.com/m\n"),
+        ("member/cmd/tool/main.go", main),
+    ]);
+    let outside = base.path().join("outside");
+    std::fs::create_dir_all(outside.join("cmd/stolen")).expect("outside");
+    std::fs::write(outside.join("cmd/stolen/main.go"), main).expect("main");
+    std::os::unix::fs::symlink(outside.join("cmd/stolen"), root.join("cmd/escape")).expect("link");
+    let big = root.join("cmd/big/main.go");
+    std::fs::create_dir_all(big.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&big, "// Big is huge.\npackage main\n").expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .and_then(|f| f.set_len(1 << 30))
+        .expect("sparse");
+    make_special(&root.join("cmd/fifo/main.go"), Special::Fifo);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(
+        tasks_of(&json, "go"),
+        [
+            ("test", "go test ./..."),
+            ("build", "go build ./..."),
+            ("vet", "go vet ./..."),
+            ("run/big", "go run ./cmd/big"),
+            ("run/ok", "go run ./cmd/ok"),
+        ]
+        .map(|(n, c)| (n.to_owned(), c.to_owned()))
+    );
+    assert_mentions(
+        &json,
+        &[
+            "cmd/-rf is left out: go refuses a package folder whose name starts with `-`",
+            "cmd/a b is left out: go refuses a package folder whose name holds characters",
+            "cmd/escape is a symlink; not followed",
+            "cmd/fifo/main.go: is a FIFO, not a regular file; not read",
+        ],
+    );
+    // The member is not in a workspace: go.mod alone lists the root module only.
+    assert!(!explained(&json).contains("stolen"));
+    // The same in a workspace, where a `cmd` folder linked out of the root and `use` lines
+    // leaving it are not followed, and hundreds of `use` lines are bounded.
+    let mut work = String::from("go 1.22\n\nuse (\n\t.\n\t./member\n\t../outside\n\t/etc\n");
+    for i in 0..1500 {
+        work.push_str(&format!("\t./missing/{i}\n"));
+    }
+    work.push_str(")\n");
+    std::fs::write(root.join("go.work"), work).expect("go.work");
+    std::fs::remove_dir_all(root.join("member/cmd")).expect("rm");
+    std::os::unix::fs::symlink(outside.join("cmd"), root.join("member/cmd")).expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(
+        tasks_of(&json, "go")[..3],
+        [
+            ("test", "go test ./... ./member/..."),
+            ("build", "go build ./... ./member/..."),
+            ("vet", "go vet ./... ./member/..."),
+        ]
+        .map(|(n, c)| (n.to_owned(), c.to_owned()))
+    );
+    assert_eq!(
+        task_names(&json, "go")[3..],
+        ["run/big", "run/ok"].map(str::to_owned)
+    );
+    assert_mentions(
+        &json,
+        &[
+            "go.work has 1504 `use` entries; only the first 1000 are read",
+            "go.work: `use ../outside` is outside the project root; its module is left out",
+            "go.work: `use /etc` is outside the project root; its module is left out",
+            "go.work: `use ./missing/0` and 995 more: no such folder",
+            "member/cmd is a symlink; not followed",
+        ],
     );
 }

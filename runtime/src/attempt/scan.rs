@@ -112,7 +112,7 @@ impl Lang {
             "rs" => Self::Rust,
             "py" => Self::Python,
             "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => Self::Js,
-            "go" => Self::Go,
+            "go" => Self::Go, // not a runner id
             _ => Self::Any,
         }
     }
