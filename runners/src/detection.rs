@@ -406,7 +406,8 @@ mod tests {
                 ("pkg", 0),
                 ("cargo", 8),
                 ("make", 0),
-                ("task", 1)
+                ("task", 1),
+                ("python", 0),
             ]
         );
     }

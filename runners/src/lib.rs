@@ -11,6 +11,7 @@ mod just;
 mod make;
 mod pkg;
 mod probe;
+mod python;
 mod quote;
 mod runner;
 mod task;
@@ -32,6 +33,7 @@ pub const RUNNERS: &[RunnerDef] = &[
     cargo::RUNNER,
     make::RUNNER,
     task::RUNNER,
+    python::RUNNER,
 ];
 
 /// The runner ids, in the default probe order (read from [`RUNNERS`]).
