@@ -413,6 +413,7 @@ mod tests {
                 ("cargo", 8),
                 ("make", 0),
                 ("task", 1),
+                ("python", 0),
                 ("go", 0)
             ]
         );

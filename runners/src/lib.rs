@@ -12,6 +12,7 @@ mod just;
 mod make;
 mod pkg;
 mod probe;
+mod python;
 mod quote;
 mod runner;
 mod task;
@@ -33,6 +34,7 @@ pub const RUNNERS: &[RunnerDef] = &[
     cargo::RUNNER,
     make::RUNNER,
     task::RUNNER,
+    python::RUNNER,
     go::RUNNER,
 ];
 

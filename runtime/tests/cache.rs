@@ -650,4 +650,95 @@ fn an_edited_go_mod_is_seen() {
     std::fs::remove_file(root.join("go.mod")).expect("remove");
     let after = list(&root, cache.path());
     assert_eq!(task_names(&after, "go"), Vec::<String>::new());
+
+/// The command of a task of the `python` runner, if it is listed.
+fn python_command(json: &Value, name: &str) -> Option<String> {
+    json["runners"]
+        .as_array()?
+        .iter()
+        .find(|r| r["id"] == "python")?["tasks"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["command"].as_str())
+        .map(str::to_owned)
+}
+
+/// Property: every file the Python runner looks at is an input: a conftest.py appearing
+/// makes `test` pytest, a new `.venv` and then a uv.lock change the launcher, and an edited
+/// pyproject.toml adds its tasks.
+#[test]
+fn python_inputs_are_seen() {
+    require_tools(&["pytest", "uv", "poe"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("python-unittest");
+    #[track_caller]
+    fn step(root: &Path, cache: &Path, edit: impl FnOnce(&Path), task: &str, want: &str) {
+        warm(root, cache);
+        edit(root);
+        let after = list(root, cache);
+        assert_eq!(after["cached"], false, "a stale entry was used");
+        assert_eq!(python_command(&after, task).as_deref(), Some(want));
+        let again = warm(root, cache);
+        assert_eq!(python_command(&again, task).as_deref(), Some(want));
+    }
+    let before = list(&root, cache.path());
+    assert_eq!(
+        python_command(&before, "test").as_deref(),
+        Some("python3 -m unittest discover -s tests")
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| std::fs::write(root.join("tests/conftest.py"), "").expect("conftest"),
+        "test",
+        "pytest",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| {
+            std::fs::create_dir_all(root.join(".venv/bin")).expect("venv");
+            std::fs::write(root.join(".venv/bin/python"), "").expect("python");
+        },
+        "test",
+        ".venv/bin/python -m pytest",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| std::fs::write(root.join("uv.lock"), "version = 1\n").expect("lock"),
+        "test",
+        "uv run pytest",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| {
+            std::fs::write(
+                root.join("pyproject.toml"),
+                "[tool.poe.tasks]\ndocs = \"echo docs\"\n",
+            )
+            .expect("pyproject")
+        },
+        "docs",
+        "poe docs",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| edit_file(&root.join("pyproject.toml"), "docs", "site"),
+        "site",
+        "poe site",
+    );
+    // A requirements file naming pytest, in a project that had none.
+    let root = fixtures.path("python-pytest-requirements");
+    step(
+        &root,
+        cache.path(),
+        |root| std::fs::write(root.join("tests/requirements.txt"), "hypothesis\n").expect("edit"),
+        "test",
+        "python3 -m unittest discover -s tests",
+    );
 }

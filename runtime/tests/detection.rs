@@ -91,6 +91,10 @@ fn missing_binary_is_a_reason() {
             ("cargo", "no Cargo.toml in the root".into()),
             ("make", "`make` is not on PATH".into()),
             ("task", "no Taskfile in the root".into()),
+            (
+                "python",
+                "no pyproject.toml, setup.py or setup.cfg in the root".into(),
+            ),
             ("go", "no go.mod or go.work in the root".into()),
         ]
     );

@@ -42,6 +42,11 @@ const RUNNABLE: &[&str] = &[
     "polyglot",
     "polyglot-cargo",
     "polyglot-prefixed",
+    "python-poetry",
+    "python-pytest-requirements",
+    "python-src-layout",
+    "python-unittest",
+    "python-uv",
     "task",
     "task-altname",
     "task-project",
@@ -51,9 +56,25 @@ const RUNNABLE: &[&str] = &[
 
 #[test]
 fn every_listed_task_runs() {
-    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun", "go"]);
+    require_tools(&[
+        "just",
+        "task",
+        "pnpm",
+        "yarn",
+        "yarn-berry",
+        "bun",
+        "pytest",
+        "poe",
+        "hatch",
+        "uv",
+        "poetry",
+        "go",
+    ]);
     let fixtures = Fixtures::copy();
     support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
+    // poetry runs in an environment it installed; uv and hatch make theirs on the first
+    // run (the committed uv.lock has no packages yet: `uv run` locks pytest itself).
+    support::prepare_poetry(&fixtures.path("python-poetry"));
     let mut ran = 0;
     let mut failures = Vec::new();
     for fixture in RUNNABLE {

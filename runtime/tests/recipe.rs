@@ -144,7 +144,18 @@ fn printed_args(output: &str) -> Vec<String> {
 /// separator, and as written where it does not (just).
 #[test]
 fn arguments_reach_the_task_on_every_runner() {
-    require_tools(&["just", "task", "pnpm", "yarn", "yarn-berry", "bun"]);
+    require_tools(&[
+        "just",
+        "task",
+        "pnpm",
+        "yarn",
+        "yarn-berry",
+        "bun",
+        "poe",
+        "hatch",
+        "uv",
+        "poetry",
+    ]);
     let fixtures = Fixtures::copy();
     support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
     let words = ["--watch", "a b", "$HOME", "it's"];
@@ -210,6 +221,19 @@ fn arguments_reach_the_task_on_every_runner() {
         &format!("bin/single -- {tail}"),
         &plain,
     );
+
+    // Python: poe, a hatch script with `{args}`, and entry points through uv and poetry.
+    support::prepare_poetry(&fixtures.path("python-poetry"));
+    for (fixture, op) in [
+        ("python-poetry", "args"),
+        ("python-src-layout", "args"),
+        ("python-uv", "run/tallyho"),
+        ("python-poetry", "run/ledgerly"),
+    ] {
+        case(&fixtures, fixture, &format!("{op} {tail}"), &plain);
+        case(&fixtures, fixture, &format!("{op} -- {tail}"), &plain);
+        case(&fixtures, fixture, &format!("{op} {tail} -- x"), &middle);
+    }
 
     // make reads the words after the target as its own: goals and variables, as written.
     let root = fixtures.path("make-rules");
@@ -772,4 +796,65 @@ fn a_parent_of_the_outputs_folder_not_safely_ours_is_refused() {
         );
         assert!(entries(&speccoder).is_empty(), "{:?}", entries(&speccoder));
     }
+}
+
+/// Property: the words of a Python op follow the launcher, which hands them on unread
+/// (`poetry run --`, `hatch run --`), and a leading `--` is the op's own separator.
+#[test]
+fn python_words_follow_the_launcher() {
+    require_tools(&["pytest", "poe", "hatch", "uv", "poetry"]);
+    let fixtures = Fixtures::copy();
+    #[track_caller]
+    fn case(fixtures: &Fixtures, fixture: &str, op: &str, want: &str) {
+        let recipe = detect(&fixtures.path(fixture), &RecipeConfig::default());
+        let resolved = recipe.resolve(op).expect("resolves");
+        assert_eq!(resolved.command, want, "{fixture}: {op}");
+    }
+    case(&fixtures, "python-uv", "test -x", "uv run pytest -x");
+    case(&fixtures, "python-uv", "test -- -x", "uv run pytest -x");
+    case(
+        &fixtures,
+        "python-poetry",
+        "test -x",
+        "poetry run -- pytest -x",
+    );
+    case(
+        &fixtures,
+        "python-poetry",
+        "lint -- --fix",
+        "poe lint --fix",
+    );
+    case(
+        &fixtures,
+        "python-src-layout",
+        "test -x",
+        "hatch run -- pytest -x",
+    );
+    case(
+        &fixtures,
+        "python-src-layout",
+        "lint/check",
+        "hatch run -- lint:check",
+    );
+    case(
+        &fixtures,
+        "python-src-layout",
+        "python:lint/style",
+        "hatch run -- lint:style",
+    );
+    case(
+        &fixtures,
+        "python-unittest",
+        "test -v",
+        "python3 -m unittest discover -s tests -v",
+    );
+    // The words reach pytest: `-k` selects one of the two tests.
+    let root = fixtures.path("python-pytest-requirements");
+    let recipe = detect(&root, &RecipeConfig::default());
+    let resolved = recipe.resolve("test -k no_match -v").expect("resolves");
+    assert_eq!(resolved.command, "pytest -k no_match -v");
+    let out = sh(&resolved.command, &root, std::time::Duration::from_secs(60));
+    let text = out.stdout.text();
+    assert!(out.success(), "{text}");
+    assert!(text.contains("1 passed, 1 deselected"), "{text}");
 }

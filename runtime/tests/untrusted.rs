@@ -526,7 +526,7 @@ fn explain_says_what_each_probe_may_execute() {
     let json = list(&root, &path_var(), Memory::Bounded);
     let probes = json["probes"].as_array().expect("probes under --explain");
     let ids: Vec<&str> = probes.iter().filter_map(|p| p["id"].as_str()).collect();
-    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task", "go"]);
+    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task", "python", "go"]);
     let executes = |id: &str| {
         probes
             .iter()
@@ -539,6 +539,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("task").contains("task --list-all"));
     assert!(executes("make").starts_with("nothing"));
     assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
+    assert!(executes("python").contains("setup.py (never run)"));
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
@@ -547,7 +548,7 @@ fn explain_says_what_each_probe_may_execute() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("What detecting each runner may execute:\n  just   `just --dump"),
+        text.contains("What detecting each runner may execute:\n  just    `just --dump"),
         "{text}"
     );
 }
@@ -923,6 +924,129 @@ fn go_commands_of_an_untrusted_repository() {
             "go.work: `use /etc` is outside the project root; its module is left out",
             "go.work: `use ./missing/0` and 995 more: no such folder",
             "member/cmd is a symlink; not followed",
+
+/// Property: pyproject.toml as a FIFO, a link to `/dev/zero`, a link out of the root or a
+/// 1 GiB file fails the Python runner at once with the reason; a requirements file that is a
+/// FIFO is a note; a `.venv` linked from elsewhere is not the project's environment.
+#[test]
+fn python_special_files() {
+    #[track_caller]
+    fn failed(root: &Path, want: &str) {
+        let json = list(root, &path_var(), Memory::Bounded);
+        assert_eq!(task_names(&json, "python"), Vec::<String>::new());
+        assert_mentions(
+            &json,
+            &[&format!("\"python\" failed: pyproject.toml: {want}")],
+        );
+    }
+    for (special, want) in [
+        (Special::Fifo, "is a FIFO"),
+        (
+            Special::DevZero,
+            "resolves outside the project root (to /dev/zero)",
+        ),
+    ] {
+        let (_base, root) = project(&[]);
+        make_special(&root.join("pyproject.toml"), special);
+        failed(&root, want);
+    }
+    let (base, root) = project(&[]);
+    std::fs::write(
+        base.path().join("pyproject.toml"),
+        "[tool.poe.tasks]\nx = 'echo'\n",
+    )
+    .expect("outside");
+    std::os::unix::fs::symlink(
+        base.path().join("pyproject.toml"),
+        root.join("pyproject.toml"),
+    )
+    .expect("link");
+    failed(&root, "resolves outside the project root");
+    let (_base, root) = project(&[]);
+    let huge = std::fs::File::create(root.join("pyproject.toml")).expect("create");
+    huge.set_len(1 << 30).expect("sparse");
+    failed(&root, "is larger than 4 MiB; not read");
+
+    let (base, root) = project(&[
+        ("setup.py", "from setuptools import setup\nsetup()\n"),
+        ("tests/test_a.py", "import unittest\n"),
+    ]);
+    make_special(&root.join("requirements.txt"), Special::Fifo);
+    make_special(&root.join("tests/requirements-dev.txt"), Special::DevZero);
+    let venv = base.path().join("elsewhere");
+    std::fs::create_dir_all(venv.join("bin")).expect("venv");
+    std::fs::write(venv.join("bin/python"), "").expect("python");
+    std::os::unix::fs::symlink(&venv, root.join(".venv")).expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "python"), ["test"]);
+    assert_eq!(
+        support::runner_json(&json, "python")["tasks"][0]["command"],
+        "python3 -m unittest discover -s tests"
+    );
+    assert_mentions(
+        &json,
+        &[
+            "requirements.txt: is a FIFO, not a regular file; not read",
+            "tests/requirements-dev.txt: resolves outside the project root (to /dev/zero)",
+            ".venv is a symlink; it is not used as the project's environment",
+        ],
+    );
+}
+
+/// Property: poe, pdm and hatch task names the tool would read as an option (`-x`), hatch
+/// would read as a matrix or environment selection (`+py`, `a:b`), or that hold whitespace
+/// are never tasks; the others are, and no command has a word starting with `-` where the
+/// name goes.
+#[test]
+fn python_task_names_are_never_options() {
+    require_tools(&["poe", "pdm", "hatch"]);
+    let (_base, root) = project(&[(
+        "pyproject.toml",
+        r#"
+[tool.poe.tasks]
+"--help" = "echo poe-help"
+"-C" = "echo c"
+"a b" = "echo space"
+ok = "echo ok"
+
+[tool.pdm.scripts]
+"-v" = "echo v"
+"--list" = "echo list"
+tidy = "echo tidy"
+
+[tool.hatch.envs.default.scripts]
+"-py" = "echo matrix"
+"+py" = "echo matrix"
+"a:b" = "echo env"
+"x y" = "echo space"
+cov = "echo cov"
+
+[tool.hatch.envs."-e".scripts]
+bad = "echo env"
+"#,
+    )]);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "python"), ["ok", "tidy", "cov"]);
+    let commands: Vec<&str> = support::runner_json(&json, "python")["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(|t| t["command"].as_str())
+        .collect();
+    assert_eq!(commands, ["poe ok", "pdm run -- tidy", "hatch run -- cov"]);
+    assert_mentions(
+        &json,
+        &[
+            "poe task `--help` is left out: the tool would read its name as an option",
+            "poe task `-C` is left out",
+            "pdm script `-v` is left out",
+            "pdm script `--list` is left out",
+            "hatch script `-py` is left out",
+            "hatch script `+py` is left out: hatch would read it as an environment or matrix selection",
+            "hatch script `a:b` is left out",
+            "task \"a b\" is left out: an op cannot name a task with whitespace",
+            "task \"x y\" is left out",
+            "hatch env `-e` is left out",
         ],
     );
 }

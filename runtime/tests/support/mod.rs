@@ -168,6 +168,17 @@ pub fn prepare_yarn_berry(root: &Path) {
     assert!(out.success(), "yarn install: {}", out.stdout.text());
 }
 
+/// A poetry project's environment, in the project (`poetry.toml` keeps it in `.venv`):
+/// `poetry run` and poe run in it but never install into it.
+pub fn prepare_poetry(root: &Path) {
+    let out = sh(
+        "poetry install --no-interaction",
+        root,
+        Duration::from_secs(300),
+    );
+    assert!(out.success(), "poetry install: {}", out.stdout.text());
+}
+
 /// Processes whose command line holds `marker`, other than this test process, once those
 /// already killed have had a moment to go (signal delivery is asynchronous).
 pub fn processes_with(marker: &str) -> Vec<String> {

@@ -1,0 +1,1104 @@
+//! `python`: a Python project's tests (pytest or unittest, run with the interpreter its
+//! package manager chooses), its poe, pdm and hatch tasks, and its entry points, all read
+//! from its files: no Python code runs to list them (`setup.py` is read as text).
+//!
+//! Arguments, measured with a script printing `sys.argv` (poe 0.49, pdm 2.29, hatch 1.18,
+//! uv 0.13, poetry 2.5, pytest 9.2):
+//! - `poe NAME a -- --x -v -C /tmp --help` hands every word to a `cmd` or `script` task as
+//!   written, a leading `--` too; poe reads its own options only before the task's name.
+//!   Sequence and shell tasks drop the words (exit 0).
+//! - `pdm run NAME -v --list -s` hands every word on, except a `--` right after the name,
+//!   which pdm drops (`pdm run NAME -- a` gives `a`); after `pdm run --` nothing is dropped.
+//! - `hatch run NAME a` drops words unless the script says `{args}`, formats them (`{env:HOME}`
+//!   becomes the variable, `{root}` the project) and click removes the first `--` anywhere
+//!   (`hatch run python x.py -- a` gives `a`); after `hatch run --` the later ones stay.
+//! - `uv run pytest -v --help -- a` hands every word after the command on.
+//! - `poetry run python x.py -v --help` reads `--help` (and `-C`, `-P`) as poetry's own;
+//!   `poetry run -- python x.py --help -- a -C x` hands all of them on.
+//! - `pytest -- --basetemp=/x` reads `--basetemp=/x` as a path, not the option (which
+//!   would delete that folder).
+//!
+//! So every launcher that would read or drop a word is followed by `--`, the tail rule drops
+//! the op's own leading `--` (as for pnpm), and allowances admit words only where they
+//! reach the task unread: poe, pdm and entry points any words; pytest only after `--`
+//! (test paths and node ids); unittest and hatch none.
+
+use std::path::Path;
+
+use crate::detection::{Absence, Arguments, Context, RunnerDef};
+use crate::files::{self, MAX_MANIFEST};
+use crate::quote::quote;
+use crate::runner::{Runner, TailRule, Task};
+
+pub(crate) const RUNNER: RunnerDef = RunnerDef {
+    id: "python",
+    label: "Python",
+    executes: "nothing: pyproject.toml, hatch.toml, setup.cfg, setup.py (never run), tox.ini, pytest.ini and requirements files are read as text; lockfiles, conftest.py, test files and the project's .venv are only looked for. Running a task may create or sync an environment: `uv run` installs the locked packages (and may download a Python), `poetry run`, `pdm run` and `hatch run` create the project's environment (hatch and pdm also install into it)",
+    manifests: &["pyproject.toml", "setup.py", "setup.cfg"],
+    detect,
+    is_builtin,
+    is_hook,
+    arguments,
+    ..RunnerDef::BASE
+};
+
+/// The most requirements files read.
+const MAX_REQUIREMENTS_FILES: usize = 32;
+
+/// Whether `task` is the runner's own `test` (pytest or unittest) rather than a task of the
+/// project: a `test` of another runner wins over it.
+fn is_builtin(task: &Task) -> bool {
+    task.name == "test"
+        && (task.command.ends_with("pytest") || task.command.contains(" -m unittest discover"))
+}
+
+/// pdm runs `pre_NAME` and `post_NAME` around `NAME`, and its own hooks around its commands.
+fn is_hook(runner: &Runner, task: &Task) -> bool {
+    if !task.command.starts_with("pdm run -- ") {
+        return false;
+    }
+    const PDM_HOOKS: &[&str] = &[
+        "install", "lock", "build", "publish", "script", "run", "init", "use",
+    ];
+    ["pre_", "post_"].iter().any(|prefix| {
+        task.name.strip_prefix(prefix).is_some_and(|rest| {
+            PDM_HOOKS.contains(&rest)
+                || runner
+                    .tasks
+                    .iter()
+                    .any(|t| t.name == rest && t.command.starts_with("pdm run -- "))
+        })
+    })
+}
+
+fn arguments(_: &Runner, task: &Task) -> Arguments {
+    if task.command.ends_with(" -m unittest discover") || task.command.contains(" -m unittest ") {
+        Arguments::Exact
+    } else if is_builtin(task) {
+        Arguments::AfterDashDash
+    } else if task.command.starts_with("hatch ") {
+        Arguments::Exact
+    } else {
+        Arguments::WithArguments
+    }
+}
+
+/// How commands are started in the project's environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launcher {
+    /// `uv run` (uv.lock).
+    Uv,
+    /// `poetry run --` (poetry.lock).
+    Poetry,
+    /// `pdm run --` (pdm.lock).
+    Pdm,
+    /// `hatch run --` (hatch.toml or `[tool.hatch.envs]`).
+    Hatch,
+    /// The project's own virtual environment folder (`.venv` or `venv`).
+    Venv(&'static str),
+    /// No environment: `python3` (and `pytest`) from PATH.
+    System {
+        /// Whether `pytest` is on PATH.
+        pytest: bool,
+    },
+}
+
+impl Launcher {
+    /// What runs a command in the environment, when something must come before it.
+    fn prefix(&self) -> Option<&'static str> {
+        match self {
+            Self::Uv => Some("uv run"),
+            Self::Poetry => Some("poetry run --"),
+            Self::Pdm => Some("pdm run --"),
+            Self::Hatch => Some("hatch run --"),
+            Self::Venv(_) | Self::System { .. } => None,
+        }
+    }
+
+    /// The interpreter and module form (`uv run python -m`, `.venv/bin/python -m`).
+    fn python_m(&self) -> String {
+        match (self.prefix(), self) {
+            (Some(prefix), _) => format!("{prefix} python -m"),
+            (None, Self::Venv(dir)) => format!("{dir}/bin/python -m"),
+            (None, _) => "python3 -m".into(),
+        }
+    }
+
+    /// The command that runs pytest.
+    pub fn pytest(&self) -> String {
+        match (self.prefix(), self) {
+            (Some(prefix), _) => format!("{prefix} pytest"),
+            (None, Self::System { pytest: true }) => "pytest".into(),
+            (None, _) => format!("{} pytest", self.python_m()),
+        }
+    }
+
+    /// The command that runs unittest's discovery, from `start` when given.
+    pub fn unittest(&self, start: Option<&str>) -> String {
+        let mut command = format!("{} unittest discover", self.python_m());
+        if let Some(start) = start {
+            command.push_str(" -s ");
+            command.push_str(start);
+        }
+        command
+    }
+
+    /// The command that runs an installed entry point, when one can be named.
+    fn entry_point(&self, name: &str) -> Option<String> {
+        match (self.prefix(), self) {
+            (Some(prefix), _) => Some(format!("{prefix} {}", quote(name))),
+            (None, Self::Venv(dir)) => Some(format!("{dir}/bin/{}", quote(name))),
+            (None, _) => None,
+        }
+    }
+}
+
+/// A task a pyproject (or hatch.toml) defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// Its name.
+    pub name: String,
+    /// Its `help`, when it has one.
+    pub doc: Option<String>,
+}
+
+/// What detection needs of a pyproject.toml.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Pyproject {
+    /// Every requirement of every dependency list, as written.
+    pub requirements: Vec<String>,
+    /// Where pytest is configured in it (`[tool.pytest.ini_options]`), if it is.
+    pub pytest_config: Option<&'static str>,
+    /// `[tool.poe.tasks]`.
+    pub poe: Vec<Script>,
+    /// `[tool.pdm.scripts]`.
+    pub pdm: Vec<Script>,
+    /// `[tool.hatch.envs.ENV.scripts]`, with the env.
+    pub hatch: Vec<(String, Script)>,
+    /// Whether it has `[tool.hatch.envs]`.
+    pub hatch_envs: bool,
+    /// `[project.scripts]` and `[tool.poetry.scripts]` names.
+    pub entry_points: Vec<String>,
+}
+
+/// The keys of the table at `path` in the order the text writes them (`toml::Table` sorts
+/// them; authors put the important tasks first).
+fn keys_in_order(de: &toml::de::DeTable<'_>, path: &[&str]) -> Vec<String> {
+    let mut table = de;
+    for key in path {
+        let Some(next) = table
+            .iter()
+            .find(|(k, _)| k.get_ref() == key)
+            .and_then(|(_, v)| v.get_ref().as_table())
+        else {
+            return Vec::new();
+        };
+        table = next;
+    }
+    let mut keys: Vec<(usize, String)> = table
+        .iter()
+        .map(|(k, _)| (k.span().start, k.get_ref().to_string()))
+        .collect();
+    keys.sort();
+    keys.into_iter().map(|(_, k)| k).collect()
+}
+
+fn table<'a>(value: &'a toml::Value, path: &[&str]) -> Option<&'a toml::Table> {
+    let mut value = value;
+    for key in path {
+        value = value.get(key)?;
+    }
+    value.as_table()
+}
+
+fn strings(value: Option<&toml::Value>) -> impl Iterator<Item = String> + '_ {
+    value
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Parses pyproject.toml text.
+pub fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
+    let doc: toml::Value = toml::from_str::<toml::Table>(text)
+        .map(toml::Value::Table)
+        .map_err(|err| format!("invalid TOML: {}", err.message()))?;
+    let spanned =
+        toml::de::DeTable::parse(text).map_err(|err| format!("invalid TOML: {}", err.message()))?;
+    let de = spanned.get_ref();
+    let mut out = Pyproject::default();
+    let reqs = &mut out.requirements;
+    if let Some(project) = table(&doc, &["project"]) {
+        reqs.extend(strings(project.get("dependencies")));
+        for (_, list) in project
+            .get("optional-dependencies")
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flatten()
+        {
+            reqs.extend(strings(Some(list)));
+        }
+        for source in ["scripts", "gui-scripts"] {
+            out.entry_points
+                .extend(keys_in_order(de, &["project", source]));
+        }
+    }
+    for (_, list) in table(&doc, &["dependency-groups"]).into_iter().flatten() {
+        reqs.extend(strings(Some(list)));
+    }
+    if let Some(poetry) = table(&doc, &["tool", "poetry"]) {
+        for key in ["dependencies", "dev-dependencies"] {
+            if let Some(deps) = poetry.get(key).and_then(toml::Value::as_table) {
+                reqs.extend(deps.keys().cloned());
+            }
+        }
+        for (_, group) in poetry
+            .get("group")
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(deps) = group.get("dependencies").and_then(toml::Value::as_table) {
+                reqs.extend(deps.keys().cloned());
+            }
+        }
+        if poetry.get("scripts").is_some_and(toml::Value::is_table) {
+            out.entry_points
+                .extend(keys_in_order(de, &["tool", "poetry", "scripts"]));
+        }
+    }
+    for (_, list) in table(&doc, &["tool", "pdm", "dev-dependencies"])
+        .into_iter()
+        .flatten()
+    {
+        reqs.extend(strings(Some(list)));
+    }
+    if let Some(uv) = table(&doc, &["tool", "uv"]) {
+        reqs.extend(strings(uv.get("dev-dependencies")));
+    }
+    if let Some(envs) = table(&doc, &["tool", "hatch", "envs"]) {
+        out.hatch_envs = true;
+        let (deps, scripts) = hatch_envs(envs, de, &["tool", "hatch", "envs"]);
+        out.requirements.extend(deps);
+        out.hatch = scripts;
+    }
+    if table(&doc, &["tool", "pytest"]).is_some() {
+        out.pytest_config = Some(
+            if table(&doc, &["tool", "pytest", "ini_options"]).is_some() {
+                "`[tool.pytest.ini_options]` in pyproject.toml"
+            } else {
+                "`[tool.pytest]` in pyproject.toml"
+            },
+        );
+    }
+    for (path, list) in [
+        (["tool", "poe", "tasks"], &mut out.poe),
+        (["tool", "pdm", "scripts"], &mut out.pdm),
+    ] {
+        if let Some(tasks) = table(&doc, &path) {
+            *list = keys_in_order(de, &path)
+                .into_iter()
+                .map(|name| Script {
+                    doc: tasks.get(&name).and_then(help),
+                    name,
+                })
+                .collect();
+        }
+    }
+    Ok(out)
+}
+
+/// A task's `help`, on one line.
+fn help(task: &toml::Value) -> Option<String> {
+    let help = task.get("help")?.as_str()?;
+    let line = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!line.is_empty()).then_some(line)
+}
+
+/// The requirements and the `(env, script)` pairs of hatch's environments.
+pub type HatchEnvs = (Vec<String>, Vec<(String, Script)>);
+
+/// The dependencies and scripts of hatch's `envs` table (of pyproject's `[tool.hatch]` or of
+/// hatch.toml).
+fn hatch_envs(envs: &toml::Table, de: &toml::de::DeTable<'_>, path: &[&str]) -> HatchEnvs {
+    let mut deps = Vec::new();
+    let mut scripts = Vec::new();
+    for env in keys_in_order(de, path) {
+        let Some(config) = envs.get(&env) else {
+            continue;
+        };
+        deps.extend(strings(config.get("dependencies")));
+        deps.extend(strings(config.get("extra-dependencies")));
+        if !config.get("scripts").is_some_and(toml::Value::is_table) {
+            continue;
+        }
+        let mut at: Vec<&str> = path.to_vec();
+        at.extend([env.as_str(), "scripts"]);
+        for name in keys_in_order(de, &at) {
+            scripts.push((env.clone(), Script { name, doc: None }));
+        }
+    }
+    (deps, scripts)
+}
+
+/// Parses hatch.toml text: its `[envs.*]` dependencies and scripts.
+pub fn parse_hatch_toml(text: &str) -> Result<HatchEnvs, String> {
+    let doc = toml::from_str::<toml::Table>(text)
+        .map_err(|err| format!("invalid TOML: {}", err.message()))?;
+    let spanned =
+        toml::de::DeTable::parse(text).map_err(|err| format!("invalid TOML: {}", err.message()))?;
+    Ok(doc
+        .get("envs")
+        .and_then(toml::Value::as_table)
+        .map(|envs| hatch_envs(envs, spanned.get_ref(), &["envs"]))
+        .unwrap_or_default())
+}
+
+/// A requirement's distribution name, normalised as PEP 503 says (lower case, each run of
+/// `-`, `_` and `.` one `-`).
+pub fn requirement_name(requirement: &str) -> Option<String> {
+    let name: String = requirement
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    Some(out)
+}
+
+/// Whether a distribution name means pytest is installed: `pytest` itself, or a plugin
+/// (`pytest-cov`, `pytest_asyncio`), which depends on it.
+pub fn is_pytest(requirement: &str) -> bool {
+    requirement_name(requirement).is_some_and(|n| n == "pytest" || n.starts_with("pytest-"))
+}
+
+/// The requirements of a requirements file (options, `-r` includes and comments skipped).
+pub fn parse_requirements(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| line.split(" #").next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty() && !line.starts_with(['#', '-']))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether INI text has a `[name]` section.
+pub fn ini_has_section(text: &str, name: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim()
+            .strip_prefix('[')
+            .and_then(|l| l.strip_suffix(']'))
+            .is_some_and(|s| s.trim() == name)
+    })
+}
+
+/// The requirements setup.cfg lists in `[options] install_requires` / `tests_require` and
+/// `[options.extras_require]`.
+pub fn parse_setup_cfg(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut in_list = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.trim().to_owned();
+            in_list = false;
+            continue;
+        }
+        let continued = line.starts_with([' ', '\t']);
+        let value = if continued {
+            in_list.then_some(trimmed)
+        } else {
+            let (key, value) = trimmed.split_once(['=', ':']).unwrap_or((trimmed, ""));
+            let key = key.trim();
+            in_list = section == "options.extras_require"
+                || (section == "options"
+                    && matches!(key, "install_requires" | "tests_require" | "setup_requires"));
+            in_list.then_some(value.trim())
+        };
+        if let Some(value) = value.filter(|v| !v.is_empty()) {
+            out.extend(value.split(';').next().map(str::to_owned));
+        }
+    }
+    out
+}
+
+/// The string literals of setup.py that read as requirements (setup.py is never run: its
+/// `install_requires`, `tests_require` and `extras_require` are found by their strings).
+pub fn parse_setup_py(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(['"', '\'']) {
+        let quote = &rest[start..=start];
+        let after = &rest[start + 1..];
+        let Some(end) = after.find(quote) else {
+            break;
+        };
+        let literal = &after[..end];
+        if !literal.contains('\n') {
+            out.push(literal.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// Whether a file name is one unittest's default pattern (`test*.py`) finds.
+fn is_test_file(name: &str) -> bool {
+    name.starts_with("test") && name.ends_with(".py")
+}
+
+fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let root = ctx.root;
+    for file in [
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "hatch.toml",
+        "tox.ini",
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "uv.lock",
+        "poetry.lock",
+        "pdm.lock",
+        "conftest.py",
+        "tests",
+        "test",
+        "requirements",
+        ".venv",
+        ".venv/bin",
+        "venv",
+        "venv/bin",
+    ] {
+        ctx.depends_on_file(file);
+    }
+    if !["pyproject.toml", "setup.py", "setup.cfg"]
+        .iter()
+        .any(|m| files::exists(&root.join(m)))
+    {
+        return Err(Absence::Absent(
+            "no pyproject.toml, setup.py or setup.cfg in the root".into(),
+        ));
+    }
+    let inside = files::Root::new(root);
+    let mut notes = Vec::new();
+    let read = |name: &str, notes: &mut Vec<String>| -> Option<String> {
+        let path = root.join(name);
+        if !files::exists(&path) {
+            return None;
+        }
+        match inside.read(&path, MAX_MANIFEST) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(err) => {
+                notes.push(format!("{name}: {err}"));
+                None
+            }
+        }
+    };
+    // pyproject.toml is the project's description: when it cannot be read, nothing said of
+    // the project can be trusted.
+    let pyproject = match files::exists(&root.join("pyproject.toml")) {
+        true => {
+            let bytes = inside
+                .read(&root.join("pyproject.toml"), MAX_MANIFEST)
+                .map_err(|err| Absence::Failed(format!("pyproject.toml: {err}")))?;
+            let text = String::from_utf8_lossy(&bytes);
+            parse_pyproject(&text)
+                .map_err(|err| Absence::Failed(format!("pyproject.toml: {err}")))?
+        }
+        false => Pyproject::default(),
+    };
+    let mut requirements: Vec<(&str, String)> = pyproject
+        .requirements
+        .iter()
+        .map(|r| ("pyproject.toml", r.clone()))
+        .collect();
+    let mut hatch_scripts = Vec::new();
+    let hatch_toml = files::exists(&root.join("hatch.toml"));
+    if let Some(text) = read("hatch.toml", &mut notes) {
+        match parse_hatch_toml(&text) {
+            Ok((deps, scripts)) => {
+                requirements.extend(deps.into_iter().map(|r| ("hatch.toml", r)));
+                hatch_scripts = scripts;
+            }
+            Err(err) => notes.push(format!("hatch.toml: {err}")),
+        }
+    }
+    hatch_scripts.extend(pyproject.hatch.iter().cloned());
+
+    // Where pytest is configured, or why it is the test runner.
+    let mut pytest_why = pyproject.pytest_config.map(str::to_owned);
+    if let Some(text) = read("setup.cfg", &mut notes) {
+        if pytest_why.is_none() && ini_has_section(&text, "tool:pytest") {
+            pytest_why = Some("`[tool:pytest]` in setup.cfg".into());
+        }
+        requirements.extend(parse_setup_cfg(&text).into_iter().map(|r| ("setup.cfg", r)));
+    }
+    if let Some(text) = read("tox.ini", &mut notes)
+        && pytest_why.is_none()
+        && ini_has_section(&text, "pytest")
+    {
+        pytest_why = Some("`[pytest]` in tox.ini".into());
+    }
+    for name in ["pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"] {
+        if pytest_why.is_none() && files::exists(&root.join(name)) {
+            pytest_why = Some(name.to_owned());
+        }
+    }
+    for name in ["conftest.py", "tests/conftest.py", "test/conftest.py"] {
+        ctx.depends_on_file(name);
+        if pytest_why.is_none() && files::exists(&root.join(name)) {
+            pytest_why = Some(name.to_owned());
+        }
+    }
+    if pytest_why.is_none()
+        && let Some((file, found)) = requirements.iter().find(|(_, r)| is_pytest(r))
+    {
+        pytest_why = Some(format!("`{}` in {file}", found.trim()));
+    }
+    if pytest_why.is_none()
+        && let Some(text) = read("setup.py", &mut notes)
+        && let Some(found) = parse_setup_py(&text).iter().find(|r| is_pytest(r))
+    {
+        pytest_why = Some(format!("`{found}` in setup.py"));
+    }
+    if pytest_why.is_none() {
+        for (name, text) in requirements_files(ctx, &inside, &mut notes) {
+            if let Some(found) = parse_requirements(&text).iter().find(|r| is_pytest(r)) {
+                pytest_why = Some(format!("`{found}` in {name}"));
+                break;
+            }
+        }
+    }
+
+    let hatch_project = hatch_toml || pyproject.hatch_envs;
+    let (launcher, launcher_why) = launcher(ctx, hatch_project, &mut notes)?;
+    let mut runner = Runner::new("python", "Python", launcher.prefix().unwrap_or("python3"));
+    runner.tail_rule = TailRule::NoLeadingDashDash;
+    runner.notes.push(format!(
+        "interpreter: {} ({launcher_why})",
+        match &launcher {
+            Launcher::Venv(dir) => format!("{dir}/bin/python"),
+            Launcher::System { .. } => "python3 from PATH".into(),
+            other => other.prefix().unwrap_or_default().to_owned(),
+        }
+    ));
+
+    // The project's own tasks come first in the name check, so its `test` wins.
+    let mut own: Vec<Task> = Vec::new();
+    let has = |tool: &str, notes: &mut Vec<String>, what: &str| -> bool {
+        if ctx.find_binary(tool).is_some() {
+            return true;
+        }
+        notes.push(format!("{what} are left out: `{tool}` is not on PATH"));
+        false
+    };
+    if !pyproject.poe.is_empty() && has("poe", &mut notes, "poe tasks") {
+        for script in &pyproject.poe {
+            if let Some(name) = nameable(&script.name, "poe task", &mut notes) {
+                own.push(task(
+                    name,
+                    format!("poe {}", quote(name)),
+                    script.doc.clone(),
+                ));
+            }
+        }
+    }
+    if !pyproject.pdm.is_empty() && has("pdm", &mut notes, "pdm scripts") {
+        for script in &pyproject.pdm {
+            if let Some(name) = nameable(&script.name, "pdm script", &mut notes) {
+                own.push(task(
+                    name,
+                    format!("pdm run -- {}", quote(name)),
+                    script.doc.clone(),
+                ));
+            }
+        }
+    }
+    if !hatch_scripts.is_empty() && has("hatch", &mut notes, "hatch scripts") {
+        for (env, script) in &hatch_scripts {
+            let Some(name) = nameable(&script.name, "hatch script", &mut notes) else {
+                continue;
+            };
+            // hatch reads `ENV:NAME` (the last colon splits), and `+`/`-` first as a matrix
+            // selection.
+            if name.contains(':') || name.starts_with('+') {
+                notes.push(format!(
+                    "hatch script `{name}` is left out: hatch would read it as an environment or matrix selection"
+                ));
+                continue;
+            }
+            if env == "default" {
+                own.push(task(name, format!("hatch run -- {}", quote(name)), None));
+            } else if env.contains(':') || env.starts_with(['-', '+']) || env.is_empty() {
+                notes.push(format!(
+                    "hatch env `{env}` is left out: hatch cannot name it in `ENV:SCRIPT`"
+                ));
+            } else {
+                own.push(task(
+                    &format!("{env}/{name}"),
+                    format!("hatch run -- {}", quote(&format!("{env}:{name}"))),
+                    Some(format!("hatch env {env}")),
+                ));
+            }
+        }
+    }
+
+    let own_test = own.iter().any(|t| t.name == "test");
+    match test_task(ctx, &launcher, pytest_why.as_deref()) {
+        Some(_) if own_test => runner.notes.push(
+            "`test` is the project's own task; the built-in pytest/unittest `test` is not listed"
+                .into(),
+        ),
+        Some((task, why)) => {
+            runner.notes.push(format!("test: {why}"));
+            runner.push_task(task);
+        }
+        None => runner.notes.push(
+            "no `test`: no pytest configuration, conftest.py or pytest dependency, and no \
+             test*.py file in the root, tests/ or test/"
+                .into(),
+        ),
+    }
+    for task in own {
+        runner.push_task(task);
+    }
+    for name in &pyproject.entry_points {
+        let Some(name) = nameable(name, "entry point", &mut notes) else {
+            continue;
+        };
+        match launcher.entry_point(name) {
+            Some(command) => {
+                if let Launcher::Venv(dir) = launcher {
+                    let path = format!("{dir}/bin/{name}");
+                    ctx.depends_on_file(&path);
+                    if !files::exists(&root.join(&path)) {
+                        notes.push(format!(
+                            "entry point `{name}` is left out: it is not installed in {dir}"
+                        ));
+                        continue;
+                    }
+                }
+                runner.push_task(task(
+                    &format!("run/{name}"),
+                    command,
+                    Some(format!("entry point {name}")),
+                ));
+            }
+            None => notes.push(format!(
+                "entry point `{name}` is left out: it exists only once the project is \
+                 installed, and there is no lockfile or .venv to run it from"
+            )),
+        }
+    }
+    runner.notes.extend(notes);
+    Ok(runner)
+}
+
+fn task(name: &str, command: String, doc: Option<String>) -> Task {
+    Task {
+        name: name.to_owned(),
+        command,
+        doc,
+        params: Vec::new(),
+        cwd: None,
+    }
+}
+
+/// The name, unless the tool would read it as an option or keeps it private (`_name`, by
+/// poe's and pdm's convention; left out without a note).
+fn nameable<'a>(name: &'a str, what: &str, notes: &mut Vec<String>) -> Option<&'a str> {
+    if name.starts_with('_') {
+        return None;
+    }
+    if name.starts_with('-') {
+        notes.push(format!(
+            "{what} `{name}` is left out: the tool would read its name as an option"
+        ));
+        return None;
+    }
+    Some(name)
+}
+
+/// The launcher, and why: a lockfile's tool when on PATH, hatch for a hatch project, the
+/// project's venv, else the system's python3.
+fn launcher(
+    ctx: &Context<'_>,
+    hatch_project: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Launcher, String), Absence> {
+    let root = ctx.root;
+    for (lock, tool, launcher) in [
+        ("uv.lock", "uv", Launcher::Uv),
+        ("poetry.lock", "poetry", Launcher::Poetry),
+        ("pdm.lock", "pdm", Launcher::Pdm),
+    ] {
+        if files::is_regular_file(&root.join(lock)) {
+            if ctx.find_binary(tool).is_some() {
+                return Ok((launcher, lock.to_owned()));
+            }
+            notes.push(format!("{lock} is there but `{tool}` is not on PATH"));
+        }
+    }
+    if hatch_project {
+        if ctx.find_binary("hatch").is_some() {
+            return Ok((
+                Launcher::Hatch,
+                "hatch environments in hatch.toml or `[tool.hatch.envs]`".into(),
+            ));
+        }
+        notes.push("a hatch project, but `hatch` is not on PATH".into());
+    }
+    for dir in [".venv", "venv"] {
+        let folder = root.join(dir);
+        ctx.depends_on_file(format!("{dir}/bin/python"));
+        match folder.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                notes.push(format!(
+                    "{dir} is a symlink; it is not used as the project's environment"
+                ));
+            }
+            // Its `bin/python` links to a system interpreter, as in every venv: only the
+            // folder itself must be the project's.
+            Ok(meta) if meta.is_dir() && !bin_is_link(&folder) => {
+                if std::fs::metadata(folder.join("bin/python")).is_ok_and(|m| m.is_file()) {
+                    return Ok((Launcher::Venv(dir), format!("the project's {dir}")));
+                }
+                notes.push(format!("{dir} has no bin/python; it is not used"));
+            }
+            Ok(_) => notes.push(format!(
+                "{dir} is not a folder with a bin/ of its own; it is not used"
+            )),
+            Err(_) => {}
+        }
+    }
+    let pytest = ctx.find_binary("pytest").is_some();
+    if ctx.find_binary("python3").is_none() {
+        return Err(Absence::Absent(
+            "`python3` is not on PATH and the project has no lockfile or .venv".into(),
+        ));
+    }
+    Ok((
+        Launcher::System { pytest },
+        "no uv.lock, poetry.lock, pdm.lock, hatch environments or .venv".into(),
+    ))
+}
+
+/// Whether a venv's `bin` is a symlink (which could lead anywhere).
+fn bin_is_link(folder: &Path) -> bool {
+    folder
+        .join("bin")
+        .symlink_metadata()
+        .map_or(true, |m| !m.is_dir())
+}
+
+/// The built-in `test` and why it is pytest or unittest.
+fn test_task(
+    ctx: &Context<'_>,
+    launcher: &Launcher,
+    pytest_why: Option<&str>,
+) -> Option<(Task, String)> {
+    let doc = |what: &str| Some(format!("run the tests with {what}"));
+    if let Some(why) = pytest_why {
+        return Some((
+            task("test", launcher.pytest(), doc("pytest")),
+            format!("pytest ({why})"),
+        ));
+    }
+    // unittest's discovery from `.` finds test*.py files in the root and in packages only
+    // (Python 3.11: a tests/ folder without __init__.py is not entered), so a tests/ folder
+    // becomes the start folder.
+    let has_tests = |dir: &str| -> bool {
+        let Ok(entries) = std::fs::read_dir(ctx.root.join(dir)) else {
+            return false;
+        };
+        entries.flatten().take(10_000).any(|e| {
+            e.file_type().is_ok_and(|t| t.is_file())
+                && e.file_name().to_str().is_some_and(is_test_file)
+        })
+    };
+    let start = ["tests", "test"].into_iter().find(|dir| has_tests(dir));
+    if start.is_none() && !has_tests(".") {
+        return None;
+    }
+    Some((
+        task("test", launcher.unittest(start), doc("unittest")),
+        format!(
+            "unittest (test*.py files in {}; no pytest configuration or dependency)",
+            start.map_or("the root".to_owned(), |s| format!("{s}/"))
+        ),
+    ))
+}
+
+/// The requirements files read, with their text: `requirements*.txt`,
+/// `test-requirements.txt` and `dev-requirements.txt` in the root, `requirements/*.txt`,
+/// `tests/requirements*.txt`; at most [`MAX_REQUIREMENTS_FILES`], in sorted order.
+fn requirements_files(
+    ctx: &Context<'_>,
+    inside: &files::Root,
+    notes: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut names = Vec::new();
+    for (dir, wanted) in [
+        (
+            "",
+            (|n: &str| {
+                (n.starts_with("requirements") && n.ends_with(".txt"))
+                    || n == "test-requirements.txt"
+                    || n == "dev-requirements.txt"
+            }) as fn(&str) -> bool,
+        ),
+        ("requirements", |n: &str| n.ends_with(".txt")),
+        ("tests", |n: &str| {
+            n.starts_with("requirements") && n.ends_with(".txt")
+        }),
+    ] {
+        let folder = ctx.root.join(dir);
+        // A symlinked folder is not entered: it could lead out of the root.
+        if !dir.is_empty() && folder.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut found: Vec<String> = entries
+            .flatten()
+            .take(10_000)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| wanted(n))
+            .map(|n| {
+                if dir.is_empty() {
+                    n
+                } else {
+                    format!("{dir}/{n}")
+                }
+            })
+            .collect();
+        found.sort();
+        names.extend(found);
+    }
+    if names.len() > MAX_REQUIREMENTS_FILES {
+        notes.push(format!(
+            "{} requirements files; only the first {MAX_REQUIREMENTS_FILES} are read",
+            names.len()
+        ));
+        names.truncate(MAX_REQUIREMENTS_FILES);
+    }
+    let mut out = Vec::new();
+    for name in names {
+        ctx.depends_on_file(&name);
+        match inside.read(&ctx.root.join(&name), MAX_MANIFEST) {
+            Ok(bytes) => out.push((name, String::from_utf8_lossy(&bytes).into_owned())),
+            Err(err) => notes.push(format!("{name}: {err}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_normalised_and_pytest_is_the_distribution() {
+        assert_eq!(requirement_name("PyTest>=8").as_deref(), Some("pytest"));
+        assert_eq!(
+            requirement_name("  Foo_Bar.baz [x]").as_deref(),
+            Some("foo-bar-baz")
+        );
+        assert!(is_pytest("pytest"));
+        assert!(is_pytest("Pytest==8.0; python_version>'3'"));
+        assert!(is_pytest("pytest_cov"));
+        assert!(is_pytest("pytest-cov>=4"));
+        assert!(!is_pytest("pytestify"));
+        assert!(!is_pytest("mypytest"));
+        assert!(!is_pytest("py"));
+        assert!(!is_pytest(""));
+    }
+
+    #[test]
+    fn requirements_files_skip_options_and_comments() {
+        let text =
+            "# tests\n-r base.txt\n--index-url x\npytest>=7  # runner\n\n  hypothesis\n-e .\n";
+        assert_eq!(parse_requirements(text), ["pytest>=7", "hypothesis"]);
+    }
+
+    #[test]
+    fn setup_cfg_lists_and_sections() {
+        let text = "[metadata]\nname = x\n[options]\ninstall_requires =\n    attrs\ntests_require = pytest\nzip_safe = False\n[options.extras_require]\ntest =\n    pytest-cov\n[tool:pytest]\naddopts = -q\n";
+        assert_eq!(parse_setup_cfg(text), ["attrs", "pytest", "pytest-cov"]);
+        assert!(ini_has_section(text, "tool:pytest"));
+        assert!(!ini_has_section(text, "pytest"));
+    }
+
+    #[test]
+    fn setup_py_strings() {
+        let text =
+            "setup(name='x', tests_require=[\"pytest>=6\"], extras_require={'dev': ['tox']})";
+        let got = parse_setup_py(text);
+        assert!(got.iter().any(|r| is_pytest(r)), "{got:?}");
+        assert!(
+            !parse_setup_py("setup(name='mypytest')")
+                .iter()
+                .any(|r| is_pytest(r))
+        );
+    }
+
+    #[test]
+    fn pyproject_tables() {
+        let text = r#"
+[project]
+name = "p"
+dependencies = ["attrs"]
+optional-dependencies = { test = ["pytest-xdist"] }
+scripts = { p-cli = "p:main" }
+[dependency-groups]
+dev = ["ruff", { include-group = "test" }]
+[tool.poetry.group.lint.dependencies]
+mypy = "*"
+[tool.pdm.dev-dependencies]
+doc = ["sphinx"]
+[tool.uv]
+dev-dependencies = ["coverage"]
+[tool.pytest.ini_options]
+addopts = "-q"
+[tool.poe.tasks]
+fmt = "ruff format"
+lint = { cmd = "ruff check", help = "check  the\n code" }
+_private = "echo"
+[tool.pdm.scripts]
+serve = { cmd = "python -m p", help = "serve it" }
+[tool.hatch.envs.default.scripts]
+cov = "pytest --cov"
+[tool.hatch.envs.lint]
+dependencies = ["black"]
+[tool.hatch.envs.lint.scripts]
+style = ["black --check ."]
+"#;
+        let got = parse_pyproject(text).expect("valid");
+        assert_eq!(
+            got.requirements,
+            [
+                "attrs",
+                "pytest-xdist",
+                "ruff",
+                "mypy",
+                "sphinx",
+                "coverage",
+                "black"
+            ]
+        );
+        assert_eq!(
+            got.pytest_config,
+            Some("`[tool.pytest.ini_options]` in pyproject.toml")
+        );
+        let names = |s: &[Script]| s.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&got.poe), ["fmt", "lint", "_private"]);
+        assert_eq!(got.poe[1].doc.as_deref(), Some("check the code"));
+        assert_eq!(names(&got.pdm), ["serve"]);
+        let hatch: Vec<(&str, &str)> = got
+            .hatch
+            .iter()
+            .map(|(e, s)| (e.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(hatch, [("default", "cov"), ("lint", "style")]);
+        assert!(got.hatch_envs);
+        assert_eq!(got.entry_points, ["p-cli"]);
+        assert!(parse_pyproject("[project").is_err());
+    }
+
+    #[test]
+    fn launcher_commands() {
+        let cases = [
+            (
+                Launcher::Uv,
+                "uv run pytest",
+                "uv run python -m unittest discover -s tests",
+            ),
+            (
+                Launcher::Poetry,
+                "poetry run -- pytest",
+                "poetry run -- python -m unittest discover -s tests",
+            ),
+            (
+                Launcher::Pdm,
+                "pdm run -- pytest",
+                "pdm run -- python -m unittest discover -s tests",
+            ),
+            (
+                Launcher::Hatch,
+                "hatch run -- pytest",
+                "hatch run -- python -m unittest discover -s tests",
+            ),
+            (
+                Launcher::Venv(".venv"),
+                ".venv/bin/python -m pytest",
+                ".venv/bin/python -m unittest discover -s tests",
+            ),
+            (
+                Launcher::System { pytest: true },
+                "pytest",
+                "python3 -m unittest discover -s tests",
+            ),
+            (
+                Launcher::System { pytest: false },
+                "python3 -m pytest",
+                "python3 -m unittest discover -s tests",
+            ),
+        ];
+        for (launcher, pytest, unittest) in cases {
+            assert_eq!(launcher.pytest(), pytest);
+            assert_eq!(launcher.unittest(Some("tests")), unittest);
+            let test = task("test", launcher.pytest(), None);
+            assert!(is_builtin(&test), "{pytest}");
+            assert_eq!(arguments_of(&test), Arguments::AfterDashDash, "{pytest}");
+            let test = task("test", launcher.unittest(None), None);
+            assert!(is_builtin(&test), "{unittest}");
+            assert_eq!(arguments_of(&test), Arguments::Exact, "{unittest}");
+        }
+        assert_eq!(
+            Launcher::System { pytest: true }.unittest(None),
+            "python3 -m unittest discover"
+        );
+        assert_eq!(
+            Launcher::Venv("venv").entry_point("a b").as_deref(),
+            Some("venv/bin/'a b'")
+        );
+        assert_eq!(Launcher::System { pytest: true }.entry_point("x"), None);
+        assert!(!is_builtin(&task("test", "poe test".into(), None)));
+        assert_eq!(
+            arguments_of(&task("lint", "poe lint".into(), None)),
+            Arguments::WithArguments
+        );
+        assert_eq!(
+            arguments_of(&task("x", "pdm run -- x".into(), None)),
+            Arguments::WithArguments
+        );
+        assert_eq!(
+            arguments_of(&task("x", "hatch run -- x".into(), None)),
+            Arguments::Exact
+        );
+    }
+
+    fn arguments_of(task: &Task) -> Arguments {
+        arguments(&Runner::new("python", "Python", "x"), task)
+    }
+}
