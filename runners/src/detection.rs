@@ -406,7 +406,9 @@ mod tests {
                 ("pkg", 0),
                 ("cargo", 8),
                 ("make", 0),
-                ("task", 1)
+                ("task", 1),
+                ("tox", 0),
+                ("nox", 0)
             ]
         );
     }

@@ -9,11 +9,13 @@ mod detection;
 pub mod files;
 mod just;
 mod make;
+mod nox;
 mod pkg;
 mod probe;
 mod quote;
 mod runner;
 mod task;
+mod tox;
 mod yaml_tree;
 
 pub use detection::{
@@ -32,6 +34,8 @@ pub const RUNNERS: &[RunnerDef] = &[
     cargo::RUNNER,
     make::RUNNER,
     task::RUNNER,
+    tox::RUNNER,
+    nox::RUNNER,
 ];
 
 /// The runner ids, in the default probe order (read from [`RUNNERS`]).
