@@ -91,6 +91,11 @@ fn missing_binary_is_a_reason() {
             ("cargo", "no Cargo.toml in the root".into()),
             ("make", "`make` is not on PATH".into()),
             ("task", "no Taskfile in the root".into()),
+            (
+                "tox",
+                "no tox.ini, setup.cfg, pyproject.toml or tox.toml in the root".into(),
+            ),
+            ("nox", "no noxfile.py in the root".into()),
         ]
     );
 }
