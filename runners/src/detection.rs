@@ -414,6 +414,8 @@ mod tests {
                 ("make", 0),
                 ("task", 1),
                 ("python", 0),
+                ("tox", 0),
+                ("nox", 0),
                 ("go", 0)
             ]
         );

@@ -10,12 +10,14 @@ pub mod files;
 mod go;
 mod just;
 mod make;
+mod nox;
 mod pkg;
 mod probe;
 mod python;
 mod quote;
 mod runner;
 mod task;
+mod tox;
 mod yaml_tree;
 
 pub use detection::{
@@ -35,6 +37,8 @@ pub const RUNNERS: &[RunnerDef] = &[
     make::RUNNER,
     task::RUNNER,
     python::RUNNER,
+    tox::RUNNER,
+    nox::RUNNER,
     go::RUNNER,
 ];
 

@@ -37,7 +37,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     manifests: &["pyproject.toml", "setup.py", "setup.cfg"],
     detect,
     is_builtin,
-    is_hook,
+    is_aside: is_hook,
     arguments,
     ..RunnerDef::BASE
 };

@@ -740,5 +740,62 @@ fn python_inputs_are_seen() {
         |root| std::fs::write(root.join("tests/requirements.txt"), "hypothesis\n").expect("edit"),
         "test",
         "python3 -m unittest discover -s tests",
+
+/// Property: an edited tox.ini or noxfile.py, and a tox configuration tox would read
+/// before tox.ini's (none comes before it, so a new tox.toml is not used while tox.ini is
+/// there), change the listing at once.
+#[test]
+fn edited_tox_ini_and_noxfile_are_seen() {
+    require_tools(&["tox", "nox"]);
+    case(
+        "tox-project",
+        "tox",
+        |root| {
+            edit_file(
+                &root.join("tox.ini"),
+                "[testenv:docs]",
+                "[testenv:fresh]\ncommands = python -c \"print('ran fresh')\"\n\n[testenv:docs]",
+            );
+        },
+        has_task("tox", "fresh"),
+    );
+    case(
+        "tox-project",
+        "tox",
+        |root| {
+            edit_file(&root.join("tox.ini"), "py3{10,11}", "py3{10,11,12}");
+        },
+        has_task("tox", "py312"),
+    );
+    case(
+        "nox-project",
+        "nox",
+        |root| {
+            edit_file(
+                &root.join("noxfile.py"),
+                "@session(python=False)",
+                "@session(python=False)\ndef fresh(session):\n    print(\"ran fresh\")\n\n\n@session(python=False)",
+            );
+        },
+        has_task("nox", "fresh"),
+    );
+}
+
+/// Property: with tox.ini gone, the `[tool.tox]` of pyproject.toml is read, and that
+/// change is seen.
+#[test]
+fn removed_tox_ini_falls_back_to_pyproject() {
+    require_tools(&["tox"]);
+    case(
+        "tox-project",
+        "tox",
+        |root| {
+            std::fs::remove_file(root.join("tox.ini")).expect("remove");
+            let pyproject = root.join("pyproject.toml");
+            let mut text = std::fs::read_to_string(&pyproject).expect("read");
+            text.push_str("\n[tool.tox]\nenv_list = [\"fresh\"]\n");
+            std::fs::write(&pyproject, text).expect("write");
+        },
+        has_task("tox", "fresh"),
     );
 }

@@ -95,6 +95,11 @@ fn missing_binary_is_a_reason() {
                 "python",
                 "no pyproject.toml, setup.py or setup.cfg in the root".into(),
             ),
+            (
+                "tox",
+                "no tox.ini, setup.cfg, pyproject.toml or tox.toml in the root".into(),
+            ),
+            ("nox", "no noxfile.py in the root".into()),
             ("go", "no go.mod or go.work in the root".into()),
         ]
     );

@@ -526,7 +526,10 @@ fn explain_says_what_each_probe_may_execute() {
     let json = list(&root, &path_var(), Memory::Bounded);
     let probes = json["probes"].as_array().expect("probes under --explain");
     let ids: Vec<&str> = probes.iter().filter_map(|p| p["id"].as_str()).collect();
-    assert_eq!(ids, ["just", "pkg", "cargo", "make", "task", "python", "go"]);
+    assert_eq!(
+        ids,
+        ["just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"]
+    );
     let executes = |id: &str| {
         probes
             .iter()
@@ -1048,5 +1051,101 @@ bad = "echo env"
             "task \"x y\" is left out",
             "hatch env `-e` is left out",
         ],
+
+/// Property: a noxfile whose import runs code (a top-level `os.system`, a file written) and
+/// a tox.ini whose `requires` tox would provision are only read: nothing runs. Names
+/// starting with `-` become `tox -e-x` and `nox --session=-x`, which select the env (never
+/// an option), and names with whitespace are left out with a note.
+#[test]
+fn tox_and_nox_configurations_run_nothing() {
+    require_tools(&["tox", "nox"]);
+    let noxfile = r#"import os
+import nox
+
+os.system("touch pwned-system")
+open("pwned-open", "w").write("ran")
+
+@nox.session(python=False)
+def tests(session):
+    print("ran tests")
+
+@nox.session(name="-x", python=False)
+def dash(session):
+    print("ran -x")
+
+@nox.session(name="has space", python=False)
+def space(session):
+    print("ran space")
+"#;
+    let tox_ini = "[tox]\nrequires = tox-pwned-plugin>=99\nenv_list = lint\n\n[testenv]\nskip_install = true\n\n[testenv:lint]\ncommands = python -c \"print('ran lint')\"\n\n[testenv:-x]\ncommands = python -c \"print('ran -x')\"\n";
+    let (_base, root) = project(&[("noxfile.py", noxfile), ("tox.ini", tox_ini)]);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    let owned = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    };
+    assert_eq!(
+        tasks_of(&json, "nox"),
+        owned(&[("tests", "nox -s tests"), ("-x", "nox --session=-x")])
+    );
+    assert_eq!(
+        tasks_of(&json, "tox"),
+        owned(&[("lint", "tox -e lint"), ("-x", "tox -e-x")])
+    );
+    assert_mentions(&json, &["\"has space\" is left out"]);
+    assert!(!root.join("pwned-system").exists() && !root.join("pwned-open").exists());
+    // The dash names select the session and the env: the tools print what they ran.
+    let nox = support::sh("nox --session=-x", &root, Duration::from_secs(60));
+    assert!(
+        nox.success() && nox.stdout.text().contains("ran -x"),
+        "{}",
+        nox.stdout.text()
+    );
+}
+
+/// Property: a FIFO, a symlink to `/dev/zero`, a symlink out of the root or a 1 GiB file
+/// as tox.ini or noxfile.py fails that runner at once with the reason.
+#[test]
+fn special_files_as_tox_ini_and_noxfile() {
+    require_tools(&["tox", "nox"]);
+    #[track_caller]
+    fn case(prepare: impl Fn(&Path, &Path), kind: &str) {
+        let (base, root) = project(&[]);
+        for name in ["tox.ini", "noxfile.py"] {
+            prepare(&root.join(name), base.path());
+        }
+        let json = list(&root, &path_var(), Memory::Bounded);
+        assert_mentions(
+            &json,
+            &[
+                &format!("\"tox\" failed: tox.ini: {kind}"),
+                &format!("\"nox\" failed: noxfile.py: {kind}"),
+            ],
+        );
+    }
+    case(
+        |path, _| make_special(path, Special::Fifo),
+        "is a FIFO, not a regular file; not read",
+    );
+    case(
+        |path, _| make_special(path, Special::DevZero),
+        "resolves outside the project root (to /dev/zero); not read",
+    );
+    case(
+        |path, base| {
+            let outside = base.join(path.file_name().expect("name"));
+            std::fs::write(&outside, "[testenv:secret]\n").expect("outside");
+            std::os::unix::fs::symlink(&outside, path).expect("link");
+        },
+        "resolves outside the project root",
+    );
+    case(
+        |path, _| {
+            let file = std::fs::File::create(path).expect("create");
+            file.set_len(1 << 30).expect("sparse");
+        },
+        "is larger than 4 MiB; not read",
     );
 }
