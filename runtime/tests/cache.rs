@@ -650,6 +650,7 @@ fn an_edited_go_mod_is_seen() {
     std::fs::remove_file(root.join("go.mod")).expect("remove");
     let after = list(&root, cache.path());
     assert_eq!(task_names(&after, "go"), Vec::<String>::new());
+}
 
 /// The command of a task of the `python` runner, if it is listed.
 fn python_command(json: &Value, name: &str) -> Option<String> {
@@ -740,6 +741,8 @@ fn python_inputs_are_seen() {
         |root| std::fs::write(root.join("tests/requirements.txt"), "hypothesis\n").expect("edit"),
         "test",
         "python3 -m unittest discover -s tests",
+    );
+}
 
 /// Property: an edited tox.ini or noxfile.py, and a tox configuration tox would read
 /// before tox.ini's (none comes before it, so a new tox.toml is not used while tox.ini is

@@ -528,7 +528,9 @@ fn explain_says_what_each_probe_may_execute() {
     let ids: Vec<&str> = probes.iter().filter_map(|p| p["id"].as_str()).collect();
     assert_eq!(
         ids,
-        ["just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"]
+        [
+            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"
+        ]
     );
     let executes = |id: &str| {
         probes
@@ -541,8 +543,8 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("cargo").contains("RUSTUP_TOOLCHAIN"));
     assert!(executes("task").contains("task --list-all"));
     assert!(executes("make").starts_with("nothing"));
-    assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
     assert!(executes("python").contains("setup.py (never run)"));
+    assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
@@ -927,6 +929,9 @@ fn go_commands_of_an_untrusted_repository() {
             "go.work: `use /etc` is outside the project root; its module is left out",
             "go.work: `use ./missing/0` and 995 more: no such folder",
             "member/cmd is a symlink; not followed",
+        ],
+    );
+}
 
 /// Property: pyproject.toml as a FIFO, a link to `/dev/zero`, a link out of the root or a
 /// 1 GiB file fails the Python runner at once with the reason; a requirements file that is a
@@ -1051,6 +1056,8 @@ bad = "echo env"
             "task \"x y\" is left out",
             "hatch env `-e` is left out",
         ],
+    );
+}
 
 /// Property: a noxfile whose import runs code (a top-level `os.system`, a file written) and
 /// a tox.ini whose `requires` tox would provision are only read: nothing runs. Names
