@@ -190,8 +190,11 @@ fn leave_out_outside(runner: &mut Runner, dump: &[u8], inside: &files::Root) {
     }
     outside.sort();
     for (module, target) in outside {
+        // Its recipes, and its own name (which runs its default recipe).
         let prefix = format!("{module}/");
-        runner.tasks.retain(|task| !task.name.starts_with(&prefix));
+        runner
+            .tasks
+            .retain(|task| !task.name.starts_with(&prefix) && task.name != module);
         runner.notes.push(format!(
             "module `{module}` is left out: it comes from {}, outside the project root \
              (just follows that module itself, so `just {}::RECIPE` still runs it)",

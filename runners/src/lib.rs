@@ -1,5 +1,6 @@
-//! Detection of a project's task runners — just, package.json scripts, cargo, make and
-//! go-task — and of their tasks.
+//! Detection of a project's task runners — just, package.json scripts, cargo, make,
+//! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox and go — and
+//! of their tasks.
 //!
 //! Each runner is one file with one `detect` function; [`RUNNERS`] registers them. Parsers
 //! are pure functions over text; only the `detect` functions read files and run probes.

@@ -100,6 +100,9 @@ pub enum Launcher {
     System {
         /// Whether `pytest` is on PATH.
         pytest: bool,
+        /// Whether the code lives under `src/` (a src layout): nothing installs it, so
+        /// the command puts `src` on `PYTHONPATH` (`env PYTHONPATH=src …`).
+        src: bool,
     },
 }
 
@@ -120,7 +123,15 @@ impl Launcher {
         match (self.prefix(), self) {
             (Some(prefix), _) => format!("{prefix} python -m"),
             (None, Self::Venv(dir)) => format!("{dir}/bin/python -m"),
-            (None, _) => "python3 -m".into(),
+            (None, _) => format!("{}python3 -m", self.src_path()),
+        }
+    }
+
+    /// `env PYTHONPATH=src ` for a src layout without an environment, else nothing.
+    fn src_path(&self) -> &'static str {
+        match self {
+            Self::System { src: true, .. } => "env PYTHONPATH=src ",
+            _ => "",
         }
     }
 
@@ -128,7 +139,7 @@ impl Launcher {
     pub fn pytest(&self) -> String {
         match (self.prefix(), self) {
             (Some(prefix), _) => format!("{prefix} pytest"),
-            (None, Self::System { pytest: true }) => "pytest".into(),
+            (None, Self::System { pytest: true, .. }) => format!("{}pytest", self.src_path()),
             (None, _) => format!("{} pytest", self.python_m()),
         }
     }
@@ -791,14 +802,26 @@ fn launcher(
         }
     }
     let pytest = ctx.find_binary("pytest").is_some();
+    // A src layout (`src/` a real folder) is importable only once installed.
+    ctx.depends_on_file("src");
+    let src = ctx
+        .root
+        .join("src")
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_dir());
     if ctx.find_binary("python3").is_none() {
         return Err(Absence::Absent(
             "`python3` is not on PATH and the project has no lockfile or .venv".into(),
         ));
     }
     Ok((
-        Launcher::System { pytest },
-        "no uv.lock, poetry.lock, pdm.lock, hatch environments or .venv".into(),
+        Launcher::System { pytest, src },
+        match src {
+            true => "no uv.lock, poetry.lock, pdm.lock, hatch environments or .venv; `src/` put \
+                     on PYTHONPATH, since nothing installs the package"
+                .into(),
+            false => "no uv.lock, poetry.lock, pdm.lock, hatch environments or .venv".into(),
+        },
     ))
 }
 
@@ -1054,12 +1077,18 @@ style = ["black --check ."]
                 ".venv/bin/python -m unittest discover -s tests",
             ),
             (
-                Launcher::System { pytest: true },
+                Launcher::System {
+                    pytest: true,
+                    src: false,
+                },
                 "pytest",
                 "python3 -m unittest discover -s tests",
             ),
             (
-                Launcher::System { pytest: false },
+                Launcher::System {
+                    pytest: false,
+                    src: false,
+                },
                 "python3 -m pytest",
                 "python3 -m unittest discover -s tests",
             ),
@@ -1075,14 +1104,25 @@ style = ["black --check ."]
             assert_eq!(arguments_of(&test), Arguments::Exact, "{unittest}");
         }
         assert_eq!(
-            Launcher::System { pytest: true }.unittest(None),
+            Launcher::System {
+                pytest: true,
+                src: false
+            }
+            .unittest(None),
             "python3 -m unittest discover"
         );
         assert_eq!(
             Launcher::Venv("venv").entry_point("a b").as_deref(),
             Some("venv/bin/'a b'")
         );
-        assert_eq!(Launcher::System { pytest: true }.entry_point("x"), None);
+        assert_eq!(
+            Launcher::System {
+                pytest: true,
+                src: false
+            }
+            .entry_point("x"),
+            None
+        );
         assert!(!is_builtin(&task("test", "poe test".into(), None)));
         assert_eq!(
             arguments_of(&task("lint", "poe lint".into(), None)),
@@ -1100,5 +1140,28 @@ style = ["black --check ."]
 
     fn arguments_of(task: &Task) -> Arguments {
         arguments(&Runner::new("python", "Python", "x"), task)
+    }
+
+    #[test]
+    fn a_src_layout_without_an_environment_is_put_on_the_path() {
+        let src = Launcher::System {
+            pytest: true,
+            src: true,
+        };
+        assert_eq!(src.pytest(), "env PYTHONPATH=src pytest");
+        assert_eq!(
+            src.unittest(Some("tests")),
+            "env PYTHONPATH=src python3 -m unittest discover -s tests"
+        );
+        let no_pytest = Launcher::System {
+            pytest: false,
+            src: true,
+        };
+        assert_eq!(no_pytest.pytest(), "env PYTHONPATH=src python3 -m pytest");
+        // An environment installs the package itself.
+        assert_eq!(
+            Launcher::Venv(".venv").pytest(),
+            ".venv/bin/python -m pytest"
+        );
     }
 }

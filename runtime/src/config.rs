@@ -644,7 +644,9 @@ mod tests {
         assert!(config.recipe.enabled);
         assert_eq!(
             config.recipe.runners,
-            ["just", "pkg", "cargo", "make", "task"]
+            [
+                "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"
+            ]
         );
         assert_eq!(config.recipe.timeout_secs, 300);
         assert_eq!(config.recipe.probe_timeout_secs, 10);
@@ -766,7 +768,8 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
-            "2:20: [recipe] runners: unknown runner `rake` (known: just, pkg, cargo, make, task)"
+            "2:20: [recipe] runners: unknown runner `rake` (known: just, pkg, cargo, make, task, \
+             python, tox, nox, go)"
         );
         assert_eq!(
             error("[commands]\nallow = [[\"cargo\", 1]]\n"),
