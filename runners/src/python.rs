@@ -34,7 +34,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "python",
     label: "Python",
     executes: "nothing: pyproject.toml, hatch.toml, setup.cfg, setup.py (never run), tox.ini, pytest.ini and requirements files are read as text; lockfiles, conftest.py, test files and the project's .venv are only looked for. Running a task may create or sync an environment: `uv run` installs the locked packages (and may download a Python), `poetry run`, `pdm run` and `hatch run` create the project's environment (hatch and pdm also install into it)",
-    manifests: &["pyproject.toml", "setup.py", "setup.cfg"],
+    manifests: MANIFESTS,
     detect,
     is_builtin,
     is_aside: is_hook,
@@ -475,6 +475,18 @@ fn is_test_file(name: &str) -> bool {
     name.starts_with("test") && name.ends_with(".py")
 }
 
+/// The files that make a folder a Python project: its packaging files, or pytest's own
+/// configuration (a project of scripts and tests has nothing else).
+const MANIFESTS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+];
+
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let root = ctx.root;
     for file in [
@@ -501,12 +513,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ] {
         ctx.depends_on_file(file);
     }
-    if !["pyproject.toml", "setup.py", "setup.cfg"]
-        .iter()
-        .any(|m| files::exists(&root.join(m)))
-    {
+    if !MANIFESTS.iter().any(|m| files::exists(&root.join(m))) {
         return Err(Absence::Absent(
-            "no pyproject.toml, setup.py or setup.cfg in the root".into(),
+            "no pyproject.toml, setup.py, setup.cfg or pytest.ini in the root".into(),
         ));
     }
     let inside = files::Root::new(root);

@@ -93,7 +93,7 @@ fn missing_binary_is_a_reason() {
             ("task", "no Taskfile in the root".into()),
             (
                 "python",
-                "no pyproject.toml, setup.py or setup.cfg in the root".into(),
+                "no pyproject.toml, setup.py, setup.cfg or pytest.ini in the root".into(),
             ),
             (
                 "tox",
