@@ -42,6 +42,7 @@ const RUNNABLE: &[&str] = &[
     "polyglot",
     "polyglot-cargo",
     "polyglot-prefixed",
+    "python-pdm",
     "python-poetry",
     "python-pytest-requirements",
     "python-src-layout",
