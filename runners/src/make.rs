@@ -499,24 +499,41 @@ impl Makefile {
         runner.notes = self.notes;
         // A name every rule of which has neither prerequisites nor a recipe, that other
         // rules depend on (`FORCE:`): it only makes them always out of date.
-        let mut empty: HashMap<&str, bool> = HashMap::new();
-        let mut depended_on: HashSet<&str> = HashSet::new();
-        for target in &self.targets {
-            let this = target.prerequisites.is_empty() && !target.recipe;
-            *empty.entry(target.name.as_str()).or_insert(true) &= this;
-            depended_on.extend(target.prerequisites.iter().map(String::as_str));
-        }
-        // Phony or not: git's `.PHONY: FORCE` is still only a helper.
-        let is_empty_rule =
-            |name: &str| empty.get(name).copied().unwrap_or(false) && depended_on.contains(name);
-        let mut files: HashSet<&str> = HashSet::new();
-        for target in &self.targets {
-            if !self.phony.contains(&target.name)
-                && (target.writes_target || target.prerequisites.iter().any(|p| is_empty_rule(p)))
-            {
-                files.insert(target.name.as_str());
+        // Phony or not: git's `.PHONY: FORCE` is still only a helper. Only names with an
+        // empty rule are indexed (a 50,000-target makefile has next to none); the value
+        // says whether another rule depends on the name.
+        let mut empty: HashMap<&str, bool> = self
+            .targets
+            .iter()
+            .filter(|t| t.prerequisites.is_empty() && !t.recipe)
+            .map(|t| (t.name.as_str(), false))
+            .collect();
+        if !empty.is_empty() {
+            for target in &self.targets {
+                if !target.prerequisites.is_empty() || target.recipe {
+                    // A name with a rule that does something is no helper.
+                    empty.remove(target.name.as_str());
+                }
+            }
+            for target in &self.targets {
+                for prerequisite in &target.prerequisites {
+                    if let Some(depended_on) = empty.get_mut(prerequisite.as_str()) {
+                        *depended_on = true;
+                    }
+                }
             }
         }
+        let is_empty_rule = |name: &str| empty.get(name).copied().unwrap_or(false);
+        let files: HashSet<&str> = self
+            .targets
+            .iter()
+            .filter(|target| {
+                (target.writes_target
+                    || (!empty.is_empty() && target.prerequisites.iter().any(|p| is_empty_rule(p))))
+                    && !self.phony.contains(&target.name)
+            })
+            .map(|target| target.name.as_str())
+            .collect();
         let mut tasks = Vec::with_capacity(self.targets.len());
         let mut left_out = HashSet::new();
         let mut uncertain = Vec::new();
