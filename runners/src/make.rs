@@ -502,11 +502,11 @@ impl Makefile {
         // Phony or not: git's `.PHONY: FORCE` is still only a helper. Only names with an
         // empty rule are indexed (a 50,000-target makefile has next to none); the value
         // says whether another rule depends on the name.
-        let mut empty: HashMap<&str, bool> = self
+        let mut empty: HashMap<String, bool> = self
             .targets
             .iter()
             .filter(|t| t.prerequisites.is_empty() && !t.recipe)
-            .map(|t| (t.name.as_str(), false))
+            .map(|t| (t.name.clone(), false))
             .collect();
         if !empty.is_empty() {
             for target in &self.targets {
@@ -523,8 +523,9 @@ impl Makefile {
                 }
             }
         }
-        let is_empty_rule = |name: &str| empty.get(name).copied().unwrap_or(false);
-        let files: HashSet<&str> = self
+        let is_empty_rule =
+            |name: &str| !empty.is_empty() && empty.get(name).copied().unwrap_or(false);
+        let files: HashSet<String> = self
             .targets
             .iter()
             .filter(|target| {
@@ -532,13 +533,13 @@ impl Makefile {
                     || (!empty.is_empty() && target.prerequisites.iter().any(|p| is_empty_rule(p))))
                     && !self.phony.contains(&target.name)
             })
-            .map(|target| target.name.as_str())
+            .map(|target| target.name.clone())
             .collect();
         let mut tasks = Vec::with_capacity(self.targets.len());
         let mut left_out = HashSet::new();
-        let mut uncertain = Vec::new();
-        let mut patterns = Vec::new();
-        for target in &self.targets {
+        let mut uncertain: Vec<String> = Vec::new();
+        let mut patterns: Vec<RawTarget> = Vec::new();
+        for target in self.targets {
             if target.name.contains('%') {
                 patterns.push(target);
                 continue;
@@ -565,25 +566,19 @@ impl Makefile {
             }
             let phony = self.phony.contains(&target.name);
             let is_default = default_goal.as_deref() == Some(target.name.as_str());
-            let file_like =
-                target.name.contains(['.', '/']) || files.contains(target.name.as_str());
+            let generated = !files.is_empty() && files.contains(target.name.as_str());
+            let file_like = generated || target.name.contains(['.', '/']);
             // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
             // rule with nothing in it that others depend on to be always out of date.
             let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
-            let generated = files.contains(target.name.as_str());
             let doc = target
                 .doc
-                .clone()
                 .or_else(|| self.help.get(&target.name).cloned())
                 // A comment above a generated file is the maintainer's note on how it is
                 // made (`VERSION-FILE`), not a task's doc.
-                .or_else(|| target.above.clone().filter(|_| !generated));
+                .or_else(|| target.above.filter(|_| !generated));
             let doc = match doc {
-                Some(doc)
-                    if file_like
-                        && !phony
-                        && (!self.phony.is_empty() || files.contains(target.name.as_str())) =>
-                {
+                Some(doc) if file_like && !phony && (!self.phony.is_empty() || generated) => {
                     Some(format!("{doc} {FILE_TARGET}"))
                 }
                 Some(doc) => Some(doc),
@@ -591,7 +586,7 @@ impl Makefile {
                 None => continue,
             };
             let doc = if target.uncertain {
-                uncertain.push(target.name.as_str());
+                uncertain.push(target.name.clone());
                 Some(match doc {
                     Some(doc) => format!("{doc} {UNDECIDED}"),
                     None => UNDECIDED.to_owned(),
@@ -605,7 +600,7 @@ impl Makefile {
             command.push_str(&quoted);
             tasks.push(Task {
                 command,
-                name: target.name.clone(),
+                name: target.name,
                 doc,
                 params: Vec::new(),
                 cwd: None,
@@ -641,7 +636,7 @@ impl Makefile {
         }
         if !uncertain.is_empty() {
             uncertain.dedup();
-            let shown: Vec<&str> = uncertain.iter().take(10).copied().collect();
+            let shown: Vec<&str> = uncertain.iter().take(10).map(String::as_str).collect();
             runner.notes.push(format!(
                 "{} {} defined under conditions only make can decide (`$(shell …)` and \
                  the like); listed, never shown as examples: {}{}",
@@ -678,7 +673,7 @@ const STEM: &str = "<stem>";
 /// the rule makes of it; a rule with a recipe and a pattern a person types (`test-%`, not
 /// `%.o` or a bare `%`) is a task of its own, named by its pattern.
 fn pattern_tasks(
-    patterns: &[&RawTarget],
+    patterns: &[RawTarget],
     listed: &mut [Task],
     notes: &mut Vec<String>,
 ) -> Vec<Task> {
@@ -706,7 +701,7 @@ fn pattern_tasks(
                 // Of the pattern rules that match a name, make uses the one with the
                 // shortest stem: `make test-short` runs `test-%`, not `%: common-%`.
                 let nearer = patterns.iter().any(|other| {
-                    !std::ptr::eq(*other, *rule)
+                    !std::ptr::eq(other, rule)
                         && other.recipe
                         && stem_of(&other.name, &name).is_some_and(|s| s.len() < stem.len())
                 });

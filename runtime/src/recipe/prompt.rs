@@ -162,7 +162,7 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         let hidden_unsafe = runner.tasks.len() - shown.len();
         // The tasks a developer runs most come first (a stable sort keeps the runner's
         // order within each rank); `recipe list` keeps the declared order.
-        shown.sort_by_key(|t| importance(runner, t));
+        shown.sort_by_cached_key(|t| importance(runner, t));
         for task in shown.iter().take(limits.task_limit) {
             // A pattern task is shown as the op its matches take (`test-<stem>`): the last
             // word of its shown command.
@@ -367,7 +367,7 @@ fn example_worthy(runner: &Runner, task: &Task) -> bool {
 /// (a stable sort keeps the runner's order within each rank).
 fn ranked(runner: &Runner) -> Vec<&Task> {
     let mut tasks: Vec<&Task> = runner.tasks.iter().collect();
-    tasks.sort_by_key(|t| importance(runner, t));
+    tasks.sort_by_cached_key(|t| importance(runner, t));
     tasks
 }
 
