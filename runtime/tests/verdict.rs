@@ -1542,3 +1542,23 @@ fn a_pytest_project_without_a_task_runner_file() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A `CARGO_TARGET_DIR` the user exports outside the repository (read-only in the sandbox)
+/// does not fail a Rust project's checks, and nothing is built there: the checks build
+/// inside their own tree.
+#[test]
+fn an_exported_cargo_target_dir_is_not_the_checks_one() {
+    // Outside /tmp, whose writes the sandbox keeps private: like a target folder on another
+    // disk, read-only to the checks.
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let project = Project::new(Runner::Cargo);
+    let run = project.attempt(
+        "honest",
+        false,
+        &[("CARGO_TARGET_DIR", outside.path().as_os_str())],
+    );
+    eprintln!("case cargo/honest with CARGO_TARGET_DIR: {}", run.summary());
+    judge(&project, &run, Passed).unwrap_or_else(|err| panic!("{err}"));
+    let left = std::fs::read_dir(outside.path()).expect("read").count();
+    assert_eq!(left, 0, "the checks built in the exported CARGO_TARGET_DIR");
+}

@@ -130,13 +130,18 @@ pub(crate) fn run_checks(
             let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
             addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
             let pycache = tree.join(super::check_tree::NO_PYCACHE);
-            let with_env = WithEnv {
-                inner: runner,
-                env: vec![
-                    ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
-                    ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
-                ],
-            };
+            let mut env = vec![
+                ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
+                ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
+            ];
+            // A `CARGO_TARGET_DIR` of the user's lies outside the check tree: read-only in
+            // the sandbox (cargo could not build), and shared with what the agent built.
+            // The checks build in a folder of the check tree instead.
+            if std::env::var_os("CARGO_TARGET_DIR").is_some() {
+                let target = tree.join(".speccoder-cargo-target");
+                env.push(("CARGO_TARGET_DIR".into(), target.display().to_string()));
+            }
+            let with_env = WithEnv { inner: runner, env };
             match recipe.run_in(op, root, &with_env) {
                 Ok(result) => {
                     let report = read_report(&result, &junit, tree);
