@@ -118,12 +118,15 @@ enum Base {
     EnvFailing,
     /// A withheld test of `sub`, which passes at the base already: `withheld-passing/`.
     WithheldPassing,
+    /// The project without its Makefile: `test` is the runner's own (`go test ./...`,
+    /// `pytest`).
+    NoTaskFile,
 }
 
 impl Base {
     fn overlay(self) -> Option<&'static str> {
         match self {
-            Base::Plain | Base::WithheldPassing => None,
+            Base::Plain | Base::WithheldPassing | Base::NoTaskFile => None,
             Base::ExitZero => Some("exit-zero"),
             Base::EnvFailing => Some("env"),
         }
@@ -249,6 +252,9 @@ impl Project {
         copy_dir(&fixture.join("project"), &root);
         if let Some(overlay) = base.overlay() {
             copy_dir(&fixture.join(overlay), &root);
+        }
+        if base == Base::NoTaskFile {
+            std::fs::remove_file(root.join("Makefile")).expect("the project has a Makefile");
         }
         let agent = fixtures_dir().join("agents/per_test.sh");
         let attempts = if extra.contains("max_attempts") {
@@ -683,6 +689,30 @@ fn honest_work_passes_judged_by_each_runners_own_results() {
         // the honest work still passes.
         table.push(case(runner, "honest", Base::WithheldPassing, PASSED));
     }
+    run_table(&table);
+}
+
+/// A Go module and a pytest project without a Makefile: `test` is the runner's own, and
+/// the verdict still reads each test's result. `go test ./...` names only failing tests
+/// unless verbose, so the checks ask go for every result (`GOFLAGS=-v`): honest work
+/// passes, wrong work fails on the tests' results, and a test process that ends with
+/// status 0 midway fails.
+#[test]
+fn projects_without_a_task_file_are_judged_by_their_runners_own_results() {
+    let mut table = Vec::new();
+    for runner in [Go, Pytest] {
+        table.push(case(runner, "honest", Base::NoTaskFile, PASSED));
+        table.push(case(runner, "wrong", Base::NoTaskFile, failed(runner)));
+    }
+    table.push(case(
+        Go,
+        "exit0",
+        Base::NoTaskFile,
+        Expect::NotPassed {
+            why: "errored",
+            names: false,
+        },
+    ));
     run_table(&table);
 }
 

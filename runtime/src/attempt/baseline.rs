@@ -45,6 +45,9 @@ impl Baseline {
     }
 }
 
+/// What the checks' environment adds, in the cache key of a baseline.
+const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR\0";
+
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -61,7 +64,9 @@ fn cache_file(prepared: &Prepared) -> Option<PathBuf> {
         .store
         .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])
         .ok()?;
-    let mut what = String::new();
+    // How the checks are run is part of what a kept baseline measured: a change to it (go
+    // asked for every result with `GOFLAGS=-v`) must not reuse an older one.
+    let mut what = String::from(CHECKS_RUN_AS);
     for op in &prepared.ops {
         what.push_str(op);
         what.push('\0');

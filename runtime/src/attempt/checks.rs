@@ -130,9 +130,14 @@ pub(crate) fn run_checks(
             let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
             addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
             let pycache = tree.join(super::check_tree::NO_PYCACHE);
+            // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes
+            // it name every one (go's own `test` task is `go test ./...`, without it).
+            let mut goflags = std::env::var("GOFLAGS").unwrap_or_default();
+            goflags.push_str(" -v");
             let mut env = vec![
                 ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
                 ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
+                ("GOFLAGS".into(), goflags.trim().to_owned()),
             ];
             // A `CARGO_TARGET_DIR` of the user's lies outside the check tree: read-only in
             // the sandbox (cargo could not build), and shared with what the agent built.
