@@ -79,6 +79,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         budget: MAX_TOTAL_BYTES,
     };
     let mut makefile = Makefile::default();
+    makefile.vars.root = Some(ctx.root.to_path_buf());
     // `$(CURDIR)` is where make runs: the root.
     makefile.vars.values.insert(
         "CURDIR".into(),
@@ -87,6 +88,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     reader
         .read(&ctx.root.join(name), name, &mut makefile, 0)
         .map_err(Absence::Failed)?;
+    for path in makefile.vars.looked_up.take() {
+        ctx.depends_on(path);
+    }
     let mut runner = makefile.into_runner();
     runner.notes.extend(reader.notes);
     if runner.tasks.is_empty() {
@@ -854,6 +858,11 @@ enum Value {
 #[derive(Debug, Default)]
 struct Variables {
     values: HashMap<String, Value>,
+    /// The project root, where `$(wildcard NAME)` in a condition looks (none: such a
+    /// condition is undecided).
+    root: Option<PathBuf>,
+    /// The paths those lookups asked about, for the detection cache.
+    looked_up: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 impl Variables {
@@ -940,6 +949,30 @@ impl Variables {
         if let Some((function, args)) = inner.split_once([' ', '\t']) {
             return match function {
                 "wildcard" if !as_condition => expand(args),
+                // `ifneq ($(wildcard go.mod),)`: whether plain names exist under the root.
+                // Only the entries are looked at, never opened; a pattern or a name that
+                // could leave the root is left to make.
+                "wildcard" => {
+                    let root = self.root.as_ref().ok_or("`$(wildcard …)` needs make")?;
+                    let names = expand(args)?;
+                    let mut found = Vec::new();
+                    for word in names.split_ascii_whitespace() {
+                        let plain = !word.contains(['*', '?', '[', '\\'])
+                            && Path::new(word)
+                                .components()
+                                .all(|c| matches!(c, std::path::Component::Normal(_)));
+                        if !plain {
+                            return Err(format!("`$(wildcard {word})` needs make to evaluate"));
+                        }
+                        let path = root.join(word);
+                        let exists = path.symlink_metadata().is_ok();
+                        self.looked_up.borrow_mut().push(path);
+                        if exists {
+                            found.push(word);
+                        }
+                    }
+                    Ok(found.join(" "))
+                }
                 "addprefix" | "addsuffix" => {
                     let comma = outside_references(args, b',')
                         .ok_or_else(|| format!("`$({function} …)` needs make to evaluate"))?;
@@ -2184,6 +2217,42 @@ mod tests {
                 "3 targets are left out: they are under conditions that are false here, so \
               make does not know them either: installer-msi, installer-zip, memcheck"
             ]
+        );
+    }
+
+    #[test]
+    fn wildcard_in_a_condition_looks_under_the_root() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("go.mod"), "module x\n").expect("go.mod");
+        let text = concat!(
+            "ifneq ($(wildcard go.mod),)\nmod-deps:\nelse\ngopath-deps:\nendif\n",
+            "ifeq ($(wildcard vendor),)\nno-vendor:\nendif\n",
+            "ifneq ($(wildcard ../outside),)\nescape:\nendif\n",
+            "ifneq ($(wildcard *.go),)\nglob:\nendif\n",
+        );
+        let mut makefile = Makefile::default();
+        makefile.vars.root = Some(dir.path().to_path_buf());
+        parse_lines(text, |line| makefile.add(line, false));
+        let looked: Vec<PathBuf> = makefile.vars.looked_up.borrow().clone();
+        let runner = makefile.into_runner();
+        let got: Vec<(&str, Option<&str>)> = runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.doc.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("mod-deps", None),
+                ("no-vendor", None),
+                ("escape", Some(UNDECIDED)),
+                ("glob", Some(UNDECIDED)),
+            ]
+        );
+        // Both lookups are inputs of the detection: creating `vendor/` changes the answer.
+        assert_eq!(
+            looked,
+            [dir.path().join("go.mod"), dir.path().join("vendor")]
         );
     }
 }

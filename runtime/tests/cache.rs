@@ -802,3 +802,34 @@ fn removed_tox_ini_falls_back_to_pyproject() {
         has_task("tox", "fresh"),
     );
 }
+
+/// A `$(wildcard NAME)` in a make condition makes NAME an input: creating it turns the
+/// branch (the doc of `common-deps` is the other branch's).
+#[test]
+fn a_file_a_make_condition_looks_for_is_an_input() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("make-common");
+    let deps_doc = |json: &Value| -> String {
+        json["runners"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["id"] == "make")
+            .flat_map(|r| r["tasks"].as_array().cloned().unwrap_or_default())
+            .find(|t| t["name"] == "common-deps")
+            .and_then(|t| t["doc"].as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    let before = warm(&root, cache.path());
+    assert!(
+        deps_doc(&before).contains("GOPATH"),
+        "{}",
+        deps_doc(&before)
+    );
+    std::fs::write(root.join("go.mod"), "module example.com/x\n").expect("go.mod");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    let doc = deps_doc(&after);
+    assert!(doc.contains("go.mod") && !doc.contains("GOPATH"), "{doc}");
+}
