@@ -1727,6 +1727,15 @@ fn is_task_name(name: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Each task of `runner` as its name and doc.
+    fn names_and_docs(runner: &Runner) -> Vec<(&str, Option<&str>)> {
+        runner
+            .tasks
+            .iter()
+            .map(|t| (t.name.as_str(), t.doc.as_deref()))
+            .collect()
+    }
+
     #[track_caller]
     fn case(text: &str, want: &[(&str, Option<&str>)]) {
         let got = parse_makefile(text);
@@ -2020,11 +2029,7 @@ mod tests {
             "test:\n",
         ));
         let runner = makefile.into_runner();
-        let got: Vec<(&str, Option<&str>)> = runner
-            .tasks
-            .iter()
-            .map(|t| (t.name.as_str(), t.doc.as_deref()))
-            .collect();
+        let got = names_and_docs(&runner);
         assert_eq!(
             got,
             [
@@ -2168,11 +2173,7 @@ mod tests {
         text.push_str("ifneq ($(filter $(LIST),$(LIST)),)\nfiltered:\nendif\n");
         text.push_str("ifeq (unclosed\nodd:\nendif\n");
         let runner = collect(&text).into_runner();
-        let got: Vec<(&str, Option<&str>)> = runner
-            .tasks
-            .iter()
-            .map(|t| (t.name.as_str(), t.doc.as_deref()))
-            .collect();
+        let got = names_and_docs(&runner);
         assert_eq!(
             got,
             [
@@ -2235,11 +2236,7 @@ mod tests {
         parse_lines(text, |line| makefile.add(line, false));
         let looked: Vec<PathBuf> = makefile.vars.looked_up.borrow().clone();
         let runner = makefile.into_runner();
-        let got: Vec<(&str, Option<&str>)> = runner
-            .tasks
-            .iter()
-            .map(|t| (t.name.as_str(), t.doc.as_deref()))
-            .collect();
+        let got = names_and_docs(&runner);
         assert_eq!(
             got,
             [

@@ -811,12 +811,7 @@ fn a_file_a_make_condition_looks_for_is_an_input() {
     let cache = tempfile::tempdir().expect("cache dir");
     let root = fixtures.path("make-common");
     let deps_doc = |json: &Value| -> String {
-        json["runners"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|r| r["id"] == "make")
-            .flat_map(|r| r["tasks"].as_array().cloned().unwrap_or_default())
+        support::runner_tasks(json, "make")
             .find(|t| t["name"] == "common-deps")
             .and_then(|t| t["doc"].as_str().map(str::to_owned))
             .unwrap_or_default()

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{path_var, require_tools, task_names};
+use support::{path_var, require_tools, task_names, tasks_of};
 
 /// How long a detection may take before the test calls it hung.
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -795,23 +795,6 @@ fn a_probe_cannot_take_the_machines_memory() {
         &json,
         &["\"just\" failed: `just --dump --dump-format=json` exited"],
     );
-}
-
-/// The `(name, command)` of each task of runner `id`.
-fn tasks_of(json: &Value, id: &str) -> Vec<(String, String)> {
-    json["runners"]
-        .as_array()
-        .expect("runners")
-        .iter()
-        .filter(|r| r["id"] == id)
-        .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
-        .map(|t| {
-            (
-                t["name"].as_str().unwrap_or("").to_owned(),
-                t["command"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
 }
 
 /// Property: a FIFO or `/dev/zero` as `go.mod` or `go.work` fails the go runner at once

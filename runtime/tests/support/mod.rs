@@ -270,15 +270,35 @@ pub fn runner_json<'a>(json: &'a serde_json::Value, id: &str) -> &'a serde_json:
         .unwrap_or_else(|| panic!("runner {id} detected"))
 }
 
-/// The task names of a runner of a `recipe list --json` answer (none when it is absent).
-pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
+/// The tasks of runner `id` in a `recipe list --json` answer (none when it is absent).
+pub fn runner_tasks<'j>(
+    json: &'j serde_json::Value,
+    id: &str,
+) -> impl Iterator<Item = &'j serde_json::Value> {
     json["runners"]
         .as_array()
         .expect("runners")
         .iter()
-        .filter(|r| r["id"] == id)
+        .filter(move |r| r["id"] == id)
         .flat_map(|r| r["tasks"].as_array().expect("tasks").iter())
+}
+
+/// The task names of a runner of a `recipe list --json` answer (none when it is absent).
+pub fn task_names(json: &serde_json::Value, id: &str) -> Vec<String> {
+    runner_tasks(json, id)
         .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The `(name, command)` of each task of runner `id` in a `recipe list --json` answer.
+pub fn tasks_of(json: &serde_json::Value, id: &str) -> Vec<(String, String)> {
+    runner_tasks(json, id)
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("").to_owned(),
+                t["command"].as_str().unwrap_or("").to_owned(),
+            )
+        })
         .collect()
 }
 
