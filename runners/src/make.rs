@@ -613,11 +613,15 @@ impl Makefile {
         let pattern_tasks = pattern_tasks(&patterns, &mut tasks, &mut runner.notes);
         tasks.extend(pattern_tasks);
         // Names a true branch defines after all (a doc per platform) are not left out.
+        let listed: HashSet<&str> = match self.dropped.is_empty() {
+            true => HashSet::new(),
+            false => tasks.iter().map(|t| t.name.as_str()).collect(),
+        };
         let mut names: Vec<&str> = self
             .dropped
             .iter()
             .map(String::as_str)
-            .filter(|name| !tasks.iter().any(|t| t.name == *name))
+            .filter(|name| !listed.contains(name))
             .collect();
         names.sort_unstable();
         names.dedup();
@@ -683,7 +687,19 @@ fn pattern_tasks(
 ) -> Vec<Task> {
     let mut out: Vec<Task> = Vec::new();
     let mut sources: Vec<(usize, String)> = Vec::new();
-    let exists = |name: &str, out: &[Task]| listed.iter().chain(out.iter()).any(|t| t.name == name);
+    if patterns.is_empty() {
+        return out;
+    }
+    // Every name listed or made so far, so a made name is checked in constant time (a
+    // `%: common-%` over 50,000 targets would otherwise scan them for each one).
+    let mut taken: HashSet<String> = listed.iter().map(|t| t.name.clone()).collect();
+    if patterns.len() > MAX_PATTERN_RULES {
+        notes.push(format!(
+            "only the first {MAX_PATTERN_RULES} of {} pattern rules are read for tasks",
+            patterns.len()
+        ));
+    }
+    let patterns = &patterns[..patterns.len().min(MAX_PATTERN_RULES)];
     for rule in patterns {
         let Some((prefix, suffix)) = rule.name.split_once('%') else {
             continue;
@@ -699,7 +715,7 @@ fn pattern_tasks(
                     continue;
                 };
                 let name = format!("{prefix}{stem}{suffix}");
-                if exists(&name, &out) || !is_task_name(&name) {
+                if taken.contains(&name) || !is_task_name(&name) {
                     continue;
                 }
                 // Of the pattern rules that match a name, make uses the one with the
@@ -713,6 +729,7 @@ fn pattern_tasks(
                     continue;
                 }
                 made_any = true;
+                taken.insert(name.clone());
                 sources.push((index, name.clone()));
                 out.push(Task {
                     command: format!("make {}", quote_cow(&name)),
@@ -729,7 +746,7 @@ fn pattern_tasks(
         if made_any || !rule.recipe || prefix.is_empty() && suffix.is_empty() {
             continue;
         }
-        if exists(&rule.name, &out) {
+        if !taken.insert(rule.name.clone()) {
             continue;
         }
         let doc = rule.doc.clone().or_else(|| rule.above.clone());
@@ -756,6 +773,9 @@ fn pattern_tasks(
     }
     out
 }
+
+/// The most pattern rules read for tasks.
+const MAX_PATTERN_RULES: usize = 1000;
 
 /// What a doc ends with for a target a pattern rule gives a shorter name (`common-lint`,
 /// run as `make lint`).
@@ -2250,6 +2270,32 @@ mod tests {
         assert_eq!(
             looked,
             [dir.path().join("go.mod"), dir.path().join("vendor")]
+        );
+    }
+
+    #[test]
+    fn many_pattern_rules_and_targets_stay_bounded() {
+        let mut text = String::from("%: common-% ;\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("common-t{i}:\n\t@true\n"));
+        }
+        for i in 0..1_200 {
+            text.push_str(&format!("p{i}-%:\n\t@true\n"));
+        }
+        let runner = collect(&text).into_runner();
+        let made = runner
+            .tasks
+            .iter()
+            .filter(|t| t.name.starts_with('t'))
+            .count();
+        let patterns = runner.tasks.iter().filter(|t| is_pattern(t)).count();
+        assert_eq!((made, patterns), (20_000, MAX_PATTERN_RULES - 1));
+        assert!(
+            runner
+                .notes
+                .contains(&"only the first 1000 of 1201 pattern rules are read for tasks".into()),
+            "{:?}",
+            &runner.notes[..3]
         );
     }
 }
