@@ -5,6 +5,8 @@
 //! Each runner is one file with one `detect` function; [`RUNNERS`] registers them. Parsers
 //! are pure functions over text; only the `detect` functions read files and run probes.
 
+#![forbid(unsafe_code)]
+
 mod cargo;
 mod detection;
 pub mod files;

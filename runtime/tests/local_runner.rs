@@ -383,3 +383,64 @@ fn a_fully_detached_daemon_is_stopped_where_cgroups_allow() {
     assert!(out.leftovers.cgroup_killed, "{:?}", out.leftovers);
     assert_no_process("5.402");
 }
+
+/// The run's cgroup as `/proc/self/cgroup` names it, from a run's output line `0::/…`.
+fn own_run_cgroup(line: &str) -> bool {
+    let name = line.rsplit('/').next().unwrap_or_default();
+    name.starts_with(&format!("speccoder-{}-", std::process::id()))
+}
+
+#[test]
+fn a_plain_command_starts_directly_inside_its_cgroup() {
+    // `cat` reads its cgroup as the first thing it does, and the shell started as a plain
+    // command names its parent: a start through a wrapper shell, or a move into the cgroup
+    // after the start, each shows here.
+    let out = run(&request(
+        "/bin/sh -c 'cat /proc/self/cgroup; echo \"parent $PPID\"'",
+    ));
+    let text = out.stdout.text();
+    let mut lines = text.lines();
+    let cgroup = lines.find(|l| l.starts_with("0::")).unwrap_or_default();
+    let parent = lines.next().unwrap_or_default();
+    assert_eq!(parent, format!("parent {}", std::process::id()), "{text}");
+    if !speccoder_runtime::process::cgroups_available() {
+        eprintln!("no cgroup v2 for this user: nothing more to check");
+        return;
+    }
+    assert!(own_run_cgroup(cgroup), "{text}");
+}
+
+#[test]
+fn a_program_run_directly_is_in_its_cgroup_from_the_start() {
+    let mut req = request("cat /proc/self/cgroup");
+    req.start = speccoder_runtime::process::StartMode::DirectOnly;
+    for _ in 0..20 {
+        let out = run(&req);
+        let text = out.stdout.text();
+        if !speccoder_runtime::process::cgroups_available() {
+            eprintln!("no cgroup v2 for this user: nothing to check");
+            return;
+        }
+        let cgroup = text
+            .lines()
+            .find(|l| l.starts_with("0::"))
+            .unwrap_or_default();
+        assert!(own_run_cgroup(cgroup), "{text}");
+    }
+}
+
+#[test]
+fn a_data_limit_holds_from_the_first_instruction() {
+    // Started directly inside a cgroup, the child sets it itself; elsewhere the shell's
+    // `ulimit -d` does, before the program starts.
+    for cgroups in [Cgroups::WhenAvailable, Cgroups::Never] {
+        let mut req = request("grep 'Max data size' /proc/self/limits");
+        req.data_limit_kib = Some(65_536);
+        let mut runner = LocalRunner::default();
+        runner.cgroups = cgroups;
+        let out = runner.run(&req).expect("runs");
+        let text = out.stdout.text();
+        let limits: Vec<&str> = text.split_whitespace().skip(3).take(2).collect();
+        assert_eq!(limits, ["67108864", "67108864"], "{cgroups:?}: {text}");
+    }
+}

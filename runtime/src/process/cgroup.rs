@@ -8,15 +8,18 @@
 //! `user@.service`). Elsewhere every run goes without one, and the process group, the pidfd
 //! and the `/proc` sweeps are all the containment there is.
 //!
-//! The child is moved into its cgroup right after it starts (std has no way to start it
-//! there, and a `pre_exec` hook would need `unsafe`): a program that forks in the first
-//! microseconds after `exec`, before the move, leaves that child outside.
+//! The child starts inside its cgroup (`clone_into.rs`, `clone3` with `CLONE_INTO_CGROUP`).
+//! Where the kernel refuses that, the shell that runs the command moves itself in before it
+//! runs anything, and a program that must start directly is moved right after it starts.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use std::os::fd::{BorrowedFd, OwnedFd};
+
+use rustix::fs::{Mode, OFlags};
 use rustix::process::{Pid, Signal, kill_process};
 
 /// The cgroup this process runs in, when cgroup v2 is mounted and a child cgroup can be made
@@ -84,6 +87,8 @@ pub fn cgroups_available() -> bool {
 #[derive(Debug)]
 pub(crate) struct TaskCgroup {
     dir: PathBuf,
+    /// The folder, open for `clone3` to start a child in it.
+    fd: OwnedFd,
 }
 
 impl TaskCgroup {
@@ -96,12 +101,24 @@ impl TaskCgroup {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = base()?.join(format!("speccoder-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
-        Some(Self { dir })
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        match rustix::fs::open(&dir, flags, Mode::empty()) {
+            Ok(fd) => Some(Self { dir, fd }),
+            Err(_) => {
+                let _ = std::fs::remove_dir(&dir);
+                None
+            }
+        }
     }
 
     /// The cgroup's folder.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The cgroup's folder, open.
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.fd)
     }
 
     /// Moves the process `pid` (and so all it starts from now on) into the cgroup.

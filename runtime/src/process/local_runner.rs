@@ -1,10 +1,11 @@
 //! [`LocalRunner`]: runs a command line through `/bin/sh -c` on this machine.
 
+use std::ffi::OsStr;
 use std::io::{ErrorKind, PipeReader, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -20,6 +21,7 @@ use speccoder_runners::{single_quote, split_words};
 
 use super::capture::StreamCapture;
 use super::cgroup::TaskCgroup;
+use super::clone_into;
 use super::{
     CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
     SpawnError, StartMode, registry, sweep,
@@ -65,6 +67,42 @@ impl Default for LocalRunner {
 
 impl CommandRunner for LocalRunner {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
+        match self.run_once(request) {
+            // Nothing started: the kernel refused to start a child in a cgroup, and will not
+            // be asked again; the run starts over the other way.
+            Err(Attempt::Refused) => match self.run_once(request) {
+                Err(Attempt::Refused) => unreachable!("clone3 is asked once"),
+                Err(Attempt::Failed(err)) => Err(err),
+                Ok(output) => Ok(output),
+            },
+            Err(Attempt::Failed(err)) => Err(err),
+            Ok(output) => Ok(output),
+        }
+    }
+}
+
+/// Why a run did not get to its end.
+enum Attempt {
+    /// The kernel refused to start a child in a cgroup; nothing started.
+    Refused,
+    /// A real failure.
+    Failed(SpawnError),
+}
+
+impl From<SpawnError> for Attempt {
+    fn from(err: SpawnError) -> Self {
+        Self::Failed(err)
+    }
+}
+
+impl From<std::io::Error> for Attempt {
+    fn from(err: std::io::Error) -> Self {
+        Self::Failed(err.into())
+    }
+}
+
+impl LocalRunner {
+    fn run_once(&self, request: &RunRequest) -> Result<RunOutput, Attempt> {
         check_cwd(&request.cwd)?;
         let start = Instant::now();
 
@@ -74,124 +112,156 @@ impl CommandRunner for LocalRunner {
             Cgroups::WhenAvailable => TaskCgroup::create(),
             Cgroups::Never => None,
         };
+        // Whether the child can start inside it (`clone_into.rs`).
+        let born_inside = cgroup.is_some() && clone_into::usable();
 
         // A command line of plain words is one program with its arguments: starting it
         // directly does what `sh -c` would do, without the shell's own start (about 1.5 ms
         // here). When that program cannot be started (missing, not executable, a script
         // without `#!`), nothing has run yet and the shell runs the line instead, so it
-        // behaves, and its errors read and exit (127, 126), as they always do. With a cgroup
-        // the shell always runs the line: it moves itself into the cgroup before running
-        // anything (the only way, without `unsafe`, to leave no moment in which a child could
-        // start outside it), and only a program that must start directly pays that moment.
-        let direct_allowed = cgroup.is_none() || request.start == StartMode::DirectOnly;
+        // behaves, and its errors read and exit (127, 126), as they always do. Where a child
+        // cannot start inside its cgroup, the shell always runs the line: it moves itself
+        // into the cgroup before running anything, and only a program that must start
+        // directly is moved after its start.
+        // A data limit, likewise, is set by the child itself where it starts inside, and
+        // by the shell (`ulimit -d`) elsewhere, since std cannot set it before `exec`.
+        let direct_allowed = born_inside
+            || request.start == StartMode::DirectOnly
+            || (cgroup.is_none() && request.data_limit_kib.is_none());
         if let Some(words) = plain_words(&request.command).filter(|_| direct_allowed) {
-            let mut direct = Command::new(&words[0]);
-            direct.args(&words[1..]);
+            let args: Vec<&OsStr> = words[1..].iter().map(OsStr::new).collect();
             match (
-                self.spawn(request, direct, &mut cgroup, start),
+                self.spawn(request, OsStr::new(&words[0]), &args, &mut cgroup, start),
                 request.start,
             ) {
-                (Err(SpawnError::Start { .. }), StartMode::ShellWhenNeeded) => {}
+                (Err(Attempt::Failed(SpawnError::Start { .. })), StartMode::ShellWhenNeeded) => {}
                 (other, _) => return other,
             }
         } else if request.start == StartMode::DirectOnly {
-            return Err(SpawnError::NotPlain(request.command.clone()));
+            return Err(SpawnError::NotPlain(request.command.clone()).into());
         }
-        let script = match &cgroup {
-            // On the command's first line, so the shell's messages keep their line numbers.
-            Some(cgroup) => format!(
-                "echo 0 >{} 2>/dev/null; {}",
-                single_quote(&cgroup.dir().join("cgroup.procs").display().to_string()),
-                request.command
-            ),
-            None => request.command.clone(),
-        };
-        let mut command = Command::new(&self.shell);
+        // On the command's first line, so the shell's messages keep their line numbers.
+        let mut script = String::new();
+        if !born_inside {
+            if let Some(kib) = request.data_limit_kib {
+                // A shell without `-d` runs the command unbounded rather than not at all.
+                script.push_str(&format!("ulimit -d {kib} 2>/dev/null; "));
+            }
+            if let Some(cgroup) = &cgroup {
+                script.push_str(&format!(
+                    "echo 0 >{} 2>/dev/null; ",
+                    single_quote(&cgroup.dir().join("cgroup.procs").display().to_string()),
+                ));
+            }
+        }
+        script.push_str(&request.command);
         // Linux refuses one argument longer than MAX_ARG_BYTES (E2BIG), so a longer command
         // line reaches the shell as a script file instead.
-        let _script = if script.len() > MAX_ARG_BYTES {
+        let script_file = if script.len() > MAX_ARG_BYTES {
             let mut file = tempfile::Builder::new()
                 .prefix("speccoder-script-")
                 .suffix(".sh")
                 .tempfile()?;
             file.write_all(script.as_bytes())?;
             file.flush()?;
-            command.arg(file.path());
             Some(file)
         } else {
-            command.arg("-c").arg(&script);
             None
         };
-        self.spawn(request, command, &mut cgroup, start)
+        let args: Vec<&OsStr> = match &script_file {
+            Some(file) => vec![file.path().as_os_str()],
+            None => vec![OsStr::new("-c"), OsStr::new(&script)],
+        };
+        self.spawn(request, self.shell.as_os_str(), &args, &mut cgroup, start)
     }
-}
 
-impl LocalRunner {
-    /// Starts `command` for `request` and supervises it to the end.
+    /// Starts `program` with `args` for `request` and supervises it to the end.
     fn spawn(
         &self,
         request: &RunRequest,
-        mut command: Command,
+        program: &OsStr,
+        args: &[&OsStr],
         cgroup: &mut Option<TaskCgroup>,
         start: Instant,
-    ) -> Result<RunOutput, SpawnError> {
-        let stdin = match &request.stdin {
-            Some(path) => {
-                Stdio::from(
-                    std::fs::File::open(path).map_err(|source| SpawnError::Stdin {
-                        path: path.clone(),
-                        source,
-                    })?,
-                )
-            }
-            None => Stdio::null(),
+    ) -> Result<RunOutput, Attempt> {
+        let stdin: OwnedFd = match &request.stdin {
+            Some(path) => std::fs::File::open(path)
+                .map_err(|source| SpawnError::Stdin {
+                    path: path.clone(),
+                    source,
+                })?
+                .into(),
+            None => std::fs::File::open("/dev/null")?.into(),
         };
-        command
-            .current_dir(&request.cwd)
-            .stdin(stdin)
-            .process_group(0)
-            .envs(request.env.iter().map(|(k, v)| (k, v)));
-
         let mut streams = Vec::with_capacity(2);
-        match request.mode {
+        let (stdout, stderr): (OwnedFd, OwnedFd) = match request.mode {
             OutputMode::Merged => {
                 // One pipe behind fd 1 and fd 2: the kernel keeps the order of the writes.
                 let (reader, writer) = std::io::pipe()?;
-                command.stdout(writer.try_clone()?).stderr(writer);
                 streams.push(Stream::new(reader, &request.stdout)?);
+                (writer.try_clone()?.into(), writer.into())
             }
             OutputMode::Split => {
                 let (out_reader, out_writer) = std::io::pipe()?;
                 let (err_reader, err_writer) = std::io::pipe()?;
-                command.stdout(out_writer).stderr(err_writer);
                 streams.push(Stream::new(out_reader, &request.stdout)?);
                 streams.push(Stream::new(err_reader, &request.stderr)?);
+                (out_writer.into(), err_writer.into())
             }
-        }
-        let child = command.spawn().map_err(|source| SpawnError::Start {
-            program: command.get_program().to_string_lossy().into_owned(),
+        };
+        let start_error = |source| SpawnError::Start {
+            program: program.to_string_lossy().into_owned(),
             source,
-        })?;
-        // The command holds our copies of the write ends; they must close now, or the pipes
-        // never reach end of file.
-        drop(command);
+        };
 
-        let pgid = Pid::from_child(&child);
+        let born_inside = cgroup.is_some() && clone_into::usable();
+        let (pgid, pidfd) = if let Some(inside) = cgroup.as_ref().filter(|_| born_inside) {
+            let prepared = clone_into::Program::new(program, args, &request.cwd, &request.env)
+                .map_err(start_error)?;
+            let stdio = [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()];
+            match clone_into::spawn(&prepared, stdio, inside.fd(), request.data_limit_kib) {
+                Ok(started) => {
+                    // Our copies of the write ends must close, or the pipes never reach end
+                    // of file (on the std path `command` holds them and drops them).
+                    drop((stdin, stdout, stderr));
+                    (started.pid, Some(started.pidfd))
+                }
+                Err(clone_into::Failure::Unsupported) => return Err(Attempt::Refused),
+                Err(clone_into::Failure::Start(source)) => return Err(start_error(source).into()),
+            }
+        } else {
+            let mut command = Command::new(program);
+            command
+                .args(args)
+                .current_dir(&request.cwd)
+                .stdin(stdin)
+                .stdout(stdout)
+                .stderr(stderr)
+                .process_group(0)
+                .envs(request.env.iter().map(|(k, v)| (k, v)));
+            let child = command.spawn().map_err(start_error)?;
+            let pid = Pid::from_child(&child);
+            // Moved now, where it could not start inside (a shell has moved itself already).
+            if let Some(moved) = cgroup.as_ref()
+                && moved.add(child.id()).is_err()
+            {
+                *cgroup = None;
+            }
+            // The leader's pidfd reaches it even after it left its process group.
+            (pid, pidfd_open(pid, PidfdFlags::empty()).ok())
+        };
+        // Our copies of the pipes' write ends must close now, or the pipes never reach end
+        // of file (on the std path `command` held them, and is gone).
+
         registry::register(pgid);
-        // A shell has moved itself already; a program started directly is moved now.
-        let cgroup = cgroup
-            .take()
-            .filter(|cgroup| cgroup.add(child.id()).is_ok());
+        let cgroup = cgroup.take();
         if let Some(cgroup) = &cgroup {
             registry::register_cgroup(cgroup.dir());
         }
-        // The leader's pidfd reaches it even after it left its process group.
-        let pidfd: Option<OwnedFd> = pidfd_open(pgid, PidfdFlags::empty()).ok();
         let supervised = Supervisor {
             runner: self,
             request,
-            child: &child,
-            pgid,
+            leader: pgid,
             pidfd: pidfd.as_ref(),
             cgroup: cgroup.as_ref(),
             start,
@@ -213,17 +283,12 @@ impl LocalRunner {
         let (timed_out, leftovers) = match supervised {
             Ok(done) => done,
             Err(err) => {
-                let _ = reap(child);
+                let _ = reap(pgid);
                 return Err(err.into());
             }
         };
 
-        let status = reap(child)?;
-        let exit = match (status.code(), status.signal()) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(signal)) => Exit::Signal(signal),
-            (None, None) => Exit::Code(-1),
-        };
+        let exit = reap(pgid)?;
         let mut captures = streams.into_iter().map(|s| s.capture.finish());
         let stdout = captures.next().expect("one stream is always captured");
         Ok(RunOutput {
@@ -259,9 +324,22 @@ fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
     }
 }
 
-/// Reaps the shell, which has exited by now.
-fn reap(mut child: Child) -> std::io::Result<std::process::ExitStatus> {
-    child.wait()
+/// Reaps the run's leader, which has exited by now (or is killed and about to).
+fn reap(leader: Pid) -> std::io::Result<Exit> {
+    loop {
+        match waitid(WaitId::Pid(leader), WaitIdOptions::EXITED) {
+            Ok(Some(status)) => {
+                return Ok(match (status.exit_status(), status.terminating_signal()) {
+                    (Some(code), _) => Exit::Code(code),
+                    (None, Some(signal)) => Exit::Signal(signal),
+                    (None, None) => Exit::Code(-1),
+                });
+            }
+            Ok(None) => return Ok(Exit::Code(-1)),
+            Err(Errno::INTR) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
 }
 
 /// One pipe being drained into its capture.
@@ -349,8 +427,8 @@ impl Stream {
 struct Supervisor<'a> {
     runner: &'a LocalRunner,
     request: &'a RunRequest,
-    child: &'a Child,
-    pgid: Pid,
+    /// The program started, leader of its own process group.
+    leader: Pid,
     /// The leader's pidfd (none on kernels without them).
     pidfd: Option<&'a OwnedFd>,
     /// The run's cgroup, where the machine allows one.
@@ -514,10 +592,9 @@ impl Supervisor<'_> {
 
     /// Whether the shell has exited, without reaping it.
     fn leader_exited(&self) -> bool {
-        let pid = Pid::from_child(self.child);
         matches!(
             waitid(
-                WaitId::Pid(pid),
+                WaitId::Pid(self.leader),
                 WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
             ),
             Ok(Some(_))
@@ -526,7 +603,7 @@ impl Supervisor<'_> {
 
     fn signal(&self, signal: Signal) {
         // ESRCH (nobody left in the group) is the expected answer once the group is gone.
-        let _ = kill_process_group(self.pgid, signal);
+        let _ = kill_process_group(self.leader, signal);
     }
 
     /// Sends each of `signals` to everything of the run while its leader lives: the group,
@@ -536,7 +613,7 @@ impl Supervisor<'_> {
     fn stop_all(&self, signals: &[Signal]) {
         let descendants = match self.cgroup {
             Some(_) => Vec::new(),
-            None => sweep::descendants(self.child.id()),
+            None => sweep::descendants(self.leader.as_raw_pid() as u32),
         };
         for &signal in signals {
             self.signal(signal);
@@ -569,6 +646,36 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 #[cfg(test)]
 mod tests {
     use super::plain_words;
+    use crate::process::{CommandRunner, LocalRunner, RunRequest, StartMode, cgroups_available};
+
+    /// Where the kernel refuses `clone3` into a cgroup, the shell moves itself in before it
+    /// runs the line, and a program that must start directly is moved after its start.
+    #[test]
+    fn where_a_child_cannot_start_inside_the_shell_moves_itself() {
+        super::clone_into::refuse();
+        let runner = LocalRunner::default();
+        let mut request = RunRequest::new(
+            "cat /proc/self/cgroup",
+            std::env::temp_dir(),
+            std::time::Duration::from_secs(10),
+        );
+        let out = runner.run(&request).expect("runs");
+        if !cgroups_available() {
+            eprintln!("no cgroup v2 for this user: nothing to check");
+            return;
+        }
+        let inside = |text: &str| {
+            text.lines().any(|l| {
+                l.starts_with("0::") && l.contains(&format!("/speccoder-{}-", std::process::id()))
+            })
+        };
+        assert!(inside(&out.stdout.text()), "{}", out.stdout.text());
+        // Started directly and moved: it runs, inside or not yet, and is contained.
+        request.start = StartMode::DirectOnly;
+        request.command = "sh -c 'sleep 0.2; cat /proc/self/cgroup'".into();
+        let out = runner.run(&request).expect("runs");
+        assert!(inside(&out.stdout.text()), "{}", out.stdout.text());
+    }
 
     #[test]
     fn plain_words_only() {

@@ -4,6 +4,7 @@
 mod capture;
 mod cgroup;
 mod cleanup;
+mod clone_into;
 mod local_runner;
 mod registry;
 mod sweep;
@@ -80,6 +81,9 @@ pub struct RunRequest {
     pub stdin: Option<PathBuf>,
     /// Whether the shell may start the command.
     pub start: StartMode,
+    /// The most data memory (`RLIMIT_DATA`, `ulimit -d`) the command may take, in KiB, set
+    /// before its first instruction; `None` leaves this process's limit.
+    pub data_limit_kib: Option<u64>,
 }
 
 /// How a command line is started.
@@ -110,6 +114,7 @@ impl RunRequest {
             stderr: CaptureSpec::default(),
             stdin: None,
             start: StartMode::ShellWhenNeeded,
+            data_limit_kib: None,
         }
     }
 }

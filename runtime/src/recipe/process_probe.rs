@@ -10,7 +10,7 @@ use crate::process::{CaptureSpec, CommandRunner, LocalRunner, OutputMode, RunReq
 /// The most a listing command may print; more is a failure, not a listing.
 const MAX_PROBE_OUTPUT: usize = 64 * 1024 * 1024;
 
-/// The most data memory a probe may take, in KiB (`ulimit -d`): whatever a repository makes
+/// The most data memory a probe may take, in KiB (`RLIMIT_DATA`, `ulimit -d`): whatever a repository makes
 /// its tool read (a device in place of a file no check named), the probe fails at this
 /// bound instead of taking the machine's memory. Measured: `just`, go-task, `cargo
 /// metadata` and `rustup` list under it; Go reserves address space without counting here,
@@ -73,13 +73,9 @@ impl Probe for ProcessProbe {
     ) -> Result<Vec<u8>, String> {
         let shown = argv.join(" ");
         let command: Vec<String> = argv.iter().map(|a| quote(a)).collect();
-        // The bound is set by the shell that starts the tool, so it holds from its first
-        // instruction; a shell without `-d` runs the tool unbounded rather than not at all.
-        let line = format!(
-            "ulimit -d {PROBE_MEMORY_KIB} 2>/dev/null; exec {}",
-            command.join(" ")
-        );
-        let mut request = RunRequest::new(line, cwd, timeout);
+        let mut request = RunRequest::new(command.join(" "), cwd, timeout);
+        // Set before the tool's first instruction (see `RunRequest::data_limit_kib`).
+        request.data_limit_kib = Some(PROBE_MEMORY_KIB);
         request.mode = OutputMode::Split;
         request.grace = Duration::from_millis(500);
         request.env = super::task_env(&self.env);

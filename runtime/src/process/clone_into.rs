@@ -1,0 +1,390 @@
+//! Starting a program inside its run's cgroup with `clone3(CLONE_INTO_CGROUP)`: the one
+//! place in the workspace with `unsafe` code (README, "Why one module has `unsafe`").
+//!
+//! Why it is needed, measured (scripts/bench-notes.md, row 1): moving a process that already
+//! runs into a cgroup is a write to `cgroup.procs`, which takes the kernel's global
+//! `cgroup_threadgroup_rwsem` for writing, and that waits for an RCU grace period: 10–25 ms
+//! on the benchmark machine for the first move after a quiet moment, most of what cold
+//! detection added over its slowest probe. A child made by `clone3` with
+//! `CLONE_INTO_CGROUP` takes only the read side. It is also in its cgroup from its first
+//! instruction, where a move after the start left a moment in which it could fork outside,
+//! and the shell no longer has to start first only to move itself.
+//!
+//! std cannot start a child this way, rustix leaves `clone3` out, and the one crate that
+//! binds it (`clone3`, last released in 2022) is the raw call, which would leave the same
+//! `unsafe` here. So the call and what the child does until `execve` are written out below.
+//!
+//! The child of `clone3` is a copy of this process, which may have other threads; one of
+//! them may have held the allocator's lock when the copy was made. So between `clone3` and
+//! `execve` the child makes only async-signal-safe calls (POSIX's list: `sigprocmask`,
+//! `dup2`, `fcntl`, `setpgid`, `chdir`, `execve`, `write`, `_exit`) on memory prepared
+//! before the call, allocates nothing and takes no lock. `setrlimit`, not on that list, is
+//! glibc's wrapper of the one `prlimit64` system call.
+
+// The lint is `deny` for the workspace and allowed only in this file; a test in
+// runtime/src/lib.rs fails if another file allows it.
+#![allow(unsafe_code)]
+
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+
+/// `struct clone_args` of `<linux/sched.h>` up to `cgroup` (Linux 5.7), 88 bytes.
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+// From <linux/sched.h>; libc's own constants are typed for `clone(2)`.
+const CLONE_PIDFD: u64 = 0x1000;
+const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// Set once `clone3` has refused a cgroup: runs start the old way from then on.
+static REFUSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether starting children inside a cgroup has not been refused yet.
+pub(crate) fn usable() -> bool {
+    !REFUSED.load(Ordering::Relaxed)
+}
+
+/// Makes this process start children the old way, as after a refusal (tests of that way).
+#[cfg(test)]
+pub(crate) fn refuse() {
+    REFUSED.store(true, Ordering::Relaxed);
+}
+
+/// A program ready to be started: every byte the child needs, prepared by the parent.
+#[derive(Debug)]
+pub(crate) struct Program {
+    /// The paths to try in turn, as `execvp` tries the folders of `PATH`.
+    candidates: Vec<CString>,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    cwd: CString,
+}
+
+impl Program {
+    /// `program` with `args`, run in `cwd` with this process's environment and `env` set on
+    /// top, `program` looked up in the `PATH` the child will have when it has no `/`.
+    pub(crate) fn new(
+        program: &OsStr,
+        args: &[&OsStr],
+        cwd: &Path,
+        env: &[(String, String)],
+    ) -> std::io::Result<Self> {
+        let mut vars: Vec<(OsString, OsString)> = std::env::vars_os()
+            .filter(|(key, _)| !env.iter().any(|(k, _)| OsStr::new(k) == key))
+            .collect();
+        vars.extend(env.iter().map(|(k, v)| (k.into(), v.into())));
+        let path = vars
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "PATH")
+            .map(|(_, value)| value.clone());
+        let envp = vars
+            .into_iter()
+            .map(|(mut key, value)| {
+                key.push("=");
+                key.push(value);
+                c_string(key)
+            })
+            .collect::<std::io::Result<_>>()?;
+        let mut argv = vec![c_string(program.into())?];
+        for arg in args {
+            argv.push(c_string((*arg).into())?);
+        }
+        Ok(Self {
+            candidates: candidates(program, path.as_deref())
+                .into_iter()
+                .map(c_string)
+                .collect::<std::io::Result<_>>()?,
+            argv,
+            envp,
+            cwd: c_string(cwd.as_os_str().into())?,
+        })
+    }
+}
+
+fn c_string(bytes: OsString) -> std::io::Result<CString> {
+    CString::new(bytes.into_vec()).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a NUL byte in the program, an argument or a variable",
+        )
+    })
+}
+
+/// Where `execvp` would look for `program`: itself when it names a path, else each folder
+/// of `path` (an empty entry is the working directory; no `PATH` is glibc's `/bin:/usr/bin`).
+fn candidates(program: &OsStr, path: Option<&OsStr>) -> Vec<OsString> {
+    if program.as_bytes().contains(&b'/') {
+        return vec![program.to_owned()];
+    }
+    let path = path.map_or(&b"/bin:/usr/bin"[..], OsStr::as_bytes);
+    path.split(|&b| b == b':')
+        .map(|dir| {
+            let dir = if dir.is_empty() { &b"."[..] } else { dir };
+            let mut full = dir.to_vec();
+            full.push(b'/');
+            full.extend_from_slice(program.as_bytes());
+            OsString::from_vec(full)
+        })
+        .collect()
+}
+
+/// A child started in its cgroup.
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub(crate) pid: Pid,
+    pub(crate) pidfd: OwnedFd,
+}
+
+/// Why a start failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The kernel refused `clone3` into this cgroup (an old kernel, a seccomp filter, a
+    /// cgroup it may not join): nothing was started, [`usable`] is false from now on, and
+    /// the caller starts it another way.
+    Unsupported,
+    /// The child started but could not run the program (missing, not executable, a working
+    /// directory it could not enter); it has exited and been reaped.
+    Start(std::io::Error),
+}
+
+/// Starts `program` as the leader of a new process group inside the cgroup whose folder is
+/// open as `cgroup`, with `stdio` as its fds 0, 1 and 2, signals at their defaults and none
+/// blocked, as std's `Command` would start it, and at most `data_limit_kib` of data memory.
+pub(crate) fn spawn(
+    program: &Program,
+    stdio: [BorrowedFd<'_>; 3],
+    cgroup: BorrowedFd<'_>,
+    data_limit_kib: Option<u64>,
+) -> Result<Started, Failure> {
+    // Pointer arrays ending in NULL, made before the call: the child cannot allocate.
+    let argv: Vec<*const libc::c_char> = program
+        .argv
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain([std::ptr::null()])
+        .collect();
+    let envp: Vec<*const libc::c_char> = program
+        .envp
+        .iter()
+        .map(|e| e.as_ptr())
+        .chain([std::ptr::null()])
+        .collect();
+    let child = Child {
+        candidates: &program.candidates,
+        argv: argv.as_ptr(),
+        envp: envp.as_ptr(),
+        cwd: &program.cwd,
+        stdio: stdio.map(|fd| fd.as_raw_fd()),
+        data_limit: data_limit_kib.map(|kib| {
+            // No higher than the hard limit now, which only root could raise.
+            let hard = rustix::process::getrlimit(rustix::process::Resource::Data).maximum;
+            let bytes = kib.saturating_mul(1024).min(hard.unwrap_or(u64::MAX));
+            libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            }
+        }),
+    };
+    // The child writes why it failed here; a successful `execve` closes it (CLOEXEC), so
+    // the parent reads end of file.
+    let (report_read, report_write) =
+        pipe_with(PipeFlags::CLOEXEC).map_err(|e| Failure::Start(e.into()))?;
+
+    let mut pidfd: libc::c_int = -1;
+    let args = CloneArgs {
+        flags: CLONE_PIDFD | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP,
+        pidfd: std::ptr::addr_of_mut!(pidfd) as u64,
+        exit_signal: libc::SIGCHLD as u64,
+        cgroup: cgroup.as_raw_fd() as u64,
+        ..CloneArgs::default()
+    };
+    // SAFETY: `args` is a valid `clone_args` of the size given, alive for the call. Without
+    // CLONE_VM the child runs on a copy of this memory, so what `child` points to stays
+    // valid there; in the child, `Child::exec` only makes async-signal-safe calls and never
+    // returns.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_clone3,
+            std::ptr::addr_of!(args),
+            std::mem::size_of::<CloneArgs>(),
+        )
+    };
+    if ret == 0 {
+        child.exec(report_write.as_raw_fd());
+    }
+    if ret < 0 {
+        let err = std::io::Error::last_os_error();
+        // Out of processes or memory: std's spawn would fail the same way.
+        if matches!(err.raw_os_error(), Some(libc::EAGAIN | libc::ENOMEM)) {
+            return Err(Failure::Start(err));
+        }
+        REFUSED.store(true, Ordering::Relaxed);
+        return Err(Failure::Unsupported);
+    }
+    drop(report_write);
+    // SAFETY: with CLONE_PIDFD the kernel stored a new fd, owned by nobody else, in `pidfd`.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    let pid = Pid::from_raw(ret as i32).expect("clone3 returns a positive pid to the parent");
+
+    let mut report = [0u8; 4];
+    let mut got = 0;
+    while got < report.len() {
+        match rustix::io::read(&report_read, &mut report[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => break,
+        }
+    }
+    if got == 0 {
+        return Ok(Started { pid, pidfd });
+    }
+    // The child reported and exits: reap it, so no zombie stays.
+    let _ = waitid(WaitId::PidFd(pidfd.as_fd()), WaitIdOptions::EXITED);
+    Err(Failure::Start(std::io::Error::from_raw_os_error(
+        i32::from_ne_bytes(report),
+    )))
+}
+
+/// What the child needs, as raw pointers and fds.
+struct Child<'a> {
+    candidates: &'a [CString],
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    cwd: &'a CString,
+    stdio: [libc::c_int; 3],
+    data_limit: Option<libc::rlimit>,
+}
+
+impl Child<'_> {
+    /// Runs in the child: sets it up and starts the program, or reports the error on
+    /// `report` and exits 127.
+    fn exec(&self, report: libc::c_int) -> ! {
+        // SAFETY: each call below is async-signal-safe and gets pointers into memory
+        // prepared before `clone3` (NUL-terminated strings, NULL-terminated arrays).
+        unsafe {
+            let errno = self.setup().err().unwrap_or_else(|| self.try_each());
+            let bytes = errno.to_ne_bytes();
+            libc::write(report, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(127)
+        }
+    }
+
+    /// Signals, fds, process group and working directory; the errno of a failed step.
+    unsafe fn setup(&self) -> Result<(), libc::c_int> {
+        let check = |ret: libc::c_int| {
+            if ret == -1 {
+                Err(unsafe { *libc::__errno_location() })
+            } else {
+                Ok(())
+            }
+        };
+        // SAFETY: see `exec`.
+        unsafe {
+            // Handlers were reset by CLONE_CLEAR_SIGHAND; SIGPIPE, which Rust ignores, is
+            // restored as std restores it, and nothing is blocked.
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            check(libc::sigprocmask(
+                libc::SIG_SETMASK,
+                &none,
+                std::ptr::null_mut(),
+            ))?;
+            for (target, fd) in self.stdio.iter().enumerate() {
+                let target = target as libc::c_int;
+                if *fd == target {
+                    // Already in place: only the close-on-exec flag has to go.
+                    check(libc::fcntl(target, libc::F_SETFD, 0))?;
+                } else {
+                    check(libc::dup2(*fd, target))?;
+                }
+            }
+            check(libc::setpgid(0, 0))?;
+            if let Some(limit) = &self.data_limit {
+                // Both the soft and the hard limit, as `ulimit -d` sets them, so the program
+                // cannot raise it again. A refusal leaves the program unbounded rather than
+                // not run, as the shell's `ulimit -d … 2>/dev/null` did.
+                libc::setrlimit(libc::RLIMIT_DATA, limit);
+            }
+            check(libc::chdir(self.cwd.as_ptr()))
+        }
+    }
+
+    /// `execve` of each candidate in turn, as `execvp` does: a missing or forbidden one
+    /// moves on, any other error stops. Returns only on failure, with the errno to report
+    /// (EACCES when some candidate existed but could not be run).
+    unsafe fn try_each(&self) -> libc::c_int {
+        let mut denied = false;
+        let mut last = libc::ENOENT;
+        for path in self.candidates {
+            // SAFETY: see `exec`.
+            unsafe {
+                libc::execve(path.as_ptr(), self.argv, self.envp);
+                last = *libc::__errno_location();
+            }
+            match last {
+                libc::EACCES => denied = true,
+                libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
+                _ => return last,
+            }
+        }
+        if denied { libc::EACCES } else { last }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_follow_path_as_execvp_does() {
+        let got = |program: &str, path: Option<&str>| {
+            candidates(OsStr::new(program), path.map(OsStr::new))
+                .into_iter()
+                .map(|p| p.into_string().expect("utf-8"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(got("make", Some("/a:/b")), ["/a/make", "/b/make"]);
+        assert_eq!(
+            got("make", Some("/a::/b")),
+            ["/a/make", "./make", "/b/make"]
+        );
+        assert_eq!(got("./x", Some("/a")), ["./x"]);
+        assert_eq!(got("bin/x", Some("/a")), ["bin/x"]);
+        assert_eq!(got("make", None), ["/bin/make", "/usr/bin/make"]);
+    }
+
+    #[test]
+    fn a_nul_byte_is_an_error_not_a_truncation() {
+        let err = Program::new(
+            OsStr::new("echo"),
+            &[OsStr::new("a\0b")],
+            Path::new("/"),
+            &[],
+        )
+        .expect_err("refused");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    }
+}
