@@ -43,15 +43,18 @@ fn find_base() -> Option<PathBuf> {
     let own = own.lines().find_map(|line| line.strip_prefix("0::"))?;
     let base = mount.join(own.trim_start_matches('/'));
     remove_stale(&base);
-    // Whether a cgroup can be made here is known by trying; whether a process may be moved
-    // into it, only when the first run's is (a failure there turns runs without one).
-    // `cgroup.kill` (Linux 5.14) is what makes one worth having.
-    let probe = base.join(format!("speccoder-{}-probe", std::process::id()));
-    std::fs::create_dir(&probe).ok()?;
-    let usable = probe.join("cgroup.kill").exists();
-    let _ = std::fs::remove_dir(&probe);
-    usable.then_some(base)
+    // Whether a cgroup can be made here is known by trying, when the first run makes its
+    // own (see `TaskCgroup::create`).
+    Some(base)
 }
+
+/// Whether a cgroup made here is worth having: `cgroup.kill` (Linux 5.14) is what stops all
+/// of a run at once. Asked of the first run's cgroup, so no cgroup is made only to look.
+fn has_kill(made: &Path) -> bool {
+    *HAS_KILL.get_or_init(|| made.join("cgroup.kill").exists())
+}
+
+static HAS_KILL: OnceLock<bool> = OnceLock::new();
 
 /// Removes the cgroups left by speccoder processes that are gone (killed before they could
 /// remove theirs). A cgroup that still holds a process is refused by the kernel and stays.
@@ -75,11 +78,16 @@ fn remove_stale(base: &Path) {
     }
 }
 
-/// Set once moving a process into a cgroup has failed: runs go without one from then on.
+/// Set once making a cgroup or moving a process into one has failed: runs go without one
+/// from then on.
 static MOVE_REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether runs get a cgroup of their own on this machine.
+/// Whether runs get a cgroup of their own on this machine (known for sure once one was
+/// made: this makes and removes one when none was made yet).
 pub fn cgroups_available() -> bool {
+    if HAS_KILL.get().is_none() {
+        drop(TaskCgroup::create());
+    }
     base().is_some() && !MOVE_REFUSED.load(Ordering::Relaxed)
 }
 
@@ -100,7 +108,15 @@ impl TaskCgroup {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = base()?.join(format!("speccoder-{}-{n}", std::process::id()));
-        std::fs::create_dir(&dir).ok()?;
+        if std::fs::create_dir(&dir).is_err() {
+            MOVE_REFUSED.store(true, Ordering::Relaxed);
+            return None;
+        }
+        if !has_kill(&dir) {
+            MOVE_REFUSED.store(true, Ordering::Relaxed);
+            let _ = std::fs::remove_dir(&dir);
+            return None;
+        }
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
         match rustix::fs::open(&dir, flags, Mode::empty()) {
             Ok(fd) => Some(Self { dir, fd }),
