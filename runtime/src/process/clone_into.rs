@@ -376,6 +376,36 @@ mod tests {
         assert_eq!(got("make", None), ["/bin/make", "/usr/bin/make"]);
     }
 
+    /// A folder that is no cgroup stands in for one the kernel will not start a child in:
+    /// nothing starts, and from then on this process starts children the other way.
+    #[test]
+    fn a_refused_cgroup_starts_nothing_and_turns_the_way_off() {
+        let program = Program::new(OsStr::new("true"), &[], Path::new("/"), &[]).expect("ok");
+        let null = std::fs::File::open("/dev/null").expect("null");
+        let not_a_cgroup = std::fs::File::open(std::env::temp_dir()).expect("tmp");
+        let stdio = [null.as_fd(), null.as_fd(), null.as_fd()];
+        let got = spawn(&program, stdio, not_a_cgroup.as_fd(), None);
+        assert!(matches!(got, Err(Failure::Unsupported)), "{got:?}");
+        assert!(!usable());
+    }
+
+    #[test]
+    fn a_missing_program_is_reported_by_the_child() {
+        let Some(cgroup) = crate::process::cgroup::TaskCgroup::create() else {
+            eprintln!("no cgroup v2 for this user: nothing to check");
+            return;
+        };
+        let program =
+            Program::new(OsStr::new("no-such-program-xyz"), &[], Path::new("/"), &[]).expect("ok");
+        let null = std::fs::File::open("/dev/null").expect("null");
+        let stdio = [null.as_fd(), null.as_fd(), null.as_fd()];
+        match spawn(&program, stdio, cgroup.fd(), None) {
+            Err(Failure::Start(err)) => assert_eq!(err.kind(), std::io::ErrorKind::NotFound),
+            other => panic!("{other:?}"),
+        }
+        assert!(cgroup.pids().is_empty(), "the child was reaped");
+    }
+
     #[test]
     fn a_nul_byte_is_an_error_not_a_truncation() {
         let err = Program::new(
