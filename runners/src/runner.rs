@@ -188,8 +188,14 @@ impl Runner {
     pub fn extend_first(&mut self, tasks: Vec<Task>, repeats: Repeats) {
         let mut keep = Vec::with_capacity(tasks.len());
         {
-            let mut seen: HashSet<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
-            seen.reserve(tasks.len());
+            // foldhash rather than SipHash: a makefile can hold 50,000 names, and its seed
+            // is still random for each set.
+            let mut seen: HashSet<&str, foldhash::fast::RandomState> =
+                HashSet::with_capacity_and_hasher(
+                    self.tasks.len() + tasks.len(),
+                    foldhash::fast::RandomState::default(),
+                );
+            seen.extend(self.tasks.iter().map(|t| t.name.as_str()));
             for task in &tasks {
                 let nameable = !task.name.is_empty()
                     && !task
