@@ -366,8 +366,8 @@ impl Makefile {
                     let above = above.as_deref().and_then(|a| without_name(a, &name));
                     self.targets.push(RawTarget {
                         invalid_utf8: lossy && name.contains('\u{FFFD}'),
-                        doc: doc.clone(),
-                        above,
+                        doc_is_above: above.is_some(),
+                        doc: doc.clone().or(above),
                         name,
                         prerequisites: prerequisites.clone(),
                         recipe,
@@ -575,12 +575,15 @@ impl Makefile {
             // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
             // rule with nothing in it that others depend on to be always out of date.
             let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
-            let doc = target
-                .doc
+            let (own, above) = match target.doc_is_above {
+                true => (None, target.doc),
+                false => (target.doc, None),
+            };
+            let doc = own
                 .or_else(|| self.help.get(&target.name).cloned())
                 // A comment above a generated file is the maintainer's note on how it is
                 // made (`VERSION-FILE`), not a task's doc.
-                .or_else(|| target.above.filter(|_| !generated));
+                .or_else(|| above.filter(|_| !generated));
             let doc = match doc {
                 Some(doc) if file_like && !phony && (!self.phony.is_empty() || generated) => {
                     Some(format!("{doc} {FILE_TARGET}"))
@@ -749,7 +752,7 @@ fn pattern_tasks(
         if !taken.insert(rule.name.clone()) {
             continue;
         }
-        let doc = rule.doc.clone().or_else(|| rule.above.clone());
+        let doc = rule.doc.clone();
         notes.push(format!(
             "pattern rule `{}` is listed as a pattern: an op naming `{prefix}…{suffix}` runs it",
             rule.name
@@ -821,10 +824,12 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct RawTarget {
     name: String,
-    /// `## text` on its line.
+    /// `## text` on its line, else the comment block directly above its line (a target has
+    /// one or the other: a block only counts for a line without `##`).
     doc: Option<String>,
-    /// The comment block directly above its line.
-    above: Option<String>,
+    /// `doc` is the comment block above: a rule's `#? name:` doc goes first, and for a
+    /// generated file the block is the maintainer's note rather than a doc.
+    doc_is_above: bool,
     /// Its name came from bytes that are not UTF-8.
     invalid_utf8: bool,
     /// Its rule's prerequisites, as written.
@@ -1662,10 +1667,11 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             continue;
         }
         let name = unescape_colons(word);
+        let above = above(&name);
         emit(Line::Target(RawTarget {
-            above: above(&name),
+            doc_is_above: above.is_some(),
+            doc: doc.map(str::to_owned).or(above),
             name: name.into_owned(),
-            doc: doc.map(str::to_owned),
             invalid_utf8: false,
             prerequisites: prerequisite_words.clone(),
             recipe: inline_recipe.is_some(),
