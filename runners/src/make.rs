@@ -366,8 +366,8 @@ impl Makefile {
                     let above = above.as_deref().and_then(|a| without_name(a, &name));
                     self.targets.push(RawTarget {
                         invalid_utf8: lossy && name.contains('\u{FFFD}'),
-                        doc: doc.clone(),
-                        above,
+                        doc_is_above: above.is_some(),
+                        doc: doc.clone().or(above),
                         name,
                         prerequisites: prerequisites.clone(),
                         recipe,
@@ -571,16 +571,19 @@ impl Makefile {
             let phony = self.phony.contains(&target.name);
             let is_default = default_goal.as_deref() == Some(target.name.as_str());
             let generated = !files.is_empty() && files.contains(target.name.as_str());
-            let file_like = generated || target.name.contains(['.', '/']);
+            let file_like = generated || target.name.bytes().any(|b| b == b'.' || b == b'/');
             // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
             // rule with nothing in it that others depend on to be always out of date.
             let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
-            let doc = target
-                .doc
+            let (own, above) = match target.doc_is_above {
+                true => (None, target.doc),
+                false => (target.doc, None),
+            };
+            let doc = own
                 .or_else(|| self.help.get(&target.name).cloned())
                 // A comment above a generated file is the maintainer's note on how it is
                 // made (`VERSION-FILE`), not a task's doc.
-                .or_else(|| target.above.filter(|_| !generated));
+                .or_else(|| above.filter(|_| !generated));
             let doc = match doc {
                 Some(doc) if file_like && !phony && (!self.phony.is_empty() || generated) => {
                     Some(format!("{doc} {FILE_TARGET}"))
@@ -749,7 +752,7 @@ fn pattern_tasks(
         if !taken.insert(rule.name.clone()) {
             continue;
         }
-        let doc = rule.doc.clone().or_else(|| rule.above.clone());
+        let doc = rule.doc.clone();
         notes.push(format!(
             "pattern rule `{}` is listed as a pattern: an op naming `{prefix}…{suffix}` runs it",
             rule.name
@@ -821,10 +824,12 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct RawTarget {
     name: String,
-    /// `## text` on its line.
+    /// `## text` on its line, else the comment block directly above its line (a target has
+    /// one or the other: a block only counts for a line without `##`).
     doc: Option<String>,
-    /// The comment block directly above its line.
-    above: Option<String>,
+    /// `doc` is the comment block above: a rule's `#? name:` doc goes first, and for a
+    /// generated file the block is the maintainer's note rather than a doc.
+    doc_is_above: bool,
     /// Its name came from bytes that are not UTF-8.
     invalid_utf8: bool,
     /// Its rule's prerequisites, as written.
@@ -1266,7 +1271,7 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
 /// Whether a recipe line writes the rule's target (`> $@`, `-o $@`, `touch $@`, `cp a
 /// $@`): then the target is a file, whatever its name looks like. `echo $@` is not.
 fn writes_target(recipe: &str) -> bool {
-    if !recipe.contains("$@") {
+    if find_pair(recipe, 0, *b"$@").is_none() {
         return false;
     }
     let recipe = recipe.trim_ascii().trim_start_matches(['@', '-', '+']);
@@ -1404,8 +1409,8 @@ fn parse_lines(text: &str, mut emit: impl FnMut(Line)) {
 }
 
 fn starts_define(trimmed: &str) -> bool {
-    // Most lines are not: skip the word splitting for them.
-    if !trimmed.contains("define") {
+    // Most lines are not: the first word is `define` or one of the words before it.
+    if !trimmed.starts_with(['d', 'o', 'e', 'p']) {
         return false;
     }
     let mut words = trimmed.split_ascii_whitespace();
@@ -1419,7 +1424,22 @@ fn starts_define(trimmed: &str) -> bool {
 /// The lines of `text` with CRLF endings and `\` continuations taken care of; a line is
 /// borrowed from `text` unless it had to be joined.
 fn logical_lines(text: &str) -> impl Iterator<Item = Cow<'_, str>> {
-    let mut raw_lines = text.split('\n');
+    // `text.split('\n')`, with the newline found by `memchr` alone (a `char` pattern also
+    // calls `memcmp` for each line it finds).
+    let mut rest = Some(text);
+    let mut raw_lines = std::iter::from_fn(move || {
+        let text = rest?;
+        match memchr::memchr(b'\n', text.as_bytes()) {
+            Some(end) => {
+                rest = Some(&text[end + 1..]);
+                Some(&text[..end])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    });
     std::iter::from_fn(move || {
         let mut joined: Option<String> = None;
         loop {
@@ -1515,6 +1535,9 @@ fn without_name(doc: &str, name: &str) -> Option<String> {
 }
 
 fn include_line(trimmed: &str) -> Option<Line> {
+    if !trimmed.starts_with(['i', '-', 's']) {
+        return None;
+    }
     let (keyword, rest) = trimmed.split_once([' ', '\t'])?;
     let optional = match keyword {
         "include" => false,
@@ -1527,7 +1550,7 @@ fn include_line(trimmed: &str) -> Option<Line> {
 
 /// A variable assignment (`A = b`, `export A := b`, `A ?= b`, …), not a rule.
 fn assignment(trimmed: &str) -> Option<Assignment> {
-    let eq = trimmed.find('=')?;
+    let eq = memchr::memchr(b'=', trimmed.as_bytes())?;
     let before = &trimmed[..eq];
     let (name, op) = if let Some(name) = before
         .strip_suffix(":::")
@@ -1571,11 +1594,14 @@ fn assignment(trimmed: &str) -> Option<Assignment> {
 /// Emits the targets (or the `.PHONY` names) of a line that starts at column 0; says
 /// whether it was a `.PHONY` line.
 fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line)) -> bool {
-    let (code, doc) = match line.find("##") {
-        Some(at) => (&line[..at], Some(line[at + 2..].trim_ascii())),
+    // The code ends at the first `#`; the doc starts after the first `##` (at or after it).
+    let (code, doc) = match memchr::memchr(b'#', line.as_bytes()) {
+        Some(hash) => (
+            &line[..hash],
+            find_pair(line, hash, *b"##").map(|at| line[at + 2..].trim_ascii()),
+        ),
         None => (line, None),
     };
-    let code = code.split('#').next().unwrap_or("");
     let Some(colon) = rule_colon(code) else {
         return false;
     };
@@ -1641,10 +1667,11 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             continue;
         }
         let name = unescape_colons(word);
+        let above = above(&name);
         emit(Line::Target(RawTarget {
-            above: above(&name),
+            doc_is_above: above.is_some(),
+            doc: doc.map(str::to_owned).or(above),
             name: name.into_owned(),
-            doc: doc.map(str::to_owned),
             invalid_utf8: false,
             prerequisites: prerequisite_words.clone(),
             recipe: inline_recipe.is_some(),
@@ -1654,6 +1681,21 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
         }));
     }
     false
+}
+
+/// Where the two bytes of `pair` (`##`, `$@`) first follow each other in `text`, from
+/// `from` on: a search for the first byte, where `str::find("##")` would set up a
+/// substring searcher for each of a makefile's lines.
+fn find_pair(text: &str, from: usize, pair: [u8; 2]) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    loop {
+        let found = at + memchr::memchr(pair[0], bytes.get(at..)?)?;
+        if bytes.get(found + 1) == Some(&pair[1]) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
 }
 
 /// Where the colon that ends a rule's target list is: the first one that is neither
@@ -1711,7 +1753,7 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 /// A target name as make knows it: `\:` in a makefile is a colon in the name
 /// (`docker\:build` is the goal `make docker:build` builds).
 fn unescape_colons(word: &str) -> Cow<'_, str> {
-    if word.contains("\\:") {
+    if find_pair(word, 0, *b"\\:").is_some() {
         word.replace("\\:", ":").into()
     } else {
         word.into()
@@ -1740,7 +1782,11 @@ fn is_variable_assignment(text: &str) -> bool {
 /// Names that can be tasks: not special (`.PHONY`, `.SUFFIXES`, suffix rules), not
 /// patterns, not built from variables.
 fn is_task_name(name: &str) -> bool {
-    !name.is_empty() && !name.starts_with('.') && !name.contains(['%', '$', '=', '(', ')'])
+    !name.is_empty()
+        && !name.starts_with('.')
+        && !name
+            .bytes()
+            .any(|b| matches!(b, b'%' | b'$' | b'=' | b'(' | b')'))
 }
 
 #[cfg(test)]
@@ -1776,6 +1822,22 @@ mod tests {
                 ("test", Some("run the tests")),
                 ("clean", Some("remove build outputs")),
                 ("help", None),
+            ],
+        );
+    }
+
+    /// The byte searches for `#`, `##`, `$@` and `\:` find them anywhere on a line, the
+    /// last line without a newline included.
+    #[test]
+    fn marks_found_by_byte_search() {
+        case(
+            "a: # a note ## the doc\nb:#\nc: ##\nd\\:e: ## colon#\n\t@touch $@\nf: ## last",
+            &[
+                ("a", Some("the doc")),
+                ("b", None),
+                ("c", None),
+                ("d:e", Some("colon# (file target)")),
+                ("f", Some("last")),
             ],
         );
     }

@@ -188,8 +188,10 @@ impl Runner {
     pub fn extend_first(&mut self, tasks: Vec<Task>, repeats: Repeats) {
         let mut keep = Vec::with_capacity(tasks.len());
         {
-            let mut seen: HashSet<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
-            seen.reserve(tasks.len());
+            // std's SipHash, not a faster hash: the names come from an untrusted file, and
+            // a hash an attacker can collide would make this quadratic.
+            let mut seen: HashSet<&str> = HashSet::with_capacity(self.tasks.len() + tasks.len());
+            seen.extend(self.tasks.iter().map(|t| t.name.as_str()));
             for task in &tasks {
                 let nameable = !task.name.is_empty()
                     && !task
