@@ -444,3 +444,14 @@ fn a_data_limit_holds_from_the_first_instruction() {
         assert_eq!(limits, ["67108864", "67108864"], "{cgroups:?}: {text}");
     }
 }
+
+#[test]
+fn a_spill_file_that_has_bytes_is_emptied_first() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("out");
+    std::fs::write(&path, "older and longer content\n").expect("old file");
+    let mut req = request("echo new");
+    req.stdout.spill_to = Some(path.clone());
+    run(&req);
+    assert_eq!(std::fs::read_to_string(&path).expect("spill"), "new\n");
+}
