@@ -30,15 +30,18 @@ fn base() -> Option<&'static Path> {
 }
 
 fn find_base() -> Option<PathBuf> {
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    // Fields: id, parent, major:minor, root, mount point, options, optional fields, `-`,
-    // filesystem type, source, super options.
-    let mount = mountinfo.lines().find_map(|line| {
-        let (left, right) = line.split_once(" - ")?;
-        (right.split_whitespace().next()? == "cgroup2")
-            .then(|| left.split_whitespace().nth(4).map(PathBuf::from))
-            .flatten()
-    })?;
+    // Where systemd and container runtimes mount it (unified, then hybrid), known by the
+    // file system's magic number; elsewhere, wherever the mount table says. One `statfs`
+    // instead of the kernel writing out the whole mount table for every speccoder start.
+    const CGROUP2_SUPER_MAGIC: u64 = 0x6367_7270;
+    let mount = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .into_iter()
+        .find(|dir| {
+            rustix::fs::statfs(*dir)
+                .is_ok_and(|fs| u64::try_from(fs.f_type) == Ok(CGROUP2_SUPER_MAGIC))
+        })
+        .map(PathBuf::from)
+        .or_else(cgroup2_in_mount_table)?;
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let own = own.lines().find_map(|line| line.strip_prefix("0::"))?;
     let base = mount.join(own.trim_start_matches('/'));
@@ -55,6 +58,19 @@ fn has_kill(made: &Path) -> bool {
 }
 
 static HAS_KILL: OnceLock<bool> = OnceLock::new();
+
+/// The first cgroup2 mount point in this process's mount table.
+fn cgroup2_in_mount_table() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    // Fields: id, parent, major:minor, root, mount point, options, optional fields, `-`,
+    // filesystem type, source, super options.
+    mountinfo.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        (right.split_whitespace().next()? == "cgroup2")
+            .then(|| left.split_whitespace().nth(4).map(PathBuf::from))
+            .flatten()
+    })
+}
 
 /// Removes the cgroups left by speccoder processes that are gone (killed before they could
 /// remove theirs). A cgroup that still holds a process is refused by the kernel and stays.
@@ -206,6 +222,20 @@ pub(crate) fn kill_dir(dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_well_known_mount_is_the_one_the_mount_table_names() {
+        let Some(listed) = cgroup2_in_mount_table() else {
+            eprintln!("no cgroup2 mounted: nothing to check");
+            return;
+        };
+        let own = std::fs::read_to_string("/proc/self/cgroup").expect("own cgroup");
+        let own = own
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .expect("v2 line");
+        assert_eq!(find_base(), Some(listed.join(own.trim_start_matches('/'))));
+    }
 
     #[test]
     fn a_cgroup_holds_what_its_process_starts() {
