@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::detection::{Arguments, RunnerDef, Words};
 
 /// A task runner found in a project, with its tasks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Runner {
     /// Fixed id: `just`, `pkg`, `cargo`, `make` or `task`.
     pub id: &'static str,
@@ -28,6 +28,30 @@ pub struct Runner {
     #[serde(skip)]
     names: HashSet<String>,
 }
+
+/// Runners are equal when all but their name index are: the index follows from `tasks`,
+/// and is built only when a task is pushed after [`Runner::extend_first`].
+impl PartialEq for Runner {
+    fn eq(&self, other: &Self) -> bool {
+        let Self {
+            id,
+            label,
+            command_prefix,
+            tail_rule,
+            tasks,
+            notes,
+            names: _,
+        } = self;
+        *id == other.id
+            && *label == other.label
+            && *command_prefix == other.command_prefix
+            && *tail_rule == other.tail_rule
+            && *tasks == other.tasks
+            && *notes == other.notes
+    }
+}
+
+impl Eq for Runner {}
 
 /// One task of a runner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
