@@ -934,8 +934,19 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
         }
     }
     // The order of their manifests' paths: `a-b/package.json` before `a/package.json`.
-    found.sort_unstable_by(|a, b| a.bytes().chain(*b"/").cmp(b.bytes().chain(*b"/")));
+    found.sort_unstable_by(|a, b| manifest_order(a, b));
     found
+}
+
+/// The order of `a/` and `b/` (so of `a/package.json` and `b/package.json`), without
+/// building either: the common prefix is compared at once, then the bytes where they part.
+fn manifest_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let common = a.len().min(b.len());
+    a[..common].cmp(&b[..common]).then_with(|| {
+        let next = |s: &[u8]| s.get(common).copied().unwrap_or(b'/');
+        next(a).cmp(&next(b)).then(a.len().cmp(&b.len()))
+    })
 }
 
 #[cfg(test)]
@@ -1098,6 +1109,20 @@ mod tests {
             ("a/b/c/d", true),
         ] {
             assert_eq!(globs.may_hold(rel), want, "{rel}");
+        }
+    }
+
+    /// Property: folders sort as the folders' names with a `/` after them do.
+    #[test]
+    fn members_sort_as_folder_paths() {
+        let names = [
+            "a", "a-b", "a/b", "a/b/c", "ab", "a.b", "b", "a/", "", "a0", "a/-",
+        ];
+        for a in names {
+            for b in names {
+                let want = format!("{a}/").cmp(&format!("{b}/"));
+                assert_eq!(manifest_order(a, b), want, "{a:?} {b:?}");
+            }
         }
     }
 

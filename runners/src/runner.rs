@@ -183,12 +183,7 @@ impl Runner {
     /// Like [`Runner::push_task`] without the note for a repeated name, for runners where a
     /// name may rightly appear several times (make rules).
     pub fn push_first(&mut self, task: Task) -> Pushed {
-        if task.name.is_empty()
-            || task
-                .name
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control())
-        {
+        if !nameable(&task.name) {
             self.notes.push(format!(
                 "task {:?} is left out: an op cannot name a task with whitespace or control \
                  characters in its name",
@@ -215,11 +210,7 @@ impl Runner {
             let mut seen: HashSet<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
             seen.reserve(tasks.len());
             for task in &tasks {
-                let nameable = !task.name.is_empty()
-                    && !task
-                        .name
-                        .chars()
-                        .any(|c| c.is_whitespace() || c.is_control());
+                let nameable = nameable(&task.name);
                 if !nameable {
                     self.notes.push(format!(
                         "task {:?} is left out: an op cannot name a task with whitespace or \
@@ -247,6 +238,16 @@ impl Runner {
             self.tasks.append(&mut tasks);
         }
     }
+}
+
+/// Whether an op can name a task called `name`: not empty, no whitespace or control
+/// characters (ASCII names, nearly all of them, are checked byte by byte).
+fn nameable(name: &str) -> bool {
+    if name.is_ascii() {
+        // ASCII whitespace and controls: 0x00..=0x20 and 0x7f.
+        return !name.is_empty() && !name.bytes().any(|b| b <= b' ' || b == 0x7f);
+    }
+    !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// How a task's doc lists its aliases: `… (aliases: b, compile)`.
@@ -295,4 +296,33 @@ pub enum Repeats {
     Note,
     /// Nothing: the runner lists a name once per rule (make).
     Quiet,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Property: the byte check of ASCII names says what the character check says.
+    #[test]
+    fn nameable_names() {
+        let by_chars = |name: &str| {
+            !name.is_empty() && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+        };
+        for b in 0u8..=0x7f {
+            let name = format!("a{}b", char::from(b));
+            assert_eq!(nameable(&name), by_chars(&name), "{b:#x}");
+        }
+        for name in [
+            "",
+            "a",
+            "web/dev",
+            "é",
+            "a\u{a0}b",
+            "a\u{2028}",
+            "a\u{85}",
+            "日本",
+        ] {
+            assert_eq!(nameable(name), by_chars(name), "{name:?}");
+        }
+    }
 }
