@@ -218,8 +218,11 @@ fn member_tasks(
         let mut buf = Vec::new();
         let mut tasks = Vec::new();
         let mut notes = Vec::new();
+        let mut rel = String::new();
         for dir in part {
-            let rel = format!("{dir}/package.json");
+            rel.clear();
+            rel.push_str(dir);
+            rel.push_str("/package.json");
             // The walk that found the folder never follows a symlink: only the manifest
             // itself can lead outside.
             let read = inside.read_walked_in(&base, &rel, MAX_PACKAGE_JSON, &mut buf);
@@ -869,7 +872,9 @@ impl WorkspaceGlobs {
 
     /// Whether the folder at `rel` is a workspace package folder.
     fn matches(&self, rel: &str) -> bool {
-        self.include.is_match(rel) && !self.exclude.is_match(rel)
+        // One candidate for both sets: making one copies and splits the path.
+        let candidate = globset::Candidate::new(rel);
+        self.include.is_match_candidate(&candidate) && !self.exclude.is_match_candidate(&candidate)
     }
 }
 
