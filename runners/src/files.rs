@@ -345,15 +345,21 @@ impl Root {
             Mode::empty(),
         )
         .map_err(|err| ReadError::Io(err.into()))?;
-        let file = std::fs::File::from(fd);
-        let meta = file.metadata().map_err(ReadError::Io)?;
-        if let Some(kind) = irregular(meta.file_type()) {
-            return Err(ReadError::NotRegular { kind });
+        // A plain `fstat`: std's `statx` on an empty path copies that path in first.
+        let stat = rustix::fs::fstat(&fd).map_err(|err| ReadError::Io(err.into()))?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => {}
+            other => {
+                return Err(ReadError::NotRegular {
+                    kind: irregular_type(other),
+                });
+            }
         }
-        if meta.len() > max {
+        let len = u64::try_from(stat.st_size).unwrap_or(0);
+        if len > max {
             return Err(ReadError::TooLarge { max });
         }
-        read_sized(&file, meta.len(), max, buf)
+        read_sized(&std::fs::File::from(fd), len, max, buf)
     }
 }
 
@@ -538,5 +544,87 @@ mod tests {
                 .expect_err("missing")
                 .is_not_found()
         );
+    }
+
+    /// Property: a file read from a walked folder gets the same checks: a link is resolved
+    /// and refused when it leaves the root, a FIFO, a folder and `/dev/zero` are refused at
+    /// once, a 1 GiB file is refused unread, a file at the cap is read whole; one buffer
+    /// serves every read.
+    #[test]
+    fn files_read_from_a_walked_folder_are_checked() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("sub")).expect("root");
+        std::fs::write(dir.path().join("secret"), "s").expect("secret");
+        std::fs::write(root.join("sub/real"), "12345").expect("real");
+        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("sub/out")).expect("link");
+        std::os::unix::fs::symlink("real", root.join("sub/in")).expect("link");
+        std::os::unix::fs::symlink("/dev/zero", root.join("sub/zero")).expect("link");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            root.join("sub/fifo"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("mkfifo");
+        std::fs::create_dir(root.join("sub/folder")).expect("folder");
+        let huge = std::fs::File::create(root.join("sub/huge")).expect("huge");
+        huge.set_len(1 << 30).expect("sparse");
+        let inside = Root::new(&root);
+        let walked = WalkedDir::open(&root).expect("open");
+        let mut buf = Vec::new();
+        let mut read = |rel: &str, max: u64| {
+            inside
+                .read_walked_in(&walked, rel, max, &mut buf)
+                .map(|()| String::from_utf8_lossy(&buf).into_owned())
+                .map_err(|err| err.to_string())
+        };
+        assert_eq!(read("sub/real", 5), Ok("12345".to_owned()));
+        assert_eq!(read("sub/in", 5), Ok("12345".to_owned()));
+        assert_eq!(
+            read("sub/real", 4),
+            Err("is larger than 4 bytes; not read".to_owned())
+        );
+        assert!(
+            read("sub/out", 5)
+                .expect_err("outside")
+                .starts_with("resolves outside the project root")
+        );
+        assert!(read("sub/zero", 5).expect_err("zero").contains("outside"));
+        assert_eq!(
+            read("sub/fifo", 5),
+            Err("is a FIFO, not a regular file; not read".to_owned())
+        );
+        assert_eq!(
+            read("sub/folder", 5),
+            Err("is a folder, not a regular file; not read".to_owned())
+        );
+        assert_eq!(
+            read("sub/huge", 16 << 20),
+            Err("is larger than 16 MiB; not read".to_owned())
+        );
+        assert_eq!(read("sub/real", 5), Ok("12345".to_owned()));
+        let missing = inside.read_walked_in(&walked, "sub/missing", 5, &mut Vec::new());
+        assert!(missing.expect_err("missing").is_not_found());
+    }
+
+    /// Property: a file that grows past the size it had is read on to the end, and refused
+    /// past the cap.
+    #[test]
+    fn a_sized_read_goes_on_past_the_size() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![b'x'; 20_000]).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let mut buf = Vec::new();
+        // Told it had 10 bytes: the first read fills the 11 asked for, and reading goes on.
+        read_sized(&file, 10, 1 << 20, &mut buf).expect("read");
+        assert_eq!(buf.len(), 20_000);
+        let file = std::fs::File::open(&path).expect("open");
+        let err = read_sized(&file, 10, 15_000, &mut buf).expect_err("over the cap");
+        assert!(matches!(err, ReadError::TooLarge { max: 15_000 }), "{err}");
+        // Told it had more than it has: read to the end.
+        let file = std::fs::File::open(&path).expect("open");
+        read_sized(&file, 30_000, 1 << 20, &mut buf).expect("read");
+        assert_eq!(buf.len(), 20_000);
     }
 }
