@@ -86,6 +86,19 @@ fn irregular(kind: std::fs::FileType) -> Option<&'static str> {
     }
 }
 
+/// What a file type other than a regular file or a symlink is, in words.
+fn irregular_type(kind: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType;
+    match kind {
+        FileType::Fifo => "a FIFO",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Socket => "a socket",
+        FileType::Directory => "a folder",
+        _ => "not a regular file",
+    }
+}
+
 /// The bytes of `path`, when it is a regular file of at most `max` bytes. Symlinks are
 /// followed; use [`read_inside`] for a project's manifests.
 pub fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
@@ -136,22 +149,61 @@ fn read_open_as(
     if meta.len() > max && cap == Cap::Refuse {
         return Err(ReadError::TooLarge { max });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(max)).unwrap_or(0));
     if cap == Cap::Prefix {
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(max)).unwrap_or(0));
         file.take(max)
             .read_to_end(&mut bytes)
             .map_err(ReadError::Io)?;
         return Ok(bytes);
     }
-    // One byte more than the cap tells a file at the cap from a larger one, even one that
-    // grows while it is read.
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    if bytes.len() as u64 > max {
-        return Err(ReadError::TooLarge { max });
-    }
+    let mut bytes = Vec::new();
+    read_sized(&file, meta.len(), max, &mut bytes)?;
     Ok(bytes)
+}
+
+/// Reads an open regular file whose size was `len` when it was opened into `buf` (cleared
+/// first), refusing it past `max` bytes. The first read asks for one byte more than `len`:
+/// when it gives exactly `len`, the file is whole and no read is spent on seeing its end.
+/// Any other count (a file that grew or shrank, or a size of 0 as `/proc` reports) reads on
+/// to the end, and one byte more than the cap tells a file at the cap from a larger one,
+/// even one that grows while it is read.
+fn read_sized(
+    mut file: &std::fs::File,
+    len: u64,
+    max: u64,
+    buf: &mut Vec<u8>,
+) -> Result<(), ReadError> {
+    let limit = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
+    let first = usize::try_from(len.saturating_add(1))
+        .unwrap_or(usize::MAX)
+        .min(limit);
+    buf.clear();
+    buf.resize(first, 0);
+    let mut filled = 0;
+    loop {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                buf.clear();
+                return Err(ReadError::Io(err));
+            }
+        }
+        if filled as u64 == len && filled < buf.len() {
+            break;
+        }
+        if filled as u64 > max {
+            buf.clear();
+            return Err(ReadError::TooLarge { max });
+        }
+        if filled == buf.len() {
+            let more = buf.len().saturating_mul(2).max(8192).min(limit);
+            buf.resize(more, 0);
+        }
+    }
+    buf.truncate(filled);
+    Ok(())
 }
 
 /// A project root, resolved once, that manifests must stay inside.
@@ -225,6 +277,89 @@ impl Root {
             return Err(ReadError::NotRegular { kind });
         }
         read_open_as(path, max, flags, Cap::Prefix)
+    }
+}
+
+/// A folder the caller reached from the root without following a symlink, opened once: the
+/// files found below it are then looked up from it, not from `/` through every folder of
+/// its path again (which counts for the thousands of manifests of a monorepo).
+#[derive(Debug)]
+pub struct WalkedDir {
+    fd: std::os::fd::OwnedFd,
+    path: PathBuf,
+}
+
+impl WalkedDir {
+    /// Opens the folder `path` (only for looking names up below it: `O_PATH`).
+    pub fn open(path: &Path) -> Result<Self, ReadError> {
+        use rustix::fs::{Mode, OFlags};
+        let fd = rustix::fs::open(
+            path,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|err| ReadError::Io(err.into()))?;
+        Ok(Self {
+            fd,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl Root {
+    /// Like [`Root::read_walked`] for the file `rel` below `dir` (`/`-separated, reached
+    /// without following a symlink but for the file itself), read into `buf` so that one
+    /// buffer serves many reads. The same checks, in the same order: the file is looked at
+    /// before it is opened (a device is never opened, a symlink is resolved and must stay
+    /// inside the root), opened without following a symlink and without blocking, and
+    /// checked again once open.
+    pub fn read_walked_in(
+        &self,
+        dir: &WalkedDir,
+        rel: &str,
+        max: u64,
+        buf: &mut Vec<u8>,
+    ) -> Result<(), ReadError> {
+        use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+        buf.clear();
+        let stat = rustix::fs::statat(&dir.fd, rel, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|err| ReadError::Io(err.into()))?;
+        // Looked at before opening: opening some devices has effects of its own.
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => {}
+            FileType::Symlink => {
+                *buf = self.read(&dir.path.join(rel), max)?;
+                return Ok(());
+            }
+            other => {
+                return Err(ReadError::NotRegular {
+                    kind: irregular_type(other),
+                });
+            }
+        }
+        // Swapped for a symlink since: the open fails rather than follows it.
+        let fd = rustix::fs::openat(
+            &dir.fd,
+            rel,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )
+        .map_err(|err| ReadError::Io(err.into()))?;
+        // A plain `fstat`: std's `statx` on an empty path copies that path in first.
+        let stat = rustix::fs::fstat(&fd).map_err(|err| ReadError::Io(err.into()))?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => {}
+            other => {
+                return Err(ReadError::NotRegular {
+                    kind: irregular_type(other),
+                });
+            }
+        }
+        let len = u64::try_from(stat.st_size).unwrap_or(0);
+        if len > max {
+            return Err(ReadError::TooLarge { max });
+        }
+        read_sized(&std::fs::File::from(fd), len, max, buf)
     }
 }
 
@@ -409,5 +544,87 @@ mod tests {
                 .expect_err("missing")
                 .is_not_found()
         );
+    }
+
+    /// Property: a file read from a walked folder gets the same checks: a link is resolved
+    /// and refused when it leaves the root, a FIFO, a folder and `/dev/zero` are refused at
+    /// once, a 1 GiB file is refused unread, a file at the cap is read whole; one buffer
+    /// serves every read.
+    #[test]
+    fn files_read_from_a_walked_folder_are_checked() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(root.join("sub")).expect("root");
+        std::fs::write(dir.path().join("secret"), "s").expect("secret");
+        std::fs::write(root.join("sub/real"), "12345").expect("real");
+        std::os::unix::fs::symlink(dir.path().join("secret"), root.join("sub/out")).expect("link");
+        std::os::unix::fs::symlink("real", root.join("sub/in")).expect("link");
+        std::os::unix::fs::symlink("/dev/zero", root.join("sub/zero")).expect("link");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            root.join("sub/fifo"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("mkfifo");
+        std::fs::create_dir(root.join("sub/folder")).expect("folder");
+        let huge = std::fs::File::create(root.join("sub/huge")).expect("huge");
+        huge.set_len(1 << 30).expect("sparse");
+        let inside = Root::new(&root);
+        let walked = WalkedDir::open(&root).expect("open");
+        let mut buf = Vec::new();
+        let mut read = |rel: &str, max: u64| {
+            inside
+                .read_walked_in(&walked, rel, max, &mut buf)
+                .map(|()| String::from_utf8_lossy(&buf).into_owned())
+                .map_err(|err| err.to_string())
+        };
+        assert_eq!(read("sub/real", 5), Ok("12345".to_owned()));
+        assert_eq!(read("sub/in", 5), Ok("12345".to_owned()));
+        assert_eq!(
+            read("sub/real", 4),
+            Err("is larger than 4 bytes; not read".to_owned())
+        );
+        assert!(
+            read("sub/out", 5)
+                .expect_err("outside")
+                .starts_with("resolves outside the project root")
+        );
+        assert!(read("sub/zero", 5).expect_err("zero").contains("outside"));
+        assert_eq!(
+            read("sub/fifo", 5),
+            Err("is a FIFO, not a regular file; not read".to_owned())
+        );
+        assert_eq!(
+            read("sub/folder", 5),
+            Err("is a folder, not a regular file; not read".to_owned())
+        );
+        assert_eq!(
+            read("sub/huge", 16 << 20),
+            Err("is larger than 16 MiB; not read".to_owned())
+        );
+        assert_eq!(read("sub/real", 5), Ok("12345".to_owned()));
+        let missing = inside.read_walked_in(&walked, "sub/missing", 5, &mut Vec::new());
+        assert!(missing.expect_err("missing").is_not_found());
+    }
+
+    /// Property: a file that grows past the size it had is read on to the end, and refused
+    /// past the cap.
+    #[test]
+    fn a_sized_read_goes_on_past_the_size() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![b'x'; 20_000]).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let mut buf = Vec::new();
+        // Told it had 10 bytes: the first read fills the 11 asked for, and reading goes on.
+        read_sized(&file, 10, 1 << 20, &mut buf).expect("read");
+        assert_eq!(buf.len(), 20_000);
+        let file = std::fs::File::open(&path).expect("open");
+        let err = read_sized(&file, 10, 15_000, &mut buf).expect_err("over the cap");
+        assert!(matches!(err, ReadError::TooLarge { max: 15_000 }), "{err}");
+        // Told it had more than it has: read to the end.
+        let file = std::fs::File::open(&path).expect("open");
+        read_sized(&file, 30_000, 1 << 20, &mut buf).expect("read");
+        assert_eq!(buf.len(), 20_000);
     }
 }

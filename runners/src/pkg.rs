@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
-use crate::quote::single_quote;
+use crate::quote::{push_single_quoted, single_quote};
 use crate::runner::{Repeats, Runner, TailRule, Task};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
@@ -170,38 +170,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         Err(err) => runner.notes.push(err),
     }
     let members = find_members(ctx, &patterns, &mut runner.notes);
-    let prefix = manager.prefix();
-    let mut tasks = Vec::new();
-    for (dir, manifest) in read_members(&inside, ctx.root, members) {
-        let pkg = match manifest {
-            Ok(Some(pkg)) => pkg,
-            // A matched folder without a package.json is not a package.
-            Ok(None) => continue,
-            Err(err) => {
-                runner
-                    .notes
-                    .push(format!("{err}; its scripts are left out"));
-                continue;
-            }
-        };
-        let label = pkg
-            .name
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .unwrap_or(&dir);
-        for script in &pkg.scripts {
-            if option_like(script, Some(&dir), &mut runner.notes) {
-                continue;
-            }
-            tasks.push(Task {
-                name: format!("{label}/{script}"),
-                command: format!("{prefix} {}", single_quote(script)),
-                doc: Some(dir.clone()),
-                params: Vec::new(),
-                cwd: Some(dir.clone()),
-            });
-        }
-    }
+    let (tasks, notes) = member_tasks(&inside, ctx.root, &members, manager.prefix());
+    runner.notes.extend(notes);
     runner.extend_first(tasks, Repeats::Note);
     if runner.tasks.is_empty() {
         return Err(Absence::Absent("package.json has no scripts".into()));
@@ -228,47 +198,108 @@ fn option_like(script: &str, dir: Option<&str>, notes: &mut Vec<String>) -> bool
     true
 }
 
-/// Reads the package.json of each member folder (in order; `None` when there is none), on
-/// a few threads: a monorepo of thousands of packages is mostly file reading and parsing.
-fn read_members(
+/// The tasks of the member folders' scripts (in order; a folder without a package.json is
+/// not a package), with the notes on what was left out. Read, parsed and made into tasks
+/// on a few threads: a monorepo of thousands of packages is mostly file reading and
+/// parsing.
+fn member_tasks(
     inside: &files::Root,
     root: &Path,
-    members: Vec<String>,
-) -> Vec<(String, Result<Option<MemberManifest>, String>)> {
-    let read = |dir: &String| {
-        let path = root.join(dir).join("package.json");
-        // The walk that found the folder never follows a symlink: only the manifest
-        // itself can lead outside.
-        match inside.read_walked(&path, MAX_PACKAGE_JSON) {
-            Ok(bytes) => parse_member(&bytes)
-                .map(Some)
-                .map_err(|err| format!("{dir}/package.json: {err}")),
-            Err(err) if err.is_not_found() => Ok(None),
-            Err(err) => Err(format!("{dir}/package.json: {err}")),
+    members: &[String],
+    prefix: &str,
+) -> (Vec<Task>, Vec<String>) {
+    // Looked up from the root's folder, which the walk started from; without it (the root
+    // cannot be opened), the walk found nothing either.
+    let Ok(base) = files::WalkedDir::open(root) else {
+        return (Vec::new(), Vec::new());
+    };
+    // One buffer for every file a thread reads.
+    let part_tasks = |part: &[String]| {
+        let mut buf = Vec::new();
+        let mut tasks = Vec::new();
+        let mut notes = Vec::new();
+        let mut rel = String::new();
+        for dir in part {
+            rel.clear();
+            rel.push_str(dir);
+            rel.push_str("/package.json");
+            // The walk that found the folder never follows a symlink: only the manifest
+            // itself can lead outside.
+            let read = inside.read_walked_in(&base, &rel, MAX_PACKAGE_JSON, &mut buf);
+            let pkg = match read.map(|()| parse_member(&buf)) {
+                Ok(Ok(pkg)) => pkg,
+                Ok(Err(err)) => {
+                    notes.push(format!("{rel}: {err}; its scripts are left out"));
+                    continue;
+                }
+                // A matched folder without a package.json is not a package.
+                Err(err) if err.is_not_found() => continue,
+                Err(err) => {
+                    notes.push(format!("{rel}: {err}; its scripts are left out"));
+                    continue;
+                }
+            };
+            push_member_tasks(dir, &pkg, prefix, &mut tasks, &mut notes);
         }
+        (tasks, notes)
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if members.len() < 64 || threads == 1 {
-        return members
-            .into_iter()
-            .map(|dir| {
-                let manifest = read(&dir);
-                (dir, manifest)
-            })
-            .collect();
+        return part_tasks(members);
     }
-    let chunk = members.len().div_ceil(threads);
-    let manifests: Vec<Result<Option<MemberManifest>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = members
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
-            .collect();
+    // Consecutive parts, the last one read on this thread; joined in order, they give the
+    // tasks and notes in the members' order.
+    let mut parts = members.chunks(members.len().div_ceil(threads));
+    let last = parts.next_back().unwrap_or_default();
+    let done: Vec<(Vec<Task>, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts.map(|part| scope.spawn(|| part_tasks(part))).collect();
+        let mine = part_tasks(last);
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
+            .map(|h| h.join().unwrap_or_default())
+            .chain([mine])
             .collect()
     });
-    members.into_iter().zip(manifests).collect()
+    let mut tasks = Vec::with_capacity(done.iter().map(|(t, _)| t.len()).sum());
+    let mut notes = Vec::new();
+    for (mut part_tasks, mut part_notes) in done {
+        tasks.append(&mut part_tasks);
+        notes.append(&mut part_notes);
+    }
+    (tasks, notes)
+}
+
+/// Adds the tasks of the package in `dir`, whose manifest is `pkg`, leaving out (with a
+/// note) scripts the package manager would read as an option.
+fn push_member_tasks(
+    dir: &str,
+    pkg: &MemberManifest,
+    prefix: &str,
+    tasks: &mut Vec<Task>,
+    notes: &mut Vec<String>,
+) {
+    let label = pkg.name.as_deref().filter(|n| !n.is_empty()).unwrap_or(dir);
+    for script in &pkg.scripts {
+        if option_like(script, Some(dir), notes) {
+            continue;
+        }
+        // Built by hand: tens of thousands of names and commands in a monorepo.
+        let mut name = String::with_capacity(label.len() + 1 + script.len());
+        name.push_str(label);
+        name.push('/');
+        name.push_str(script);
+        let mut command = String::with_capacity(prefix.len() + script.len() + 3);
+        command.push_str(prefix);
+        command.push(' ');
+        push_single_quoted(&mut command, script);
+        tasks.push(Task {
+            name,
+            command,
+            doc: Some(dir.to_owned()),
+            params: Vec::new(),
+            cwd: Some(dir.to_owned()),
+        });
+    }
 }
 
 /// Reads a package.json that must be a JSON object; errors name the file, line and column.
@@ -334,11 +365,7 @@ impl<'de> serde::de::Visitor<'de> for MemberVisitor {
             match key.as_ref() {
                 "name" => out.name = map.next_value::<Loose<String>>()?.0,
                 "scripts" => {
-                    out.scripts = map
-                        .next_value::<Loose<ScriptNames>>()?
-                        .0
-                        .map(|s| s.0)
-                        .unwrap_or_default();
+                    out.scripts = map.next_value::<ScriptNames>()?.0;
                 }
                 _ => {
                     map.next_value::<serde::de::IgnoredAny>()?;
@@ -360,19 +387,146 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Loose<T> {
 }
 
 /// The names of the string-valued entries of a `scripts` object, in declaration order (a
-/// repeated key keeps its first place and its last value, as in `JSON.parse`).
+/// repeated key keeps its first place and its last value, as in `JSON.parse`); none when
+/// `scripts` is not an object. Read straight from the text: no `Value` is built for the
+/// scripts of thousands of packages.
 struct ScriptNames(Vec<String>);
 
 impl<'de> serde::Deserialize<'de> for ScriptNames {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // With serde_json's `preserve_order`, a map keeps the order of the text.
-        let map = serde_json::Map::<String, Value>::deserialize(deserializer)?;
-        Ok(Self(
-            map.into_iter()
-                .filter(|(name, body)| body.is_string() && !is_comment(name))
-                .map(|(name, _)| name)
+        deserializer.deserialize_any(ScriptsVisitor)
+    }
+}
+
+/// Up to this many scripts, a repeated name is found by a scan; past it, through an index.
+const SCRIPTS_SCANNED: usize = 32;
+
+struct ScriptsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ScriptsVisitor {
+    type Value = ScriptNames;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        // Each name with whether its (last) body is a string.
+        let mut entries: Vec<(std::borrow::Cow<'de, str>, bool)> = Vec::new();
+        let mut index: std::collections::HashMap<std::borrow::Cow<'de, str>, usize> =
+            std::collections::HashMap::new();
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let is_string = map.next_value::<IsString>()?.0;
+            if entries.len() == SCRIPTS_SCANNED && index.is_empty() {
+                index.extend(entries.iter().enumerate().map(|(i, (n, _))| (n.clone(), i)));
+            }
+            let seen = if index.is_empty() {
+                entries.iter().position(|(n, _)| *n == name)
+            } else {
+                index.get(&name).copied()
+            };
+            match seen {
+                Some(at) => entries[at].1 = is_string,
+                None => {
+                    if !index.is_empty() {
+                        index.insert(name.clone(), entries.len());
+                    }
+                    entries.push((name, is_string));
+                }
+            }
+        }
+        Ok(ScriptNames(
+            entries
+                .into_iter()
+                .filter(|(name, is_string)| *is_string && !is_comment(name))
+                .map(|(name, _)| name.into_owned())
                 .collect(),
         ))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(ScriptNames(Vec::new()))
+    }
+}
+
+/// Whether a JSON value is a string; any other value is read through and dropped.
+struct IsString(bool);
+
+impl<'de> serde::Deserialize<'de> for IsString {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(IsStringVisitor)
+    }
+}
+
+struct IsStringVisitor;
+
+impl<'de> serde::de::Visitor<'de> for IsStringVisitor {
+    type Value = IsString;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(IsString(true))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(IsString(false))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(IsString(false))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(IsString(false))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(IsString(false))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(IsString(false))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(IsString(false))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(IsString(false))
     }
 }
 
@@ -718,7 +872,9 @@ impl WorkspaceGlobs {
 
     /// Whether the folder at `rel` is a workspace package folder.
     fn matches(&self, rel: &str) -> bool {
-        self.include.is_match(rel) && !self.exclude.is_match(rel)
+        // One candidate for both sets: making one copies and splits the path.
+        let candidate = globset::Candidate::new(rel);
+        self.include.is_match_candidate(&candidate) && !self.exclude.is_match_candidate(&candidate)
     }
 }
 
@@ -783,8 +939,19 @@ fn find_members(ctx: &Context<'_>, patterns: &[String], notes: &mut Vec<String>)
         }
     }
     // The order of their manifests' paths: `a-b/package.json` before `a/package.json`.
-    found.sort_unstable_by(|a, b| a.bytes().chain(*b"/").cmp(b.bytes().chain(*b"/")));
+    found.sort_unstable_by(|a, b| manifest_order(a, b));
     found
+}
+
+/// The order of `a/` and `b/` (so of `a/package.json` and `b/package.json`), without
+/// building either: the common prefix is compared at once, then the bytes where they part.
+fn manifest_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let common = a.len().min(b.len());
+    a[..common].cmp(&b[..common]).then_with(|| {
+        let next = |s: &[u8]| s.get(common).copied().unwrap_or(b'/');
+        next(a).cmp(&next(b)).then(a.len().cmp(&b.len()))
+    })
 }
 
 #[cfg(test)]
@@ -839,6 +1006,34 @@ mod tests {
         assert_eq!(m.scripts, ["b", "a//b"]);
         let m = parse_member(b"\xEF\xBB\xBF{\"name\": 3, \"scripts\": []}").expect("valid");
         assert_eq!(m, MemberManifest::default());
+        for scripts in ["\"x\"", "1", "-2", "1.5", "true", "null", "[{\"a\":\"b\"}]"] {
+            let text = format!(r#"{{"scripts":{scripts},"name":"n"}}"#);
+            let m = parse_member(text.as_bytes()).expect("valid");
+            assert_eq!(
+                (m.name.as_deref(), m.scripts.len()),
+                (Some("n"), 0),
+                "{scripts}"
+            );
+        }
+        // A repeated script keeps its first place and its last body, as in `JSON.parse`;
+        // bodies of any shape are read through.
+        let m = parse_member(
+            br#"{"scripts":{"a":"x","b":{"c":["d"]},"\u0061":1,"c":"y","b":"z","ab":"w"}}"#,
+        )
+        .expect("valid");
+        assert_eq!(m.scripts, ["b", "c", "ab"]);
+        // The same past the scan, through the index.
+        let mut text = String::from(r#"{"scripts":{"first":1"#);
+        for i in 0..100 {
+            text.push_str(&format!(r#","s{i}":"x""#));
+        }
+        text.push_str(r#","first":"now a string","s7":false}}"#);
+        let m = parse_member(text.as_bytes()).expect("valid");
+        assert_eq!(m.scripts.len(), 100);
+        assert_eq!(m.scripts[0], "first");
+        assert!(!m.scripts.iter().any(|s| s == "s7"));
+        assert_eq!(m.scripts[99], "s99");
+        assert!(parse_member(br#"{"scripts":{"a":[1,}}"#).is_err());
         assert_eq!(
             parse_member(b"[1]").expect_err("array"),
             "is not a JSON object"
@@ -919,6 +1114,20 @@ mod tests {
             ("a/b/c/d", true),
         ] {
             assert_eq!(globs.may_hold(rel), want, "{rel}");
+        }
+    }
+
+    /// Property: folders sort as the folders' names with a `/` after them do.
+    #[test]
+    fn members_sort_as_folder_paths() {
+        let names = [
+            "a", "a-b", "a/b", "a/b/c", "ab", "a.b", "b", "a/", "", "a0", "a/-",
+        ];
+        for a in names {
+            for b in names {
+                let want = format!("{a}/").cmp(&format!("{b}/"));
+                assert_eq!(manifest_order(a, b), want, "{a:?} {b:?}");
+            }
         }
     }
 

@@ -24,7 +24,21 @@ pub fn quote_cow(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `s` in single quotes, each `'` written as `'\''`.
 pub fn single_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+    let mut out = String::with_capacity(s.len() + 2);
+    push_single_quoted(&mut out, s);
+    out
+}
+
+/// [`single_quote`] of `s`, added to `out`.
+pub fn push_single_quoted(out: &mut String, s: &str) {
+    out.push('\'');
+    for (i, part) in s.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str(r"'\''");
+        }
+        out.push_str(part);
+    }
+    out.push('\'');
 }
 
 /// The words of `command` when it is nothing but plain words (the characters [`quote`]
@@ -96,6 +110,10 @@ mod tests {
         case("a;b", "'a;b'");
         case("~home", "'~home'");
         assert_eq!(single_quote("test"), "'test'");
+        assert_eq!(single_quote("''a'"), r"''\'''\''a'\'''");
+        let mut out = "npm run ".to_owned();
+        push_single_quoted(&mut out, "it's");
+        assert_eq!(out, r"npm run 'it'\''s'");
     }
 
     fn argv(words: &[&str]) -> Vec<String> {

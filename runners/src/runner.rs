@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::detection::{Arguments, RunnerDef, Words};
 
 /// A task runner found in a project, with its tasks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Runner {
     /// Fixed id: `just`, `pkg`, `cargo`, `make` or `task`.
     pub id: &'static str,
@@ -28,6 +28,30 @@ pub struct Runner {
     #[serde(skip)]
     names: HashSet<String>,
 }
+
+/// Runners are equal when all but their name index are: the index follows from `tasks`,
+/// and is built only when a task is pushed after [`Runner::extend_first`].
+impl PartialEq for Runner {
+    fn eq(&self, other: &Self) -> bool {
+        let Self {
+            id,
+            label,
+            command_prefix,
+            tail_rule,
+            tasks,
+            notes,
+            names: _,
+        } = self;
+        *id == other.id
+            && *label == other.label
+            && *command_prefix == other.command_prefix
+            && *tail_rule == other.tail_rule
+            && *tasks == other.tasks
+            && *notes == other.notes
+    }
+}
+
+impl Eq for Runner {}
 
 /// One task of a runner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -159,12 +183,7 @@ impl Runner {
     /// Like [`Runner::push_task`] without the note for a repeated name, for runners where a
     /// name may rightly appear several times (make rules).
     pub fn push_first(&mut self, task: Task) -> Pushed {
-        if task.name.is_empty()
-            || task
-                .name
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control())
-        {
+        if !nameable(&task.name) {
             self.notes.push(format!(
                 "task {:?} is left out: an op cannot name a task with whitespace or control \
                  characters in its name",
@@ -193,11 +212,7 @@ impl Runner {
             let mut seen: HashSet<&str> = HashSet::with_capacity(self.tasks.len() + tasks.len());
             seen.extend(self.tasks.iter().map(|t| t.name.as_str()));
             for task in &tasks {
-                let nameable = !task.name.is_empty()
-                    && !task
-                        .name
-                        .chars()
-                        .any(|c| c.is_whitespace() || c.is_control());
+                let nameable = nameable(&task.name);
                 if !nameable {
                     self.notes.push(format!(
                         "task {:?} is left out: an op cannot name a task with whitespace or \
@@ -225,6 +240,16 @@ impl Runner {
             self.tasks.append(&mut tasks);
         }
     }
+}
+
+/// Whether an op can name a task called `name`: not empty, no whitespace or control
+/// characters (ASCII names, nearly all of them, are checked byte by byte).
+fn nameable(name: &str) -> bool {
+    if name.is_ascii() {
+        // ASCII whitespace and controls: 0x00..=0x20 and 0x7f.
+        return !name.is_empty() && !name.bytes().any(|b| b <= b' ' || b == 0x7f);
+    }
+    !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// How a task's doc lists its aliases: `… (aliases: b, compile)`.
@@ -273,4 +298,33 @@ pub enum Repeats {
     Note,
     /// Nothing: the runner lists a name once per rule (make).
     Quiet,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Property: the byte check of ASCII names says what the character check says.
+    #[test]
+    fn nameable_names() {
+        let by_chars = |name: &str| {
+            !name.is_empty() && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+        };
+        for b in 0u8..=0x7f {
+            let name = format!("a{}b", char::from(b));
+            assert_eq!(nameable(&name), by_chars(&name), "{b:#x}");
+        }
+        for name in [
+            "",
+            "a",
+            "web/dev",
+            "é",
+            "a\u{a0}b",
+            "a\u{2028}",
+            "a\u{85}",
+            "日本",
+        ] {
+            assert_eq!(nameable(name), by_chars(name), "{name:?}");
+        }
+    }
 }

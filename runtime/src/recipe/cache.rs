@@ -9,18 +9,19 @@
 //! entry holds commands that will be run, so no one else may write or redirect one. An entry
 //! names its project root and serves no other.
 
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
-use speccoder_runners::{Detection, RUNNERS, Runner, TailRule, Task};
+use speccoder_runners::{Detection, RUNNERS, Repeats, Runner, TailRule, Task};
 
 /// How many projects' entries are kept; the least recently written go first.
 const MAX_ENTRIES: usize = 1000;
 
 /// Bumped whenever the entry format or what detection produces changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The most bytes read from one entry.
 const MAX_ENTRY: u64 = 64 << 20;
@@ -70,9 +71,17 @@ struct Entry {
     /// The project root it was detected in: the file name is only a hash of it.
     root: PathBuf,
     key: String,
-    inputs: Vec<(PathBuf, String)>,
+    /// Every file and folder detection read, with its fingerprint (`None`: it was missing).
+    /// Paths inside the root are relative to it (`.` for the root) and looked up from it.
+    inputs: Vec<(PathBuf, Option<Fingerprint>)>,
     detections: Vec<CachedDetection>,
 }
+
+/// What a path's `stat` says that any change to it changes: whether it is a folder, its
+/// size, modification time (seconds, nanoseconds), change time (seconds, nanoseconds) and
+/// inode. Kept as an array of numbers: nothing to format or parse as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Fingerprint(bool, u64, i64, u32, i64, u32, u64);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct CachedDetection {
@@ -85,14 +94,10 @@ struct CachedDetection {
     notes: Vec<String>,
 }
 
+/// A task's name, command, doc, params and cwd: an array, as a monorepo's thousands of
+/// tasks read quicker without their keys.
 #[derive(Debug, Serialize, Deserialize)]
-struct CachedTask {
-    name: String,
-    command: String,
-    doc: Option<String>,
-    params: Vec<String>,
-    cwd: Option<String>,
-}
+struct CachedTask(String, String, Option<String>, Vec<String>, Option<String>);
 
 /// The entry file of a project root: one per root, named by a hash of its path.
 fn entry_path(dir: &Path, root: &Path) -> PathBuf {
@@ -116,20 +121,34 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// A path's fingerprint: kind, size, modification and change times, inode; `-` when missing.
-fn fingerprint(path: &Path) -> String {
-    match std::fs::metadata(path) {
-        Ok(m) => format!(
-            "{}:{}:{}.{}:{}.{}:{}",
-            if m.is_dir() { 'd' } else { 'f' },
-            m.len(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-            m.ino()
-        ),
-        Err(_) => "-".into(),
+/// The fingerprint of `path` (symlinks followed), looked up from the folder `dir` when it is
+/// relative; `None` when there is nothing there. Only what the fingerprint holds is asked
+/// for.
+fn fingerprint(dir: impl AsFd, path: &Path) -> Option<Fingerprint> {
+    use rustix::fs::{AtFlags, FileType, StatxFlags};
+    let mask = StatxFlags::TYPE
+        | StatxFlags::SIZE
+        | StatxFlags::MTIME
+        | StatxFlags::CTIME
+        | StatxFlags::INO;
+    let st = rustix::fs::statx(dir, path, AtFlags::empty(), mask).ok()?;
+    Some(Fingerprint(
+        FileType::from_raw_mode(u32::from(st.stx_mode)) == FileType::Directory,
+        st.stx_size,
+        st.stx_mtime.tv_sec,
+        st.stx_mtime.tv_nsec,
+        st.stx_ctime.tv_sec,
+        st.stx_ctime.tv_nsec,
+        st.stx_ino,
+    ))
+}
+
+/// How an input is kept: relative to the root when inside it (`.` for the root itself).
+fn input_path(root: &Path, path: &Path) -> PathBuf {
+    match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => path.to_path_buf(),
     }
 }
 
@@ -164,11 +183,19 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
     if entry.format != FORMAT || entry.key != key || entry.root != root {
         return None;
     }
-    if entry
-        .inputs
-        .iter()
-        .any(|(path, print)| fingerprint(path) != *print)
-    {
+    // Relative inputs are looked up from the root, not through every folder above it again;
+    // without a root, there is nothing there.
+    let root_dir = rustix::fs::open(
+        root,
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    );
+    let now = |path: &Path| match &root_dir {
+        Ok(dir) => fingerprint(dir, path),
+        Err(_) if path.is_absolute() => fingerprint(rustix::fs::CWD, path),
+        Err(_) => None,
+    };
+    if entry.inputs.iter().any(|(path, print)| now(path) != *print) {
         return None;
     }
     entry.detections.into_iter().map(restore).collect()
@@ -192,7 +219,10 @@ pub fn store(
         format: FORMAT,
         root: root.to_path_buf(),
         key: key.to_owned(),
-        inputs: inputs.iter().map(|p| (p.clone(), fingerprint(p))).collect(),
+        inputs: inputs
+            .iter()
+            .map(|p| (input_path(root, p), fingerprint(rustix::fs::CWD, p)))
+            .collect(),
         detections: detections.iter().map(save).collect(),
     };
     let Ok(text) = serde_json::to_vec(&entry) else {
@@ -244,12 +274,14 @@ fn save(detection: &Detection) -> CachedDetection {
             .map(|r| {
                 r.tasks
                     .iter()
-                    .map(|t| CachedTask {
-                        name: t.name.clone(),
-                        command: t.command.clone(),
-                        doc: t.doc.clone(),
-                        params: t.params.clone(),
-                        cwd: t.cwd.clone(),
+                    .map(|t| {
+                        CachedTask(
+                            t.name.clone(),
+                            t.command.clone(),
+                            t.doc.clone(),
+                            t.params.clone(),
+                            t.cwd.clone(),
+                        )
                     })
                     .collect()
             })
@@ -268,15 +300,20 @@ fn restore(cached: CachedDetection) -> Option<Detection> {
                 "no-leading-dash-dash" => TailRule::NoLeadingDashDash,
                 _ => TailRule::AsWritten,
             };
-            for task in cached.tasks {
-                runner.push_task(Task {
-                    name: task.name,
-                    command: task.command,
-                    doc: task.doc,
-                    params: task.params,
-                    cwd: task.cwd,
-                });
-            }
+            let tasks = cached
+                .tasks
+                .into_iter()
+                .map(|CachedTask(name, command, doc, params, cwd)| Task {
+                    name,
+                    command,
+                    doc,
+                    params,
+                    cwd,
+                })
+                .collect();
+            // Checked as when they were added (each name once, each one an op can name),
+            // without copying the names.
+            runner.extend_first(tasks, Repeats::Note);
             runner.notes = cached.notes;
             Detection::Detected(runner)
         }
@@ -358,6 +395,45 @@ mod tests {
         assert_eq!(load(&cache, &root, "other key"), None);
         std::fs::write(&file, "a:\nb:\n").expect("edit");
         assert_eq!(load(&cache, &root, "k"), None);
+    }
+
+    /// Property: inputs inside the root are kept relative to it and those outside as they
+    /// are; an edit of the same size, a removal or a new file is seen either way.
+    #[test]
+    fn inputs_inside_and_outside_the_root() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        let inside = root.join("sub/package.json");
+        let outside = dir.path().join("outside.mk");
+        let missing = root.join("later.json");
+        std::fs::write(&inside, "{}").expect("write");
+        std::fs::write(&outside, "a:\n").expect("write");
+        let cache = dir.path().join("cache");
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        let inputs = vec![
+            root.clone(),
+            inside.clone(),
+            outside.clone(),
+            missing.clone(),
+        ];
+        let fresh = |edit: &dyn Fn()| {
+            store(&cache, &root, "k", later, &make_runner(), &inputs);
+            assert_eq!(load(&cache, &root, "k"), Some(make_runner()));
+            edit();
+            load(&cache, &root, "k").is_some()
+        };
+        assert!(!fresh(&|| std::fs::write(&inside, "[]").expect("edit")));
+        let text = std::fs::read_to_string(entry_path(&cache, &root)).expect("entry");
+        assert!(text.contains(r#"[".",[true,"#), "{text}");
+        assert!(text.contains(r#"["sub/package.json",[false,2,"#), "{text}");
+        assert!(text.contains(r#"["later.json",null]"#), "{text}");
+        assert!(text.contains(&format!("[{:?},[false,3,", outside.display().to_string())));
+        assert!(!fresh(&|| std::fs::write(&outside, "b:\n").expect("edit")));
+        assert!(!fresh(&|| std::fs::write(&missing, "{}").expect("create")));
+        assert!(!fresh(&|| std::fs::remove_file(&missing).expect("remove")));
+        assert!(!fresh(&|| std::fs::remove_file(&inside).expect("remove")));
+        assert!(fresh(&|| ()));
     }
 
     fn make_runner() -> Vec<Detection> {
