@@ -1,6 +1,7 @@
 //! Measures how long `LocalRunner` takes to run `sh -c true` from start to return, beside
 //! the same command through `std::process::Command::output` (no deadline, no process group,
-//! no cleanup) as the baseline: `cargo run --release --example spawn_latency -- [RUNS]`.
+//! no cleanup) as the baseline: `cargo run --release --example spawn_latency -- [RUNS]
+//! [BUSY_THREADS]`.
 
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,19 @@ fn main() {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(500);
+    // Threads that allocate while runs start, as detection's threads and an MCP server's do.
+    let busy: usize = std::env::args()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..busy {
+        std::thread::spawn(|| {
+            loop {
+                std::hint::black_box(vec![1u8; 256 * 1024]);
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        });
+    }
     let runner = LocalRunner::default();
     let request = RunRequest::new("true", std::env::temp_dir(), Duration::from_secs(10));
     let ours = measure(runs, || {
