@@ -92,9 +92,7 @@ fn utf8_suffix_start(bytes: &[u8]) -> usize {
 /// Keeps the head and a ring of the tail of a stream, counts every byte and optionally
 /// writes every byte to a file.
 ///
-/// With a file, bytes are moved into it by `splice(2)` without passing through memory, and
-/// the head and tail are read back from it at the end: a stream of gigabytes then costs
-/// little more than the disk writes.
+/// With a file, every byte is also written to it as it comes, up to the file's cap.
 #[derive(Debug)]
 pub(crate) struct StreamCapture {
     head_cap: usize,
@@ -104,10 +102,6 @@ pub(crate) struct StreamCapture {
     /// Where the next tail byte goes in `ring` once it is full.
     ring_pos: usize,
     total: u64,
-    /// Bytes that reached the file without being seen here.
-    spliced: u64,
-    /// Splicing failed once (a file system without it, a full disk): read from now on.
-    no_splice: bool,
     spill: Option<SpillWriter>,
 }
 
@@ -129,8 +123,6 @@ impl StreamCapture {
             ring: Vec::new(),
             ring_pos: 0,
             total: 0,
-            spliced: 0,
-            no_splice: false,
             spill: None,
         }
     }
@@ -159,47 +151,13 @@ impl StreamCapture {
         Ok(self)
     }
 
-    /// The file bytes may be spliced into, and how many more it takes; `None` when bytes
-    /// must be read instead (no file, the file is full, or a write failed).
-    pub(crate) fn splice_target(&self) -> Option<(&File, u64)> {
-        let spill = self.spill.as_ref().filter(|_| !self.no_splice)?;
-        let room = spill.max_bytes - spill.written;
-        // Once bytes have been read into memory, the file's order would no longer match.
-        if room == 0 || (self.total > 0 && self.spliced == 0) {
-            return None;
-        }
-        spill.file.as_ref().map(|f| (f, room))
-    }
-
-    /// Counts `n` bytes that were spliced into the file.
-    pub(crate) fn spliced(&mut self, n: u64) {
-        self.total += n;
-        self.spliced += n;
-        if let Some(spill) = &mut self.spill {
-            spill.written += n;
-            if spill.written == spill.max_bytes {
-                spill.full();
-            }
-        }
-    }
-
-    /// Notes that splicing failed: the rest of the stream is read and written instead (a
-    /// real write error then shows there).
-    pub(crate) fn stop_splicing(&mut self) {
-        self.no_splice = true;
-    }
-
     pub(crate) fn push(&mut self, mut chunk: &[u8]) {
         self.total += chunk.len() as u64;
         if let Some(spill) = &mut self.spill {
             spill.write(chunk);
         }
-        // Spliced bytes are the start of the stream and are read back from the file at the
-        // end; the head kept here is what follows them, if the head is not full yet.
-        let head_room = usize::try_from(self.spliced)
-            .map_or(0, |spliced| self.head_cap.saturating_sub(spliced));
-        if self.head.len() < head_room {
-            let take = chunk.len().min(head_room - self.head.len());
+        if self.head.len() < self.head_cap {
+            let take = chunk.len().min(self.head_cap - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
             chunk = &chunk[take..];
         }
@@ -231,66 +189,13 @@ impl StreamCapture {
     pub(crate) fn finish(self) -> Captured {
         let mut ring = self.ring;
         ring.rotate_left(self.ring_pos);
-        let spill = self.spill.map(SpillWriter::finish);
-        let (head, tail) = match &spill {
-            Some(spill) if self.spliced > 0 => read_back(
-                &spill.path,
-                self.spliced,
-                self.head_cap,
-                self.tail_cap,
-                self.head,
-                ring,
-            ),
-            _ => (self.head, ring),
-        };
         Captured {
-            head,
-            tail,
+            head: self.head,
+            tail: ring,
             total_bytes: self.total,
-            spill,
+            spill: self.spill.map(SpillWriter::finish),
         }
     }
-}
-
-/// The head and tail of a stream whose first `in_file` bytes are in the file at `path`,
-/// followed by `after_head` (the bytes after them that still belonged to the head) and by
-/// bytes whose last ones (at most `tail_cap`) are in `ring`.
-fn read_back(
-    path: &std::path::Path,
-    in_file: u64,
-    head_cap: usize,
-    tail_cap: usize,
-    after_head: Vec<u8>,
-    ring: Vec<u8>,
-) -> (Vec<u8>, Vec<u8>) {
-    use std::os::unix::fs::FileExt;
-    let Ok(file) = File::open(path) else {
-        return (after_head, ring);
-    };
-    let read_at = |offset: u64, len: usize| {
-        let mut buf = vec![0u8; len];
-        let mut done = 0;
-        while done < len {
-            match file.read_at(&mut buf[done..], offset + done as u64) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => done += n,
-            }
-        }
-        buf.truncate(done);
-        buf
-    };
-    let head_len = in_file.min(head_cap as u64);
-    let mut head = read_at(0, usize::try_from(head_len).unwrap_or(usize::MAX));
-    head.extend_from_slice(&after_head);
-    if in_file < head_cap as u64 {
-        // The file is all head; the tail is whatever came after the head.
-        return (head, ring);
-    }
-    let wanted_from_file = tail_cap.saturating_sub(ring.len()) as u64;
-    let from = in_file.saturating_sub(wanted_from_file).max(head_len);
-    let mut tail = read_at(from, usize::try_from(in_file - from).unwrap_or(0));
-    tail.extend_from_slice(&ring);
-    (head, tail)
 }
 
 impl SpillWriter {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
-use rustix::pipe::{SpliceFlags, fcntl_setpipe_size, splice};
+use rustix::pipe::fcntl_setpipe_size;
 use rustix::process::{
     Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process, kill_process_group, pidfd_open,
     pidfd_send_signal, waitid,
@@ -342,6 +342,10 @@ fn reap(leader: Pid) -> std::io::Result<Exit> {
     }
 }
 
+/// The most a stream is read at a time: the buffer starts at 64 KiB and grows to this for
+/// a command whose output fills it.
+const MAX_READ: usize = 256 * 1024;
+
 /// One pipe being drained into its capture.
 struct Stream {
     reader: Option<PipeReader>,
@@ -373,51 +377,31 @@ impl Stream {
 
     /// Moves what is available into the capture, a bounded number of chunks so the
     /// deadlines are still checked while a command floods its output.
-    fn drain(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
+    ///
+    /// Read and written, not spliced: `splice(2)` from the pipe into the file holds the
+    /// pipe's lock while the file system copies the bytes in, so the writer spins on it
+    /// instead of filling the pipe; 1 GiB took 0.87 s that way and 0.56 s read and written
+    /// through a 256 KiB buffer.
+    fn drain(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
         for _ in 0..16 {
             let Some(reader) = &mut self.reader else {
                 return Ok(());
             };
-            // With a spill file the bytes go straight from the pipe into it.
-            let moved = match self.capture.splice_target() {
-                Some((file, room)) => {
-                    let len = usize::try_from(room).unwrap_or(usize::MAX).min(1 << 20);
-                    match splice(&*reader, None, file, None, len, SpliceFlags::NONBLOCK) {
-                        Ok(n) => Some(Ok(n)),
-                        Err(Errno::AGAIN) => return Ok(()),
-                        Err(Errno::INTR) => continue,
-                        // Splicing refused (a file system without it, a full disk): read
-                        // and write instead, which reports a real write error.
-                        Err(_) => {
-                            self.capture.stop_splicing();
-                            continue;
-                        }
-                    }
-                }
-                None => None,
-            };
-            let n = match moved {
-                Some(Ok(0)) => {
-                    self.reader = None;
-                    return Ok(());
-                }
-                Some(Ok(n)) => {
-                    self.capture.spliced(n as u64);
-                    continue;
-                }
-                Some(Err(err)) => return Err(err),
-                None => match reader.read(buf) {
-                    Ok(n) => n,
-                    Err(err) if err.kind() == ErrorKind::WouldBlock => return Ok(()),
-                    Err(err) if err.kind() == ErrorKind::Interrupted => continue,
-                    Err(err) => return Err(err),
-                },
+            let n = match reader.read(buf) {
+                Ok(n) => n,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
             };
             if n == 0 {
                 self.reader = None;
                 return Ok(());
             }
             self.capture.push(&buf[..n]);
+            // A command that fills the buffer gets a larger one, once.
+            if n == buf.len() && buf.len() < MAX_READ {
+                buf.resize(MAX_READ, 0);
+            }
         }
         Ok(())
     }
