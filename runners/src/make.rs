@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef, Words};
@@ -282,8 +283,16 @@ impl Reader<'_> {
 /// What detection collects from a makefile and its includes.
 #[derive(Debug, Default)]
 struct Makefile {
-    /// Targets in order of appearance (repeats included: the runner keeps the first).
-    targets: Vec<RawTarget>,
+    /// Targets in order of appearance (repeats included: the runner keeps the first), each
+    /// already as the task it may become (its name and doc, no command yet):
+    /// [`Makefile::into_runner`] completes, keeps or drops each in place, so a makefile of
+    /// 50,000 targets never holds a second list of them.
+    targets: Vec<Task>,
+    /// What each target's rule says, at the target's index.
+    rules: Vec<Rule>,
+    /// The prerequisites of every rule, each rule's a range (the targets of one line share
+    /// theirs).
+    prerequisites: Vec<String>,
     /// Names declared phony.
     phony: HashSet<String>,
     /// Docs from `#? name: text` lines (the first for a name wins).
@@ -321,21 +330,33 @@ impl Makefile {
             return;
         }
         let rule_start = self.rule_start.take();
+        let uncertain = active == Known::Unknown;
         match line {
-            Line::Target(mut target) => {
-                target.invalid_utf8 = lossy && target.name.contains('\u{FFFD}');
-                target.uncertain = active == Known::Unknown;
+            Line::Target(target) => {
                 self.rule_start = match (target.first, rule_start) {
                     (false, Some(start)) => Some(start),
                     _ => Some(self.targets.len()),
                 };
-                self.targets.push(target);
+                let prerequisites = self.prerequisites_range(target.prerequisites);
+                self.push_target(
+                    target.name,
+                    target.doc,
+                    Rule {
+                        prerequisites,
+                        doc_is_above: target.doc_is_above,
+                        invalid_utf8: false,
+                        recipe: target.recipe,
+                        writes_target: target.writes_target,
+                        uncertain,
+                    },
+                    lossy,
+                );
             }
             Line::Recipe { writes_target } => {
                 if let Some(start) = rule_start {
-                    for target in &mut self.targets[start..] {
-                        target.recipe = true;
-                        target.writes_target |= writes_target;
+                    for rule in &mut self.rules[start..] {
+                        rule.recipe = true;
+                        rule.writes_target |= writes_target;
                     }
                     self.rule_start = Some(start);
                 }
@@ -362,19 +383,22 @@ impl Makefile {
                     (false, Some(start)) => Some(start),
                     _ => Some(self.targets.len()),
                 };
+                let prerequisites = match names.is_empty() {
+                    // A rule that names no target leaves no prerequisites anywhere.
+                    true => 0..0,
+                    false => self.prerequisites_range(prerequisites),
+                };
                 for name in names {
                     let above = above.as_deref().and_then(|a| without_name(a, &name));
-                    self.targets.push(RawTarget {
-                        invalid_utf8: lossy && name.contains('\u{FFFD}'),
-                        doc_is_above: above.is_some(),
-                        doc: doc.clone().or(above),
-                        name,
+                    let rule = Rule {
                         prerequisites: prerequisites.clone(),
+                        doc_is_above: above.is_some(),
+                        invalid_utf8: false,
                         recipe,
                         writes_target: false,
-                        uncertain: active == Known::Unknown,
-                        first: false,
-                    });
+                        uncertain,
+                    };
+                    self.push_target(name, doc.clone().or(above), rule, lossy);
                 }
             }
             Line::Phony(words) => {
@@ -395,6 +419,38 @@ impl Makefile {
             Line::Assign(assignment) => self.vars.assign(assignment),
             Line::Include { .. } | Line::Conditional(_) => {}
         }
+    }
+
+    /// Adds a target and its rule; `lossy` says its name may hold bytes that are not UTF-8.
+    fn push_target(&mut self, name: String, doc: Option<String>, mut rule: Rule, lossy: bool) {
+        rule.invalid_utf8 = lossy && name.contains('\u{FFFD}');
+        self.targets.push(Task {
+            name,
+            command: String::new(),
+            doc,
+            params: Vec::new(),
+            cwd: None,
+        });
+        self.rules.push(rule);
+    }
+
+    /// Where `words` are among the prerequisites, added unless they are those of the target
+    /// added last (the targets of one line share them).
+    fn prerequisites_range(&mut self, words: Vec<String>) -> Range<u32> {
+        if let Some(last) = self.rules.last()
+            && self.prerequisites_of(last) == words.as_slice()
+        {
+            return last.prerequisites.clone();
+        }
+        let start = index(self.prerequisites.len());
+        self.prerequisites.extend(words);
+        start..index(self.prerequisites.len())
+    }
+
+    /// The prerequisites of a target's rule.
+    fn prerequisites_of(&self, rule: &Rule) -> &[String] {
+        let Range { start, end } = rule.prerequisites;
+        &self.prerequisites[start as usize..end as usize]
     }
 
     /// Whether the lines being read count: every open conditional's branch taken.
@@ -500,60 +556,82 @@ impl Makefile {
     fn into_runner(self) -> Runner {
         let mut runner = Runner::new("make", "Make", "make");
         let default_goal = self.default_goal();
-        runner.notes = self.notes;
+        let Makefile {
+            mut targets,
+            rules,
+            prerequisites,
+            phony,
+            help,
+            notes,
+            dropped,
+            ..
+        } = self;
+        let prerequisites_of = |rule: &Rule| {
+            let Range { start, end } = rule.prerequisites;
+            &prerequisites[start as usize..end as usize]
+        };
+        runner.notes = notes;
         // A name every rule of which has neither prerequisites nor a recipe, that other
         // rules depend on (`FORCE:`): it only makes them always out of date.
         // Phony or not: git's `.PHONY: FORCE` is still only a helper. Only names with an
         // empty rule are indexed (a 50,000-target makefile has next to none); the value
         // says whether another rule depends on the name.
-        let mut empty: HashMap<String, bool> = self
-            .targets
+        let mut empty: HashMap<String, bool> = targets
             .iter()
-            .filter(|t| t.prerequisites.is_empty() && !t.recipe)
-            .map(|t| (t.name.clone(), false))
+            .zip(&rules)
+            .filter(|(_, rule)| rule.prerequisites.is_empty() && !rule.recipe)
+            .map(|(target, _)| (target.name.clone(), false))
             .collect();
         if !empty.is_empty() {
-            for target in &self.targets {
-                if !target.prerequisites.is_empty() || target.recipe {
+            for (target, rule) in targets.iter().zip(&rules) {
+                if !rule.prerequisites.is_empty() || rule.recipe {
                     // A name with a rule that does something is no helper.
                     empty.remove(target.name.as_str());
                 }
             }
-            for target in &self.targets {
-                for prerequisite in &target.prerequisites {
-                    if let Some(depended_on) = empty.get_mut(prerequisite.as_str()) {
-                        *depended_on = true;
-                    }
+            for prerequisite in &prerequisites {
+                if let Some(depended_on) = empty.get_mut(prerequisite.as_str()) {
+                    *depended_on = true;
                 }
             }
         }
         let is_empty_rule =
             |name: &str| !empty.is_empty() && empty.get(name).copied().unwrap_or(false);
-        let files: HashSet<String> = self
-            .targets
+        let files: HashSet<String> = targets
             .iter()
-            .filter(|target| {
-                (target.writes_target
-                    || (!empty.is_empty() && target.prerequisites.iter().any(|p| is_empty_rule(p))))
-                    && !self.phony.contains(&target.name)
+            .zip(&rules)
+            .filter(|(target, rule)| {
+                (rule.writes_target
+                    || (!empty.is_empty()
+                        && prerequisites_of(rule).iter().any(|p| is_empty_rule(p))))
+                    && !phony.contains(&target.name)
             })
-            .map(|target| target.name.clone())
+            .map(|(target, _)| target.name.clone())
             .collect();
-        let mut tasks = Vec::with_capacity(self.targets.len());
         let mut left_out = HashSet::new();
         let mut uncertain: Vec<String> = Vec::new();
-        let mut patterns: Vec<RawTarget> = Vec::new();
-        for target in self.targets {
+        let mut patterns: Vec<PatternRule> = Vec::new();
+        let mut rules = rules.iter();
+        // Each target becomes its task where it is, or is dropped.
+        targets.retain_mut(|target| {
+            let Some(rule) = rules.next() else {
+                return false;
+            };
             if target.name.contains('%') {
-                patterns.push(target);
-                continue;
+                patterns.push(PatternRule {
+                    name: std::mem::take(&mut target.name),
+                    doc: target.doc.take(),
+                    prerequisites: prerequisites_of(rule).to_vec(),
+                    recipe: rule.recipe,
+                });
+                return false;
             }
             if !is_task_name(&target.name) {
-                continue;
+                return false;
             }
-            if target.invalid_utf8 || target.name.starts_with('-') {
+            if rule.invalid_utf8 || target.name.starts_with('-') {
                 if left_out.insert(target.name.clone()) {
-                    runner.notes.push(if target.invalid_utf8 {
+                    runner.notes.push(if rule.invalid_utf8 {
                         format!(
                             "target {:?} is left out: its name is not valid UTF-8, so an op \
                              cannot name it",
@@ -566,33 +644,33 @@ impl Makefile {
                         )
                     });
                 }
-                continue;
+                return false;
             }
-            let phony = self.phony.contains(&target.name);
+            let is_phony = phony.contains(&target.name);
             let is_default = default_goal.as_deref() == Some(target.name.as_str());
             let generated = !files.is_empty() && files.contains(target.name.as_str());
             let file_like = generated || target.name.bytes().any(|b| b == b'.' || b == b'/');
             // `_name` is the usual mark of a helper rule not meant to be typed, and so is a
             // rule with nothing in it that others depend on to be always out of date.
             let helper = target.name.starts_with('_') || is_empty_rule(&target.name);
-            let (own, above) = match target.doc_is_above {
-                true => (None, target.doc),
-                false => (target.doc, None),
+            let (own, above) = match rule.doc_is_above {
+                true => (None, target.doc.take()),
+                false => (target.doc.take(), None),
             };
             let doc = own
-                .or_else(|| self.help.get(&target.name).cloned())
+                .or_else(|| help.get(&target.name).cloned())
                 // A comment above a generated file is the maintainer's note on how it is
                 // made (`VERSION-FILE`), not a task's doc.
                 .or_else(|| above.filter(|_| !generated));
             let doc = match doc {
-                Some(doc) if file_like && !phony && (!self.phony.is_empty() || generated) => {
+                Some(doc) if file_like && !is_phony && (!phony.is_empty() || generated) => {
                     Some(format!("{doc} {FILE_TARGET}"))
                 }
                 Some(doc) => Some(doc),
-                None if ((phony || !file_like) && !helper) || is_default => None,
-                None => continue,
+                None if ((is_phony || !file_like) && !helper) || is_default => None,
+                None => return false,
             };
-            let doc = if target.uncertain {
+            target.doc = if rule.uncertain {
                 uncertain.push(target.name.clone());
                 Some(match doc {
                     Some(doc) => format!("{doc} {UNDECIDED}"),
@@ -605,23 +683,18 @@ impl Makefile {
             let mut command = String::with_capacity(5 + quoted.len());
             command.push_str("make ");
             command.push_str(&quoted);
-            tasks.push(Task {
-                command,
-                name: target.name,
-                doc,
-                params: Vec::new(),
-                cwd: None,
-            });
-        }
+            target.command = command;
+            true
+        });
+        let mut tasks = targets;
         let pattern_tasks = pattern_tasks(&patterns, &mut tasks, &mut runner.notes);
         tasks.extend(pattern_tasks);
         // Names a true branch defines after all (a doc per platform) are not left out.
-        let listed: HashSet<&str> = match self.dropped.is_empty() {
+        let listed: HashSet<&str> = match dropped.is_empty() {
             true => HashSet::new(),
             false => tasks.iter().map(|t| t.name.as_str()).collect(),
         };
-        let mut names: Vec<&str> = self
-            .dropped
+        let mut names: Vec<&str> = dropped
             .iter()
             .map(String::as_str)
             .filter(|name| !listed.contains(name))
@@ -684,7 +757,7 @@ const STEM: &str = "<stem>";
 /// the rule makes of it; a rule with a recipe and a pattern a person types (`test-%`, not
 /// `%.o` or a bare `%`) is a task of its own, named by its pattern.
 fn pattern_tasks(
-    patterns: &[RawTarget],
+    patterns: &[PatternRule],
     listed: &mut [Task],
     notes: &mut Vec<String>,
 ) -> Vec<Task> {
@@ -827,21 +900,49 @@ struct RawTarget {
     /// `## text` on its line, else the comment block directly above its line (a target has
     /// one or the other: a block only counts for a line without `##`).
     doc: Option<String>,
-    /// `doc` is the comment block above: a rule's `#? name:` doc goes first, and for a
-    /// generated file the block is the maintainer's note rather than a doc.
+    /// `doc` is the comment block above.
+    doc_is_above: bool,
+    /// Its rule's prerequisites, as written.
+    prerequisites: Vec<String>,
+    /// Its rule has a recipe (`;` on the rule's line; tab lines come as lines of their own).
+    recipe: bool,
+    /// Its inline recipe writes `$@`.
+    writes_target: bool,
+    /// It is the first target of its rule's line (the recipe lines below are its rule's).
+    first: bool,
+}
+
+/// What the makefile says about one target's rule, kept beside the target's task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    /// Where its prerequisites are in [`Makefile::prerequisites`].
+    prerequisites: Range<u32>,
+    /// The task's doc is the comment block above: a rule's `#? name:` doc goes first, and
+    /// for a generated file the block is the maintainer's note rather than a doc.
     doc_is_above: bool,
     /// Its name came from bytes that are not UTF-8.
     invalid_utf8: bool,
-    /// Its rule's prerequisites, as written.
-    prerequisites: Vec<String>,
-    /// Its rule has a recipe (tab lines, or `;` on the rule's line).
+    /// It has a recipe (tab lines, or `;` on the rule's line).
     recipe: bool,
     /// Its recipe writes `$@`.
     writes_target: bool,
     /// It is defined under a condition detection cannot decide.
     uncertain: bool,
-    /// It is the first target of its rule's line (the recipe lines below are its rule's).
-    first: bool,
+}
+
+/// A pattern rule (`test-%:`, `%: common-%`), for the tasks it makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PatternRule {
+    name: String,
+    doc: Option<String>,
+    prerequisites: Vec<String>,
+    recipe: bool,
+}
+
+/// `len` as an index into [`Makefile::prerequisites`]: the makefiles together hold at most
+/// [`MAX_TOTAL_BYTES`], fewer words than a `u32` counts.
+fn index(len: usize) -> u32 {
+    u32::try_from(len).expect("fewer prerequisites than the makefiles have bytes")
 }
 
 /// A variable assignment line.
@@ -1672,11 +1773,9 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             doc_is_above: above.is_some(),
             doc: doc.map(str::to_owned).or(above),
             name: name.into_owned(),
-            invalid_utf8: false,
             prerequisites: prerequisite_words.clone(),
             recipe: inline_recipe.is_some(),
             writes_target: inline_recipe.is_some_and(writes_target),
-            uncertain: false,
             first,
         }));
     }
