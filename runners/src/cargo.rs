@@ -1,6 +1,8 @@
 //! `cargo`: cargo's own commands (`test`, `build`, …, per workspace member too) and the
 //! binaries, examples, integration tests and benchmarks of `cargo metadata --no-deps`.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
@@ -12,7 +14,7 @@ use crate::runner::{Runner, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "cargo",
     label: "Cargo",
-    executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`), never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper; refused when a member's `Cargo.toml` or `.cargo/config.toml` is not a regular file (or over 4 MiB)",
+    executes: "`cargo metadata --no-deps`, with your own rustup toolchain pinned (`RUSTUP_TOOLCHAIN`, else the default in rustup's `settings.toml`, else `rustup default`) and run as that toolchain's own cargo when it is installed, never one a rust-toolchain file of the project names; it runs no build script, rustc or wrapper; refused when a member's `Cargo.toml` or `.cargo/config.toml` is not a regular file (or over 4 MiB)",
     manifests: &["Cargo.toml"],
     detect,
     is_builtin,
@@ -48,11 +50,26 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // cargo reads its configuration too (`[build]`, `[env]`, paths).
     ctx.depends_on_file(".cargo/config.toml");
     ctx.depends_on_file(".cargo/config");
+    // The toolchain's own cargo when rustup has it: the proxy's start is skipped, and it is
+    // no proxy, so it obeys no toolchain file either.
+    let own_cargo = toolchain.as_deref().and_then(|name| {
+        let cargo = toolchain_cargo(&rustup_home()?, name)?;
+        ctx.depends_on(cargo.clone());
+        cargo.into_os_string().into_string().ok()
+    });
+    let cargo = own_cargo.as_deref().unwrap_or("cargo");
     let metadata = ctx
         .probe_with_env(
-            &["cargo", "metadata", "--no-deps", "--format-version=1"],
+            &[cargo, "metadata", "--no-deps", "--format-version=1"],
             &env,
         )
+        // Said as the user would type it, whichever cargo ran.
+        .map_err(|absence| match absence {
+            Absence::Failed(reason) if own_cargo.is_some() => {
+                Absence::Failed(reason.replacen(cargo, "cargo", 1))
+            }
+            other => other,
+        })
         .inspect_err(|absence| {
             // A failure is cached like a listing: the files cargo names in its error (a
             // member's broken manifest) are what fixing it will change.
@@ -144,6 +161,14 @@ fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
     {
         return Ok(Some(chosen));
     }
+    // rustup's own record of its default, when it names a toolchain that is there: the
+    // same answer as `rustup default` without starting rustup.
+    if let Some(home) = rustup_home() {
+        ctx.depends_on(home.join("settings.toml"));
+        if let Some(name) = settings_default(&home) {
+            return Ok(Some(name));
+        }
+    }
     let refused = |why: String| {
         Absence::Failed(format!(
             "not listed: `cargo` is rustup's proxy and {why}; without a toolchain of yours, \
@@ -162,17 +187,58 @@ fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
         .map_err(|err| refused(format!("asking rustup for its default failed ({err})")))?;
     let text = String::from_utf8_lossy(&out);
     let name = text.split_whitespace().next().unwrap_or("");
-    let plausible = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
-    if !plausible || name == "none" || text.starts_with("no ") {
+    if !plausible_toolchain(name) || name == "none" || text.starts_with("no ") {
         return Err(refused(format!(
             "rustup has no default toolchain (`rustup default` said {:?})",
             text.trim()
         )));
     }
     Ok(Some(name.to_owned()))
+}
+
+/// Whether `name` can be a toolchain's name (and a folder name that stays where it is).
+fn plausible_toolchain(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+}
+
+/// rustup's folder: `RUSTUP_HOME` when set to an absolute path, else `~/.rustup`.
+fn rustup_home() -> Option<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    var("RUSTUP_HOME").or_else(|| var("HOME").map(|home| home.join(".rustup")))
+}
+
+/// The most bytes read from rustup's `settings.toml` (a few hundred in practice).
+const MAX_SETTINGS: u64 = 1 << 20;
+
+/// The default toolchain `settings.toml` in rustup's folder names, when that toolchain is
+/// installed under its full name (a short `stable` is left to `rustup default`, which
+/// knows the host it stands for).
+fn settings_default(home: &Path) -> Option<String> {
+    let bytes = files::read_limited(&home.join("settings.toml"), MAX_SETTINGS).ok()?;
+    let settings: toml::Table = toml::from_str(std::str::from_utf8(&bytes).ok()?).ok()?;
+    let name = settings.get("default_toolchain")?.as_str()?;
+    toolchain_cargo(home, name).map(|_| name.to_owned())
+}
+
+/// The `cargo` of the toolchain `name` in rustup's folder `home`, when it is an executable
+/// file there (through a link too: `rustup toolchain link` makes one).
+fn toolchain_cargo(home: &Path, name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if !plausible_toolchain(name) {
+        return None;
+    }
+    let cargo = home.join("toolchains").join(name).join("bin").join("cargo");
+    let meta = std::fs::metadata(&cargo).ok()?;
+    (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(cargo)
 }
 
 /// The paths an error names, with their folders: absolute ones quoted in backticks
@@ -469,6 +535,65 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Property: rustup's recorded default is used only when it names a toolchain whose own
+    /// cargo is an executable file there; anything else (a short name, a name that leaves
+    /// the folder, a missing or plain file, a settings file that is a FIFO) leaves the
+    /// answer to `rustup default`.
+    #[test]
+    fn the_default_toolchain_is_read_from_rustups_settings_only_when_it_is_there() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = tempfile::tempdir().expect("temp dir");
+        let home = home.path();
+        let install = |name: &str, mode: u32| {
+            let bin = home.join("toolchains").join(name).join("bin");
+            std::fs::create_dir_all(&bin).expect("bin");
+            std::fs::write(bin.join("cargo"), "#!/bin/sh\n").expect("cargo");
+            std::fs::set_permissions(bin.join("cargo"), std::fs::Permissions::from_mode(mode))
+                .expect("mode");
+        };
+        let settings = |name: &str| {
+            std::fs::write(
+                home.join("settings.toml"),
+                format!("version = \"12\"\ndefault_toolchain = \"{name}\"\n"),
+            )
+            .expect("settings");
+        };
+        install("stable-x86_64-unknown-linux-gnu", 0o755);
+        install("plain", 0o644);
+        settings("stable-x86_64-unknown-linux-gnu");
+        assert_eq!(
+            settings_default(home).as_deref(),
+            Some("stable-x86_64-unknown-linux-gnu")
+        );
+        assert_eq!(
+            toolchain_cargo(home, "stable-x86_64-unknown-linux-gnu"),
+            Some(home.join("toolchains/stable-x86_64-unknown-linux-gnu/bin/cargo"))
+        );
+        for name in [
+            "stable",
+            "plain",
+            "../toolchains/plain",
+            "..",
+            ".hidden",
+            "a b",
+            "",
+        ] {
+            settings(name);
+            assert_eq!(settings_default(home), None, "{name:?}");
+            assert_eq!(toolchain_cargo(home, name), None, "{name:?}");
+        }
+        std::fs::write(home.join("settings.toml"), "default_toolchain = [1]\n").expect("w");
+        assert_eq!(settings_default(home), None);
+        std::fs::remove_file(home.join("settings.toml")).expect("rm");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            home.join("settings.toml"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .expect("fifo");
+        assert_eq!(settings_default(home), None);
+    }
 
     #[test]
     fn recorded_metadata() {
