@@ -76,6 +76,7 @@ pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Res
         out: Arc::clone(&outbox),
         state: Mutex::new(State {
             recipe: Arc::new(recipe),
+            description: announced.clone(),
             announced,
         }),
         calls: Mutex::new(Calls::default()),
@@ -207,6 +208,8 @@ struct CallState {
 /// The detection the server answers from.
 struct State {
     recipe: Arc<Recipe>,
+    /// `recipe`'s description.
+    description: Option<String>,
     /// The description the client last received or was told changed.
     announced: Option<String>,
 }
@@ -240,10 +243,15 @@ impl Shared {
     /// Detects again (through the cache, so an unchanged project costs a few file checks)
     /// and returns the detection with its description.
     fn detect(&self) -> (Arc<Recipe>, Option<String>) {
-        let recipe = Arc::new(Recipe::detect(&self.root, &self.config));
-        let description = recipe.prompt();
-        lock(&self.state).recipe = Arc::clone(&recipe);
-        (recipe, description)
+        let recipe = Recipe::detect(&self.root, &self.config);
+        let mut state = lock(&self.state);
+        // The description follows from the runners alone (root and configuration are the
+        // server's): an unchanged detection keeps the one already written.
+        if recipe.detections() != state.recipe.detections() {
+            state.description = recipe.prompt();
+            state.recipe = Arc::new(recipe);
+        }
+        (Arc::clone(&state.recipe), state.description.clone())
     }
 
     /// Answers a message, or returns the call it asks for, which must wait its turn.

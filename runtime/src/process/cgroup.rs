@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use std::os::fd::{BorrowedFd, OwnedFd};
@@ -113,6 +113,8 @@ pub(crate) struct TaskCgroup {
     dir: PathBuf,
     /// The folder, open for `clone3` to start a child in it.
     fd: OwnedFd,
+    /// The folder has been removed (it was empty).
+    removed: AtomicBool,
 }
 
 impl TaskCgroup {
@@ -135,7 +137,11 @@ impl TaskCgroup {
         }
         let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
         match rustix::fs::open(&dir, flags, Mode::empty()) {
-            Ok(fd) => Some(Self { dir, fd }),
+            Ok(fd) => Some(Self {
+                dir,
+                fd,
+                removed: AtomicBool::new(false),
+            }),
             Err(_) => {
                 let _ = std::fs::remove_dir(&dir);
                 None
@@ -178,19 +184,46 @@ impl TaskCgroup {
     }
 
     /// Kills everything in the cgroup at once; returns whether anything was there.
+    ///
+    /// The kernel removes a cgroup only when no process is left in it (and no cgroup below
+    /// it), so the one `rmdir` that succeeds is also the answer that nothing was there,
+    /// where reading `cgroup.procs` takes four calls. Once removed, nothing can start in it.
     pub(crate) fn kill(&self) -> bool {
-        kill_dir(&self.dir)
+        if self.removed.load(Ordering::Relaxed) || self.remove() {
+            return false;
+        }
+        // Something is there, maybe only in a cgroup the task made below this one (as
+        // root it may), where `cgroup.procs` of this one does not list it: `cgroup.kill`
+        // takes the whole tree.
+        kill_dir(&self.dir);
+        true
+    }
+
+    /// Removes the cgroup if no process is left in it, with any cgroups the task made
+    /// below it; returns whether it is gone.
+    fn remove(&self) -> bool {
+        let gone = std::fs::remove_dir(&self.dir).is_ok() || {
+            remove_below(&self.dir, 8);
+            std::fs::remove_dir(&self.dir).is_ok()
+        };
+        if gone {
+            self.removed.store(true, Ordering::Relaxed);
+        }
+        gone
     }
 }
 
 impl Drop for TaskCgroup {
     fn drop(&mut self) {
+        if self.removed.load(Ordering::Relaxed) || self.remove() {
+            return;
+        }
         // The kernel removes only an empty cgroup: kill what is left and give it a moment
         // to go (a process stuck in the kernel may not; its cgroup is then left for
         // `remove_stale` of a later speccoder).
         kill_dir(&self.dir);
         let until = Instant::now() + Duration::from_millis(500);
-        while std::fs::remove_dir(&self.dir).is_err() && Instant::now() < until {
+        while !self.remove() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -205,18 +238,32 @@ fn pids_of(dir: &Path) -> Vec<Pid> {
         .collect()
 }
 
-/// Kills every process in the cgroup `dir`; returns whether there was any.
+/// Removes the empty cgroups below `dir`, deepest first, down to `depth` levels.
+fn remove_below(dir: &Path, depth: usize) {
+    let Some(depth) = depth.checked_sub(1) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            remove_below(&entry.path(), depth);
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// Kills every process in the cgroup `dir` and the cgroups below it; returns whether this
+/// cgroup listed any.
 pub(crate) fn kill_dir(dir: &Path) -> bool {
     let pids = pids_of(dir);
-    if pids.is_empty() {
-        return false;
-    }
     if std::fs::write(dir.join("cgroup.kill"), "1").is_err() {
-        for pid in pids {
+        for &pid in &pids {
             let _ = kill_process(pid, Signal::KILL);
         }
     }
-    true
+    !pids.is_empty()
 }
 
 #[cfg(test)]
@@ -263,5 +310,58 @@ mod tests {
         let dir = cgroup.dir().to_path_buf();
         drop(cgroup);
         assert!(!dir.exists(), "{} was not removed", dir.display());
+    }
+    #[test]
+    fn what_hides_in_a_cgroup_below_is_killed_and_the_tree_removed() {
+        let Some(cgroup) = TaskCgroup::create() else {
+            eprintln!("no cgroup v2 available to this user: nothing to check");
+            return;
+        };
+        // A process that makes a cgroup below its own and moves itself there: this
+        // cgroup's `cgroup.procs` no longer lists it.
+        let below = cgroup.dir().join("below");
+        let script = format!(
+            "sleep 0.2; mkdir {0} && echo $$ > {0}/cgroup.procs && exec sleep 100.303",
+            below.display()
+        );
+        let mut child = std::process::Command::new("/bin/sh")
+            .args(["-c", &script])
+            .spawn()
+            .expect("sh");
+        cgroup.add(child.id()).expect("moved");
+        let until = Instant::now() + Duration::from_secs(5);
+        while pids_of(&below).is_empty() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if pids_of(&below).is_empty() {
+            // A machine that lets this user make cgroups but not nest them: nothing to hide.
+            let _ = child.kill();
+            let _ = child.wait();
+            return;
+        }
+        assert!(
+            cgroup.pids().is_empty(),
+            "the process left for the cgroup below"
+        );
+        assert!(cgroup.kill(), "something was there");
+        let status = child.wait().expect("reaped");
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
+        let dir = cgroup.dir().to_path_buf();
+        drop(cgroup);
+        assert!(!dir.exists(), "{} was not removed", dir.display());
+    }
+
+    #[test]
+    fn an_empty_cgroup_is_removed_by_the_kill_that_finds_nothing() {
+        let Some(cgroup) = TaskCgroup::create() else {
+            eprintln!("no cgroup v2 available to this user: nothing to check");
+            return;
+        };
+        assert!(!cgroup.kill(), "nothing was there");
+        assert!(!cgroup.dir().exists(), "removed by the kill");
+        assert!(!cgroup.kill(), "and still nothing");
     }
 }

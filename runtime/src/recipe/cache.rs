@@ -83,6 +83,21 @@ struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Fingerprint(bool, u64, i64, u32, i64, u32, u64);
 
+impl Fingerprint {
+    /// The fingerprint of what `meta` describes.
+    fn of(meta: &std::fs::Metadata) -> Self {
+        Self(
+            meta.is_dir(),
+            meta.size(),
+            meta.mtime(),
+            u32::try_from(meta.mtime_nsec()).unwrap_or(0),
+            meta.ctime(),
+            u32::try_from(meta.ctime_nsec()).unwrap_or(0),
+            meta.ino(),
+        )
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct CachedDetection {
     id: String,
@@ -175,14 +190,67 @@ fn changed_since(path: &Path, since: SystemTime) -> bool {
 pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
     crate::private_dir::check_private_dir(dir).ok()?;
     let path = entry_path(dir, root);
-    if !crate::private_dir::is_own_private_file(&path.symlink_metadata().ok()?) {
+    let meta = path.symlink_metadata().ok()?;
+    if !crate::private_dir::is_own_private_file(&meta) {
         return None;
     }
-    let text = speccoder_runners::files::read_limited(&path, MAX_ENTRY).ok()?;
-    let entry: Entry = serde_json::from_slice(&text).ok()?;
-    if entry.format != FORMAT || entry.key != key || entry.root != root {
-        return None;
+    let file = Fingerprint::of(&meta);
+    let mut last = LAST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let read = match last.take() {
+        Some(kept) if kept.path == path && kept.file == file => kept,
+        _ => {
+            let text = speccoder_runners::files::read_limited(&path, MAX_ENTRY).ok()?;
+            let entry: Entry = serde_json::from_slice(&text).ok()?;
+            Read {
+                path,
+                file,
+                format: entry.format,
+                root: entry.root,
+                key: entry.key,
+                inputs: entry.inputs,
+                detections: entry.detections.into_iter().map(restore).collect(),
+            }
+        }
+    };
+    let fresh = read.is_fresh(root, key);
+    let detections = fresh.then(|| read.detections.clone()).flatten();
+    *last = Some(read);
+    detections
+}
+
+/// The entry file this process read last, parsed, with the fingerprint of the file as it
+/// was read: a process that detects before every call (`speccoder mcp`) reads and parses an
+/// unchanged entry once. Entries are written aside and renamed into place, so a new entry
+/// is a new file (another inode, other times). What the entry says is checked every time:
+/// its key, its root and the fingerprint of every input.
+static LAST: std::sync::Mutex<Option<Read>> = std::sync::Mutex::new(None);
+
+/// An entry as read.
+struct Read {
+    path: PathBuf,
+    file: Fingerprint,
+    format: u32,
+    root: PathBuf,
+    key: String,
+    inputs: Vec<(PathBuf, Option<Fingerprint>)>,
+    /// `None` when a detection named a runner this build does not know.
+    detections: Option<Vec<Detection>>,
+}
+
+impl Read {
+    /// Whether the entry is for `root` and `key` and none of its inputs changed.
+    fn is_fresh(&self, root: &Path, key: &str) -> bool {
+        if self.format != FORMAT || self.key != key || self.root != root {
+            return false;
+        }
+        inputs_unchanged(root, &self.inputs)
     }
+}
+
+/// Whether every input has the fingerprint it had when the entry was written.
+fn inputs_unchanged(root: &Path, inputs: &[(PathBuf, Option<Fingerprint>)]) -> bool {
     // Relative inputs are looked up from the root, not through every folder above it again;
     // without a root, there is nothing there.
     let root_dir = rustix::fs::open(
@@ -195,10 +263,7 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
         Err(_) if path.is_absolute() => fingerprint(rustix::fs::CWD, path),
         Err(_) => None,
     };
-    if entry.inputs.iter().any(|(path, print)| now(path) != *print) {
-        return None;
-    }
-    entry.detections.into_iter().map(restore).collect()
+    inputs.iter().all(|(path, print)| now(path) == *print)
 }
 
 /// Keeps `detections` of `root`, failures included, unless a probe ran out of time (that may
@@ -446,6 +511,45 @@ mod tests {
             cwd: None,
         });
         vec![Detection::Detected(runner)]
+    }
+
+    /// Property: an entry read before is not served from memory once it was replaced, and
+    /// its inputs are checked again on every load.
+    #[test]
+    fn a_replaced_entry_is_read_again() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("cache");
+        let root = dir.path().join("p");
+        std::fs::create_dir(&root).expect("mkdir");
+        let input = root.join("Makefile");
+        std::fs::write(&input, "a:\n").expect("write");
+        let later = SystemTime::now() + Duration::from_secs(3600);
+        store(
+            &cache,
+            &root,
+            "k",
+            later,
+            &make_runner(),
+            std::slice::from_ref(&input),
+        );
+        assert_eq!(load(&cache, &root, "k"), Some(make_runner()));
+        let mut other = make_runner();
+        if let Detection::Detected(runner) = &mut other[0] {
+            runner.tasks[0].command = "make b".into();
+        }
+        store(
+            &cache,
+            &root,
+            "k",
+            later,
+            &other,
+            std::slice::from_ref(&input),
+        );
+        assert_eq!(load(&cache, &root, "k"), Some(other.clone()));
+        assert_eq!(load(&cache, &root, "k"), Some(other));
+        std::fs::write(&input, "b:\n").expect("edit");
+        assert_eq!(load(&cache, &root, "k"), None);
+        assert_eq!(load(&cache, &root, "k"), None);
     }
 
     /// Property: an entry serves only the root it names, even under another root's file
