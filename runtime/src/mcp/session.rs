@@ -69,6 +69,8 @@ pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Res
             let _ = end_tx.send(End::OutputFailed);
         })?
     };
+    // Detection runs before every call: the cache entry is read and parsed once.
+    crate::recipe::remember_entries();
     let announced = recipe.prompt();
     let shared = Arc::new(Shared {
         root: root.to_path_buf(),

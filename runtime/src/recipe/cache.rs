@@ -214,11 +214,25 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
             }
         }
     };
-    let fresh = read.is_fresh(root, key);
-    let detections = fresh.then(|| read.detections.clone()).flatten();
+    if !read.is_fresh(root, key) {
+        return None;
+    }
+    if !REMEMBER.load(std::sync::atomic::Ordering::Relaxed) {
+        return read.detections;
+    }
+    let detections = read.detections.clone();
     *last = Some(read);
     detections
 }
+
+/// Makes [`load`] keep the entry it read last in memory, for a process that detects
+/// before every call (`speccoder mcp`). A command that detects once would only pay for the
+/// copy.
+pub fn remember_entries() {
+    REMEMBER.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+static REMEMBER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The entry file this process read last, parsed, with the fingerprint of the file as it
 /// was read: a process that detects before every call (`speccoder mcp`) reads and parses an
@@ -517,6 +531,7 @@ mod tests {
     /// its inputs are checked again on every load.
     #[test]
     fn a_replaced_entry_is_read_again() {
+        remember_entries();
         let dir = tempfile::tempdir().expect("temp dir");
         let cache = dir.path().join("cache");
         let root = dir.path().join("p");

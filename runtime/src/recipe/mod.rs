@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use speccoder_runners::{Context, Detection, Probe, Runner, detect_all, detect_all_with_inputs};
 
-pub use cache::default_cache_dir;
+pub use cache::{default_cache_dir, remember_entries};
 pub use follow::{Follow, Follower, Progress};
 pub use list::{ListJson, list_json, list_text};
 pub use op::Op;
