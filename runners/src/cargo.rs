@@ -99,7 +99,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     if ctx.records_inputs()
         && let Ok(value) = serde_json::from_slice::<Value>(&metadata)
     {
-        for path in metadata_inputs(&value) {
+        for path in metadata_inputs(&value, ctx.root) {
             ctx.depends_on(path);
         }
     }
@@ -337,8 +337,21 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 
 /// What cargo read to list the targets: every manifest and target source, the folders it
 /// scans for targets it finds by itself, and the folders workspace members sit in.
-fn metadata_inputs(metadata: &Value) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
+fn metadata_inputs(metadata: &Value, root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    // cargo looks for the workspace of a package that is not one itself in every folder
+    // above it: a `Cargo.toml` made in any of them takes the package in or refuses it. Those
+    // files are the inputs, not the folders above, which change whenever anything is made
+    // beside the project.
+    let workspace = metadata
+        .get("workspace_root")
+        .and_then(Value::as_str)
+        .map_or(root, std::path::Path::new);
+    let mut out: Vec<std::path::PathBuf> = root
+        .ancestors()
+        .skip(1)
+        .chain(workspace.ancestors().skip(1))
+        .map(|folder| folder.join("Cargo.toml"))
+        .collect();
     let packages = metadata.get("packages").and_then(Value::as_array);
     for package in packages.into_iter().flatten() {
         let Some(manifest) = package.get("manifest_path").and_then(Value::as_str) else {
@@ -363,7 +376,11 @@ fn metadata_inputs(metadata: &Value) -> Vec<std::path::PathBuf> {
                         .map(|e| e.path()),
                 );
             }
-            if let Some(parent) = dir.parent() {
+            // A member's folder beside others (`crates/*`): a new one there may be a new
+            // member. The folders above the workspace are covered by their `Cargo.toml`.
+            if let Some(parent) = dir.parent()
+                && !(workspace.starts_with(parent) && parent != workspace)
+            {
                 out.push(parent.to_path_buf());
             }
         }

@@ -828,3 +828,49 @@ fn a_file_a_make_condition_looks_for_is_an_input() {
     let doc = deps_doc(&after);
     assert!(doc.contains("go.mod") && !doc.contains("GOPATH"), "{doc}");
 }
+
+/// A package that is not a workspace itself, three folders down: `outer/mid/lone`.
+fn lone_package(dir: &Path) -> std::path::PathBuf {
+    let root = dir.join("outer/mid/lone");
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"lone\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .expect("manifest");
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").expect("main");
+    root.canonicalize().expect("canonical")
+}
+
+#[test]
+fn a_workspace_made_two_folders_above_a_cargo_package_is_seen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = lone_package(dir.path());
+    has_task("cargo", "bin/lone")(&warm(&root, cache.path()));
+    // cargo looks for the package's workspace in every folder above it, not just the
+    // nearest: this one does not list it, so cargo refuses the package.
+    std::fs::write(
+        dir.path().join("outer/Cargo.toml"),
+        "[workspace]\nmembers = []\n",
+    )
+    .expect("workspace");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert!(
+        after.to_string().contains("believes it's in a workspace"),
+        "{after}"
+    );
+}
+
+#[test]
+fn a_folder_made_beside_a_cargo_package_keeps_its_entry() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = lone_package(dir.path());
+    warm(&root, cache.path());
+    // Another project next to this one changes nothing cargo reads for it.
+    std::fs::create_dir(dir.path().join("outer/mid/other")).expect("mkdir");
+    std::fs::write(dir.path().join("outer/mid/notes.txt"), "x\n").expect("write");
+    assert_eq!(list(&root, cache.path())["cached"], true);
+}
