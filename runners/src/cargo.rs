@@ -53,7 +53,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // The toolchain's own cargo when rustup has it: the proxy's start is skipped, and it is
     // no proxy, so it obeys no toolchain file either.
     let own_cargo = toolchain.as_deref().and_then(|name| {
-        let cargo = toolchain_cargo(&rustup_home()?, name)?;
+        let cargo = toolchain_cargo(&rustup_home(ctx)?, name)?;
         ctx.depends_on(cargo.clone());
         cargo.into_os_string().into_string().ok()
     });
@@ -155,15 +155,18 @@ fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
         _ if named_rustup => resolved,
         _ => return Ok(None),
     };
-    if let Some(chosen) = std::env::var("RUSTUP_TOOLCHAIN")
-        .ok()
+    // An input like a file: another toolchain's cargo may list the project differently
+    // (a `cargo-features` manifest parses on nightly only).
+    if let Some(chosen) = ctx
+        .env_var("RUSTUP_TOOLCHAIN")
+        .and_then(|t| t.into_string().ok())
         .filter(|t| !t.is_empty())
     {
         return Ok(Some(chosen));
     }
     // rustup's own record of its default, when it names a toolchain that is there: the
     // same answer as `rustup default` without starting rustup.
-    if let Some(home) = rustup_home() {
+    if let Some(home) = rustup_home(ctx) {
         ctx.depends_on(home.join("settings.toml"));
         if let Some(name) = settings_default(&home) {
             return Ok(Some(name));
@@ -206,9 +209,9 @@ fn plausible_toolchain(name: &str) -> bool {
 }
 
 /// rustup's folder: `RUSTUP_HOME` when set to an absolute path, else `~/.rustup`.
-fn rustup_home() -> Option<PathBuf> {
+fn rustup_home(ctx: &Context<'_>) -> Option<PathBuf> {
     let var = |name| {
-        std::env::var_os(name)
+        ctx.env_var(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())

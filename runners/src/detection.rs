@@ -25,11 +25,12 @@ pub struct Context<'a> {
     pub inputs: Option<&'a Inputs>,
 }
 
-/// The files and folders a detection read (for a folder: its list of entries), so a cache
-/// can tell when its answer is stale.
+/// The files and folders a detection read (for a folder: its list of entries), and the
+/// environment variables it read, so a cache can tell when its answer is stale.
 #[derive(Debug, Default)]
 pub struct Inputs {
     paths: Mutex<Vec<PathBuf>>,
+    vars: Mutex<Vec<String>>,
 }
 
 impl Inputs {
@@ -41,15 +42,25 @@ impl Inputs {
             .push(path.into());
     }
 
-    /// Every path noted, sorted, without repeats.
-    pub fn into_paths(self) -> Vec<PathBuf> {
-        let mut paths = self
-            .paths
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        paths.sort();
-        paths.dedup();
-        paths
+    /// Notes one environment variable by name.
+    pub fn add_var(&self, name: &str) {
+        self.vars
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(name.to_owned());
+    }
+
+    /// Every path and every variable name noted, each sorted, without repeats.
+    pub fn into_parts(self) -> (Vec<PathBuf>, Vec<String>) {
+        fn sorted<T: Ord>(list: Mutex<Vec<T>>) -> Vec<T> {
+            let mut list = list
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            list.sort();
+            list.dedup();
+            list
+        }
+        (sorted(self.paths), sorted(self.vars))
     }
 }
 
@@ -75,6 +86,22 @@ impl Context<'_> {
     pub fn depends_on_file(&self, relative: impl AsRef<Path>) {
         if self.inputs.is_some() {
             self.depends_on(self.root.join(relative));
+        }
+    }
+
+    /// The environment variable `name` as this process has it, noted as an input: the
+    /// listing a runner gives can depend on it (a makefile's `ifdef`, a Taskfile template,
+    /// the toolchain `RUSTUP_TOOLCHAIN` pins), and it is not a file whose change shows.
+    pub fn env_var(&self, name: &str) -> Option<std::ffi::OsString> {
+        self.depends_on_env(name);
+        std::env::var_os(name)
+    }
+
+    /// Notes the environment variable `name` as an input without reading it (a probe's tool
+    /// reads it).
+    pub fn depends_on_env(&self, name: &str) {
+        if let Some(inputs) = self.inputs {
+            inputs.add_var(name);
         }
     }
 
@@ -316,11 +343,11 @@ pub fn detect_all(ctx: &Context<'_>, ids: &[impl AsRef<str>]) -> Vec<Detection> 
 }
 
 /// Like [`detect_all`], and also every file and folder the detections read (the root always
-/// among them).
+/// among them) and the names of the environment variables they read.
 pub fn detect_all_with_inputs(
     ctx: &Context<'_>,
     ids: &[impl AsRef<str>],
-) -> (Vec<Detection>, Vec<PathBuf>) {
+) -> (Vec<Detection>, Vec<PathBuf>, Vec<String>) {
     let inputs = Inputs::default();
     inputs.add(ctx.root);
     let recording = Context {
@@ -328,7 +355,8 @@ pub fn detect_all_with_inputs(
         ..*ctx
     };
     let detections = detect_all(&recording, ids);
-    (detections, inputs.into_paths())
+    let (paths, vars) = inputs.into_parts();
+    (detections, paths, vars)
 }
 
 fn detect_one(def: &RunnerDef, ctx: &Context<'_>) -> Detection {

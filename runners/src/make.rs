@@ -92,6 +92,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     for path in makefile.vars.looked_up.take() {
         ctx.depends_on(path);
     }
+    for name in makefile.vars.env_read.take() {
+        ctx.depends_on_env(&name);
+    }
     let mut runner = makefile.into_runner();
     runner.notes.extend(reader.notes);
     if runner.tasks.is_empty() {
@@ -494,9 +497,11 @@ impl Makefile {
                         known(!text.trim_ascii().is_empty())
                     }
                     Some(Value::Unknown(_)) => Known::Unknown,
-                    None => {
-                        known(std::env::var_os(name.trim_ascii()).is_some_and(|v| !v.is_empty()))
-                    }
+                    None => known(
+                        self.vars
+                            .env(name.trim_ascii())
+                            .is_some_and(|v| !v.is_empty()),
+                    ),
                 },
             },
             Test::Equal(a, b) => match (
@@ -989,9 +994,18 @@ struct Variables {
     root: Option<PathBuf>,
     /// The paths those lookups asked about, for the detection cache.
     looked_up: std::cell::RefCell<Vec<PathBuf>>,
+    /// The environment variables a condition read, for the detection cache: exporting one
+    /// changes which branch make takes.
+    env_read: std::cell::RefCell<Vec<String>>,
 }
 
 impl Variables {
+    /// The environment variable `name`, noted as read.
+    fn env(&self, name: &str) -> Option<std::ffi::OsString> {
+        self.env_read.borrow_mut().push(name.to_owned());
+        std::env::var_os(name)
+    }
+
     fn assign(&mut self, a: Assignment) {
         let value = match a.op {
             AssignOp::Recursive => Value::Recursive(a.value),
@@ -1156,7 +1170,10 @@ impl Variables {
             Some(Value::Recursive(text)) => expand(text),
             Some(Value::Simple(text)) => Ok(text.clone()),
             Some(Value::Unknown(why)) => Err(format!("`{name}` {why}")),
-            None if as_condition => Ok(std::env::var(&name).unwrap_or_default()),
+            None if as_condition => Ok(self
+                .env(&name)
+                .and_then(|v| v.into_string().ok())
+                .unwrap_or_default()),
             None => Err(format!(
                 "`{name}` is not set in the makefile (only make knows its value)"
             )),

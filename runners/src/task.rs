@@ -263,8 +263,38 @@ fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: 
         if let Some(dir) = file.parent() {
             ctx.depends_on(dir.to_path_buf());
         }
+        // go-task's templates see every environment variable as a variable: an include
+        // path `./{{.SUBDIR}}` or a `desc:` changes with the environment.
+        let text = inside.read(&file, MAX_MANIFEST).unwrap_or_default();
+        for name in template_words(&String::from_utf8_lossy(&text)) {
+            ctx.depends_on_env(name);
+        }
         ctx.depends_on(file);
     }
+}
+
+/// The most template words of one Taskfile that are noted as inputs.
+const MAX_TEMPLATE_WORDS: usize = 1000;
+
+/// The words that could name a variable inside the `{{ … }}` templates of a Taskfile's text
+/// (function names and keywords among them, harmlessly).
+fn template_words(text: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    for part in text.split("{{").skip(1) {
+        let inside = part.split_once("}}").map_or(part, |(inside, _)| inside);
+        words.extend(
+            inside
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')),
+        );
+        if words.len() >= MAX_TEMPLATE_WORDS {
+            words.truncate(MAX_TEMPLATE_WORDS);
+            break;
+        }
+    }
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 /// The root Taskfile and those its `includes:` name, transitively (at most 64), as go-task

@@ -874,3 +874,120 @@ fn a_folder_made_beside_a_cargo_package_keeps_its_entry() {
     std::fs::write(dir.path().join("outer/mid/notes.txt"), "x\n").expect("write");
     assert_eq!(list(&root, cache.path())["cached"], true);
 }
+
+/// `recipe list --json --explain` with a private cache folder and `env` added to the
+/// environment.
+fn list_with_env(root: &Path, cache: &Path, env: &[(&str, &str)]) -> Value {
+    let path = path_var();
+    let mut vars: Vec<(&str, &std::ffi::OsStr)> = vec![
+        ("PATH", path.as_os_str()),
+        ("SPECCODER_CACHE_DIR", cache.as_os_str()),
+    ];
+    vars.extend(env.iter().map(|(k, v)| (*k, std::ffi::OsStr::new(*v))));
+    let out = support::speccoder_with(root, &["recipe", "list", "--json", "--explain"], &vars);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+/// Like [`warm`], with `env` added to the environment of every run.
+#[track_caller]
+fn warm_with_env(root: &Path, cache: &Path, env: &[(&str, &str)]) -> Value {
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(60));
+        let json = list_with_env(root, cache, env);
+        if json["cached"] == true {
+            return json;
+        }
+    }
+    panic!("detection of {} never came from the cache", root.display());
+}
+
+#[test]
+fn an_environment_variable_a_makefile_condition_reads_is_seen() {
+    require_tools(&["make"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::write(
+        root.join("Makefile"),
+        "build:\n\techo b\nifdef SPECCODER_TEST_EXTRA\nextra:\n\techo e\nendif\n\
+         ifeq ($(SPECCODER_TEST_MODE),full)\nfull:\n\techo f\nendif\n",
+    )
+    .expect("makefile");
+    let before = warm_with_env(&root, cache.path(), &[]);
+    assert_eq!(task_names(&before, "make"), ["build"]);
+    // make takes a variable no makefile sets from the environment.
+    let extra = [("SPECCODER_TEST_EXTRA", "1")];
+    let after = list_with_env(&root, cache.path(), &extra);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert_eq!(task_names(&after, "make"), ["build", "extra"]);
+    let both = [
+        ("SPECCODER_TEST_EXTRA", "1"),
+        ("SPECCODER_TEST_MODE", "full"),
+    ];
+    warm_with_env(&root, cache.path(), &extra);
+    let full = list_with_env(&root, cache.path(), &both);
+    assert_eq!(full["cached"], false, "a stale entry was used");
+    assert_eq!(task_names(&full, "make"), ["build", "extra", "full"]);
+    // A variable no condition reads keeps the entry.
+    let unrelated = [
+        ("SPECCODER_TEST_EXTRA", "1"),
+        ("SPECCODER_TEST_MODE", "full"),
+        ("SPECCODER_TEST_OTHER", "x"),
+    ];
+    warm_with_env(&root, cache.path(), &both);
+    assert_eq!(
+        list_with_env(&root, cache.path(), &unrelated)["cached"],
+        true
+    );
+}
+
+#[test]
+fn an_environment_variable_a_taskfile_template_reads_is_seen() {
+    require_tools(&["task"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::write(
+        root.join("Taskfile.yml"),
+        "version: '3'\nincludes:\n  sub:\n    taskfile: ./{{.SPECCODER_TEST_SUBDIR}}\n    \
+         optional: true\ntasks:\n  build:\n    cmds: [echo b]\n",
+    )
+    .expect("taskfile");
+    for (sub, task) in [("a", "ta"), ("b", "tb")] {
+        std::fs::create_dir(root.join(sub)).expect("mkdir");
+        std::fs::write(
+            root.join(sub).join("Taskfile.yml"),
+            format!("version: '3'\ntasks:\n  {task}:\n    cmds: [echo {task}]\n"),
+        )
+        .expect("include");
+    }
+    let before = warm_with_env(&root, cache.path(), &[("SPECCODER_TEST_SUBDIR", "a")]);
+    has_task("task", "sub:ta")(&before);
+    // go-task expands an include's path with the environment's variables.
+    let after = list_with_env(&root, cache.path(), &[("SPECCODER_TEST_SUBDIR", "b")]);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("task", "sub:tb")(&after);
+}
+
+#[test]
+fn another_rustup_toolchain_is_seen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = lone_package(dir.path());
+    has_task("cargo", "bin/lone")(&warm(&root, cache.path()));
+    // The toolchain the listing is pinned to comes from RUSTUP_TOOLCHAIN: one that is not
+    // installed makes cargo fail (whatever RUSTUP_TOOLCHAIN the test runs under).
+    let after = list_with_env(
+        &root,
+        cache.path(),
+        &[("RUSTUP_TOOLCHAIN", "no-such-toolchain")],
+    );
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert!(after.to_string().contains("no-such-toolchain"), "{after}");
+}

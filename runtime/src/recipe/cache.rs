@@ -21,7 +21,7 @@ use speccoder_runners::{Detection, RUNNERS, Repeats, Runner, TailRule, Task};
 const MAX_ENTRIES: usize = 1000;
 
 /// Bumped whenever the entry format or what detection produces changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// The most bytes read from one entry.
 const MAX_ENTRY: u64 = 64 << 20;
@@ -74,6 +74,9 @@ struct Entry {
     /// Every file and folder detection read, with its fingerprint (`None`: it was missing).
     /// Paths inside the root are relative to it (`.` for the root) and looked up from it.
     inputs: Vec<(PathBuf, Option<Fingerprint>)>,
+    /// Every environment variable detection read, with a hash of its value (`None`: unset).
+    /// A hash, not the value: a Taskfile template may name a secret.
+    env: Vec<(String, Option<u64>)>,
     detections: Vec<CachedDetection>,
 }
 
@@ -210,6 +213,7 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
                 root: entry.root,
                 key: entry.key,
                 inputs: entry.inputs,
+                env: entry.env,
                 detections: entry.detections.into_iter().map(restore).collect(),
             }
         }
@@ -249,6 +253,7 @@ struct Read {
     root: PathBuf,
     key: String,
     inputs: Vec<(PathBuf, Option<Fingerprint>)>,
+    env: Vec<(String, Option<u64>)>,
     /// `None` when a detection named a runner this build does not know.
     detections: Option<Vec<Detection>>,
 }
@@ -259,8 +264,16 @@ impl Read {
         if self.format != FORMAT || self.key != key || self.root != root {
             return false;
         }
-        inputs_unchanged(root, &self.inputs)
+        self.env
+            .iter()
+            .all(|(name, value)| env_print(name) == *value)
+            && inputs_unchanged(root, &self.inputs)
     }
+}
+
+/// What an entry keeps of the environment variable `name`: a hash of its value.
+fn env_print(name: &str) -> Option<u64> {
+    std::env::var_os(name).map(|v| fnv1a(v.as_encoded_bytes()))
 }
 
 /// Whether every input has the fingerprint it had when the entry was written.
@@ -290,6 +303,7 @@ pub fn store(
     started: SystemTime,
     detections: &[Detection],
     inputs: &[PathBuf],
+    vars: &[String],
 ) {
     if detections.iter().any(timed_out) || inputs.iter().any(|p| changed_since(p, started)) {
         return;
@@ -301,6 +315,10 @@ pub fn store(
         inputs: inputs
             .iter()
             .map(|p| (input_path(root, p), fingerprint(rustix::fs::CWD, p)))
+            .collect(),
+        env: vars
+            .iter()
+            .map(|name| (name.clone(), env_print(name)))
             .collect(),
         detections: detections.iter().map(save).collect(),
     };
@@ -466,10 +484,11 @@ mod tests {
             long_ago - Duration::from_secs(7200),
             &detections,
             &inputs,
+            &[],
         );
         assert_eq!(load(&cache, &root, "k"), None);
         // Started after every change: kept, and read back whole.
-        store(&cache, &root, "k", long_ago, &detections, &inputs);
+        store(&cache, &root, "k", long_ago, &detections, &inputs, &[]);
         assert_eq!(load(&cache, &root, "k"), Some(detections.clone()));
         assert_eq!(load(&cache, &root, "other key"), None);
         std::fs::write(&file, "a:\nb:\n").expect("edit");
@@ -497,7 +516,7 @@ mod tests {
             missing.clone(),
         ];
         let fresh = |edit: &dyn Fn()| {
-            store(&cache, &root, "k", later, &make_runner(), &inputs);
+            store(&cache, &root, "k", later, &make_runner(), &inputs, &[]);
             assert_eq!(load(&cache, &root, "k"), Some(make_runner()));
             edit();
             load(&cache, &root, "k").is_some()
@@ -546,6 +565,7 @@ mod tests {
             later,
             &make_runner(),
             std::slice::from_ref(&input),
+            &[],
         );
         assert_eq!(load(&cache, &root, "k"), Some(make_runner()));
         let mut other = make_runner();
@@ -559,6 +579,7 @@ mod tests {
             later,
             &other,
             std::slice::from_ref(&input),
+            &[],
         );
         assert_eq!(load(&cache, &root, "k"), Some(other.clone()));
         assert_eq!(load(&cache, &root, "k"), Some(other));
@@ -575,7 +596,7 @@ mod tests {
         let cache = dir.path().join("cache");
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         let later = SystemTime::now() + Duration::from_secs(3600);
-        store(&cache, &a, "k", later, &make_runner(), &[]);
+        store(&cache, &a, "k", later, &make_runner(), &[], &[]);
         assert_eq!(load(&cache, &a, "k"), Some(make_runner()));
         std::fs::rename(entry_path(&cache, &a), entry_path(&cache, &b)).expect("rename");
         assert_eq!(load(&cache, &b, "k"), None);
@@ -592,7 +613,7 @@ mod tests {
             id: "just",
             reason: "`just --dump` exited with code 1: error".into(),
         }];
-        store(&cache, &root, "k", later, &failed, &[]);
+        store(&cache, &root, "k", later, &failed, &[], &[]);
         assert_eq!(load(&cache, &root, "k"), Some(failed));
         let timed_out = vec![Detection::Failed {
             id: "just",
@@ -601,7 +622,7 @@ mod tests {
                 super::super::process_probe::TIMED_OUT
             ),
         }];
-        store(&cache, &root, "k2", later, &timed_out, &[]);
+        store(&cache, &root, "k2", later, &timed_out, &[], &[]);
         assert_eq!(load(&cache, &root, "k2"), None);
     }
 
@@ -614,7 +635,7 @@ mod tests {
         let cache = dir.path().join("cache");
         let root = dir.path().join("p");
         let later = SystemTime::now() + Duration::from_secs(3600);
-        store(&cache, &root, "k", later, &make_runner(), &[]);
+        store(&cache, &root, "k", later, &make_runner(), &[], &[]);
         let mode = |p: &Path| p.metadata().expect("meta").permissions().mode() & 0o777;
         assert_eq!(mode(&cache), 0o700);
         let entry = entry_path(&cache, &root);
@@ -628,7 +649,7 @@ mod tests {
         assert_eq!(load(&link, &root, "k"), None, "a symlinked folder");
         let other = dir.path().join("other");
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), &other).expect("symlink");
-        store(&other, &root, "k", later, &make_runner(), &[]);
+        store(&other, &root, "k", later, &make_runner(), &[], &[]);
         assert!(
             !dir.path().join("elsewhere").exists(),
             "written through a symlink"

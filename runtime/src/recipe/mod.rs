@@ -119,8 +119,8 @@ impl Recipe {
         }
         let started = std::time::SystemTime::now();
         let ctx = context(root, config, &probe, path_var.as_deref());
-        let (detections, inputs) = detect_all_with_inputs(&ctx, &config.runners);
-        cache::store(&cache_dir, root, &key, started, &detections, &inputs);
+        let (detections, inputs, vars) = detect_all_with_inputs(&ctx, &config.runners);
+        cache::store(&cache_dir, root, &key, started, &detections, &inputs, &vars);
         Self::new(root, config, detections, Origin::Probes)
     }
 
