@@ -73,6 +73,14 @@ fn arguments(_: &Runner, task: &Task) -> Arguments {
     }
 }
 
+/// The environment variables just reads as options that change what `--dump` reads.
+const JUST_OPTION_VARS: &[&str] = &[
+    "JUST_JUSTFILE",
+    "JUST_JUSTFILE_NAME",
+    "JUST_WORKING_DIRECTORY",
+    "JUST_UNSTABLE",
+];
+
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let justfile =
         find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
@@ -87,6 +95,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             record_inputs(ctx, &justfile, b"");
         }
     })?;
+    // just takes these options from the environment too: another justfile, folder or
+    // name to look for lists other recipes (measured with just 1.59 and JUST_JUSTFILE).
+    for name in JUST_OPTION_VARS {
+        ctx.depends_on_env(name);
+    }
     let dump = ctx
         .probe(&["just", "--dump", "--dump-format=json"])
         .inspect_err(|_| {

@@ -991,3 +991,21 @@ fn another_rustup_toolchain_is_seen() {
     assert_eq!(after["cached"], false, "a stale entry was used");
     assert!(after.to_string().contains("no-such-toolchain"), "{after}");
 }
+
+#[test]
+fn a_justfile_named_by_the_environment_is_seen() {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().join("p");
+    std::fs::create_dir(&root).expect("mkdir");
+    std::fs::write(root.join("justfile"), "build:\n    echo b\n").expect("justfile");
+    let other = dir.path().join("other.just");
+    std::fs::write(&other, "other:\n    echo o\n").expect("other");
+    has_task("just", "build")(&warm_with_env(&root, cache.path(), &[]));
+    // just reads `--justfile` from JUST_JUSTFILE.
+    let named = other.to_str().expect("utf-8");
+    let after = list_with_env(&root, cache.path(), &[("JUST_JUSTFILE", named)]);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("just", "other")(&after);
+}
