@@ -259,6 +259,9 @@ fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: 
             .filter_map(|t| t.pointer("/location/taskfile").and_then(Value::as_str));
         files.extend(located.map(std::path::PathBuf::from));
     }
+    // Each task names the file it comes from: one file is read once.
+    files.sort();
+    files.dedup();
     for file in files {
         if let Some(dir) = file.parent() {
             ctx.depends_on(dir.to_path_buf());
@@ -277,24 +280,23 @@ fn record_inputs(ctx: &Context<'_>, inside: &files::Root, taskfile: &str, list: 
 const MAX_TEMPLATE_WORDS: usize = 1000;
 
 /// The words that could name a variable inside the `{{ … }}` templates of a Taskfile's text
-/// (function names and keywords among them, harmlessly).
+/// (function names and keywords among them, harmlessly), each once, sorted. Bounded by
+/// distinct words, so a template repeated all over a file does not crowd out the rest.
 fn template_words(text: &str) -> Vec<&str> {
-    let mut words = Vec::new();
+    let mut words = std::collections::BTreeSet::new();
     for part in text.split("{{").skip(1) {
         let inside = part.split_once("}}").map_or(part, |(inside, _)| inside);
-        words.extend(
-            inside
-                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')),
-        );
-        if words.len() >= MAX_TEMPLATE_WORDS {
-            words.truncate(MAX_TEMPLATE_WORDS);
-            break;
+        for word in inside
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+        {
+            if words.len() >= MAX_TEMPLATE_WORDS {
+                return words.into_iter().collect();
+            }
+            words.insert(word);
         }
     }
-    words.sort_unstable();
-    words.dedup();
-    words
+    words.into_iter().collect()
 }
 
 /// The root Taskfile and those its `includes:` name, transitively (at most 64), as go-task
@@ -459,6 +461,21 @@ fn wildcard_matches(pattern: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Property: every distinct template word is noted once, however often a word repeats,
+    /// and the bound counts distinct words.
+    #[test]
+    fn template_words_are_distinct_and_bounded_by_distinct_words() {
+        let repeated = "{{.CLI_ARGS}} ".repeat(5000);
+        let text = format!("{repeated} {{{{if eq .MODE \"x\"}}}}{{{{.SUBDIR}}}} {{{{ .Open");
+        assert_eq!(
+            template_words(&text),
+            ["CLI_ARGS", "MODE", "Open", "SUBDIR", "eq", "if", "x"]
+        );
+        let many: String = (0..3000).map(|i| format!("{{{{.V{i}}}}}")).collect();
+        assert_eq!(template_words(&many).len(), MAX_TEMPLATE_WORDS);
+        assert!(template_words("no templates {here} }}").is_empty());
+    }
+
     use super::*;
 
     #[test]
