@@ -53,8 +53,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // The toolchain's own cargo when rustup has it: the proxy's start is skipped, and it is
     // no proxy, so it obeys no toolchain file either.
     let own_cargo = toolchain.as_deref().and_then(|name| {
-        let cargo = toolchain_cargo(&rustup_home(ctx)?, name)?;
-        ctx.depends_on(cargo.clone());
+        let cargo = toolchain_cargo(&rustup_home(ctx)?, name, &|p| ctx.depends_on(p))?;
         cargo.into_os_string().into_string().ok()
     });
     let cargo = own_cargo.as_deref().unwrap_or("cargo");
@@ -168,7 +167,7 @@ fn pinned_toolchain(ctx: &Context<'_>) -> Result<Option<String>, Absence> {
     // same answer as `rustup default` without starting rustup.
     if let Some(home) = rustup_home(ctx) {
         ctx.depends_on(home.join("settings.toml"));
-        if let Some(name) = settings_default(&home) {
+        if let Some(name) = settings_default(&home, &|p| ctx.depends_on(p)) {
             return Ok(Some(name));
         }
     }
@@ -225,21 +224,24 @@ const MAX_SETTINGS: u64 = 1 << 20;
 /// The default toolchain `settings.toml` in rustup's folder names, when that toolchain is
 /// installed under its full name (a short `stable` is left to `rustup default`, which
 /// knows the host it stands for).
-fn settings_default(home: &Path) -> Option<String> {
+fn settings_default(home: &Path, note: &dyn Fn(&Path)) -> Option<String> {
     let bytes = files::read_limited(&home.join("settings.toml"), MAX_SETTINGS).ok()?;
     let settings: toml::Table = toml::from_str(std::str::from_utf8(&bytes).ok()?).ok()?;
     let name = settings.get("default_toolchain")?.as_str()?;
-    toolchain_cargo(home, name).map(|_| name.to_owned())
+    toolchain_cargo(home, name, note).map(|_| name.to_owned())
 }
 
 /// The `cargo` of the toolchain `name` in rustup's folder `home`, when it is an executable
-/// file there (through a link too: `rustup toolchain link` makes one).
-fn toolchain_cargo(home: &Path, name: &str) -> Option<PathBuf> {
+/// file there (through a link too: `rustup toolchain link` makes one). The path looked at
+/// goes to `note`, found or not: installing or removing the toolchain changes which cargo
+/// lists, or whether one can.
+fn toolchain_cargo(home: &Path, name: &str, note: &dyn Fn(&Path)) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     if !plausible_toolchain(name) {
         return None;
     }
     let cargo = home.join("toolchains").join(name).join("bin").join("cargo");
+    note(&cargo);
     let meta = std::fs::metadata(&cargo).ok()?;
     (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(cargo)
 }
@@ -583,11 +585,11 @@ mod tests {
         install("plain", 0o644);
         settings("stable-x86_64-unknown-linux-gnu");
         assert_eq!(
-            settings_default(home).as_deref(),
+            settings_default(home, &|_| {}).as_deref(),
             Some("stable-x86_64-unknown-linux-gnu")
         );
         assert_eq!(
-            toolchain_cargo(home, "stable-x86_64-unknown-linux-gnu"),
+            toolchain_cargo(home, "stable-x86_64-unknown-linux-gnu", &|_| {}),
             Some(home.join("toolchains/stable-x86_64-unknown-linux-gnu/bin/cargo"))
         );
         for name in [
@@ -600,11 +602,11 @@ mod tests {
             "",
         ] {
             settings(name);
-            assert_eq!(settings_default(home), None, "{name:?}");
-            assert_eq!(toolchain_cargo(home, name), None, "{name:?}");
+            assert_eq!(settings_default(home, &|_| {}), None, "{name:?}");
+            assert_eq!(toolchain_cargo(home, name, &|_| {}), None, "{name:?}");
         }
         std::fs::write(home.join("settings.toml"), "default_toolchain = [1]\n").expect("w");
-        assert_eq!(settings_default(home), None);
+        assert_eq!(settings_default(home, &|_| {}), None);
         std::fs::remove_file(home.join("settings.toml")).expect("rm");
         rustix::fs::mkfifoat(
             rustix::fs::CWD,
@@ -612,7 +614,7 @@ mod tests {
             rustix::fs::Mode::from_raw_mode(0o600),
         )
         .expect("fifo");
-        assert_eq!(settings_default(home), None);
+        assert_eq!(settings_default(home, &|_| {}), None);
     }
 
     #[test]

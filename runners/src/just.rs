@@ -223,7 +223,18 @@ fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
     // Modules and imports are other files: each, and the folder a module was found in.
     let inside = files::Root::new(ctx.root);
     let mut files = vec![ctx.root.join(justfile)];
+    // `JUST_JUSTFILE` (or `JUST_JUSTFILE_NAME`) makes just read another file than the
+    // root's justfile, perhaps outside the root: the dump names it, and the variable names
+    // it when just failed.
+    if let Some(named) = ctx.env_var("JUST_JUSTFILE").filter(|v| !v.is_empty()) {
+        files.push(ctx.root.join(named));
+    }
     if let Ok(value) = serde_json::from_slice::<Value>(dump) {
+        if let Some(source) = value.get("source").and_then(Value::as_str)
+            && !files.iter().any(|f| f.as_os_str() == source)
+        {
+            files.push(source.into());
+        }
         module_sources(&value, &mut files);
     }
     // Without a dump (just failed), modules are found from the text, as just looks for
@@ -240,7 +251,12 @@ fn record_inputs(ctx: &Context<'_>, justfile: &str, dump: &[u8]) {
         let text = inside.read(&file, MAX_MAKEFILE).unwrap_or_default();
         let text = String::from_utf8_lossy(&text);
         for import in imports(&text) {
-            ctx.depends_on(dir.join(import));
+            let path = dir.join(import);
+            // An imported file's own imports are read by just too.
+            if files.len() < 256 && path.is_file() && !files.contains(&path) {
+                files.push(path.clone());
+            }
+            ctx.depends_on(path);
         }
         if from_text {
             for candidate in module_candidates(&dir, &text) {

@@ -108,8 +108,13 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         )));
     }
     // go-task reads the dotenv files while listing: a device there would be read forever.
-    for file in dotenv_paths(&tree) {
+    // Their variables fill the templates of the listing (a `desc:`), so each is an input,
+    // wherever it is (go-task reads it there), within a bound.
+    for (index, file) in dotenv_paths(&tree).into_iter().enumerate() {
         let path = ctx.root.join(&file);
+        if index < MAX_DOTENV_FILES {
+            ctx.depends_on(path.clone());
+        }
         if files::exists(&path)
             && let Err(err) = files::check_regular(&path, MAX_MANIFEST)
         {
@@ -177,6 +182,9 @@ fn listing_runs_code(tree: &Tree) -> Option<usize> {
     }
     tree.first_key("sh").map(|key| tree.line(key))
 }
+
+/// The most dotenv files of the root Taskfile checked and noted as inputs.
+const MAX_DOTENV_FILES: usize = 1000;
 
 /// The dotenv files the root Taskfile names without a template (`{{…}}`), as written.
 fn dotenv_paths(tree: &Tree) -> Vec<String> {

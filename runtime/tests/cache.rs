@@ -1009,3 +1009,104 @@ fn a_justfile_named_by_the_environment_is_seen() {
     assert_eq!(after["cached"], false, "a stale entry was used");
     has_task("just", "other")(&after);
 }
+
+#[test]
+fn an_edit_to_a_justfile_the_environment_names_outside_the_root_is_seen() {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().join("p");
+    std::fs::create_dir(&root).expect("mkdir");
+    std::fs::write(root.join("justfile"), "build:\n    echo b\n").expect("justfile");
+    let other = dir.path().join("other.just");
+    std::fs::write(&other, "other:\n    echo o\n").expect("other");
+    let env = [("JUST_JUSTFILE", other.to_str().expect("utf-8"))];
+    has_task("just", "other")(&warm_with_env(&root, cache.path(), &env));
+    // just lists the file JUST_JUSTFILE names, not the root's justfile.
+    std::fs::write(&other, "other:\n    echo o\nadded:\n    echo a\n").expect("edit");
+    let after = list_with_env(&root, cache.path(), &env);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("just", "added")(&after);
+}
+
+#[test]
+fn a_file_an_imported_justfile_imports_is_seen() {
+    require_tools(&["just"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::create_dir(root.join("inc")).expect("mkdir");
+    std::fs::write(
+        root.join("justfile"),
+        "import 'inc/a.just'\nbuild:\n    echo b\n",
+    )
+    .expect("justfile");
+    std::fs::write(root.join("inc/a.just"), "import 'b.just'\na:\n    echo a\n").expect("a");
+    std::fs::write(root.join("inc/b.just"), "b:\n    echo b\n").expect("b");
+    has_task("just", "b")(&warm(&root, cache.path()));
+    // Edited in place: no folder's entries change, only the file two imports down.
+    edit_file(&root.join("inc/b.just"), "b:", "fresh:\n    echo f\nb:");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("just", "fresh")(&after);
+}
+
+#[test]
+fn an_edited_dotenv_file_of_a_taskfile_is_seen() {
+    require_tools(&["task"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = dir.path().canonicalize().expect("canonical");
+    std::fs::write(
+        root.join("Taskfile.yml"),
+        "version: '3'\ndotenv: ['.env']\ntasks:\n  build:\n    desc: 'build {{.SPECCODER_TEST_WHAT}}'\n    cmds: [echo b]\n",
+    )
+    .expect("taskfile");
+    std::fs::write(root.join(".env"), "SPECCODER_TEST_WHAT=one\n").expect("dotenv");
+    let doc = |json: &Value| -> String {
+        support::runner_tasks(json, "task")
+            .find(|t| t["name"] == "build")
+            .and_then(|t| t["doc"].as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    assert_eq!(doc(&warm(&root, cache.path())), "build one");
+    // go-task fills the listing's templates with the dotenv file's variables.
+    std::fs::write(root.join(".env"), "SPECCODER_TEST_WHAT=two\n").expect("dotenv");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert_eq!(doc(&after), "build two");
+}
+
+#[test]
+fn a_default_toolchain_installed_after_a_failure_is_seen() {
+    require_tools(&["rustup", "rustc"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = lone_package(dir.path());
+    // A rustup folder of its own whose default toolchain is not installed yet.
+    let home = dir.path().join("rustup");
+    std::fs::create_dir_all(home.join("toolchains")).expect("mkdir");
+    std::fs::write(
+        home.join("settings.toml"),
+        "version = \"12\"\ndefault_toolchain = \"speccoder-test\"\n",
+    )
+    .expect("settings");
+    // An empty RUSTUP_TOOLCHAIN is no choice: the default in settings.toml is used.
+    let env = [
+        ("RUSTUP_HOME", home.to_str().expect("utf-8")),
+        ("RUSTUP_TOOLCHAIN", ""),
+    ];
+    let before = warm_with_env(&root, cache.path(), &env);
+    assert!(before.to_string().contains("speccoder-test"), "{before}");
+    // Installed as `rustup toolchain link` does: this toolchain's folder, by a link.
+    let sysroot = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .expect("rustc");
+    let sysroot = String::from_utf8(sysroot.stdout).expect("utf-8");
+    std::os::unix::fs::symlink(sysroot.trim(), home.join("toolchains/speccoder-test"))
+        .expect("link");
+    let after = list_with_env(&root, cache.path(), &env);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("cargo", "bin/lone")(&after);
+}
