@@ -22,9 +22,15 @@ fn list_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
 /// written may decline to keep an entry, since a change could have raced it).
 #[track_caller]
 fn warm(root: &Path, cache: &Path) -> Value {
+    until_cached(root, || list(root, cache))
+}
+
+/// Runs `list` (a detection of `root`) until its answer came from the cache.
+#[track_caller]
+fn until_cached(root: &Path, list: impl Fn() -> Value) -> Value {
     for _ in 0..5 {
         std::thread::sleep(Duration::from_millis(60));
-        let json = list(root, cache);
+        let json = list();
         if json["cached"] == true {
             return json;
         }
@@ -317,14 +323,7 @@ fn cache_can_be_turned_off() {
 /// Runs detection until it is served from the cache, with `path` as PATH.
 #[track_caller]
 fn warm_with_path(root: &Path, cache: &Path, path: &std::ffi::OsStr) -> Value {
-    for _ in 0..5 {
-        std::thread::sleep(Duration::from_millis(60));
-        let json = list_with_path(root, cache, path);
-        if json["cached"] == true {
-            return json;
-        }
-    }
-    panic!("detection of {} never came from the cache", root.display());
+    until_cached(root, || list_with_path(root, cache, path))
 }
 
 #[test]
@@ -878,33 +877,13 @@ fn a_folder_made_beside_a_cargo_package_keeps_its_entry() {
 /// `recipe list --json --explain` with a private cache folder and `env` added to the
 /// environment.
 fn list_with_env(root: &Path, cache: &Path, env: &[(&str, &str)]) -> Value {
-    let path = path_var();
-    let mut vars: Vec<(&str, &std::ffi::OsStr)> = vec![
-        ("PATH", path.as_os_str()),
-        ("SPECCODER_CACHE_DIR", cache.as_os_str()),
-    ];
-    vars.extend(env.iter().map(|(k, v)| (*k, std::ffi::OsStr::new(*v))));
-    let out = support::speccoder_with(root, &["recipe", "list", "--json", "--explain"], &vars);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json")
+    support::list_explained_with(root, &path_var(), cache, env)
 }
 
 /// Like [`warm`], with `env` added to the environment of every run.
 #[track_caller]
 fn warm_with_env(root: &Path, cache: &Path, env: &[(&str, &str)]) -> Value {
-    for _ in 0..5 {
-        std::thread::sleep(Duration::from_millis(60));
-        let json = list_with_env(root, cache, env);
-        if json["cached"] == true {
-            return json;
-        }
-    }
-    panic!("detection of {} never came from the cache", root.display());
+    until_cached(root, || list_with_env(root, cache, env))
 }
 
 #[test]

@@ -316,11 +316,19 @@ pub fn test_state_dir() -> PathBuf {
 /// `recipe list --json --explain` in `root` with `path` as PATH and `cache` as the cache
 /// folder; the command must succeed.
 pub fn list_explained(root: &Path, path: &std::ffi::OsStr, cache: &Path) -> serde_json::Value {
-    let out = speccoder_with(
-        root,
-        &["recipe", "list", "--json", "--explain"],
-        &[("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())],
-    );
+    list_explained_with(root, path, cache, &[])
+}
+
+/// [`list_explained`] with `env` added to the command's environment.
+pub fn list_explained_with(
+    root: &Path,
+    path: &std::ffi::OsStr,
+    cache: &Path,
+    env: &[(&str, &str)],
+) -> serde_json::Value {
+    let mut vars = vec![("PATH", path), ("SPECCODER_CACHE_DIR", cache.as_os_str())];
+    vars.extend(env.iter().map(|(k, v)| (*k, std::ffi::OsStr::new(*v))));
+    let out = speccoder_with(root, &["recipe", "list", "--json", "--explain"], &vars);
     assert_eq!(
         out.status.code(),
         Some(0),
