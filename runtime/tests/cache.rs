@@ -971,16 +971,23 @@ fn another_rustup_toolchain_is_seen() {
     assert!(after.to_string().contains("no-such-toolchain"), "{after}");
 }
 
-#[test]
-fn a_justfile_named_by_the_environment_is_seen() {
-    require_tools(&["just"]);
+/// A project `p` with a justfile (`build`), and `other.just` (`other`) beside it, outside
+/// the project; the folder holding both comes first.
+fn justfile_and_another_outside() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = tempfile::tempdir().expect("cache dir");
     let root = dir.path().join("p");
     std::fs::create_dir(&root).expect("mkdir");
     std::fs::write(root.join("justfile"), "build:\n    echo b\n").expect("justfile");
     let other = dir.path().join("other.just");
     std::fs::write(&other, "other:\n    echo o\n").expect("other");
+    (dir, root, other)
+}
+
+#[test]
+fn a_justfile_named_by_the_environment_is_seen() {
+    require_tools(&["just"]);
+    let (_dir, root, other) = justfile_and_another_outside();
+    let cache = tempfile::tempdir().expect("cache dir");
     has_task("just", "build")(&warm_with_env(&root, cache.path(), &[]));
     // just reads `--justfile` from JUST_JUSTFILE.
     let named = other.to_str().expect("utf-8");
@@ -992,13 +999,8 @@ fn a_justfile_named_by_the_environment_is_seen() {
 #[test]
 fn an_edit_to_a_justfile_the_environment_names_outside_the_root_is_seen() {
     require_tools(&["just"]);
-    let dir = tempfile::tempdir().expect("temp dir");
+    let (_dir, root, other) = justfile_and_another_outside();
     let cache = tempfile::tempdir().expect("cache dir");
-    let root = dir.path().join("p");
-    std::fs::create_dir(&root).expect("mkdir");
-    std::fs::write(root.join("justfile"), "build:\n    echo b\n").expect("justfile");
-    let other = dir.path().join("other.just");
-    std::fs::write(&other, "other:\n    echo o\n").expect("other");
     let env = [("JUST_JUSTFILE", other.to_str().expect("utf-8"))];
     has_task("just", "other")(&warm_with_env(&root, cache.path(), &env));
     // just lists the file JUST_JUSTFILE names, not the root's justfile.
