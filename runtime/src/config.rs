@@ -71,6 +71,11 @@ pub struct AttemptConfig {
     /// ci`, say); the files they make are carried into every check tree.
     #[serde(deserialize_with = "setup")]
     pub setup: Vec<String>,
+    /// Test ids or globs (`tests/test_x.py::test_y`, `pkg::*`) that may fail: the one
+    /// excuse of a check's failing test. A listed test that fails is named in the verdict;
+    /// one that passes is a note.
+    #[serde(deserialize_with = "known_failures")]
+    pub known_failures: Vec<String>,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -133,6 +138,7 @@ impl Default for AttemptConfig {
             test_edits: TestEdits::Frozen,
             writable: strings(DEFAULT_WRITABLE),
             setup: Vec::new(),
+            known_failures: Vec::new(),
         }
     }
 }
@@ -610,6 +616,18 @@ fn setup<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
             .iter()
             .any(|command| command.trim().is_empty())
             .then(|| "a command cannot be empty".to_owned())
+    })
+}
+
+fn known_failures<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |ids: &Vec<String>| {
+        ids.iter().find_map(|id| {
+            if id.trim().is_empty() {
+                return Some("a test id cannot be empty".to_owned());
+            }
+            let err = globset::Glob::new(id).err()?;
+            Some(format!("`{id}` is not a valid glob: {}", err.kind()))
+        })
     })
 }
 
