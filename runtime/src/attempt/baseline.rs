@@ -1,9 +1,9 @@
 //! The baseline (invariant 10 of `spec/verdict.md`): before the agent starts, the checks
 //! run once at the base, with the withheld and acceptance tests in place, in a check tree
-//! of the base. What passed there must still pass; what failed there for reasons of the
-//! environment is "failing before the attempt", neither required nor blamed. The result
-//! is kept in the journal, per base tree and checks, so a later run at the same base
-//! reuses it.
+//! of the base. Every test that ran there, passed or failed, must run and pass after the
+//! change: a test failing at the base is what the task is for, and only `[attempt]
+//! known_failures` excuses one. The result is kept in the journal, per base tree and
+//! checks, so a later run at the same base reuses it.
 
 use std::path::PathBuf;
 
@@ -19,9 +19,6 @@ use super::prepare::Prepared;
 pub(crate) struct Baseline {
     /// Each check at the base, with the withheld and acceptance tests in place.
     pub(crate) checks: Vec<BaseTests>,
-    /// Each check at `HEAD` without them, when there are some: what fails there is the
-    /// environment's, and what runs only in `checks` is theirs.
-    pub(crate) without: Vec<BaseTests>,
     /// Each check at the base without the withheld tests, when there are some: what runs
     /// only in `checks` is withheld.
     #[serde(default)]
@@ -34,11 +31,6 @@ impl Baseline {
         self.checks.iter().find(|c| c.op == op)
     }
 
-    /// The tests of `op` at `HEAD` without the withheld and acceptance tests.
-    pub(crate) fn without(&self, op: &str) -> Option<&BaseTests> {
-        self.without.iter().find(|c| c.op == op)
-    }
-
     /// The tests of `op` at the base without the withheld tests.
     pub(crate) fn without_withheld(&self, op: &str) -> Option<&BaseTests> {
         self.without_withheld.iter().find(|c| c.op == op)
@@ -46,7 +38,7 @@ impl Baseline {
 }
 
 /// What the checks' environment adds, in the cache key of a baseline.
-const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR\0";
+const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 2\0";
 
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
@@ -131,18 +123,6 @@ pub(crate) fn baseline(
             )),
         }
     }
-    // At HEAD without the acceptance tests either: what fails there is the environment's.
-    // Without acceptance tests, HEAD is the base, and that run is the one just made.
-    if !prepared.bundle.acceptance.is_empty() {
-        match run_at(prepared, &prepared.repo.head, "check-head", false) {
-            Ok((tests, _)) => baseline.without = tests,
-            Err(err) => notes.push(format!(
-                "the checks did not run at HEAD without the withheld and acceptance tests ({err})"
-            )),
-        }
-    } else if prepared.withheld.is_some() {
-        baseline.without = baseline.without_withheld.clone();
-    }
     if let Some(file) = &file
         && let Some(parent) = file.parent()
         && crate::private_dir::ensure_private_dir(parent).is_ok()
@@ -185,14 +165,14 @@ fn run_at(
     let mut results = Vec::new();
     for checks::Ran { mut result, report } in ran {
         let base = BaseTests::of(&result.op, result.exit_code, &report);
-        // Judged against itself: what fails here is "failing before the attempt".
+        // How the base itself fares: every test it runs must pass, as after a change.
         let (passed, summary) = outcomes::judge(
             result.exit_code,
             result.timed_out,
             &report,
-            Some(&base),
             None,
             outcomes::NewTests::default(),
+            &prepared.known,
         );
         result.passed = passed;
         result.tests = summary;

@@ -90,6 +90,8 @@ pub(crate) struct Prepared {
     pub(crate) agent_products: Vec<String>,
     /// The acceptance tests, as paths from the project root.
     pub(crate) acceptance_files: Vec<String>,
+    /// `[attempt] known_failures`: the tests that may fail.
+    pub(crate) known: super::outcomes::KnownFailures,
 }
 
 /// The configured external executor, or why there is none.
@@ -247,6 +249,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         products: None,
         agent_products: Vec::new(),
         acceptance_files,
+        known: super::outcomes::KnownFailures::new(&config.attempt.known_failures),
     })
 }
 
@@ -259,6 +262,19 @@ impl Prepared {
             files.extend(withheld.files.iter().cloned());
         }
         files
+    }
+
+    /// The tests the task brings to the check `op`, told apart by `baseline`.
+    pub(crate) fn new_tests<'a>(
+        &'a self,
+        baseline: Option<&'a super::baseline::Baseline>,
+        op: &str,
+    ) -> super::outcomes::NewTests<'a> {
+        super::outcomes::NewTests {
+            acceptance: &self.acceptance_files,
+            withheld: self.withheld.as_ref().map_or(&[][..], |w| &w.files),
+            without_withheld: baseline.and_then(|b| b.without_withheld(op)),
+        }
     }
 
     /// The runner of the agent: the sandbox with its tree, its private folder and

@@ -75,9 +75,7 @@ pub fn run_attempt(
     let (baseline, at_base) = baseline::baseline(&prepared, &mut story.notes);
     story.baseline = at_base;
     if let Some(baseline) = &baseline {
-        story
-            .notes
-            .extend(passing_already(baseline, &prepared.required_tests()));
+        story.notes.extend(passing_already(baseline, &prepared));
     }
     for n in 1..=max {
         let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
@@ -89,6 +87,11 @@ pub fn run_attempt(
             }
         };
         story.notes.extend(pass.notes.iter().cloned());
+        for n in known_passing(&record.checks) {
+            if !story.notes.contains(&n) {
+                story.notes.push(n);
+            }
+        }
         if let Err(err) = prepared
             .journal
             .write(&record.journal_entry(&story.task, max))
@@ -124,15 +127,22 @@ pub fn run_attempt(
     Ok(story)
 }
 
-/// A note for each withheld or acceptance test that passes at the base already: it checks
-/// nothing the task adds.
-fn passing_already(baseline: &Baseline, required: &[String]) -> Vec<String> {
+/// A note for each new withheld or acceptance test that passes at the base already: it
+/// checks nothing the task adds. An old test in a withheld file (the visible file had it
+/// too) is not new.
+fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
+    let required = prepared.required_tests();
     let mut ids: Vec<&String> = baseline
         .checks
         .iter()
-        .flat_map(|c| c.tests.iter())
-        .filter(|(id, outcome)| {
-            **outcome == super::results::TestOutcome::Passed && outcomes::from_files(id, required)
+        .flat_map(|c| {
+            let new = prepared.new_tests(Some(baseline), &c.op);
+            let required = &required;
+            c.tests.iter().filter(move |(id, outcome)| {
+                **outcome == super::results::TestOutcome::Passed
+                    && outcomes::from_files(id, required)
+                    && new.is_new(id)
+            })
         })
         .map(|(id, _)| id)
         .collect();
@@ -141,6 +151,20 @@ fn passing_already(baseline: &Baseline, required: &[String]) -> Vec<String> {
     ids.into_iter()
         .take(20)
         .map(|id| format!("the withheld or acceptance test `{id}` passes at the base already: it checks nothing the task adds"))
+        .collect()
+}
+
+/// A note for each `[attempt] known_failures` entry's test that passed in `checks`.
+fn known_passing(checks: &[CheckResult]) -> Vec<String> {
+    let mut ids: Vec<&String> = checks
+        .iter()
+        .flat_map(|c| c.tests.known_failures_passing.iter())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .take(20)
+        .map(|id| format!("`{id}` is listed in [attempt] known_failures and passes now: remove it from the list"))
         .collect()
 }
 
@@ -355,25 +379,18 @@ fn check_pass(
     )
     .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
-    let no_files = Vec::new();
-    let withheld_files = prepared.withheld.as_ref().map_or(&no_files, |w| &w.files);
     let judged = |ran: Vec<checks::Ran>| -> Vec<CheckResult> {
         ran.into_iter()
             .map(|checks::Ran { mut result, report }| {
                 let base = baseline.and_then(|b| b.of(&result.op));
-                let without = baseline.and_then(|b| b.without(&result.op));
-                let new = outcomes::NewTests {
-                    acceptance: &prepared.acceptance_files,
-                    withheld: withheld_files,
-                    without_withheld: baseline.and_then(|b| b.without_withheld(&result.op)),
-                };
+                let new = prepared.new_tests(baseline, &result.op);
                 let (passed, summary) = outcomes::judge(
                     result.exit_code,
                     result.timed_out,
                     &report,
                     base,
-                    without,
                     new,
+                    &prepared.known,
                 );
                 result.passed = passed;
                 result.tests = summary;

@@ -62,7 +62,29 @@ pub(crate) fn reason(
     checks: &[CheckResult],
 ) -> String {
     match verdict {
-        Verdict::Passed => "every check passed".into(),
+        Verdict::Passed => {
+            let known: Vec<&String> = checks
+                .iter()
+                .flat_map(|c| c.tests.known_failures.iter())
+                .collect();
+            match known.len() {
+                0 => "every check passed".into(),
+                n => {
+                    let named: Vec<String> =
+                        known.iter().take(5).map(|id| format!("`{id}`")).collect();
+                    let more = if n > 5 {
+                        format!(" and {} more", n - 5)
+                    } else {
+                        String::new()
+                    };
+                    let s = if n == 1 { "" } else { "s" };
+                    format!(
+                        "passed with {n} known failure{s} ([attempt] known_failures): {}{more}",
+                        named.join(", ")
+                    )
+                }
+            }
+        }
         Verdict::Rejected => findings
             .iter()
             .map(|f| {
@@ -159,7 +181,17 @@ pub(crate) fn digest(
                     .filter(|t| t.starts_with(super::outcomes::WITHHELD_MARK))
                     .count(),
                 "tests_not_passed_count": c.tests.not_passed_count,
-                "failing_before_the_attempt": c.tests.failing_before,
+                // Visible tests that failed before the change too: not excused, and not
+                // withheld, so the next agent reads which ones its change must make pass.
+                "failing_at_the_base_too": if c.tests.failing_at_base.is_empty() {
+                    Value::Null
+                } else {
+                    json!({
+                        "note": "these failed before your change as well, and still fail: your change must make them pass",
+                        "tests": c.tests.failing_at_base,
+                    })
+                },
+                "known_failures": c.tests.known_failures,
                 "unexplained": c.tests.unexplained,
                 "hint": c.hint,
                 "output_tail": match quote {
