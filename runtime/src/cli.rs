@@ -11,7 +11,9 @@ use crate::agent::{
     Allowances, Attempt, Bundle, CLAUDE_RECIPE_TOOL, ClaudePermissions, Placement, RecipeServer,
     agent_argv, allowances, build_prompt,
 };
-use crate::attempt::{AttemptRequest, Story, Verdict, run_attempt};
+use crate::attempt::{
+    AttemptRequest, BaselineReport, Story, Verdict, measure_baseline, run_attempt,
+};
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::{LocalRunner, defer_exit, shutdown_signal};
 use crate::recipe::{
@@ -59,8 +61,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct AttemptArgs {
     /// The task bundle (JSON), with optional `acceptance` tests.
-    #[arg(long, value_name = "F")]
-    pub bundle: PathBuf,
+    #[arg(long, value_name = "F", required_unless_present = "baseline")]
+    pub bundle: Option<PathBuf>,
+    /// Run the configured checks on HEAD, as the verdict would, and print the tests that
+    /// fail there as a ready `known_failures = [...]` line; no agent runs.
+    #[arg(long, conflicts_with_all = ["bundle", "withheld", "keep_worktree"])]
+    pub baseline: bool,
     /// A folder of tests the agent must never read; the checks run them.
     #[arg(long, value_name = "DIR")]
     pub withheld: Option<PathBuf>,
@@ -516,15 +522,24 @@ fn listing(text: &str, json: bool) -> ExitCode {
 fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, String> {
     // A stop signal lets this command remove its worktree and write its journal first.
     let _deferral = defer_exit();
-    let bundle = project.path(&args.bundle);
+    let bundle = args.bundle.as_deref().map(|p| project.path(p));
     let withheld = args.withheld.as_deref().map(|p| project.path(p));
     let request = AttemptRequest {
         root: &project.root,
         config: &project.config,
-        bundle: &bundle,
+        bundle: bundle.as_deref(),
         withheld: withheld.as_deref(),
         keep_worktree: args.keep_worktree,
     };
+    if args.baseline {
+        let report = measure_baseline(&request)?;
+        if args.json {
+            print_json(&report);
+        } else {
+            print_text(&baseline_text(&report));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     // Notes known before the agent starts are said at once (an agent may run for half an
     // hour); the report repeats only the later ones.
     let mut said = Vec::new();
@@ -542,6 +557,49 @@ fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, String> {
         (verdict, _) => verdict.exit_code(),
     };
     Ok(ExitCode::from(code))
+}
+
+/// The report of `attempt --baseline`: each check with its counts, then the failing tests
+/// as a line for `speccoder.toml`.
+fn baseline_text(report: &BaselineReport) -> String {
+    let mut out = String::new();
+    for check in &report.checks {
+        let counts: Vec<String> = check
+            .tests
+            .counts
+            .iter()
+            .map(|(outcome, n)| {
+                let word = serde_json::to_value(outcome).unwrap_or_default();
+                format!("{n} {}", word.as_str().unwrap_or("?"))
+            })
+            .collect();
+        let counts = if counts.is_empty() {
+            "no test results read".to_owned()
+        } else {
+            counts.join(", ")
+        };
+        let exit = check
+            .exit_code
+            .map_or_else(|| "did not exit".to_owned(), |c| format!("exit {c}"));
+        out.push_str(&format!(
+            "check `{}` ({}): {exit}; {counts}\n",
+            check.op,
+            check.command.as_deref().unwrap_or("not run")
+        ));
+    }
+    if report.failing.is_empty() {
+        out.push_str("no test fails at HEAD: `[attempt] known_failures` can stay empty\n");
+    } else {
+        out.push_str(&format!(
+            "{} tests fail at HEAD. If they fail for reasons of the environment, not of the code, put this line in `[attempt]` of speccoder.toml:\n{}\n",
+            report.failing.len(),
+            report.known_failures
+        ));
+    }
+    for note in &report.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out
 }
 
 /// The short report of an attempt: one line per attempt, then where the result is, then

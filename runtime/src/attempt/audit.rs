@@ -566,6 +566,12 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
                 }
                 TestEdits::Frozen | TestEdits::Audit => {}
             }
+            // A source file whose doctests the base ran: its examples are tests.
+            if inputs.test_edits == TestEdits::Frozen && rules.has_doctests(path) {
+                for detail in super::ran_from::doctests_changed(old, &new_text) {
+                    add(&mut audit, FindingKind::TestChanged, path, detail);
+                }
+            }
             sources.push(SourceChange {
                 path: path.to_owned(),
                 old: old_text.unwrap_or_default(),

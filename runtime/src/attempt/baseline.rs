@@ -12,7 +12,10 @@ use serde::{Deserialize, Serialize};
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::outcomes::{self, BaseTests};
-use super::prepare::Prepared;
+use super::prepare::{Prepared, prepare};
+use super::results::TestOutcome;
+use super::setup;
+use super::story::AttemptRequest;
 
 /// The baseline of one attempt run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -134,6 +137,86 @@ pub(crate) fn baseline(
         }
     }
     (Some(baseline), results)
+}
+
+/// What `speccoder attempt --baseline` found: the checks at `HEAD`, as the verdict would
+/// run them, and the tests that fail there.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineReport {
+    /// Each check, judged as a change would be (every test must pass).
+    pub checks: Vec<CheckResult>,
+    /// The ids of the tests that failed or errored, sorted, over every check.
+    pub failing: Vec<String>,
+    /// `failing` as a line for `[attempt]` in `speccoder.toml`.
+    pub known_failures: String,
+    /// Notes: the setup, checks whose runner names no failing test.
+    pub notes: Vec<String>,
+}
+
+/// `speccoder attempt --baseline`: the configured checks on `HEAD` in a check tree, in the
+/// sandbox, after `[attempt] setup`, as the verdict would run them; the tests that fail
+/// there, as a ready `known_failures` line. Nothing is kept.
+pub fn measure(request: &AttemptRequest<'_>) -> Result<BaselineReport, String> {
+    let mut prepared = prepare(request)?;
+    let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
+    setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
+    if prepared.ops.is_empty() {
+        return Err("no checks to run: `[attempt] checks` is empty".into());
+    }
+    let head = prepared.repo.head.clone();
+    let (tests, checks) = run_at(&prepared, &head, "check-head", false)?;
+    let mut notes = std::mem::take(&mut prepared.notes);
+    let mut failing: Vec<String> = tests
+        .iter()
+        .flat_map(|t| t.tests.iter())
+        .filter(|(_, o)| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+        .map(|(id, _)| id.clone())
+        .collect();
+    failing.sort();
+    failing.dedup();
+    for (check, base) in checks.iter().zip(&tests) {
+        let named = base
+            .tests
+            .values()
+            .filter(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+            .count();
+        let counted = check
+            .tests
+            .counts
+            .iter()
+            .filter(|(o, _)| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+            .map(|(_, n)| n)
+            .sum::<usize>();
+        if check.tests.runners.is_empty() && !check.passed {
+            notes.push(format!(
+                "check `{}` failed and no recognised test runner's results were in its output: it is judged by its exit code, which no list excuses",
+                check.op
+            ));
+        } else if counted > named {
+            notes.push(format!(
+                "check `{}`: {} failing tests are counted but not named by the runner; run it verbosely to name them",
+                check.op,
+                counted - named
+            ));
+        }
+    }
+    let quoted: Vec<String> = failing
+        .iter()
+        // A JSON string is a TOML basic string: the same escapes, `\uXXXX` included.
+        .map(|id| serde_json::Value::String(id.clone()).to_string())
+        .collect();
+    let known_failures = format!("known_failures = [{}]", quoted.join(", "));
+    let Prepared {
+        folder, running, ..
+    } = prepared;
+    drop(folder);
+    drop(running);
+    Ok(BaselineReport {
+        checks,
+        failing,
+        known_failures,
+        notes,
+    })
 }
 
 /// The checks in a fresh tree of `commit`, with the withheld tests when `withheld`.

@@ -18,6 +18,7 @@ mod infrastructure;
 mod journal;
 mod outcomes;
 mod prepare;
+mod ran_from;
 mod repo;
 mod results;
 mod rules;
@@ -32,6 +33,7 @@ mod turn;
 mod verdict;
 
 pub use audit::{Finding, FindingKind};
+pub use baseline::{BaselineReport, measure as measure_baseline};
 pub use checks::{CheckResult, Pass};
 pub use gaming::Warning;
 pub use outcomes::{Rule, TestSummary};

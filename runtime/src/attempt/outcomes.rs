@@ -79,12 +79,25 @@ impl NewTests<'_> {
         }
     }
 
-    /// Whether `id` is a test the task brings: an acceptance test, or a withheld one the
-    /// base without the withheld tests does not run.
-    pub(crate) fn is_new(&self, id: &str) -> bool {
-        from_files(id, self.acceptance)
-            || (self.withheld(id)
-                && (self.without_withheld.is_some() || from_files(id, self.withheld)))
+    /// Whether `id` is a test the task brings: an acceptance test, or a withheld one,
+    /// which the base runs only with the withheld tests in place (`base`), or which comes
+    /// from a withheld file and the base's visible tests do not have. A test that ran in
+    /// neither run at the base (a runner stopped before it) is not known to be new.
+    pub(crate) fn is_new(&self, id: &str, base: Option<&BaseTests>) -> bool {
+        if from_files(id, self.acceptance) {
+            return true;
+        }
+        if self.withheld.is_empty() {
+            return false;
+        }
+        match self.without_withheld {
+            Some(visible) => {
+                !visible.tests.contains_key(id)
+                    && (from_files(id, self.withheld)
+                        || base.is_some_and(|b| b.tests.contains_key(id)))
+            }
+            None => from_files(id, self.withheld),
+        }
     }
 
     /// Whether `id` comes from a withheld or acceptance file.
@@ -315,7 +328,7 @@ pub(crate) fn judge(
     required.dedup();
     let mut not_passed = Vec::new();
     let mut excused = 0;
-    let excuse = |id: &str| !new.is_new(id) && known.matches(id);
+    let excuse = |id: &str| !new.is_new(id, base) && known.matches(id);
     for id in &required {
         let at_base = base_tests.get(*id).copied();
         match report.tests.get(*id).copied() {
@@ -869,9 +882,9 @@ mod tests {
             withheld: &withheld,
             without_withheld: Some(&visible),
         };
-        assert!(!new.is_new(old));
+        assert!(!new.is_new(old, None));
         assert!(!new.withheld(old));
-        assert!(new.is_new(HIDDEN));
+        assert!(new.is_new(HIDDEN, None));
         assert!(new.withheld(HIDDEN));
         // So an environment failure of the old test may be excused.
         let (passed, summary) = judge(

@@ -105,8 +105,14 @@ fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
 /// the agent's tree.
 pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> {
     let config = request.config;
-    let executor = executor(config)?;
-    let bundle = AttemptBundle::load(request.bundle)?;
+    // `--baseline` runs the checks alone: no agent, no task, no branch.
+    let (executor, bundle) = match request.bundle {
+        Some(file) => (Some(executor(config)?), AttemptBundle::load(file)?),
+        None => (
+            config.executor.as_ref(),
+            AttemptBundle::parse(r#"{"task": {"id": "speccoder-baseline", "title": "baseline"}}"#)?,
+        ),
+    };
     let task = bundle.bundle.task.id.clone();
     let repo = Repo::open(request.root)?;
     let top = repo.top.canonicalize().unwrap_or_else(|_| repo.top.clone());
@@ -123,7 +129,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             "`{branch}` is not a valid branch name (`[attempt] branch`)"
         ));
     }
-    if repo.has_branch(&branch) {
+    if request.bundle.is_some() && repo.has_branch(&branch) {
         return Err(format!(
             "the branch `{branch}` exists already: merge or delete it (`git branch -D {branch}`) before a new attempt"
         ));
@@ -200,11 +206,13 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     };
     // The recipe tool over MCP, as `agent run` gives it, with the configuration the attempt
     // was started with rather than the tree's copy, which the agent could edit.
-    let recipe_server = (executor.recipe_mcp && config.recipe.enabled).then(|| RecipeServer {
-        program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
-        config: config.source.clone(),
-    });
-    if recipe_server.is_some() && executor.kind == ExecutorKind::Claude {
+    let recipe_server = executor
+        .filter(|e| e.recipe_mcp && config.recipe.enabled)
+        .map(|_| RecipeServer {
+            program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
+            config: config.source.clone(),
+        });
+    if recipe_server.is_some() && executor.is_some_and(|e| e.kind == ExecutorKind::Claude) {
         allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
     }
     for op in &ops {

@@ -26,6 +26,12 @@ pub(crate) struct Rules {
     /// The project root's path in the repository (`""` at its top); globs are read from
     /// the project root.
     prefix: String,
+    /// Files the base's own run ran tests from, as repository paths: tests whatever their
+    /// names.
+    ran_from: std::collections::BTreeSet<String>,
+    /// Source files whose doctests the base ran, as repository paths: their examples are
+    /// frozen, the rest is free.
+    doctests: std::collections::BTreeSet<String>,
 }
 
 /// A glob set from `globs`. `*` stays within one folder; a glob without `/` matches the
@@ -66,6 +72,8 @@ impl Rules {
             snapshots: compile(&snapshots)?,
             protected_paths,
             prefix: prefix.to_owned(),
+            ran_from: std::collections::BTreeSet::new(),
+            doctests: std::collections::BTreeSet::new(),
         })
     }
 
@@ -85,9 +93,22 @@ impl Rules {
         self.protected_paths.iter().any(|p| p == path) || self.protected.is_match(path)
     }
 
-    /// Whether `path` is a test file by the `tests` globs.
+    /// Whether `path` is a test file: by the `tests` globs, or because the base's own run
+    /// ran tests from it.
     pub(crate) fn is_test(&self, path: &str) -> bool {
-        self.tests.is_match(self.project(path))
+        self.tests.is_match(self.project(path)) || self.ran_from.contains(path)
+    }
+
+    /// Adds what the base's run ran tests from: test files, and source files whose doctest
+    /// examples are frozen.
+    pub(crate) fn add_ran_from(&mut self, ran_from: super::ran_from::RanFrom) {
+        self.ran_from.extend(ran_from.tests);
+        self.doctests.extend(ran_from.doctests);
+    }
+
+    /// Whether the base ran doctests from the source file `path`.
+    pub(crate) fn has_doctests(&self, path: &str) -> bool {
+        self.doctests.contains(path)
     }
 
     /// Whether `path` is a snapshot file.

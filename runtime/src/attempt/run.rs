@@ -13,6 +13,7 @@ use super::checks::{self, CheckResult, Pass};
 use super::commit;
 use super::outcomes;
 use super::prepare::{Prepared, join, prepare};
+use super::ran_from;
 use super::setup;
 use super::story::{AttemptRecord, AttemptRequest, Story};
 use super::turn;
@@ -76,6 +77,21 @@ pub fn run_attempt(
     story.baseline = at_base;
     if let Some(baseline) = &baseline {
         story.notes.extend(passing_already(baseline, &prepared));
+        // The files the base ran tests from are tests, whatever their names.
+        let ids = baseline.checks.iter().flat_map(|c| c.tests.keys());
+        let ran_from = prepared.store.entries(&prepared.base).and_then(|entries| {
+            ran_from::ran_from(
+                ids,
+                &entries,
+                &prepared.prefix,
+                |p| prepared.rules.is_test(p),
+                &prepared.store,
+            )
+        });
+        match ran_from {
+            Ok(ran_from) => prepared.rules.add_ran_from(ran_from),
+            Err(err) => story.notes.push(format!("the files the base ran tests from cannot be read ({err}): only the `[attempt] tests` globs freeze test files")),
+        }
     }
     for n in 1..=max {
         let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
@@ -141,7 +157,7 @@ fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
             c.tests.iter().filter(move |(id, outcome)| {
                 **outcome == super::results::TestOutcome::Passed
                     && outcomes::from_files(id, required)
-                    && new.is_new(id)
+                    && new.is_new(id, Some(c))
             })
         })
         .map(|(id, _)| id)

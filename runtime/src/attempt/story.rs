@@ -20,8 +20,8 @@ pub struct AttemptRequest<'a> {
     pub root: &'a Path,
     /// Its configuration.
     pub config: &'a Config,
-    /// The task bundle file.
-    pub bundle: &'a Path,
+    /// The task bundle file; `None` for `--baseline`, which runs no agent.
+    pub bundle: Option<&'a Path>,
     /// A folder of tests the agent must never read, used by the checks only.
     pub withheld: Option<&'a Path>,
     /// Keep the worktree at the end.
