@@ -628,6 +628,7 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
             let gaming: Vec<Finding> = audit
                 .warnings
                 .iter()
+                .filter(|w| !w.weak)
                 .map(|w| Finding {
                     kind: FindingKind::Gaming,
                     path: w.path.clone(),

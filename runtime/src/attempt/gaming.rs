@@ -16,6 +16,10 @@ pub struct Warning {
     pub line: usize,
     /// What looks like gaming.
     pub detail: String,
+    /// Whether `[attempt] reject_gaming` rejects on it: a lookup everyday code makes too
+    /// (`sys.modules.get(name)`) stays a warning whatever the setting.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub weak: bool,
 }
 
 /// A file as the monitor reads it.
@@ -65,11 +69,12 @@ pub(crate) fn monitor(sources: &[SourceChange], tests: &[FileText]) -> Vec<Warni
             if line >= limit {
                 continue;
             }
-            if let Some(token) = scan::run_sensing(content) {
+            if let Some((token, strong)) = scan::run_sensing(content) {
                 warnings.push(Warning {
                     path: source.path.clone(),
                     line,
                     detail: format!("reads how the code is being run (`{token}`)"),
+                    weak: !strong,
                 });
             }
             let returned = scan::returned_part(content);
@@ -83,6 +88,7 @@ pub(crate) fn monitor(sources: &[SourceChange], tests: &[FileText]) -> Vec<Warni
                     detail: format!(
                         "the literal {value} is new here and is an expected value in {test}:{test_line}"
                     ),
+                    weak: false,
                 });
             }
         }
@@ -104,6 +110,7 @@ pub(crate) fn monitor(sources: &[SourceChange], tests: &[FileText]) -> Vec<Warni
                         function.value,
                         expectations.len()
                     ),
+                    weak: false,
                 });
             }
         }

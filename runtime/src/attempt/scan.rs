@@ -50,11 +50,13 @@ const RUN_SENSING: &[&str] = &[
     "\"jest\"",
     "\"mocha\"",
     "\"pytest\"",
+    "\"unittest\"",
     "\"vitest\"",
     "'CI'",
     "'jest'",
     "'mocha'",
     "'pytest'",
+    "'unittest'",
     "'vitest'",
     ".CI",
     "JEST_WORKER_ID",
@@ -72,6 +74,15 @@ const RUN_SENSING: &[&str] = &[
     "npm_lifecycle_event",
     "sys.modules",
     "testing.Testing()",
+    "thread::current().name()",
+];
+
+/// The tokens of [`RUN_SENSING`] that are everyday code unless the line also names a
+/// runner or reads the environment (a plugin lookup `sys.modules.get(name)`, a worker
+/// thread's name): a warning, never one that rejects.
+const WEAK: &[&str] = &[
+    "current_thread().name",
+    "sys.modules",
     "thread::current().name()",
 ];
 
@@ -388,14 +399,16 @@ pub(crate) fn returned_part(line: &str) -> Option<&str> {
     (lone.len() == 1 && lone[0] == trimmed).then_some(trimmed)
 }
 
-/// What in `line` reads how the code is being run, if anything.
-pub(crate) fn run_sensing(line: &str) -> Option<&'static str> {
+/// What in `line` reads how the code is being run, if anything, and whether it reads the
+/// test environment itself (a runner's module or variable name, argv compared with a
+/// runner's name) rather than a lookup everyday code makes too ([`WEAK`]).
+pub(crate) fn run_sensing(line: &str) -> Option<(&'static str, bool)> {
     if is_comment(line) {
         return None;
     }
     // A token ending in a letter must end a word there: `.CI` is not `.CIPHER`.
     let reads_environment = ENVIRONMENT_READS.iter().any(|r| line.contains(r));
-    RUN_SENSING.iter().copied().find(|token| {
+    let found = |token: &&str| {
         if ENVIRONMENT_ONLY.contains(token) && !reads_environment {
             return false;
         }
@@ -406,7 +419,19 @@ pub(crate) fn run_sensing(line: &str) -> Option<&'static str> {
                     .next()
                     .is_none_or(|c| !is_ident(c))
         })
-    })
+    };
+    let strong = RUN_SENSING
+        .iter()
+        .filter(|t| !WEAK.contains(t))
+        .find(|t| found(t));
+    match strong {
+        Some(token) => Some((token, true)),
+        None => RUN_SENSING
+            .iter()
+            .filter(|t| WEAK.contains(t))
+            .find(|t| found(t))
+            .map(|token| (*token, reads_environment)),
+    }
 }
 
 /// A function whose whole body returns one literal.
@@ -571,9 +596,28 @@ mod tests {
         assert_eq!(returned_part("        return 5"), Some("5"));
         assert_eq!(returned_part("    42"), Some("42"));
         assert_eq!(returned_part("    if (a, b) == (2, 3):"), None);
-        assert_eq!(run_sensing("if process.env.CI {"), Some(".CI"));
+        assert_eq!(run_sensing("if process.env.CI {"), Some((".CI", true)));
         assert_eq!(run_sensing("let c = config.CIPHER;"), None);
         assert_eq!(run_sensing("# os.environ['CI']"), None);
+        // A roman-numeral table and a plugin lookup: the first is nothing, the second a
+        // weak warning; a runner's name beside either is a read of the test environment.
+        assert_eq!(run_sensing("ROMAN = {\"CI\": 101, \"XC\": 90}"), None);
+        assert_eq!(
+            run_sensing("plugin = sys.modules.get(name)"),
+            Some(("sys.modules", false))
+        );
+        assert_eq!(
+            run_sensing("if \"pytest\" in sys.modules:"),
+            Some(("\"pytest\"", true))
+        );
+        assert_eq!(
+            run_sensing("if \"unittest\" in sys.argv[0]:"),
+            Some(("\"unittest\"", true))
+        );
+        assert_eq!(
+            run_sensing("if 'unittest' in ' '.join(sys.argv):"),
+            Some(("'unittest'", true))
+        );
         assert!(!contains_literal("    return 55", "5"));
         assert!(contains_literal("return 'hi there'", "\"hi there\""));
     }
