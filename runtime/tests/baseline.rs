@@ -491,3 +491,101 @@ fn with_reject_gaming_only_a_read_of_the_test_environment_rejects() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `fixtures/attempt/<example>` (`""` for the make calculator) as a repository whose base
+/// holds the bundle's acceptance tests already, failing there, as an orchestrator sets a
+/// task up; the agent is `fixtures/agents/attempt.sh` in `mode`, two attempts at most.
+fn example_in_the_base(example: &str, mode: &str) -> (tempfile::TempDir, PathBuf, Value) {
+    let src = support::fixtures_dir().join("attempt").join(example);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let repo = dir.path().join("repo");
+    support::copy_dir(&src.join("project"), &repo);
+    let bundle_text = std::fs::read_to_string(src.join("bundle.json")).expect("bundle");
+    let mut bundle: Value = serde_json::from_str(&bundle_text).expect("bundle JSON");
+    let acceptance = bundle
+        .as_object_mut()
+        .and_then(|b| b.remove("acceptance"))
+        .expect("the example's bundle has acceptance tests");
+    for (path, text) in acceptance.as_object().expect("an object") {
+        let path = repo.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text.as_str().expect("text")).expect("write");
+    }
+    let bundle_file = dir.path().join("bundle.json");
+    std::fs::write(&bundle_file, bundle.to_string()).expect("bundle");
+    let own = std::fs::read_to_string(repo.join("speccoder.toml")).unwrap_or_default();
+    let agent = support::fixtures_dir().join("agents/attempt.sh");
+    let agent = match mode {
+        "nothing" => "[\"sh\", \"-c\", \"cat >/dev/null; echo Done.\"]".to_owned(),
+        _ => format!("[\"sh\", \"{}\", \"{mode}\"]", agent.display()),
+    };
+    let own = if own.contains("[attempt]") {
+        own.replace("[attempt]", "[attempt]\nmax_attempts = 2")
+    } else {
+        format!("{own}\n[attempt]\nmax_attempts = 2\n")
+    };
+    std::fs::write(
+        repo.join("speccoder.toml"),
+        format!("{own}\n[executor]\nkind = \"command\"\nargv = {agent}\ntimeout_secs = 120\n"),
+    )
+    .expect("config");
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    commit_all(&repo, "the example, with the task's tests");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+    command
+        .arg("-C")
+        .arg(&repo)
+        .args(["attempt", "--json", "--bundle"])
+        .arg(&bundle_file);
+    if src.join("withheld").is_dir() && !example.is_empty() {
+        command.arg("--withheld").arg(src.join("withheld"));
+    }
+    let out = command
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .env("XDG_STATE_HOME", support::test_state_dir())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("speccoder starts");
+    let story = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        serde_json::json!({"verdict": "no story", "stderr": String::from_utf8_lossy(&out.stderr)})
+    });
+    (dir, repo, story)
+}
+
+#[test]
+fn the_examples_with_the_task_tests_in_the_base() {
+    require_tools(&["just", "pytest"]);
+    let mut failures = Vec::new();
+    for (example, mode) in [
+        ("", "retry"),
+        ("python-library", "python-library"),
+        ("rust-library", "rust-library"),
+        ("node-library", "node-library"),
+    ] {
+        let name = if example.is_empty() { "make" } else { example };
+        // Wrong at first, right once the digest names what fails: the first attempt must
+        // fail, the second pass.
+        let (_dir, _, story) = example_in_the_base(example, mode);
+        let verdicts: Vec<Value> = story["attempts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| a["verdict"].clone())
+            .collect();
+        eprintln!("case {name}/{mode}: {verdicts:?}");
+        if verdicts != ["failed", "passed"] {
+            failures.push(format!(
+                "{name}, wrong then right: {verdicts:?}: {}",
+                said(&story)
+            ));
+        }
+        let (_dir, _, story) = example_in_the_base(example, "nothing");
+        eprintln!("case {name}/nothing: {}", story["verdict"]);
+        if story["verdict"] != "failed" {
+            failures.push(format!("{name}, nothing done: {}", said(&story)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
