@@ -59,6 +59,9 @@ pub enum FindingKind {
     UnreadableName,
     /// A file too large for a candidate (by its apparent size).
     FileTooLarge,
+    /// A check's report is not its runner's: a canary came out the wrong way, or went
+    /// missing where the base's run collected one.
+    ForgedResults,
 }
 
 /// One finding of the audit.
@@ -226,6 +229,28 @@ fn python_modules(entries: &BTreeMap<String, Entry>, rules: &Rules) -> Vec<Strin
         }
     }
     modules.into_iter().collect()
+}
+
+/// The part of `path` inside a Python package's metadata folder (`x-1.0.dist-info/`,
+/// `x.egg-info/`), with that folder's name: `x.egg-info/entry_points.txt`.
+fn python_metadata(path: &str) -> Option<&str> {
+    let mut at = 0;
+    for part in path.split('/') {
+        let end = at + part.len();
+        if end < path.len() && (part.ends_with(".dist-info") || part.ends_with(".egg-info")) {
+            return Some(&path[at..]);
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// Whether an `entry_points.txt` registers a plugin a test runner loads by itself.
+fn registers_runner_plugin(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        line.eq_ignore_ascii_case("[pytest11]")
+    })
 }
 
 /// Audits the candidate `candidate` against `base`.
@@ -420,6 +445,36 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
                 format!("protected file {}", how.word()),
             );
             continue;
+        }
+        // Python's package metadata: what pytest loads as a plugin from anywhere on
+        // `sys.path`, the project root included.
+        if let Some(metadata) = python_metadata(rel) {
+            let registers = *how != How::Deleted
+                && metadata.ends_with("entry_points.txt")
+                && text(&new_entries, path)
+                    .flatten()
+                    .is_some_and(|t| registers_runner_plugin(&t));
+            if registers {
+                add(
+                    &mut audit,
+                    FindingKind::Tampering,
+                    path,
+                    "package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into(),
+                );
+                continue;
+            }
+            if *how == How::Added && !rel.ends_with(".pth") {
+                // Build metadata an honest `pip install -e .` leaves: not part of the work.
+                audit.restore.insert(path.to_owned(), None);
+                let inside = metadata.split_once('/').map_or(metadata, |(f, _)| f);
+                let folder = format!("{}{inside}/", &path[..path.len() - metadata.len()]);
+                let note =
+                    format!("{folder} (package build metadata) was left out of the candidate");
+                if !audit.notes.contains(&note) {
+                    audit.notes.push(note);
+                }
+                continue;
+            }
         }
         if let Some(by) = included.get(path) {
             add(

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::canary;
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::outcomes::{self, BaseTests};
@@ -41,7 +42,7 @@ impl Baseline {
 }
 
 /// What the checks' environment adds, in the cache key of a baseline.
-const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 2\0";
+const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 3\0";
 
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
@@ -234,7 +235,8 @@ fn run_at(
         .filter(|e| prepared.rules.is_test(&e.path))
         .map(|e| e.path)
         .collect();
-    let tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
+    let mut tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
+    let canary = canary::plant_in(prepared, commit, &mut tree);
     let runner = prepared.check_runner(&tree.dir, tree.read_only.clone());
     let ran = checks::run_checks(
         &prepared.recipe,
@@ -247,16 +249,33 @@ fn run_at(
     let mut tests = Vec::new();
     let mut results = Vec::new();
     for checks::Ran { mut result, report } in ran {
-        let base = BaseTests::of(&result.op, result.exit_code, &report);
-        // How the base itself fares: every test it runs must pass, as after a change.
-        let (passed, summary) = outcomes::judge(
-            result.exit_code,
+        // The canary shows where one is collected; the tests are the base's without it.
+        let (report, collected) = match canary.read(&report) {
+            Ok(Some(stripped)) => (stripped, true),
+            Ok(None) | Err(_) => (report, false),
+        };
+        result.output_tail = canary.scrub(&result.output_tail);
+        let mut base = BaseTests::of(&result.op, result.exit_code, &report);
+        base.canary = collected;
+        // How the base itself fares: every test it runs must pass, as after a change. The
+        // canary's failure is the one the exit code owes to it.
+        let exit_code = match result.exit_code {
+            Some(_) if collected => Some(0),
+            code => code,
+        };
+        let (passed, mut summary) = outcomes::judge(
+            exit_code,
             result.timed_out,
             &report,
             None,
             outcomes::NewTests::default(),
             &prepared.known,
         );
+        summary.canary = Some(if collected {
+            canary::CanaryState::Held
+        } else {
+            canary::CanaryState::NotCollected
+        });
         result.passed = passed;
         result.tests = summary;
         tests.push(base);

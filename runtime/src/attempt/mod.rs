@@ -8,6 +8,7 @@
 mod audit;
 mod baseline;
 mod bundle;
+mod canary;
 mod candidate;
 mod check_tree;
 mod checks;
@@ -34,6 +35,7 @@ mod verdict;
 
 pub use audit::{Finding, FindingKind};
 pub use baseline::{BaselineReport, measure as measure_baseline};
+pub use canary::CanaryState;
 pub use checks::{CheckResult, Pass};
 pub use gaming::Warning;
 pub use outcomes::{Rule, TestSummary};

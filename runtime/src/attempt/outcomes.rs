@@ -154,6 +154,9 @@ pub struct TestSummary {
     /// Why the check failed although no test did, if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unexplained: Option<String>,
+    /// What the check's canary said, for a recognised runner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canary: Option<super::canary::CanaryState>,
 }
 
 /// One check of the baseline: how its tests ended at the base.
@@ -170,6 +173,9 @@ pub(crate) struct BaseTests {
     /// The runners recognised at the base: one that prints nothing now ended early.
     #[serde(default)]
     pub(crate) runners: Vec<TestRunner>,
+    /// Whether the base's run collected its canary: one missing now was taken out.
+    #[serde(default)]
+    pub(crate) canary: bool,
 }
 
 impl BaseTests {
@@ -181,6 +187,7 @@ impl BaseTests {
             tests: report.tests.clone(),
             counts: report.counts.clone(),
             runners: report.runners.clone(),
+            canary: false,
         }
     }
 }
@@ -383,8 +390,10 @@ pub(crate) fn judge(
         } else if ran_now < ran_base {
             not_passed.push(format!("{ran_now} tests ran, {ran_base} at the base"));
         }
+        // A runner that names its tests is judged test by test for skips: one the base
+        // never reached (a panic ended its run early) may be skipped now by its marker.
         let (skipped_now, skipped_base) = (count(&counts, skipped), count(&at_base, skipped));
-        if skipped_now > skipped_base {
+        if skipped_now > skipped_base && unnamed_passes {
             not_passed.push(format!(
                 "{skipped_now} tests skipped or expected to fail, {skipped_base} at the base"
             ));

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::audit::{self, Finding, FindingKind, Inputs};
 use super::baseline::{self, Baseline};
+use super::canary::{self, CanaryState};
 use super::candidate;
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
@@ -386,7 +387,7 @@ fn check_pass(
     if prepared.ops.is_empty() {
         return Ok((Vec::new(), full));
     }
-    let check = CheckTree::make(
+    let mut check = CheckTree::make(
         prepared,
         &verdict_tree,
         &format!("check-{n}"),
@@ -394,23 +395,32 @@ fn check_pass(
         true,
     )
     .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
+    let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
-    let judged = |ran: Vec<checks::Ran>| -> Vec<CheckResult> {
+    let judged = |ran: Vec<checks::Ran>| -> Result<Vec<CheckResult>, Finding> {
         ran.into_iter()
             .map(|checks::Ran { mut result, report }| {
                 let base = baseline.and_then(|b| b.of(&result.op));
+                result.output_tail = canary.scrub(&result.output_tail);
+                let (report, exit_code, state) =
+                    held(&canary, report, &result, base).map_err(|detail| Finding {
+                        kind: FindingKind::ForgedResults,
+                        path: result.op.clone(),
+                        detail: format!("check `{}`: {detail}", result.op),
+                    })?;
                 let new = prepared.new_tests(baseline, &result.op);
-                let (passed, summary) = outcomes::judge(
-                    result.exit_code,
+                let (passed, mut summary) = outcomes::judge(
+                    exit_code,
                     result.timed_out,
                     &report,
                     base,
                     new,
                     &prepared.known,
                 );
+                summary.canary = state;
                 result.passed = passed;
                 result.tests = summary;
-                result
+                Ok(result)
             })
             .collect()
     };
@@ -421,7 +431,7 @@ fn check_pass(
         &check.dir,
         runner.as_ref(),
         Pass::Verdict,
-    ));
+    ))?;
     if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
         if shutdown_signal().is_some() {
             return Ok((results, full));
@@ -440,9 +450,48 @@ fn check_pass(
             &check.dir,
             runner.as_ref(),
             Pass::AgentTests,
-        )));
+        ))?);
     }
     Ok((results, full))
+}
+
+/// What a check's canary says of its report (invariant 11): the report without the canary
+/// and the exit code to judge it by, with the canary's state, or why the report is not the
+/// runner's. A failing canary that failed owes the check its non-zero exit; an exit of 0
+/// with it in place is forged where the base's run with its canary did not exit 0.
+fn held(
+    canary: &canary::Canary,
+    report: super::results::TestReport,
+    result: &CheckResult,
+    base: Option<&outcomes::BaseTests>,
+) -> Result<(super::results::TestReport, Option<i32>, Option<CanaryState>), String> {
+    let collected_at_base = base.is_some_and(|b| b.canary);
+    // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
+    // print is no forgery.
+    if result.timed_out || result.exit_code.is_none() {
+        let report = canary.read(&report).ok().flatten().unwrap_or(report);
+        return Ok((report, result.exit_code, None));
+    }
+    match canary.read(&report)? {
+        Some(stripped) => {
+            if result.exit_code == Some(0)
+                && collected_at_base
+                && base.is_some_and(|b| b.exit_code != Some(0))
+            {
+                return Err(
+                    "it exited 0 with a test that fails on purpose in place, where the base's run exited non-zero with it"
+                        .into(),
+                );
+            }
+            let exit_code = result.exit_code.map(|_| 0);
+            Ok((stripped, exit_code, Some(CanaryState::Held)))
+        }
+        None if collected_at_base => Err(
+            "the canary the base's run collected is missing from the report: the run ended early, or its report is not the runner's"
+                .into(),
+        ),
+        None => Ok((report, result.exit_code, Some(CanaryState::NotCollected))),
+    }
 }
 
 /// Ends the story of an attempt stopped by a signal: journalled as interrupted.

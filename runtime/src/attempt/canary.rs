@@ -1,0 +1,324 @@
+//! A known answer in every check (invariant 11 of `spec/verdict.md`). The code under test
+//! runs inside the test runner's process, so it can print, write or exit as the runner
+//! would; a canary tells a real report from a forged one. Before each check run, the check
+//! tree gets one test that must fail and one that must pass, under a name drawn afresh for
+//! that run, in files the runner collects by its own rules: a test module beside the
+//! project's Python tests, a `_test.go` file in each Go package with tests. The report must
+//! show the failing canary failed and the passing one passed; a canary the base's run
+//! collected and that is missing now, or reported the wrong way, is `forged_results`.
+//! Canaries never reach the commit (the check tree is not committed), the digest or the
+//! story's test ids (they are taken out of the report before it is judged).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::check_tree::CheckTree;
+use super::prepare::Prepared;
+use super::results::{TestOutcome, TestReport};
+use super::store::Entry;
+
+/// The words of the failing canary's message.
+const CANARY_WORDS: &str = "speccoder canary";
+
+/// Go packages given a canary at most.
+const MAX_GO_PACKAGES: usize = 200;
+
+/// The canaries of one check run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Canary {
+    /// The name drawn for this run; every canary test's id holds it.
+    token: String,
+    /// The files written, as paths in the check tree.
+    pub(crate) files: Vec<PathBuf>,
+}
+
+/// What the canary of a check says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CanaryState {
+    /// The failing canary failed and the passing one passed: the report is the runner's.
+    Held,
+    /// No canary was collected, at the base either: the check names its test files, or
+    /// runs no recognised runner; it is judged without one.
+    NotCollected,
+}
+
+/// A token no file of the tree can know beforehand: 16 hex digits from the system's
+/// random source (or, failing that, from a randomly keyed hash of the time).
+fn token() -> String {
+    let mut bytes = [0u8; 8];
+    let read = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if read.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        bytes = hasher.finish().to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The name of a Python canary module beside `test_file`, in the shape the project's test
+/// files have, so that a custom discovery pattern (`check_*.py`) collects it too.
+fn python_name(test_file: &str, token: &str) -> String {
+    let stem = test_file.trim_end_matches(".py");
+    if stem.starts_with("test_") || stem == "test" {
+        format!("test_zz{token}.py")
+    } else if stem.ends_with("_test") {
+        format!("zz{token}_test.py")
+    } else if let Some((head, _)) = stem.split_once('_') {
+        format!("{head}_zz{token}.py")
+    } else {
+        format!("test_zz{token}.py")
+    }
+}
+
+fn python_canary(token: &str) -> String {
+    format!(
+        "import unittest\n\n\nclass SpeccoderCanary{token}(unittest.TestCase):\n    def test_passes_{token}(self):\n        pass\n\n    def test_fails_{token}(self):\n        self.fail(\"{CANARY_WORDS}: this test fails on purpose\")\n"
+    )
+}
+
+fn go_canary(package: &str, token: &str) -> String {
+    format!(
+        "package {package}\n\nimport \"testing\"\n\nfunc TestSpeccoderCanaryPasses{token}(t *testing.T) {{}}\n\nfunc TestSpeccoderCanaryFails{token}(t *testing.T) {{\n\tt.Fatal(\"{CANARY_WORDS}: this test fails on purpose\")\n}}\n"
+    )
+}
+
+/// The package clause of a Go file.
+fn go_package(text: &str) -> Option<&str> {
+    text.lines().find_map(|line| {
+        let name = line.trim().strip_prefix("package ")?.trim();
+        let name = name.split("//").next().unwrap_or(name).trim();
+        (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
+    })
+}
+
+impl Canary {
+    /// Writes the canaries of one check run into the check tree `dir`, for the project at
+    /// `prefix`, placed by the tree's test files (`tests`, repository paths with their
+    /// texts read on demand through `read`).
+    pub(crate) fn plant(
+        dir: &Path,
+        tests: &[&Entry],
+        read: impl Fn(&Entry) -> Option<String>,
+    ) -> Result<Self, String> {
+        let token = token();
+        let mut files = Vec::new();
+        let mut write = |path: PathBuf, text: String| -> Result<(), String> {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Ok(());
+            }
+            std::fs::write(&path, text)
+                .map_err(|err| format!("cannot write the canary {}: {err}", path.display()))?;
+            files.push(path);
+            Ok(())
+        };
+        // Python: one module beside the first test file.
+        if let Some(entry) = tests.iter().find(|e| e.path.ends_with(".py")) {
+            let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
+            let folder = dir.join(folder);
+            if folder.is_dir() {
+                write(
+                    folder.join(python_name(name, &token)),
+                    python_canary(&token),
+                )?;
+            }
+        }
+        // Go: one file in each package that has tests, in its own package.
+        let mut packages: BTreeMap<&str, &Entry> = BTreeMap::new();
+        for entry in tests.iter().filter(|e| e.path.ends_with("_test.go")) {
+            let folder = entry.path.rsplit_once('/').map_or("", |(f, _)| f);
+            packages.entry(folder).or_insert(entry);
+        }
+        for (folder, entry) in packages.into_iter().take(MAX_GO_PACKAGES) {
+            let Some(text) = read(entry) else { continue };
+            let Some(package) = go_package(&text) else {
+                continue;
+            };
+            let folder = dir.join(folder);
+            if folder.is_dir() {
+                write(
+                    folder.join(format!("zz_canary_{token}_test.go")),
+                    go_canary(package, &token),
+                )?;
+            }
+        }
+        Ok(Self { token, files })
+    }
+
+    /// `text` (a check's output) without the lines that name the canaries: what a person
+    /// and the next agent read never shows them.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        if self.files.is_empty() {
+            return text.to_owned();
+        }
+        text.lines()
+            .filter(|line| !line.contains(&self.token) && !line.contains(CANARY_WORDS))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// What the report says of the canaries: `Ok(Some(report))`, the report without them,
+    /// when they held; `Ok(None)` when none was collected; `Err(why)` when the report is
+    /// not the runner's (a canary reported the wrong way).
+    pub(crate) fn read(&self, report: &TestReport) -> Result<Option<TestReport>, String> {
+        if self.token.is_empty() || self.files.is_empty() {
+            return Ok(None);
+        }
+        let mut passing = Vec::new();
+        let mut failing = Vec::new();
+        for (id, outcome) in &report.tests {
+            if !id.contains(&self.token) {
+                continue;
+            }
+            if id.contains("ails") {
+                failing.push((id, *outcome));
+            } else {
+                passing.push((id, *outcome));
+            }
+        }
+        if failing.is_empty() && passing.is_empty() {
+            return Ok(None);
+        }
+        if let Some((id, outcome)) = failing
+            .iter()
+            .find(|(_, o)| !matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+        {
+            return Err(format!(
+                "the canary `{id}`, which fails on purpose, is reported as {outcome:?}: the report is not the runner's"
+            ));
+        }
+        if let Some((id, outcome)) = passing.iter().find(|(_, o)| *o != TestOutcome::Passed) {
+            return Err(format!(
+                "the canary `{id}`, which passes, is reported as {outcome:?}: the report is not the runner's"
+            ));
+        }
+        if failing.is_empty() {
+            return Err(
+                "the canary that fails on purpose is missing from the report, beside the one that passes"
+                    .into(),
+            );
+        }
+        // The counts no longer hold the canaries; a runner that names only failures
+        // counted the passing one without naming it.
+        let mut stripped = report.clone();
+        stripped.tests.retain(|id, _| !id.contains(&self.token));
+        let mut uncount = |outcome: TestOutcome, n: usize| {
+            if let Some(count) = stripped.counts.get_mut(&outcome) {
+                *count = count.saturating_sub(n);
+            }
+        };
+        for (_, outcome) in &failing {
+            uncount(*outcome, 1);
+        }
+        uncount(TestOutcome::Passed, failing.len().max(passing.len()));
+        stripped.counts.retain(|_, n| *n > 0);
+        // Its failure was the canary's: the lines that say so are not a claim.
+        stripped.failure_claims.clear();
+        Ok(Some(stripped))
+    }
+}
+
+/// Plants the canaries of one run of the checks in `check`, a check tree of `tree`, placed
+/// by `tree`'s test files; they are read-only while the checks run. A canary that cannot
+/// be placed leaves the check without one, which the base's run shows too.
+pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &mut CheckTree) -> Canary {
+    let Ok(entries) = prepared.store.entries(tree) else {
+        return Canary::default();
+    };
+    let tests: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.utf8 && e.mode.starts_with("100") && prepared.rules.is_test(&e.path))
+        .collect();
+    let read = |entry: &Entry| -> Option<String> {
+        let blobs = prepared
+            .store
+            .read_blobs(std::slice::from_ref(&entry.object), 1 << 20)
+            .ok()?;
+        let bytes = blobs.into_iter().next()??;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    match Canary::plant(&check.dir, &tests, read) {
+        Ok(canary) => {
+            check.read_only.extend(canary.files.iter().cloned());
+            canary
+        }
+        Err(_) => Canary::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_canaries_take_the_shape_of_the_projects_test_files() {
+        assert_eq!(python_name("test_add.py", "ab"), "test_zzab.py");
+        assert_eq!(python_name("add_test.py", "ab"), "zzab_test.py");
+        assert_eq!(python_name("check_add.py", "ab"), "check_zzab.py");
+        assert_eq!(python_name("tests.py", "ab"), "test_zzab.py");
+    }
+
+    #[test]
+    fn tokens_differ() {
+        let (a, b) = (token(), token());
+        assert_eq!(a.len(), 16);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn go_packages_are_read_from_the_clause() {
+        assert_eq!(
+            go_package("// x\npackage calc_test // ext\n"),
+            Some("calc_test")
+        );
+        assert_eq!(go_package("package main\n"), Some("main"));
+        assert_eq!(go_package("func x() {}\n"), None);
+    }
+
+    fn canary() -> Canary {
+        Canary {
+            token: "f00d".into(),
+            files: vec![PathBuf::from("tests/test_zzf00d.py")],
+        }
+    }
+
+    fn report(tests: &[(&str, TestOutcome)]) -> TestReport {
+        TestReport {
+            tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
+            ..TestReport::default()
+        }
+    }
+
+    #[test]
+    fn the_canaries_must_come_out_as_they_are_written() {
+        use TestOutcome::{Failed, Passed};
+        let pass = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_passes_f00d";
+        let fail = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_fails_f00d";
+        let real = "tests/test_add.py::test_small";
+        let held = canary()
+            .read(&report(&[(pass, Passed), (fail, Failed), (real, Passed)]))
+            .expect("held")
+            .expect("collected");
+        assert_eq!(held.tests.keys().collect::<Vec<_>>(), [real]);
+        assert!(
+            canary()
+                .read(&report(&[(pass, Passed), (fail, Passed)]))
+                .is_err()
+        );
+        assert!(
+            canary()
+                .read(&report(&[(pass, Failed), (fail, Failed)]))
+                .is_err()
+        );
+        assert!(canary().read(&report(&[(pass, Passed)])).is_err());
+        assert_eq!(canary().read(&report(&[(real, Passed)])), Ok(None));
+    }
+}
