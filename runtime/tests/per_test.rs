@@ -7,14 +7,16 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::Value;
-use support::{copy_dir, fixtures_dir, git, path_var, require_tools};
+use support::attempts::{
+    Run, attempt_command, files_under, task_branch, use_go_cache, write_add_bundle,
+};
+use support::{copy_dir, fixtures_dir, git, require_tools};
 
 /// The projects of fixtures/per-test, one per runner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,67 +180,6 @@ impl Case {
     }
 }
 
-/// Every file under `dir`, relative to it, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if entry.file_type().expect("type").is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.push(path.strip_prefix(root).expect("under root").to_owned());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
-/// A Go build cache filled once per test process, outside the system's temporary folder
-/// (the checks get a private one): read-only in the checks' sandbox, where `go test` still
-/// reads it and builds only the project, instead of the standard library's `testing` and
-/// its imports anew in every check (15 to 30 s each here).
-fn go_cache() -> &'static Path {
-    static CACHE: OnceLock<PathBuf> = OnceLock::new();
-    CACHE.get_or_init(|| {
-        let top = Path::new(env!("CARGO_TARGET_TMPDIR")).join("per-test-go");
-        let cache = top.join("cache");
-        let project = top.join("project");
-        let _ = std::fs::remove_dir_all(&project);
-        let fixture = fixtures_dir().join("per-test/go");
-        for part in ["project", "acceptance", "withheld", "env"] {
-            copy_dir(&fixture.join(part), &project);
-        }
-        // Honest, so that every test runs: the stub's panic would end the run.
-        let calc = project.join("calc.go");
-        let text = std::fs::read_to_string(&calc).expect("calc.go");
-        std::fs::write(
-            &calc,
-            text.replace("panic(\"T7 adds this\")", "return a + b"),
-        )
-        .expect("calc.go");
-        let out = Command::new("go")
-            .args(["test", "-v", "./..."])
-            .current_dir(&project)
-            .env("PATH", path_var())
-            .env("GOCACHE", &cache)
-            .env("GOPATH", top.join("gopath"))
-            .env("GOTOOLCHAIN", "local")
-            .output()
-            .expect("go runs");
-        // TestNotRoot fails as root; what matters is that the cache is filled.
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("--- PASS: TestAddMixed"),
-            "go test did not run: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        cache
-    })
-}
-
 /// A git repository holding one runner's project with its bundle and withheld tests
 /// beside it, and per_test.sh as the agent.
 struct Project {
@@ -305,180 +246,35 @@ impl Project {
     /// The bundle of `task`: the same acceptance tests whatever the task, so the base is
     /// the same tree.
     fn write_bundle(&self, task: &str) {
-        let acceptance_dir = fixtures_dir()
+        let acceptance = fixtures_dir()
             .join("per-test")
             .join(self.runner.fixture())
             .join("acceptance");
-        let mut acceptance = serde_json::Map::new();
-        for file in files_under(&acceptance_dir) {
-            let text = std::fs::read_to_string(acceptance_dir.join(&file)).expect("acceptance");
-            acceptance.insert(file.to_str().expect("utf-8").to_owned(), text.into());
-        }
-        let bundle = serde_json::json!({
-            "task": { "id": task, "title": "Add two numbers", "phase": "core" },
-            "story": "As a user I add two integers.",
-            "plan": "Implement `add(a, b)`.",
-            "constitution": "Keep it small.",
-            "acceptance": acceptance,
-        });
-        std::fs::write(self.bundle(task), bundle.to_string()).expect("bundle");
+        write_add_bundle(&self.bundle(task), task, Some(&acceptance));
     }
 
     /// One `speccoder attempt --json --withheld …` of `task` with the agent in `mode`.
     fn attempt(&self, task: &str, mode: &str) -> Run {
-        let withheld = self.withheld();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        let mut command = attempt_command(&self.root(), &self.bundle(task));
         command
-            .arg("-C")
-            .arg(self.root())
-            .arg("attempt")
-            .arg("--bundle")
-            .arg(self.bundle(task))
-            .args(["--json", "--withheld"])
-            .arg(&withheld)
-            .env("PATH", path_var())
-            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
-            .env("XDG_STATE_HOME", support::test_state_dir())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .arg("--withheld")
+            .arg(self.withheld())
             .env("PER_TEST_MODE", mode)
             .env("PER_TEST_RUNNER", self.runner.fixture());
-        // `PER_TEST_GO_CACHE=none` leaves the cache to go (`~/.cache/go-build`).
-        if self.runner == Go && std::env::var_os("PER_TEST_GO_CACHE").is_none_or(|v| v != "none") {
-            command
-                .env("GOCACHE", go_cache())
-                .env("GOPATH", "/tmp/go")
-                .env("GOTOOLCHAIN", "local");
+        if self.runner == Go {
+            use_go_cache(&mut command);
         }
-        let out = command.output().expect("speccoder starts");
-        Run {
-            code: out.status.code(),
-            story: serde_json::from_slice(&out.stdout).ok(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        command.output().expect("speccoder starts").into()
     }
 
     fn branch(&self, task: &str) -> Option<String> {
-        let refs = git(
-            &self.root(),
-            &[
-                "for-each-ref",
-                "--format=%(objectname)",
-                &format!("refs/heads/speccoder/{task}"),
-            ],
-        );
-        let commit = refs.trim();
-        (!commit.is_empty()).then(|| commit.to_owned())
+        task_branch(&self.root(), task)
     }
 
     /// The files of the repository's baseline cache.
     fn baselines(&self) -> Vec<PathBuf> {
         files_under(&self.root().join(".git/speccoder/baselines"))
     }
-}
-
-/// What one `speccoder attempt --json` said.
-struct Run {
-    code: Option<i32>,
-    story: Option<Value>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn verdict(&self) -> &str {
-        self.story
-            .as_ref()
-            .and_then(|s| s["verdict"].as_str())
-            .unwrap_or("(no story)")
-    }
-
-    fn attempts(&self) -> Vec<Value> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["attempts"].as_array().cloned())
-            .unwrap_or_default()
-    }
-
-    fn findings(&self) -> Vec<Value> {
-        self.attempts()
-            .iter()
-            .flat_map(|a| a["findings"].as_array().cloned().unwrap_or_default())
-            .collect()
-    }
-
-    /// The checks of the verdict's pass of the last attempt.
-    fn verdict_checks(&self) -> Vec<Value> {
-        self.attempts()
-            .last()
-            .and_then(|a| a["checks"].as_array().cloned())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| c["pass"] == "verdict")
-            .collect()
-    }
-
-    /// The story's `baseline` results.
-    fn baseline(&self) -> Vec<Value> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["baseline"].as_array().cloned())
-            .unwrap_or_default()
-    }
-
-    fn notes(&self) -> Vec<String> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["notes"].as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|n| n.as_str().map(str::to_owned))
-            .collect()
-    }
-
-    /// For a failure message: exit code, verdict, findings, the verdict checks' tests and
-    /// output tails, or stderr when there is no story.
-    fn summary(&self) -> String {
-        if self.story.is_none() {
-            return format!(
-                "exit {:?}, no story; stdout …{}; stderr …{}",
-                self.code,
-                tail(&self.stdout, 400),
-                tail(&self.stderr, 800)
-            );
-        }
-        let checks: Vec<String> = self
-            .verdict_checks()
-            .iter()
-            .map(|c| {
-                format!(
-                    "[{} exit {} passed {}: tests {}; output …{}]",
-                    c["command"],
-                    c["exit_code"],
-                    c["passed"],
-                    c["tests"],
-                    tail(c["output_tail"].as_str().unwrap_or_default(), 700)
-                )
-            })
-            .collect();
-        format!(
-            "exit {:?}, verdict {}, findings {}, checks {}",
-            self.code,
-            self.verdict(),
-            Value::Array(self.findings()),
-            checks.join(" ")
-        )
-    }
-}
-
-/// The last `n` bytes of `text` (at a character boundary), on one line.
-fn tail(text: &str, n: usize) -> String {
-    let start = text.len().saturating_sub(n);
-    let start = (start..text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    text[start..].replace('\n', " ⏎ ")
 }
 
 /// Checks `run` against `case`; `Err` says what is wrong.

@@ -13,6 +13,8 @@ use speccoder_runtime::config::RecipeConfig;
 use speccoder_runtime::process::{CommandRunner, LocalRunner, RunOutput, RunRequest};
 use speccoder_runtime::recipe::{ProcessProbe, Recipe};
 
+pub mod attempts;
+
 /// Where `scripts/install-tools.sh` puts the real tools' binaries.
 pub fn tools_bin() -> PathBuf {
     std::env::var_os("TOOLS_DIR")
