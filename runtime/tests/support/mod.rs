@@ -115,7 +115,10 @@ pub fn fixture_names() -> Vec<String> {
         .filter_map(|e| e.file_name().into_string().ok())
         // Fixtures of the attempt and recorded test outputs, not projects to detect.
         .filter(|name| {
-            !["agents", "attempt", "per-test", "results", "verdict"].contains(&name.as_str())
+            ![
+                "agents", "attempt", "controls", "per-test", "results", "verdict",
+            ]
+            .contains(&name.as_str())
         })
         .collect();
     names.sort();
