@@ -198,10 +198,14 @@ impl Combo {
         format!("{}/{}", self.runner.fixture(), self.start.name())
     }
 
-    /// Whether the check's output names each test, so that the verdict must judge it per
-    /// test: unittest without `-v` prints only counts and the failures.
-    fn names_tests(self) -> bool {
+    /// Whether the check's output names each passing test, so that the verdict must judge
+    /// it per test. Three name only the tests that fail and count the rest, and are judged
+    /// by whatever rule the story says (the printed line shows it): unittest without `-v`,
+    /// and jest and vitest running several test files (jest lists each test only for a
+    /// single file, vitest only in a file that has a failure).
+    fn names_passes(self) -> bool {
         self != combo(Runner::Unittest, Start::Just)
+            && !matches!(self.runner, Runner::Jest | Runner::Vitest)
     }
 }
 
@@ -484,7 +488,7 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
             ));
         }
         let tests = &check["tests"];
-        if combo.names_tests() {
+        if combo.names_passes() {
             if tests["rule"] != "per_test" {
                 return Err(format!(
                     "judged by {}, not per test: {}",
@@ -554,13 +558,14 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
             run.summary()
         ));
     }
-    // The test of add(2, 3) passes now; the one of add(-4, 1) is what fails.
+    // The test of add(2, 3) passes now; the one of add(-4, 1) is what fails, and every
+    // runner names the tests that fail.
     if cell.agent == Agent::Half
-        && combo.names_tests()
-        && !some_check_says(&checks, "not_passed", "negative")
+        && (!some_check_says(&checks, "not_passed", "negative")
+            || some_check_says(&checks, "not_passed", "small"))
     {
         return Err(format!(
-            "no check's tests.not_passed names the test of add(-4, 1): {}",
+            "tests.not_passed does not name the test of add(-4, 1) alone: {}",
             run.summary()
         ));
     }
