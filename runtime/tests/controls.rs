@@ -17,63 +17,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use serde_json::Value;
-use support::attempts::{Run, attempt_command, task_branch, use_go_cache, write_add_bundle};
+use support::attempts::{
+    ALL, Run, Runner, attempt_command, commit_base, use_go_cache, write_add_bundle,
+};
 use support::{copy_dir, fixtures_dir, require_tools};
 
-/// A recognised test runner, as one project of fixtures/per-test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runner {
-    Pytest,
-    Unittest,
-    Libtest,
-    Node,
-    Mocha,
-    Jest,
-    Vitest,
-    Go,
-}
-
 impl Runner {
-    /// Its folder in fixtures/per-test and fixtures/controls.
-    fn fixture(self) -> &'static str {
-        match self {
-            Runner::Pytest => "pytest",
-            Runner::Unittest => "unittest",
-            Runner::Libtest => "cargo",
-            Runner::Node => "node",
-            Runner::Mocha => "mocha",
-            Runner::Jest => "jest",
-            Runner::Vitest => "vitest",
-            Runner::Go => "go",
-        }
-    }
-
-    /// The runner as the story names it in `tests.runners`.
-    fn story_name(self) -> &'static str {
-        match self {
-            Runner::Pytest => "pytest",
-            Runner::Unittest => "unittest",
-            Runner::Libtest => "libtest",
-            Runner::Node => "node_test",
-            Runner::Mocha => "mocha",
-            Runner::Jest => "jest",
-            Runner::Vitest => "vitest",
-            Runner::Go => "go_test",
-        }
-    }
-
-    fn tools(self) -> &'static [&'static str] {
-        match self {
-            Runner::Pytest => &["pytest"],
-            Runner::Unittest | Runner::Libtest | Runner::Node => &[],
-            Runner::Mocha => &["mocha"],
-            Runner::Jest => &["jest"],
-            Runner::Vitest => &["vitest"],
-            Runner::Go => &["go"],
-        }
-    }
-
     /// The `known_failures` entry for the test of `env/`, which fails as root (as the
     /// checks run): a glob over the id the runner gives it where the id has a file or
     /// suite part, the id itself where it has none.
@@ -81,20 +30,11 @@ impl Runner {
         match self {
             Runner::Pytest => "tests/test_env.py::*",
             Runner::Unittest => "test_env.*",
-            Runner::Libtest => "tests/env.rs::*",
+            Runner::Cargo => "tests/env.rs::*",
             Runner::Node => "not root",
             Runner::Mocha => "env > *",
             Runner::Jest | Runner::Vitest => "test/env.test.js > *",
             Runner::Go => "*/TestNotRoot",
-        }
-    }
-
-    /// Part of every id the runner may give the test of `env/`.
-    fn env_test(self) -> &'static str {
-        match self {
-            Runner::Pytest | Runner::Unittest | Runner::Libtest => "not_root",
-            Runner::Node | Runner::Mocha | Runner::Jest | Runner::Vitest => "not root",
-            Runner::Go => "TestNotRoot",
         }
     }
 }
@@ -185,7 +125,7 @@ const COMBOS: [Combo; 9] = [
     combo(Runner::Unittest, Start::Make),
     // No `-v`: the runner names no passing test, only counts.
     combo(Runner::Unittest, Start::Just),
-    combo(Runner::Libtest, Start::Cargo),
+    combo(Runner::Cargo, Start::Cargo),
     combo(Runner::Node, Start::Script),
     combo(Runner::Mocha, Start::Task),
     combo(Runner::Jest, Start::Script),
@@ -199,10 +139,10 @@ impl Combo {
     }
 
     /// Whether the check's output names each passing test, so that the verdict must judge
-    /// it per test. Three name only the tests that fail and count the rest, and are judged
-    /// by whatever rule the story says (the printed line shows it): unittest without `-v`,
-    /// and jest and vitest running several test files (jest lists each test only for a
-    /// single file, vitest only in a file that has a failure).
+    /// it per test. Three name only the tests that fail and count the rest, and may be
+    /// judged by the counts (the printed line shows the rule): unittest without `-v`, and
+    /// jest and vitest running several test files (jest lists each test only for a single
+    /// file, vitest only in a file that has a failure).
     fn names_passes(self) -> bool {
         self != combo(Runner::Unittest, Start::Just)
             && !matches!(self.runner, Runner::Jest | Runner::Vitest)
@@ -329,7 +269,7 @@ impl Cell {
 /// task's own tests, runs for every combination.
 const ACCEPTANCE: [Combo; 3] = [
     combo(Runner::Pytest, Start::Python),
-    combo(Runner::Libtest, Start::Cargo),
+    combo(Runner::Cargo, Start::Cargo),
     combo(Runner::Mocha, Start::Task),
 ];
 const WITHHELD: [Combo; 3] = [
@@ -397,16 +337,7 @@ impl Repo {
             copy_dir(&repo.task_tests(), &root);
         }
         let agent = fixtures_dir().join("agents/controls.sh");
-        std::fs::write(
-            root.join("speccoder.toml"),
-            format!(
-                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\nmax_attempts = 1\n{known}",
-                agent.display(),
-            ),
-        )
-        .expect("config");
-        support::git(&root, &["init", "--quiet", "--initial-branch=main"]);
-        support::commit_all(&root, "the calculator");
+        commit_base(&root, &agent, &format!("max_attempts = 1\n{known}"));
         let acceptance = repo.task_tests();
         let acceptance = (placement == Placement::Acceptance).then_some(acceptance.as_path());
         for task in tasks {
@@ -455,21 +386,11 @@ fn rules(run: &Run) -> String {
     rules.into_iter().collect::<Vec<_>>().join("+")
 }
 
-/// Whether the JSON text of `field` in some check of `checks` holds `part`, ignoring case.
-fn some_check_says(checks: &[Value], field: &str, part: &str) -> bool {
-    checks.iter().any(|c| {
-        c["tests"][field]
-            .to_string()
-            .to_lowercase()
-            .contains(&part.to_lowercase())
-    })
-}
-
 /// Checks the run of `cell` (task `task`, in `root`); `Err` says what is wrong.
 fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> {
-    let Some(story) = &run.story else {
+    if run.story.is_none() {
         return Err(format!("no JSON story: {}", run.summary()));
-    };
+    }
     let checks = run.verdict_checks();
     if checks.is_empty() {
         return Err(format!(
@@ -487,40 +408,15 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
                 run.summary()
             ));
         }
-        let tests = &check["tests"];
-        if combo.names_passes() {
-            if tests["rule"] != "per_test" {
-                return Err(format!(
-                    "judged by {}, not per test: {}",
-                    tests["rule"],
-                    run.summary()
-                ));
-            }
-            let runners = tests["runners"].as_array().cloned().unwrap_or_default();
-            if !runners.iter().any(|r| r == combo.runner.story_name()) {
-                return Err(format!(
-                    "tests.runners is {}, not {}: {}",
-                    tests["runners"],
-                    combo.runner.story_name(),
-                    run.summary()
-                ));
-            }
-        }
     }
-    let branch = task_branch(root, task);
+    // Where the runner names no passing test, invariant 10 judges by the counts.
+    let counts = (!combo.names_passes()).then_some("counts");
+    run.expect_judged(combo.runner, counts)?;
     if cell.agent.passes() {
-        if run.code != Some(0) || run.verdict() != "passed" {
-            return Err(format!("did not pass: {}", run.summary()));
-        }
-        if branch.as_deref() != story["commit"].as_str() {
-            return Err(format!(
-                "speccoder/{task} is at {branch:?}, not the story's commit: {}",
-                run.summary()
-            ));
-        }
+        run.expect_passed(root, task)?;
         if cell.agent == Agent::HonestWithKnownFailure {
             let env_test = combo.runner.env_test();
-            if !some_check_says(&checks, "known_failures", env_test) {
+            if !run.some_check_says("known_failures", env_test) {
                 return Err(format!(
                     "no check's tests.known_failures names `{env_test}`: {}",
                     run.summary()
@@ -543,26 +439,12 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
     if run.verdict() != "failed" || run.code != Some(1) {
         return Err(format!("not failed with exit 1: {}", run.summary()));
     }
-    if let Some(branch) = branch {
-        return Err(format!("a task branch was left at {branch}"));
-    }
-    if !run.findings().is_empty() {
-        return Err(format!(
-            "a finding decided, not the tests' results: {}",
-            run.summary()
-        ));
-    }
-    if !checks.iter().any(|c| c["passed"] == false) {
-        return Err(format!(
-            "no check of the verdict's pass failed: {}",
-            run.summary()
-        ));
-    }
+    run.expect_failed_by_tests(root, task)?;
     // The test of add(2, 3) passes now; the one of add(-4, 1) is what fails, and every
     // runner names the tests that fail.
     if cell.agent == Agent::Half
-        && (!some_check_says(&checks, "not_passed", "negative")
-            || some_check_says(&checks, "not_passed", "small"))
+        && (!run.some_check_says("not_passed", "negative")
+            || run.some_check_says("not_passed", "small"))
     {
         return Err(format!(
             "tests.not_passed does not name the test of add(-4, 1) alone: {}",
@@ -661,16 +543,6 @@ fn selected(combo: Combo) -> bool {
 #[test]
 fn the_matrix_covers_every_runner_start_and_placement_with_every_agent() {
     let cells = matrix();
-    let runners = [
-        Runner::Pytest,
-        Runner::Unittest,
-        Runner::Libtest,
-        Runner::Node,
-        Runner::Mocha,
-        Runner::Jest,
-        Runner::Vitest,
-        Runner::Go,
-    ];
     let starts = [
         Start::Python,
         Start::Make,
@@ -696,7 +568,7 @@ fn the_matrix_covers_every_runner_start_and_placement_with_every_agent() {
             })
         })
     };
-    for runner in runners {
+    for runner in ALL {
         if !covered(&|c: &Cell| c.combo.runner == runner) {
             missing.push(format!("{runner:?} with every agent in one placement"));
         }

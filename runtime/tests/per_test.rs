@@ -14,84 +14,14 @@ use std::time::Instant;
 
 use serde_json::Value;
 use support::attempts::{
-    Run, attempt_command, files_under, task_branch, use_go_cache, write_add_bundle,
+    ALL, Run, Runner, attempt_command, commit_base, files_under, use_go_cache, write_add_bundle,
 };
-use support::{copy_dir, fixtures_dir, git, require_tools};
+use support::{copy_dir, fixtures_dir, require_tools};
 
-/// The projects of fixtures/per-test, one per runner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runner {
-    /// pytest, through make.
-    Pytest,
-    /// `python3 -m unittest discover -v`, through make.
-    Unittest,
-    /// `cargo test`.
-    Cargo,
-    /// package.json's `node --test`.
-    Node,
-    /// package.json's `mocha`.
-    Mocha,
-    /// package.json's `jest`.
-    Jest,
-    /// package.json's `vitest run --globals`.
-    Vitest,
-    /// `go test -v ./...`, through make.
-    Go,
-}
+use Runner::{Cargo, Go, Jest, Mocha, Pytest, Unittest, Vitest};
 
-use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
-
-/// Every runner.
-const ALL: [Runner; 8] = [Pytest, Unittest, Cargo, Node, Mocha, Jest, Vitest, Go];
-
+/// What these tests ask of a runner besides what support knows.
 impl Runner {
-    fn fixture(self) -> &'static str {
-        match self {
-            Pytest => "pytest",
-            Unittest => "unittest",
-            Cargo => "cargo",
-            Node => "node",
-            Mocha => "mocha",
-            Jest => "jest",
-            Vitest => "vitest",
-            Go => "go",
-        }
-    }
-
-    /// The runner as the story names it in `tests.runners`.
-    fn story_name(self) -> &'static str {
-        match self {
-            Pytest => "pytest",
-            Unittest => "unittest",
-            Cargo => "libtest",
-            Node => "node_test",
-            Mocha => "mocha",
-            Jest => "jest",
-            Vitest => "vitest",
-            Go => "go_test",
-        }
-    }
-
-    fn tools(self) -> &'static [&'static str] {
-        match self {
-            Pytest => &["pytest"],
-            Unittest | Cargo | Node => &[],
-            Mocha => &["mocha"],
-            Jest => &["jest"],
-            Vitest => &["vitest"],
-            Go => &["go"],
-        }
-    }
-
-    /// Part of the id the runner gives the test that fails at the base as root.
-    fn env_test(self) -> &'static str {
-        match self {
-            Pytest | Unittest | Cargo => "not_root",
-            Node | Mocha | Jest | Vitest => "not root",
-            Go => "TestNotRoot",
-        }
-    }
-
     /// Whether the runner's default output names a test that was skipped or expected to
     /// fail. jest (with more than one test file) and vitest (for a file without a failure)
     /// print only counts for them, so no reader can name the test.
@@ -211,16 +141,7 @@ impl Project {
             Base::EnvFailing => format!("known_failures = [\"*{}*\"]\n", runner.env_test()),
             _ => String::new(),
         };
-        std::fs::write(
-            root.join("speccoder.toml"),
-            format!(
-                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempts}{exit_zero}{extra}",
-                agent.display(),
-            ),
-        )
-        .expect("config");
-        git(&root, &["init", "--quiet", "--initial-branch=main"]);
-        support::commit_all(&root, "the calculator");
+        commit_base(&root, &agent, &format!("{attempts}{exit_zero}{extra}"));
         copy_dir(&fixture.join("withheld"), &project.withheld());
         if base == Base::WithheldPassing {
             copy_dir(&fixture.join("withheld-passing"), &project.withheld());
@@ -267,10 +188,6 @@ impl Project {
         command.output().expect("speccoder starts").into()
     }
 
-    fn branch(&self, task: &str) -> Option<String> {
-        task_branch(&self.root(), task)
-    }
-
     /// The files of the repository's baseline cache.
     fn baselines(&self) -> Vec<PathBuf> {
         files_under(&self.root().join(".git/speccoder/baselines"))
@@ -279,58 +196,24 @@ impl Project {
 
 /// Checks `run` against `case`; `Err` says what is wrong.
 fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
-    let Some(story) = &run.story else {
+    if run.story.is_none() {
         return Err(format!("no JSON story: {}", run.summary()));
-    };
-    let checks = run.verdict_checks();
+    }
+    let root = project.root();
     match case.expect {
         Expect::Passed => {
-            if run.code != Some(0) || run.verdict() != "passed" {
-                return Err(format!("did not pass: {}", run.summary()));
-            }
-            if project.branch("T7").as_deref() != story["commit"].as_str() {
+            run.expect_passed(&root, "T7")?;
+            // jest and vitest over several files name no passing test: the counts decide.
+            let counts = matches!(case.runner, Jest | Vitest).then_some("counts");
+            run.expect_judged(case.runner, counts)?;
+            if case.base == Base::EnvFailing
+                && !run.some_check_says("known_failures", case.runner.env_test())
+            {
                 return Err(format!(
-                    "speccoder/T7 is not the story's commit: {}",
+                    "`{}` is not named as a known failure: {}",
+                    case.runner.env_test(),
                     run.summary()
                 ));
-            }
-            if checks.is_empty() {
-                return Err(format!("no check ran: {}", run.summary()));
-            }
-            for check in &checks {
-                let tests = &check["tests"];
-                // jest and vitest over several files name no passing test: the counts
-                // decide.
-                let counts_ok = matches!(case.runner, Jest | Vitest) && tests["rule"] == "counts";
-                if tests["rule"] != "per_test" && !counts_ok {
-                    return Err(format!(
-                        "judged by {}, not per test: {}",
-                        tests["rule"],
-                        run.summary()
-                    ));
-                }
-                let runners = tests["runners"].as_array().cloned().unwrap_or_default();
-                if !runners.iter().any(|r| r == case.runner.story_name()) {
-                    return Err(format!(
-                        "tests.runners is {}, not {}: {}",
-                        tests["runners"],
-                        case.runner.story_name(),
-                        run.summary()
-                    ));
-                }
-            }
-            if case.base == Base::EnvFailing {
-                let known: Vec<String> = checks
-                    .iter()
-                    .map(|c| c["tests"]["known_failures"].to_string())
-                    .collect();
-                if !known.iter().any(|b| b.contains(case.runner.env_test())) {
-                    return Err(format!(
-                        "`{}` is not named as a known failure: {}",
-                        case.runner.env_test(),
-                        run.summary()
-                    ));
-                }
             }
             Ok(())
         }
@@ -341,26 +224,8 @@ fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
             if !matches!(run.code, Some(1 | 3)) {
                 return Err(format!("exit code is not 1 or 3: {}", run.summary()));
             }
-            if let Some(branch) = project.branch("T7") {
-                return Err(format!("a task branch was left at {branch}"));
-            }
-            if !run.findings().is_empty() {
-                return Err(format!(
-                    "a finding decided, not the tests' results: {}",
-                    run.summary()
-                ));
-            }
-            if !checks.iter().any(|c| c["passed"] == false) {
-                return Err(format!(
-                    "no check of the verdict's pass failed: {}",
-                    run.summary()
-                ));
-            }
-            let said: Vec<String> = checks
-                .iter()
-                .map(|c| c["tests"]["not_passed"].to_string())
-                .collect();
-            if !said.iter().any(|s| s.contains(why)) {
+            run.expect_failed_by_tests(&root, "T7")?;
+            if !run.some_check_says("not_passed", why) {
                 return Err(format!(
                     "no `tests.not_passed` says `{why}`: {}",
                     run.summary()

@@ -9,6 +9,82 @@ use serde_json::Value;
 
 use super::{copy_dir, fixtures_dir, git, path_var};
 
+/// The projects of fixtures/per-test, one per runner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// pytest, through make.
+    Pytest,
+    /// `python3 -m unittest discover -v`, through make.
+    Unittest,
+    /// `cargo test`.
+    Cargo,
+    /// package.json's `node --test`.
+    Node,
+    /// package.json's `mocha`.
+    Mocha,
+    /// package.json's `jest`.
+    Jest,
+    /// package.json's `vitest run --globals`.
+    Vitest,
+    /// `go test -v ./...`, through make.
+    Go,
+}
+
+use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
+
+/// Every runner.
+pub const ALL: [Runner; 8] = [Pytest, Unittest, Cargo, Node, Mocha, Jest, Vitest, Go];
+
+impl Runner {
+    /// Its folder in fixtures/per-test.
+    pub fn fixture(self) -> &'static str {
+        match self {
+            Pytest => "pytest",
+            Unittest => "unittest",
+            Cargo => "cargo",
+            Node => "node",
+            Mocha => "mocha",
+            Jest => "jest",
+            Vitest => "vitest",
+            Go => "go",
+        }
+    }
+
+    /// The runner as the story names it in `tests.runners`.
+    pub fn story_name(self) -> &'static str {
+        match self {
+            Pytest => "pytest",
+            Unittest => "unittest",
+            Cargo => "libtest",
+            Node => "node_test",
+            Mocha => "mocha",
+            Jest => "jest",
+            Vitest => "vitest",
+            Go => "go_test",
+        }
+    }
+
+    pub fn tools(self) -> &'static [&'static str] {
+        match self {
+            Pytest => &["pytest"],
+            Unittest | Cargo | Node => &[],
+            Mocha => &["mocha"],
+            Jest => &["jest"],
+            Vitest => &["vitest"],
+            Go => &["go"],
+        }
+    }
+
+    /// Part of the id the runner gives the test that fails at the base as root.
+    pub fn env_test(self) -> &'static str {
+        match self {
+            Pytest | Unittest | Cargo => "not_root",
+            Node | Mocha | Jest | Vitest => "not root",
+            Go => "TestNotRoot",
+        }
+    }
+}
+
 /// Every file under `dir`, relative to it, sorted.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
@@ -112,6 +188,22 @@ pub fn write_add_bundle(path: &Path, task: &str, acceptance: Option<&Path>) {
     std::fs::write(path, bundle.to_string()).expect("bundle");
 }
 
+/// Writes `root`'s `speccoder.toml` (the command executor running `sh agent`, with
+/// `attempt` as the `[attempt]` lines) and commits the folder as the first commit of a new
+/// repository: the base of the attempts.
+pub fn commit_base(root: &Path, agent: &Path, attempt: &str) {
+    std::fs::write(
+        root.join("speccoder.toml"),
+        format!(
+            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempt}",
+            agent.display(),
+        ),
+    )
+    .expect("config");
+    git(root, &["init", "--quiet", "--initial-branch=main"]);
+    super::commit_all(root, "the calculator");
+}
+
 /// `speccoder -C root attempt --bundle bundle --json` with the tools' PATH, the tests'
 /// cache and state folders, and no git configuration of the person's.
 pub fn attempt_command(root: &Path, bundle: &Path) -> Command {
@@ -213,6 +305,81 @@ impl Run {
             .iter()
             .filter_map(|n| n.as_str().map(str::to_owned))
             .collect()
+    }
+
+    /// Whether the JSON text of `tests.<field>` in some check of the verdict's pass holds
+    /// `part`, ignoring case.
+    pub fn some_check_says(&self, field: &str, part: &str) -> bool {
+        let part = part.to_lowercase();
+        self.verdict_checks()
+            .iter()
+            .any(|c| c["tests"][field].to_string().to_lowercase().contains(&part))
+    }
+
+    /// `Err` unless the attempt passed (exit 0) after at least one check, with
+    /// `speccoder/<task>` in `root` at the story's commit.
+    pub fn expect_passed(&self, root: &Path, task: &str) -> Result<(), String> {
+        if self.code != Some(0) || self.verdict() != "passed" {
+            return Err(format!("did not pass: {}", self.summary()));
+        }
+        let commit = self.story.as_ref().and_then(|s| s["commit"].as_str());
+        if task_branch(root, task).as_deref() != commit {
+            return Err(format!(
+                "speccoder/{task} is not the story's commit: {}",
+                self.summary()
+            ));
+        }
+        if self.verdict_checks().is_empty() {
+            return Err(format!("no check ran: {}", self.summary()));
+        }
+        Ok(())
+    }
+
+    /// `Err` unless every check of the verdict's pass was judged from `runner`'s results,
+    /// per test (or by `other_rule`, when given).
+    pub fn expect_judged(&self, runner: Runner, other_rule: Option<&str>) -> Result<(), String> {
+        for check in self.verdict_checks() {
+            let tests = &check["tests"];
+            let rule = tests["rule"].as_str();
+            if rule != Some("per_test") && (other_rule.is_none() || rule != other_rule) {
+                return Err(format!(
+                    "judged by {}, not per test: {}",
+                    tests["rule"],
+                    self.summary()
+                ));
+            }
+            let runners = tests["runners"].as_array().cloned().unwrap_or_default();
+            if !runners.iter().any(|r| r == runner.story_name()) {
+                return Err(format!(
+                    "tests.runners is {}, not {}: {}",
+                    tests["runners"],
+                    runner.story_name(),
+                    self.summary()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `Err` unless the tests' results decided a failure: no finding, a check of the
+    /// verdict's pass failed, and no `speccoder/<task>` in `root`.
+    pub fn expect_failed_by_tests(&self, root: &Path, task: &str) -> Result<(), String> {
+        if let Some(branch) = task_branch(root, task) {
+            return Err(format!("a task branch was left at {branch}"));
+        }
+        if !self.findings().is_empty() {
+            return Err(format!(
+                "a finding decided, not the tests' results: {}",
+                self.summary()
+            ));
+        }
+        if !self.verdict_checks().iter().any(|c| c["passed"] == false) {
+            return Err(format!(
+                "no check of the verdict's pass failed: {}",
+                self.summary()
+            ));
+        }
+        Ok(())
     }
 
     /// For a failure message: exit code, verdict, findings, the verdict checks' tests and
