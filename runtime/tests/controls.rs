@@ -415,6 +415,8 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
     if cell.agent.passes() {
         run.expect_passed(root, task)?;
         if cell.agent == Agent::HonestWithKnownFailure {
+            // Named only when it failed in the check, as root: a listed test that passes is
+            // a note instead.
             let env_test = combo.runner.env_test();
             if !run.some_check_says("known_failures", env_test) {
                 return Err(format!(
