@@ -7,89 +7,21 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::Value;
-use support::{copy_dir, fixtures_dir, git, path_var, require_tools};
+use support::attempts::{
+    ALL, Run, Runner, attempt_command, commit_base, files_under, use_go_cache, write_add_bundle,
+};
+use support::{copy_dir, fixtures_dir, require_tools};
 
-/// The projects of fixtures/per-test, one per runner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runner {
-    /// pytest, through make.
-    Pytest,
-    /// `python3 -m unittest discover -v`, through make.
-    Unittest,
-    /// `cargo test`.
-    Cargo,
-    /// package.json's `node --test`.
-    Node,
-    /// package.json's `mocha`.
-    Mocha,
-    /// package.json's `jest`.
-    Jest,
-    /// package.json's `vitest run --globals`.
-    Vitest,
-    /// `go test -v ./...`, through make.
-    Go,
-}
+use Runner::{Cargo, Go, Jest, Mocha, Pytest, Unittest, Vitest};
 
-use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
-
-/// Every runner.
-const ALL: [Runner; 8] = [Pytest, Unittest, Cargo, Node, Mocha, Jest, Vitest, Go];
-
+/// What these tests ask of a runner besides what support knows.
 impl Runner {
-    fn fixture(self) -> &'static str {
-        match self {
-            Pytest => "pytest",
-            Unittest => "unittest",
-            Cargo => "cargo",
-            Node => "node",
-            Mocha => "mocha",
-            Jest => "jest",
-            Vitest => "vitest",
-            Go => "go",
-        }
-    }
-
-    /// The runner as the story names it in `tests.runners`.
-    fn story_name(self) -> &'static str {
-        match self {
-            Pytest => "pytest",
-            Unittest => "unittest",
-            Cargo => "libtest",
-            Node => "node_test",
-            Mocha => "mocha",
-            Jest => "jest",
-            Vitest => "vitest",
-            Go => "go_test",
-        }
-    }
-
-    fn tools(self) -> &'static [&'static str] {
-        match self {
-            Pytest => &["pytest"],
-            Unittest | Cargo | Node => &[],
-            Mocha => &["mocha"],
-            Jest => &["jest"],
-            Vitest => &["vitest"],
-            Go => &["go"],
-        }
-    }
-
-    /// Part of the id the runner gives the test that fails at the base as root.
-    fn env_test(self) -> &'static str {
-        match self {
-            Pytest | Unittest | Cargo => "not_root",
-            Node | Mocha | Jest | Vitest => "not root",
-            Go => "TestNotRoot",
-        }
-    }
-
     /// Whether the runner's default output names a test that was skipped or expected to
     /// fail. jest (with more than one test file) and vitest (for a file without a failure)
     /// print only counts for them, so no reader can name the test.
@@ -178,67 +110,6 @@ impl Case {
     }
 }
 
-/// Every file under `dir`, relative to it, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if entry.file_type().expect("type").is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.push(path.strip_prefix(root).expect("under root").to_owned());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
-/// A Go build cache filled once per test process, outside the system's temporary folder
-/// (the checks get a private one): read-only in the checks' sandbox, where `go test` still
-/// reads it and builds only the project, instead of the standard library's `testing` and
-/// its imports anew in every check (15 to 30 s each here).
-fn go_cache() -> &'static Path {
-    static CACHE: OnceLock<PathBuf> = OnceLock::new();
-    CACHE.get_or_init(|| {
-        let top = Path::new(env!("CARGO_TARGET_TMPDIR")).join("per-test-go");
-        let cache = top.join("cache");
-        let project = top.join("project");
-        let _ = std::fs::remove_dir_all(&project);
-        let fixture = fixtures_dir().join("per-test/go");
-        for part in ["project", "acceptance", "withheld", "env"] {
-            copy_dir(&fixture.join(part), &project);
-        }
-        // Honest, so that every test runs: the stub's panic would end the run.
-        let calc = project.join("calc.go");
-        let text = std::fs::read_to_string(&calc).expect("calc.go");
-        std::fs::write(
-            &calc,
-            text.replace("panic(\"T7 adds this\")", "return a + b"),
-        )
-        .expect("calc.go");
-        let out = Command::new("go")
-            .args(["test", "-v", "./..."])
-            .current_dir(&project)
-            .env("PATH", path_var())
-            .env("GOCACHE", &cache)
-            .env("GOPATH", top.join("gopath"))
-            .env("GOTOOLCHAIN", "local")
-            .output()
-            .expect("go runs");
-        // TestNotRoot fails as root; what matters is that the cache is filled.
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("--- PASS: TestAddMixed"),
-            "go test did not run: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        cache
-    })
-}
-
 /// A git repository holding one runner's project with its bundle and withheld tests
 /// beside it, and per_test.sh as the agent.
 struct Project {
@@ -270,16 +141,7 @@ impl Project {
             Base::EnvFailing => format!("known_failures = [\"*{}*\"]\n", runner.env_test()),
             _ => String::new(),
         };
-        std::fs::write(
-            root.join("speccoder.toml"),
-            format!(
-                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempts}{exit_zero}{extra}",
-                agent.display(),
-            ),
-        )
-        .expect("config");
-        git(&root, &["init", "--quiet", "--initial-branch=main"]);
-        support::commit_all(&root, "the calculator");
+        commit_base(&root, &agent, &format!("{attempts}{exit_zero}{extra}"));
         copy_dir(&fixture.join("withheld"), &project.withheld());
         if base == Base::WithheldPassing {
             copy_dir(&fixture.join("withheld-passing"), &project.withheld());
@@ -305,71 +167,25 @@ impl Project {
     /// The bundle of `task`: the same acceptance tests whatever the task, so the base is
     /// the same tree.
     fn write_bundle(&self, task: &str) {
-        let acceptance_dir = fixtures_dir()
+        let acceptance = fixtures_dir()
             .join("per-test")
             .join(self.runner.fixture())
             .join("acceptance");
-        let mut acceptance = serde_json::Map::new();
-        for file in files_under(&acceptance_dir) {
-            let text = std::fs::read_to_string(acceptance_dir.join(&file)).expect("acceptance");
-            acceptance.insert(file.to_str().expect("utf-8").to_owned(), text.into());
-        }
-        let bundle = serde_json::json!({
-            "task": { "id": task, "title": "Add two numbers", "phase": "core" },
-            "story": "As a user I add two integers.",
-            "plan": "Implement `add(a, b)`.",
-            "constitution": "Keep it small.",
-            "acceptance": acceptance,
-        });
-        std::fs::write(self.bundle(task), bundle.to_string()).expect("bundle");
+        write_add_bundle(&self.bundle(task), task, Some(&acceptance));
     }
 
     /// One `speccoder attempt --json --withheld …` of `task` with the agent in `mode`.
     fn attempt(&self, task: &str, mode: &str) -> Run {
-        let withheld = self.withheld();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        let mut command = attempt_command(&self.root(), &self.bundle(task));
         command
-            .arg("-C")
-            .arg(self.root())
-            .arg("attempt")
-            .arg("--bundle")
-            .arg(self.bundle(task))
-            .args(["--json", "--withheld"])
-            .arg(&withheld)
-            .env("PATH", path_var())
-            .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
-            .env("XDG_STATE_HOME", support::test_state_dir())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .arg("--withheld")
+            .arg(self.withheld())
             .env("PER_TEST_MODE", mode)
             .env("PER_TEST_RUNNER", self.runner.fixture());
-        // `PER_TEST_GO_CACHE=none` leaves the cache to go (`~/.cache/go-build`).
-        if self.runner == Go && std::env::var_os("PER_TEST_GO_CACHE").is_none_or(|v| v != "none") {
-            command
-                .env("GOCACHE", go_cache())
-                .env("GOPATH", "/tmp/go")
-                .env("GOTOOLCHAIN", "local");
+        if self.runner == Go {
+            use_go_cache(&mut command);
         }
-        let out = command.output().expect("speccoder starts");
-        Run {
-            code: out.status.code(),
-            story: serde_json::from_slice(&out.stdout).ok(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    fn branch(&self, task: &str) -> Option<String> {
-        let refs = git(
-            &self.root(),
-            &[
-                "for-each-ref",
-                "--format=%(objectname)",
-                &format!("refs/heads/speccoder/{task}"),
-            ],
-        );
-        let commit = refs.trim();
-        (!commit.is_empty()).then(|| commit.to_owned())
+        command.output().expect("speccoder starts").into()
     }
 
     /// The files of the repository's baseline cache.
@@ -378,163 +194,26 @@ impl Project {
     }
 }
 
-/// What one `speccoder attempt --json` said.
-struct Run {
-    code: Option<i32>,
-    story: Option<Value>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn verdict(&self) -> &str {
-        self.story
-            .as_ref()
-            .and_then(|s| s["verdict"].as_str())
-            .unwrap_or("(no story)")
-    }
-
-    fn attempts(&self) -> Vec<Value> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["attempts"].as_array().cloned())
-            .unwrap_or_default()
-    }
-
-    fn findings(&self) -> Vec<Value> {
-        self.attempts()
-            .iter()
-            .flat_map(|a| a["findings"].as_array().cloned().unwrap_or_default())
-            .collect()
-    }
-
-    /// The checks of the verdict's pass of the last attempt.
-    fn verdict_checks(&self) -> Vec<Value> {
-        self.attempts()
-            .last()
-            .and_then(|a| a["checks"].as_array().cloned())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| c["pass"] == "verdict")
-            .collect()
-    }
-
-    /// The story's `baseline` results.
-    fn baseline(&self) -> Vec<Value> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["baseline"].as_array().cloned())
-            .unwrap_or_default()
-    }
-
-    fn notes(&self) -> Vec<String> {
-        self.story
-            .as_ref()
-            .and_then(|s| s["notes"].as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|n| n.as_str().map(str::to_owned))
-            .collect()
-    }
-
-    /// For a failure message: exit code, verdict, findings, the verdict checks' tests and
-    /// output tails, or stderr when there is no story.
-    fn summary(&self) -> String {
-        if self.story.is_none() {
-            return format!(
-                "exit {:?}, no story; stdout …{}; stderr …{}",
-                self.code,
-                tail(&self.stdout, 400),
-                tail(&self.stderr, 800)
-            );
-        }
-        let checks: Vec<String> = self
-            .verdict_checks()
-            .iter()
-            .map(|c| {
-                format!(
-                    "[{} exit {} passed {}: tests {}; output …{}]",
-                    c["command"],
-                    c["exit_code"],
-                    c["passed"],
-                    c["tests"],
-                    tail(c["output_tail"].as_str().unwrap_or_default(), 700)
-                )
-            })
-            .collect();
-        format!(
-            "exit {:?}, verdict {}, findings {}, checks {}",
-            self.code,
-            self.verdict(),
-            Value::Array(self.findings()),
-            checks.join(" ")
-        )
-    }
-}
-
-/// The last `n` bytes of `text` (at a character boundary), on one line.
-fn tail(text: &str, n: usize) -> String {
-    let start = text.len().saturating_sub(n);
-    let start = (start..text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    text[start..].replace('\n', " ⏎ ")
-}
-
 /// Checks `run` against `case`; `Err` says what is wrong.
 fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
-    let Some(story) = &run.story else {
+    if run.story.is_none() {
         return Err(format!("no JSON story: {}", run.summary()));
-    };
-    let checks = run.verdict_checks();
+    }
+    let root = project.root();
     match case.expect {
         Expect::Passed => {
-            if run.code != Some(0) || run.verdict() != "passed" {
-                return Err(format!("did not pass: {}", run.summary()));
-            }
-            if project.branch("T7").as_deref() != story["commit"].as_str() {
+            run.expect_passed(&root, "T7")?;
+            // jest and vitest over several files name no passing test: the counts decide.
+            let counts = matches!(case.runner, Jest | Vitest).then_some("counts");
+            run.expect_judged(case.runner, counts)?;
+            if case.base == Base::EnvFailing
+                && !run.some_check_says("known_failures", case.runner.env_test())
+            {
                 return Err(format!(
-                    "speccoder/T7 is not the story's commit: {}",
+                    "`{}` is not named as a known failure: {}",
+                    case.runner.env_test(),
                     run.summary()
                 ));
-            }
-            if checks.is_empty() {
-                return Err(format!("no check ran: {}", run.summary()));
-            }
-            for check in &checks {
-                let tests = &check["tests"];
-                // jest and vitest over several files name no passing test: the counts
-                // decide.
-                let counts_ok = matches!(case.runner, Jest | Vitest) && tests["rule"] == "counts";
-                if tests["rule"] != "per_test" && !counts_ok {
-                    return Err(format!(
-                        "judged by {}, not per test: {}",
-                        tests["rule"],
-                        run.summary()
-                    ));
-                }
-                let runners = tests["runners"].as_array().cloned().unwrap_or_default();
-                if !runners.iter().any(|r| r == case.runner.story_name()) {
-                    return Err(format!(
-                        "tests.runners is {}, not {}: {}",
-                        tests["runners"],
-                        case.runner.story_name(),
-                        run.summary()
-                    ));
-                }
-            }
-            if case.base == Base::EnvFailing {
-                let known: Vec<String> = checks
-                    .iter()
-                    .map(|c| c["tests"]["known_failures"].to_string())
-                    .collect();
-                if !known.iter().any(|b| b.contains(case.runner.env_test())) {
-                    return Err(format!(
-                        "`{}` is not named as a known failure: {}",
-                        case.runner.env_test(),
-                        run.summary()
-                    ));
-                }
             }
             Ok(())
         }
@@ -545,26 +224,8 @@ fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
             if !matches!(run.code, Some(1 | 3)) {
                 return Err(format!("exit code is not 1 or 3: {}", run.summary()));
             }
-            if let Some(branch) = project.branch("T7") {
-                return Err(format!("a task branch was left at {branch}"));
-            }
-            if !run.findings().is_empty() {
-                return Err(format!(
-                    "a finding decided, not the tests' results: {}",
-                    run.summary()
-                ));
-            }
-            if !checks.iter().any(|c| c["passed"] == false) {
-                return Err(format!(
-                    "no check of the verdict's pass failed: {}",
-                    run.summary()
-                ));
-            }
-            let said: Vec<String> = checks
-                .iter()
-                .map(|c| c["tests"]["not_passed"].to_string())
-                .collect();
-            if !said.iter().any(|s| s.contains(why)) {
+            run.expect_failed_by_tests(&root, "T7")?;
+            if !run.some_check_says("not_passed", why) {
                 return Err(format!(
                     "no `tests.not_passed` says `{why}`: {}",
                     run.summary()

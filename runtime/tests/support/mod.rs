@@ -15,6 +15,8 @@ use speccoder_runtime::config::RecipeConfig;
 use speccoder_runtime::process::{CommandRunner, LocalRunner, RunOutput, RunRequest};
 use speccoder_runtime::recipe::{ProcessProbe, Recipe};
 
+pub mod attempts;
+
 /// Where `scripts/install-tools.sh` puts the real tools' binaries.
 pub fn tools_bin() -> PathBuf {
     std::env::var_os("TOOLS_DIR")
@@ -115,7 +117,10 @@ pub fn fixture_names() -> Vec<String> {
         .filter_map(|e| e.file_name().into_string().ok())
         // Fixtures of the attempt and recorded test outputs, not projects to detect.
         .filter(|name| {
-            !["agents", "attempt", "per-test", "results", "verdict"].contains(&name.as_str())
+            ![
+                "agents", "attempt", "controls", "per-test", "results", "verdict",
+            ]
+            .contains(&name.as_str())
         })
         .collect();
     names.sort();
