@@ -156,3 +156,70 @@ fn a_forged_report_is_caught_by_the_canary() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Go package whose `init` prints `--- PASS` for every test function it finds in the
+/// package's test files and exits 0 before any test runs: `go test` sees a binary that
+/// passed. Go has no text rule that reads this.
+const FORGED_GO: &str = r#"cat > calc.go <<'GO'
+package calc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// Add returns a minus b.
+func Add(a, b int) int { return a - b }
+
+func init() {
+	files, _ := filepath.Glob("*_te" + "st.go")
+	re := regexp.MustCompile(`func (Test\w+)\(`)
+	for _, f := range files {
+		text, _ := os.ReadFile(f)
+		for _, m := range re.FindAllStringSubmatch(string(text), -1) {
+			fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", m[1], m[1])
+		}
+	}
+	fmt.Println("PASS")
+	os.Exit(0)
+}
+GO
+"#;
+
+#[test]
+fn a_go_package_that_prints_its_own_passes_is_caught_by_the_canary() {
+    require_tools(&["go"]);
+    let project = Project::new(
+        &[
+            ("go.mod", "module calc\n\ngo 1.21\n"),
+            (
+                "calc.go",
+                "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+            ),
+            (
+                "add_test.go",
+                "package calc\n\nimport \"testing\"\n\nfunc TestAddSmall(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"2 + 3\")\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif Add(-4, 1) != -3 {\n\t\tt.Fatal(\"-4 + 1\")\n\t}\n}\n",
+            ),
+        ],
+        "",
+    )
+    .with_go_cache();
+    let mut failures = Vec::new();
+    let story = project.attempt(FORGED_GO, None);
+    expect(
+        &mut failures,
+        "go init forging passes",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
+    let honest = "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n";
+    let story = project.attempt(honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    if story["attempts"][0]["checks"][0]["tests"]["canary"] != "held" {
+        failures.push(format!("the canary did not hold: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

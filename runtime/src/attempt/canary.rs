@@ -85,6 +85,69 @@ fn python_canary(token: &str) -> String {
     )
 }
 
+/// The JavaScript test runner a check runs, as far as the project says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Js {
+    NodeTest,
+    Mocha,
+    Jest,
+    Vitest,
+}
+
+impl Js {
+    /// The runner `text` (the checks' commands and the package's manifest) names: vitest
+    /// before jest (a vitest project may name jest's matchers), then mocha, then node's.
+    fn named_in(text: &str) -> Option<Self> {
+        if text.contains("vitest") {
+            Some(Self::Vitest)
+        } else if text.contains("jest") {
+            Some(Self::Jest)
+        } else if text.contains("mocha") {
+            Some(Self::Mocha)
+        } else if text.contains("--test") || text.contains("node:test") {
+            Some(Self::NodeTest)
+        } else {
+            None
+        }
+    }
+
+    /// The canary file's text, and its extension.
+    fn canary(self, token: &str) -> (String, &'static str) {
+        let tests = |call: &str| {
+            format!(
+                "{call}(\"canary passes {token}\", () => {{}});\n\n{call}(\"canary fails {token}\", () => {{\n  throw new Error(\"{CANARY_WORDS}: this test fails on purpose\");\n}});\n"
+            )
+        };
+        match self {
+            // A CommonJS file, whatever the package's type: node runs `.cjs` as such.
+            Self::NodeTest => (
+                format!(
+                    "const {{ test }} = require(\"node:test\");\n\n{}",
+                    tests("test")
+                ),
+                "cjs",
+            ),
+            Self::Mocha => (tests("it"), "js"),
+            Self::Jest => (tests("test"), "js"),
+            // vitest reads ES imports in any file, and its globals may be off.
+            Self::Vitest => (
+                format!("import {{ test }} from \"vitest\";\n\n{}", tests("test")),
+                "js",
+            ),
+        }
+    }
+}
+
+/// The name of a JavaScript canary beside `test_file`, in its shape (`x.test.js`,
+/// `x.spec.ts`, `x_test.js`, or any name in a test folder).
+fn js_name(test_file: &str, token: &str, extension: &str) -> String {
+    let mark = [".test.", ".spec.", "_test.", "-test."]
+        .into_iter()
+        .find(|mark| test_file.contains(mark))
+        .unwrap_or(".");
+    format!("zz{token}{mark}{extension}")
+}
+
 fn go_canary(package: &str, token: &str) -> String {
     format!(
         "package {package}\n\nimport \"testing\"\n\nfunc TestSpeccoderCanaryPasses{token}(t *testing.T) {{}}\n\nfunc TestSpeccoderCanaryFails{token}(t *testing.T) {{\n\tt.Fatal(\"{CANARY_WORDS}: this test fails on purpose\")\n}}\n"
@@ -107,6 +170,7 @@ impl Canary {
     pub(crate) fn plant(
         dir: &Path,
         tests: &[&Entry],
+        js: Option<Js>,
         read: impl Fn(&Entry) -> Option<String>,
     ) -> Result<Self, String> {
         let token = token();
@@ -131,6 +195,24 @@ impl Canary {
                 )?;
             }
         }
+        // JavaScript: one file beside the first test file, for the runner the check names.
+        let is_js = |p: &str| {
+            [".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]
+                .iter()
+                .any(|e| p.ends_with(e))
+        };
+        if let Some(js) = js
+            && let Some(entry) = tests
+                .iter()
+                .find(|e| is_js(&e.path) && !e.path.contains("node_modules/"))
+        {
+            let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
+            let folder = dir.join(folder);
+            let (text, extension) = js.canary(&token);
+            if folder.is_dir() {
+                write(folder.join(js_name(name, &token, extension)), text)?;
+            }
+        }
         // Go: one file in each package that has tests, in its own package.
         let mut packages: BTreeMap<&str, &Entry> = BTreeMap::new();
         for entry in tests.iter().filter(|e| e.path.ends_with("_test.go")) {
@@ -144,8 +226,10 @@ impl Canary {
             };
             let folder = dir.join(folder);
             if folder.is_dir() {
+                // First in the package: go runs a package's tests in file order, and a
+                // panic in a later test ends them all.
                 write(
-                    folder.join(format!("zz_canary_{token}_test.go")),
+                    folder.join(format!("0canary_{token}_test.go")),
                     go_canary(package, &token),
                 )?;
             }
@@ -245,7 +329,20 @@ pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &mut CheckTree) -
         let bytes = blobs.into_iter().next()??;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     };
-    match Canary::plant(&check.dir, &tests, read) {
+    // What the checks run, and the package's manifest: which JavaScript runner it is.
+    let mut named = String::new();
+    for op in &prepared.ops {
+        if let Ok(resolved) = prepared.recipe.resolve(op) {
+            named.push_str(&resolved.command);
+            named.push('\n');
+        }
+    }
+    if let Ok(bytes) =
+        speccoder_runners::files::read_limited(&check.project.join("package.json"), 1 << 20)
+    {
+        named.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    match Canary::plant(&check.dir, &tests, Js::named_in(&named), read) {
         Ok(canary) => {
             check.read_only.extend(canary.files.iter().cloned());
             canary
@@ -264,6 +361,23 @@ mod tests {
         assert_eq!(python_name("add_test.py", "ab"), "zzab_test.py");
         assert_eq!(python_name("check_add.py", "ab"), "check_zzab.py");
         assert_eq!(python_name("tests.py", "ab"), "test_zzab.py");
+    }
+
+    #[test]
+    fn javascript_canaries_take_the_shape_of_the_projects_test_files() {
+        assert_eq!(js_name("add.test.js", "ab", "js"), "zzab.test.js");
+        assert_eq!(js_name("add.spec.ts", "ab", "js"), "zzab.spec.js");
+        assert_eq!(js_name("add_test.js", "ab", "cjs"), "zzab_test.cjs");
+        assert_eq!(js_name("add.js", "ab", "js"), "zzab.js");
+        assert_eq!(
+            Js::named_in("vitest run --globals\n\"jest-dom\""),
+            Some(Js::Vitest)
+        );
+        assert_eq!(
+            Js::named_in("{\"scripts\": {\"test\": \"node --test\"}}"),
+            Some(Js::NodeTest)
+        );
+        assert_eq!(Js::named_in("make test"), None);
     }
 
     #[test]

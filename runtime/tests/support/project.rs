@@ -12,12 +12,14 @@ use super::{commit_all, git, path_var};
 /// the executor and `attempt` lines added to `[attempt]`.
 pub struct Project {
     dir: tempfile::TempDir,
+    /// Whether `go` reads the tests' shared build cache.
+    go: bool,
 }
 
 impl Project {
     pub fn new(files: &[(&str, &str)], attempt: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let project = Self { dir };
+        let project = Self { dir, go: false };
         let root = project.root();
         for (path, text) in files {
             let path = root.join(path);
@@ -49,6 +51,12 @@ impl Project {
         project
     }
 
+    /// The project with `go` pointed at the tests' shared build cache.
+    pub fn with_go_cache(mut self) -> Self {
+        self.go = true;
+        self
+    }
+
     pub fn root(&self) -> PathBuf {
         self.dir.path().join("repo")
     }
@@ -67,7 +75,11 @@ impl Project {
     pub fn speccoder(&self, args: &[&str], agent: &str) -> std::process::Output {
         let script = self.dir.path().join("agent-script.sh");
         std::fs::write(&script, agent).expect("agent script");
-        Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        if self.go {
+            super::attempts::use_go_cache(&mut command);
+        }
+        command
             .arg("-C")
             .arg(self.root())
             .args(args)
