@@ -184,8 +184,25 @@ impl Canary {
             files.push(path);
             Ok(())
         };
-        // Python: one module beside the first test file.
-        if let Some(entry) = tests.iter().find(|e| e.path.ends_with(".py")) {
+        // Python: one module beside the first test module (one named like a test first;
+        // never beside a package's `__init__.py` or a `conftest.py` alone).
+        let python: Vec<&Entry> = tests
+            .iter()
+            .copied()
+            .filter(|e| {
+                let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+                name.ends_with(".py") && !name.starts_with('_') && name != "conftest.py"
+            })
+            .collect();
+        let first = python
+            .iter()
+            .find(|e| {
+                let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+                name.starts_with("test") || name.ends_with("_test.py")
+            })
+            .or(python.first())
+            .copied();
+        if let Some(entry) = first {
             let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
             let folder = dir.join(folder);
             if folder.is_dir() {
@@ -378,6 +395,35 @@ mod tests {
             Some(Js::NodeTest)
         );
         assert_eq!(Js::named_in("make test"), None);
+    }
+
+    #[test]
+    fn python_canaries_go_beside_a_test_module() {
+        let entry = |path: &str| Entry {
+            mode: "100644".into(),
+            object: String::new(),
+            path: path.into(),
+            utf8: true,
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        for folder in ["checks", "tests"] {
+            std::fs::create_dir(dir.path().join(folder)).expect("mkdir");
+        }
+        let tests = [
+            entry("checks/__init__.py"),
+            entry("checks/check_add.py"),
+            entry("tests/__init__.py"),
+            entry("tests/conftest.py"),
+            entry("tests/test_add.py"),
+        ];
+        let refs: Vec<&Entry> = tests.iter().collect();
+        let canary = Canary::plant(dir.path(), &refs, None, |_| None).expect("planted");
+        assert_eq!(canary.files.len(), 1);
+        let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
+        assert!(name.to_string_lossy().starts_with("tests/test_zz"), "{name:?}");
+        let canary = Canary::plant(dir.path(), &refs[..2], None, |_| None).expect("planted");
+        let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
+        assert!(name.to_string_lossy().starts_with("checks/check_zz"), "{name:?}");
     }
 
     #[test]

@@ -102,10 +102,11 @@ const JS_FRAMEWORKS: &str = "@jest, @vitest, ava, jest, mocha, node:test, test, 
 const TEST_FOLDERS: &str = "__tests__, spec, test, tests";
 /// Test file names too common to say that a string means the test file.
 const GENERIC_NAMES: &str = "__init__.py, index.js, index.ts, lib.rs, main.rs, mod.rs";
-/// Calls and operators (spaces left out) that make a lone `"tests"` after them a path.
-const PATH_CALLS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, chdir(, exists(, \
-    fs::, glob(, is_dir(, isdir(, join(, listdir(, open(, path.resolve(, readFile, read_dir(, \
-    readdir, scandir(, walk(";
+/// Calls (spaces left out) that read what a lone `"tests"` after them names: a path only
+/// built (`os.path.join(root, "tests")` in a scaffolding function) or checked for reads
+/// nothing.
+const PATH_CALLS: &str = "chdir(, fs::, glob(, listdir(, open(, readFile, read_dir(, readdir, \
+    scandir(, walk(";
 /// Python modules that are the test framework or that it imports, which a file of the
 /// same name early on `sys.path` replaces.
 const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, collections, \
@@ -259,7 +260,8 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
             continue;
         };
         let code = view.code.as_str();
-        let in_main = lang == Lang::Python && in_main_block(&views, n - 1);
+        let in_main = (lang == Lang::Python && in_main_block(&views, n - 1))
+            || (lang == Lang::Js && in_js_main_block(&views, n - 1));
         let imported = from_imports(code, lang);
         for &(pattern, rule) in table {
             let quoted = pattern
@@ -273,7 +275,7 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
             } else {
                 occurs(code, pattern)
             };
-            let excused = (rule == Rule::Exit && may_exit)
+            let excused = (rule == Rule::Exit && (may_exit || in_main))
                 || (rule == Rule::Framework && in_main)
                 || (pattern == "Error.captureStackTrace" && traces_an_error(code));
             if (hit || occurs(&imported, pattern)) && !excused {
@@ -407,6 +409,34 @@ fn in_main_block(views: &[View], at: usize) -> bool {
         && before
             .find(|v| !v.code.trim().is_empty() && !indented(v))
             .is_some_and(is_main_guard)
+}
+
+/// Whether line `at` (0-based) of a JavaScript file is inside the block of an
+/// `if (require.main === module)` guard, which runs only when node runs the file as a
+/// script, never when a test requires it.
+fn in_js_main_block(views: &[View], at: usize) -> bool {
+    let squeezed = |v: &View| v.code.replace(' ', "");
+    let Some(guard) = views[..at].iter().rposition(|v| {
+        let code = squeezed(v);
+        code.starts_with("if(require.main===module") || code.starts_with("if(require.main==module")
+    }) else {
+        return false;
+    };
+    // Still open at `at`: more `{` than `}` from the guard's line up to it.
+    let mut depth: i64 = 0;
+    for view in &views[guard..at] {
+        for c in view.code.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        if depth <= 0 && view.code.contains('}') {
+            return false;
+        }
+    }
+    depth > 0
 }
 
 /// A Python `from M import a, b` as `M.a M.b `, so that the table's dotted names find what
@@ -688,6 +718,38 @@ mod tests {
     }
 
     #[test]
+    fn honest_scaffolding_and_cli_guards_are_not_tampering() {
+        // A command-line entry point behind node's own guard exits as a script would.
+        let js = "\
+function main(argv) {
+  return argv.length;
+}
+module.exports = { main };
+if (require.main === module) {
+  const code = main(process.argv.slice(2));
+  process.exit(code);
+}
+";
+        case("src/index.js", js, "");
+        // A scaffolding function that lays out a new project's folders.
+        let python = "\
+import os
+
+
+def scaffold(root):
+    os.makedirs(os.path.join(root, \"tests\"), exist_ok=True)
+    return os.path.join(root, \"tests\", \"__init__.py\")
+";
+        case("scaffold.py", python, "");
+        // A product package named `testing` (helpers the product ships for its users).
+        case(
+            "mylib/api.py",
+            "from mylib.testing import fixtures\nfrom .testing import make_client\n",
+            "",
+        );
+    }
+
+    #[test]
     fn names_the_test_framework() {
         let python = "\
 import os, unittest
@@ -966,8 +1028,8 @@ Error.captureStackTrace(holder);
     fn opens_test_files() {
         let python = "\
 DATA = open('tests/test_calc.py').read()
-T = os.path.join(HERE, '..', 'tests')
-p = Path(__file__).parent / 'test'
+T = os.listdir(os.path.join(HERE, '..', 'tests'))
+p = glob.glob(str(Path(__file__).parent / 'test'))
 x = 'test_calc.py'
 from tests import helpers
 import test_calc
