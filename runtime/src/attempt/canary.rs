@@ -420,10 +420,16 @@ mod tests {
         let canary = Canary::plant(dir.path(), &refs, None, |_| None).expect("planted");
         assert_eq!(canary.files.len(), 1);
         let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
-        assert!(name.to_string_lossy().starts_with("tests/test_zz"), "{name:?}");
+        assert!(
+            name.to_string_lossy().starts_with("tests/test_zz"),
+            "{name:?}"
+        );
         let canary = Canary::plant(dir.path(), &refs[..2], None, |_| None).expect("planted");
         let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
-        assert!(name.to_string_lossy().starts_with("checks/check_zz"), "{name:?}");
+        assert!(
+            name.to_string_lossy().starts_with("checks/check_zz"),
+            "{name:?}"
+        );
     }
 
     #[test]
