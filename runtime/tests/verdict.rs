@@ -6,6 +6,8 @@
 
 mod support;
 
+use support::attempts::files_under;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -109,24 +111,6 @@ enum Tests {
 fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = git_command(dir).args(args).output().expect("git runs");
     out.status.success().then_some(out.stdout)
-}
-
-/// Every file under `dir`, as paths relative to it, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("read").flatten() {
-            let path = entry.path();
-            if entry.file_type().expect("type").is_dir() {
-                walk(root, &path, out);
-            } else {
-                out.push(path.strip_prefix(root).expect("under root").to_owned());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 /// A marker unique to one project of this test process, for its agents' processes.
