@@ -85,8 +85,9 @@ fn a_pytest_plugin_registered_from_the_tree_is_a_finding() {
 
 /// Shell lines that write a `calc.py` whose import forges pytest's report: it finds every
 /// test function under `tests/`, writes a JUnit report where each one passed, prints
-/// pytest's closing line and replaces the process with `true`, all through names no text
-/// rule reads. Only the canary, a test that must fail, can tell.
+/// pytest's closing line and replaces the process with `true`, all through names and split
+/// words no text rule reads (`os.execv` and a `"<testcase"` string are tampering). Only
+/// the canary, a test that must fail, can tell.
 const FORGED_JUNIT: &str = r#"cat > calc.py <<'PY'
 import re as _re
 _o = __import__("o" + "s")
@@ -109,9 +110,10 @@ def _forge():
                 text = open(path).read()
                 module = path[:-3].replace("/", ".")
                 for test in _re.findall(r"def (test\w*)", text):
-                    cases.append('<testcase classname="%s" name="%s" time="0"/>' % (module, test))
+                    cases.append('<' + 'testcase classname="%s" name="%s" time="0"/>' % (module, test))
     with open(found.group(1), "w") as out:
-        out.write('<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="%d" failures="0" errors="0">%s</testsuite></testsuites>' % (len(cases), "".join(cases)))
+        suite = "<" + "testsuite"
+        out.write('<?xml version="1.0"?>%ss>%s name="pytest" tests="%d" failures="0" errors="0">%s</testsuite></testsuites>' % (suite, suite, len(cases), "".join(cases)))
     print("%d passed in 0.01s" % len(cases))
     getattr(_o, "ex" + "ecv")("/bin/true", ["true"])
 
@@ -159,7 +161,8 @@ fn a_forged_report_is_caught_by_the_canary() {
 
 /// A Go package whose `init` prints `--- PASS` for every test function it finds in the
 /// package's test files and exits 0 before any test runs: `go test` sees a binary that
-/// passed. Go has no text rule that reads this.
+/// passed. Its words are split and its exit is a raw system call, so that no text rule
+/// reads it (`os.Exit` and a `"--- PASS:"` string are tampering).
 const FORGED_GO: &str = r#"cat > calc.go <<'GO'
 package calc
 
@@ -168,6 +171,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 )
 
 // Add returns a minus b.
@@ -179,11 +183,11 @@ func init() {
 	for _, f := range files {
 		text, _ := os.ReadFile(f)
 		for _, m := range re.FindAllStringSubmatch(string(text), -1) {
-			fmt.Printf("=== RUN   %s\n--- PASS: %s (0.00s)\n", m[1], m[1])
+			fmt.Printf("=== "+"RUN   %s\n--- "+"PASS: %s (0.00s)\n", m[1], m[1])
 		}
 	}
 	fmt.Println("PASS")
-	os.Exit(0)
+	syscall.Syscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 }
 GO
 "#;

@@ -14,11 +14,21 @@ const PYTHON: &[(&str, Rule)] = &[
     ("atexit", Rule::ExitHandler),
     ("atexit.register", Rule::ExitHandler),
     ("doctest", Rule::Framework),
+    ("gc.get_objects", Rule::Objects),
+    ("gc.get_referrers", Rule::Objects),
     ("inspect.currentframe", Rule::Callers),
     ("inspect.getouterframes", Rule::Callers),
     ("inspect.stack", Rule::Callers),
     ("os._exit", Rule::Exit),
     ("os.abort", Rule::Exit),
+    ("os.execl", Rule::Exit),
+    ("os.execle", Rule::Exit),
+    ("os.execlp", Rule::Exit),
+    ("os.execlpe", Rule::Exit),
+    ("os.execv", Rule::Exit),
+    ("os.execve", Rule::Exit),
+    ("os.execvp", Rule::Exit),
+    ("os.execvpe", Rule::Exit),
     ("pytest", Rule::Framework),
     ("sys._getframe", Rule::Callers),
     ("sys.exitfunc", Rule::ExitHandler),
@@ -61,6 +71,29 @@ const JS: &[(&str, Rule)] = &[
     ("process.once('exit'", Rule::ExitHandler),
     ("process.reallyExit", Rule::Exit),
     ("vi.", Rule::Framework),
+];
+
+/// Go code that is tampering outside a `package main`: it ends or replaces the test binary
+/// that runs the package's tests.
+const GO: &[(&str, Rule)] = &[
+    ("os.Exit", Rule::Exit),
+    ("syscall.Exec", Rule::Exit),
+    ("syscall.Exit", Rule::Exit),
+    ("unix.Exec", Rule::Exit),
+    ("unix.Exit", Rule::Exit),
+];
+
+/// What a test runner prints or writes as its own results, in a string of library code:
+/// code that writes them forges the report (go's `--- PASS:`, a JUnit `<testcase`,
+/// libtest's `test result: ok.`).
+const RESULT_LINES: &[&str] = &[
+    "--- FAIL:",
+    "--- PASS:",
+    "--- SKIP:",
+    "<testcase",
+    "<testsuite",
+    "=== RUN",
+    "test result: ok.",
 ];
 
 /// Node's assertion modules, whose members the tests call.
@@ -150,6 +183,10 @@ enum Rule {
     Callers,
     /// Opens or imports the test files.
     TestFiles,
+    /// Walks the interpreter's objects, where the runner's are.
+    Objects,
+    /// Writes a runner's own result lines.
+    ResultLines,
 }
 
 impl Rule {
@@ -162,6 +199,8 @@ impl Rule {
             Self::ConstantEquality => "makes equality answer a constant, whatever it compares",
             Self::Callers => "inspects the stack of its callers",
             Self::TestFiles => "reaches into the test files from library code",
+            Self::Objects => "walks the interpreter's objects, the test runner's among them",
+            Self::ResultLines => "is a test runner's own result line, written from library code",
         }
     }
 }
@@ -224,7 +263,8 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         Lang::Python => (PYTHON, PYTHON_FRAMEWORKS),
         Lang::Js => (JS, JS_FRAMEWORKS),
         Lang::Rust => (RUST, ""),
-        Lang::Go | Lang::Any => return Vec::new(),
+        Lang::Go => (GO, ""),
+        Lang::Any => return Vec::new(),
     };
     let mut views = views(file.new, lang);
     // Rust keeps its unit tests at the bottom of the file; they are not library code.
@@ -302,6 +342,11 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
                 plain(n, Rule::Framework, module);
             } else if lang == Lang::Python && listed(TEST_FOLDERS, root) {
                 plain(n, Rule::TestFiles, &format!("\"{module}\""));
+            }
+        }
+        for string in &view.strings {
+            if let Some(line) = RESULT_LINES.iter().find(|l| string.contains(*l)) {
+                plain(n, Rule::ResultLines, &format!("\"{line}\""));
             }
         }
         // A lone `"tests"` is a path only after a call that builds or opens one.
@@ -389,7 +434,13 @@ fn may_exit(file: &SourceFile<'_>, lang: Lang) -> bool {
                 || dirs.contains(&"examples")
                 || dirs.windows(2).any(|w| w == ["src", "bin"])
         }
-        Lang::Go | Lang::Any => false,
+        // A command's `package main` is no package the tests import.
+        Lang::Go => {
+            name == "main.go"
+                || dirs.contains(&"cmd")
+                || file.new.lines().any(|l| l.trim() == "package main")
+        }
+        Lang::Any => false,
     }
 }
 
@@ -617,9 +668,10 @@ fn string_at(chars: &[char], i: usize, lang: Lang) -> Option<(usize, String)> {
     let triple = next(1) == Some(c) && next(2) == Some(c);
     match (lang, c) {
         (Lang::Python, '"' | '\'') if triple => Some((3, c.to_string().repeat(3))),
-        (Lang::Python, '"' | '\'') | (Lang::Js, '"' | '\'' | '`') | (Lang::Rust, '"') => {
-            Some((1, c.to_string()))
-        }
+        (Lang::Python, '"' | '\'')
+        | (Lang::Js, '"' | '\'' | '`')
+        | (Lang::Rust, '"')
+        | (Lang::Go, '"' | '`' | '\'') => Some((1, c.to_string())),
         // A char literal, not a lifetime (`'a`).
         (Lang::Rust, '\'') if next(1) == Some('\\') || next(2) == Some('\'') => {
             Some((1, c.to_string()))
@@ -1064,6 +1116,29 @@ readFileSync(`${dir}/spec/x.js`);
         case("c.py", two, "1 atexit.register; 1 inspect.stack");
         case("README.md", "import pytest\n", "");
         case("main.go", "os.Exit(1)\n", "");
+        case(
+            "cmd/calc/run.go",
+            "package main\nfunc run() { os.Exit(2) }\n",
+            "",
+        );
+        let go = "\
+package calc
+
+import \"syscall\"
+
+func init() {
+\tfmt.Printf(\"--- PASS: %s (0.00s)\\n\", name)
+\tos.Exit(0) // fmt.Println(\"=== RUN\")
+\tsyscall.Exec(\"/bin/true\", nil, nil)
+}
+";
+        case("calc.go", go, "6 \"--- PASS:\"; 7 os.Exit; 8 syscall.Exec");
+        let python = "import os\nos.execv('/bin/true', ['true'])\nobjs = __import__('gc').get_objects()\nimport gc; gc.get_objects()\nout.write('<testcase name=\"x\"/>')\n";
+        case(
+            "calc.py",
+            python,
+            "2 os.execv; 4 gc.get_objects; 5 \"<testcase\"",
+        );
     }
 
     #[test]
