@@ -1,6 +1,12 @@
-//! JUnit XML, as pytest writes it: the outcome of each `<testcase>`.
+//! JUnit XML, as pytest writes it: the outcome of each `<testcase>`, read with quick-xml.
 
-use super::{MAX_TESTS, TestOutcome, lookup};
+use std::borrow::Cow;
+
+use quick_xml::Reader;
+use quick_xml::escape::{resolve_predefined_entity, unescape_with};
+use quick_xml::events::{BytesStart, Event};
+
+use super::{MAX_TESTS, TestOutcome};
 
 /// One `<testcase>` of a JUnit report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,78 +19,74 @@ pub(super) struct JunitCase {
     pub(super) outcome: TestOutcome,
 }
 
-/// The XML entities a JUnit report uses, with the text each stands for.
-const XML_ENTITIES: &[(&str, char)] = &[
-    ("amp", '&'),
-    ("apos", '\''),
-    ("gt", '>'),
-    ("lt", '<'),
-    ("quot", '"'),
-];
-
 /// The test cases of a JUnit report, at most `MAX_TESTS`; `None` when it has no
 /// `<testsuite>` or `<testcase>` at all.
 ///
-/// A small reader of the elements a JUnit report is made of, in one pass: comments, CDATA,
-/// processing instructions and text are skipped, and only the tags and attributes that
-/// carry outcomes are looked at.
+/// quick-xml reads the elements in one pass, borrowing from `xml`: comments, CDATA,
+/// processing instructions, the doctype and text are skipped, and only the tags and
+/// attributes that carry outcomes are looked at. A report cut short or a little malformed
+/// still gives the tests it names: end tags need not match their start tags, a tag the
+/// rules of XML reject is read past, and where the syntax breaks off (a tag or a comment
+/// never closed) reading stops with the tests read so far. A `<testcase>` still open at the
+/// end counts.
 pub(super) fn junit_cases(xml: &str) -> Option<Vec<JunitCase>> {
+    let mut reader = Reader::from_str(xml);
+    let config = reader.config_mut();
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.allow_dangling_amp = true;
     let mut seen = false;
     let mut cases = Vec::new();
     let mut current: Option<JunitCase> = None;
-    let mut rest = xml;
-    while let Some(open) = rest.find('<') {
-        rest = &rest[open..];
-        if let Some(after) = rest.strip_prefix("<!--") {
-            rest = skip_past(after, "-->");
-        } else if let Some(after) = rest.strip_prefix("<![CDATA[") {
-            rest = skip_past(after, "]]>");
-        } else if let Some(after) = rest.strip_prefix("<?") {
-            rest = skip_past(after, "?>");
-        } else if let Some(after) = rest.strip_prefix("<!") {
-            rest = skip_past(after, ">");
-        } else if let Some(after) = rest.strip_prefix("</") {
-            let (name, after) = tag_name(after);
-            rest = skip_past(after, ">");
-            if name == "testcase" {
-                cases.extend(current.take());
-            }
-        } else {
-            let tag = start_tag(&rest[1..]);
-            rest = tag.rest;
-            match tag.name {
-                "testsuite" | "testsuites" => seen = true,
-                "testcase" => {
-                    seen = true;
+    loop {
+        let before = reader.buffer_position();
+        let (tag, self_closing) = match reader.read_event() {
+            Ok(Event::Start(tag)) => (tag, false),
+            Ok(Event::Empty(tag)) => (tag, true),
+            Ok(Event::End(end)) => {
+                if end.name().as_ref() == "testcase" {
                     cases.extend(current.take());
-                    let case = JunitCase {
-                        classname: tag.attribute("classname").unwrap_or_default(),
-                        name: tag.attribute("name").unwrap_or_default(),
-                        outcome: TestOutcome::Passed,
-                    };
-                    if tag.self_closing {
-                        cases.push(case);
-                    } else {
-                        current = Some(case);
-                    }
                 }
-                "error" | "failure" | "skipped" => {
-                    if let Some(case) = current.as_mut() {
-                        let outcome = match tag.name {
-                            "error" => TestOutcome::Errored,
-                            "failure" => TestOutcome::Failed,
-                            _ if tag.attribute("type").as_deref() == Some("pytest.xfail") => {
-                                TestOutcome::Xfailed
-                            }
-                            _ => TestOutcome::Skipped,
-                        };
-                        if outcome.severity() > case.outcome.severity() {
-                            case.outcome = outcome;
-                        }
-                    }
-                }
-                _ => {}
+                continue;
             }
+            Ok(Event::Eof) => break,
+            Ok(_) => continue,
+            // Ill-formed but readable on: a reader that moved on goes on from there.
+            Err(quick_xml::Error::IllFormed(_)) if reader.buffer_position() > before => continue,
+            Err(_) => break,
+        };
+        match tag.name().as_ref() {
+            "testsuite" | "testsuites" => seen = true,
+            "testcase" => {
+                seen = true;
+                cases.extend(current.take());
+                let case = JunitCase {
+                    classname: attribute(&tag, "classname").unwrap_or_default(),
+                    name: attribute(&tag, "name").unwrap_or_default(),
+                    outcome: TestOutcome::Passed,
+                };
+                if self_closing {
+                    cases.push(case);
+                } else {
+                    current = Some(case);
+                }
+            }
+            name @ ("error" | "failure" | "skipped") => {
+                if let Some(case) = current.as_mut() {
+                    let outcome = match name {
+                        "error" => TestOutcome::Errored,
+                        "failure" => TestOutcome::Failed,
+                        _ if attribute(&tag, "type").as_deref() == Some("pytest.xfail") => {
+                            TestOutcome::Xfailed
+                        }
+                        _ => TestOutcome::Skipped,
+                    };
+                    if outcome.severity() > case.outcome.severity() {
+                        case.outcome = outcome;
+                    }
+                }
+            }
+            _ => {}
         }
         if cases.len() >= MAX_TESTS {
             cases.truncate(MAX_TESTS);
@@ -95,138 +97,41 @@ pub(super) fn junit_cases(xml: &str) -> Option<Vec<JunitCase>> {
     seen.then_some(cases)
 }
 
-/// `text` after the first `end`, or nothing when `end` never comes.
-fn skip_past<'a>(text: &'a str, end: &str) -> &'a str {
-    text.find(end).map_or("", |i| &text[i + end.len()..])
+/// The unescaped value of `tag`'s first attribute `key`, among those before any malformed
+/// one.
+fn attribute(tag: &BytesStart<'_>, key: &str) -> Option<String> {
+    let mut attributes = tag.attributes();
+    attributes.with_checks(false);
+    attributes
+        .map_while(Result::ok)
+        .find(|a| a.key.as_ref() == key)
+        .map(|a| xml_unescape(&a.value))
 }
 
-/// The tag name at the start of `text`, and the text after it.
-fn tag_name(text: &str) -> (&str, &str) {
-    let end = text
-        .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
-        .unwrap_or(text.len());
-    text.split_at(end)
-}
-
-/// A start tag, read from after its `<`.
-#[derive(Debug)]
-struct StartTag<'a> {
-    /// The element's name.
-    name: &'a str,
-    /// Its attributes as written, values still escaped.
-    attributes: Vec<(&'a str, &'a str)>,
-    /// Whether it ended with `/>`.
-    self_closing: bool,
-    /// The text after the tag.
-    rest: &'a str,
-}
-
-impl StartTag<'_> {
-    /// The unescaped value of attribute `key`.
-    fn attribute(&self, key: &str) -> Option<String> {
-        self.attributes
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| xml_unescape(v))
-    }
-}
-
-/// Reads a start tag from after its `<`; a malformed one reads as far as its `>`.
-fn start_tag(text: &str) -> StartTag<'_> {
-    let (name, mut rest) = tag_name(text);
-    let mut attributes = Vec::new();
-    loop {
-        rest = rest.trim_start();
-        if let Some(after) = rest.strip_prefix("/>") {
-            return StartTag {
-                name,
-                attributes,
-                self_closing: true,
-                rest: after,
-            };
-        }
-        if let Some(after) = rest.strip_prefix('>') {
-            return StartTag {
-                name,
-                attributes,
-                self_closing: false,
-                rest: after,
-            };
-        }
-        let key_end = rest
-            .find(|c: char| c == '=' || c.is_whitespace() || c == '>' || c == '/')
-            .unwrap_or(rest.len());
-        let (key, after) = rest.split_at(key_end);
-        let after = after.trim_start();
-        let quoted = after
-            .strip_prefix('=')
-            .map(str::trim_start)
-            .and_then(|value| {
-                let quote = value.chars().next().filter(|q| *q == '"' || *q == '\'')?;
-                let value = &value[1..];
-                let end = value.find(quote)?;
-                Some((&value[..end], &value[end + 1..]))
-            });
-        match quoted {
-            Some((value, after)) if !key.is_empty() => {
-                attributes.push((key, value));
-                rest = after;
-            }
-            _ => {
-                let self_closing = rest.find('>').is_some_and(|i| rest[..i].ends_with('/'));
-                return StartTag {
-                    name,
-                    attributes,
-                    self_closing,
-                    rest: skip_past(rest, ">"),
-                };
-            }
-        }
-    }
-}
-
-/// `text` with XML's character and entity references replaced; unknown ones stay as
-/// written.
+/// `text` with XML's character and entity references replaced, as quick-xml reads them.
+/// An unknown entity stays as written; a text whose references do not read (a bare `&`, a
+/// character reference to no character) stays whole as written.
 fn xml_unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        let decoded = rest.get(1..).and_then(|after| {
-            // No reference is longer than a few characters, so the search stays short.
-            let semi = after.bytes().take(12).position(|b| b == b';')?;
-            let name = &after[..semi];
-            let c = if let Some(hex) = name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
-                char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
-            } else if let Some(decimal) = name.strip_prefix('#') {
-                char::from_u32(decimal.parse().ok()?)?
-            } else {
-                lookup(XML_ENTITIES, name)?
-            };
-            Some((c, semi + 2))
-        });
-        match decoded {
-            Some((c, len)) => {
-                out.push(c);
-                rest = &rest[len..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    // quick-xml asks for each entity in order, so each unknown one is the next `&name;`
+    // from where the last one ended.
+    let mut from = 0;
+    let mut as_written = |name: &str| {
+        let written = format!("&{name};");
+        let at = from + text.get(from..)?.find(&written)?;
+        from = at + written.len();
+        text.get(at..from)
+    };
+    let unescaped = unescape_with(text, |name| {
+        resolve_predefined_entity(name).or_else(|| as_written(name))
+    });
+    unescaped.map_or_else(|_| text.to_owned(), Cow::into_owned)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Passed, Skipped};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
 
     #[test]
     fn junit_reading_handles_entities_comments_and_cdata() {
@@ -252,8 +157,118 @@ mod tests {
         assert_eq!(junit_cases("<testsuites/>"), Some(vec![]));
     }
 
+    /// `(classname, name, outcome)` of each case of `xml`, `None` when it is no report.
+    fn read(xml: &str) -> Option<Vec<(String, String, TestOutcome)>> {
+        junit_cases(xml).map(|cases| {
+            cases
+                .into_iter()
+                .map(|c| (c.classname, c.name, c.outcome))
+                .collect()
+        })
+    }
+
+    /// The cases `read` gives, from string slices.
+    fn want(cases: &[(&str, &str, TestOutcome)]) -> Option<Vec<(String, String, TestOutcome)>> {
+        Some(
+            cases
+                .iter()
+                .map(|(c, n, o)| ((*c).to_owned(), (*n).to_owned(), *o))
+                .collect(),
+        )
+    }
+
     #[test]
-    fn tables_are_sorted() {
-        sorted("XML_ENTITIES", keys(XML_ENTITIES));
+    fn junit_reading_skips_cdata_comments_instructions_and_doctype() {
+        // Each place a `<testcase>` could hide in without being one, entities in names and
+        // messages, and a doctype declaring entities, which are never expanded.
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?>
+<?xml-stylesheet type="text/xsl" href="junit.xsl"?>
+<!DOCTYPE testsuites [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>
+<!-- a comment -- with <testcase name="in a comment"/> -->
+<testsuites><testsuite name="pytest" tests="4">
+<testcase classname="tests.test_x" name="test_a[&lt;&#x1F600;&#33;&gt;]" time="0.001">
+<system-out><![CDATA[</testcase><failure message="in CDATA"/>]]></system-out></testcase>
+<testcase classname="tests.test_x" name="test_b &amp; &lol2;">
+<failure message="assert &quot;a&quot; == &apos;b&apos;">trace &amp; &lt;more&gt;</failure></testcase>
+<?pi <testcase name="in an instruction"/> ?>
+<testcase classname="tests.test_x" name="test_c"><skipped type="pytest.xfail" message="x"/></testcase>
+<testcase classname="tests.test_x" name="test_d"><skipped type="pytest.skip" message="why"/>
+<system-err>&lt;testcase name="in text"/&gt;</system-err></testcase>
+</testsuite></testsuites>
+"#;
+        assert_eq!(
+            read(xml),
+            want(&[
+                ("tests.test_x", "test_a[<\u{1F600}!>]", Passed),
+                ("tests.test_x", "test_b & &lol2;", Failed),
+                ("tests.test_x", "test_c", Xfailed),
+                ("tests.test_x", "test_d", Skipped),
+            ])
+        );
+    }
+
+    #[test]
+    fn junit_reading_survives_malformed_xml() {
+        // Cut short inside a tag, a comment or CDATA: the tests before the break.
+        let cut =
+            r#"<testsuite><testcase classname="a" name="one"/><testcase classname="a" name="tw"#;
+        assert_eq!(read(cut), want(&[("a", "one", Passed)]));
+        let comment = r#"<testsuite><testcase name="a"/><!-- <testcase name="b"/>"#;
+        assert_eq!(read(comment), want(&[("", "a", Passed)]));
+        let cdata = r#"<testsuite><testcase name="a"><failure/><![CDATA[ <testcase name="b"/>"#;
+        assert_eq!(read(cdata), want(&[("", "a", Failed)]));
+        // End tags that match nothing, or the wrong start tag, and a tag with no name.
+        let mismatched = r#"<testsuite><testcase name="x"><failure></skipped></testcase>
+</testsuite></testsuite>< b><testcase name="y"/></testsuites>"#;
+        assert_eq!(
+            read(mismatched),
+            want(&[("", "x", Failed), ("", "y", Passed)])
+        );
+        // Attributes: an unquoted value ends them, a repeated one keeps its first value, a
+        // bare `&` or a reference to no character leaves the value as written.
+        let attributes = r#"<testsuite><testcase name=bare classname="c"/>
+<testcase name="p" name="q" classname="a &amp; b"/><testcase name="&#0;x &amp;" classname="a & b"/>
+<testcase name="k" lone /></testsuite>"#;
+        assert_eq!(
+            read(attributes),
+            want(&[
+                ("", "", Passed),
+                ("a & b", "p", Passed),
+                ("a & b", "&#0;x &amp;", Passed),
+                ("", "k", Passed),
+            ])
+        );
+        // Nothing like a report.
+        for junk in [
+            "",
+            "<<<>>>&&&",
+            "\0<testcase",
+            "</testcase></testsuite>",
+            "{\"json\": 1}",
+        ] {
+            assert_eq!(read(junk), None, "{junk:?}");
+        }
+    }
+
+    #[test]
+    fn junit_reading_keeps_its_bound() {
+        let mut xml = String::from("<testsuite>");
+        for i in 0..=MAX_TESTS {
+            xml.push_str(&format!(
+                "<testcase classname=\"t\" name=\"t{i}\"><failure/></testcase>"
+            ));
+        }
+        let cases = junit_cases(&xml).expect("a report");
+        assert_eq!(cases.len(), MAX_TESTS);
+        assert_eq!(cases.last().map(|c| c.name.as_str()), Some("t99999"));
+    }
+
+    proptest::proptest! {
+        /// Property: any text reads without panicking, to at most `MAX_TESTS` cases.
+        #[test]
+        fn any_text_reads_without_panicking(xml in "(<testcase name='[a-z&;#0-9]{0,6}'>|</testcase>|<testsuite>|<failure/>|<skipped type=\"pytest.xfail\"/>|<!--|-->|<!\\[CDATA\\[|\\]\\]>|<\\?|\\?>|<!DOCTYPE|&[a-z#0-9]{0,4};?|\\PC{0,8}){0,24}") {
+            let cases = junit_cases(&xml);
+            proptest::prop_assert!(cases.is_none_or(|c| c.len() <= MAX_TESTS));
+        }
     }
 }
