@@ -25,10 +25,15 @@ const LIBTEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
 /// test binary cargo names before them (`Running tests/sub.rs (…)`, `Doc-tests crate`).
 ///
 /// In a workspace two crates' binaries can share a source path (`src/lib.rs`); their
-/// tests then share ids, and the worse outcome is kept.
+/// tests then share ids, and the worse outcome is kept. With `--nocapture` and one test
+/// thread, libtest prints `test name ... ` before the test runs, so what the test prints
+/// follows on that line and its result ends a later line: `ok`, `FAILED` or `ignored` alone
+/// on a line is the result of the test left waiting.
 pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
     let mut binary: Option<String> = None;
     let mut running = false;
+    // A test whose `test name ... ` line ended in its own output, not its result.
+    let mut pending: Option<String> = None;
     for (at, line) in lines.iter().enumerate() {
         let line: &str = line;
         // cargo right-aligns its status words in twelve columns.
@@ -44,6 +49,7 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             let n = n.strip_suffix(" tests").or_else(|| n.strip_suffix(" test"));
             if n.and_then(number).is_some() {
                 running = true;
+                pending = None;
                 sink.saw(TestRunner::Libtest, at);
             }
             continue;
@@ -53,6 +59,7 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         if let Some(rest) = line.strip_prefix("test result: ") {
             running = false;
+            pending = None;
             let (status, counts) = rest.split_once(". ").unwrap_or((rest, ""));
             let counts = counts.split("; finished in").next().unwrap_or(counts);
             for (_, outcome, n) in word_counts(counts, "; ", LIBTEST_COUNTS).unwrap_or_default() {
@@ -65,26 +72,45 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             }
             continue;
         }
-        let Some((name, result)) = line
-            .strip_prefix("test ")
-            .and_then(|r| r.rsplit_once(" ... "))
-        else {
+        if let Some(outcome) = libtest_result(line)
+            && let Some(name) = pending.take()
+        {
+            libtest_test(sink, binary.as_deref(), &name, outcome);
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("test ") else {
             continue;
         };
-        let outcome = if result.starts_with("ignored, ") {
-            TestOutcome::Skipped
-        } else if let Some(outcome) = lookup(LIBTEST_RESULTS, result) {
-            outcome
-        } else {
+        pending = None;
+        let Some((name, result)) = rest.rsplit_once(" ... ") else {
             continue;
         };
-        let name = name.strip_suffix(" - should panic").unwrap_or(name);
-        let id = match &binary {
-            Some(binary) => format!("{binary}::{name}"),
-            None => name.to_owned(),
-        };
-        sink.test(id, outcome);
+        match libtest_result(result) {
+            Some(outcome) => libtest_test(sink, binary.as_deref(), name, outcome),
+            // What the test printed, with `--nocapture` on one thread: its result ends a
+            // line of its own later.
+            None => pending = rest.split_once(" ... ").map(|(name, _)| name.to_owned()),
+        }
     }
+}
+
+/// The outcome a libtest result reports: `ok`, `FAILED`, `ignored` or `ignored, why`.
+fn libtest_result(result: &str) -> Option<TestOutcome> {
+    if result.starts_with("ignored, ") {
+        Some(TestOutcome::Skipped)
+    } else {
+        lookup(LIBTEST_RESULTS, result)
+    }
+}
+
+/// Records test `name` of `binary` (the source cargo names for it).
+fn libtest_test(sink: &mut Sink, binary: Option<&str>, name: &str, outcome: TestOutcome) {
+    let name = name.strip_suffix(" - should panic").unwrap_or(name);
+    let id = match binary {
+        Some(binary) => format!("{binary}::{name}"),
+        None => name.to_owned(),
+    };
+    sink.test(id, outcome);
 }
 
 /// The source cargo names for a test binary: `unittests src/lib.rs (target/…/demo-1a2b)`
@@ -170,6 +196,42 @@ mod tests {
         assert_eq!(
             libtest_binary("target/debug/deps/demo-8348ca7a80742723"),
             "demo"
+        );
+    }
+
+    #[test]
+    fn libtest_reads_its_output_with_and_without_nocapture() {
+        // cargo 1.95: captured; `--nocapture`, where what tests print comes between the
+        // result lines; and `--nocapture --test-threads=1`, where it comes between a test's
+        // name and its result.
+        for output in [
+            sample!("libtest-1.95.0-mixed.txt"),
+            sample!("libtest-1.95.0-nocapture.txt"),
+            sample!("libtest-1.95.0-nocapture-one-thread.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[Libtest],
+                    &[
+                        ("src/lib.rs::tests::adds", Passed),
+                        ("src/lib.rs::tests::fails", Failed),
+                        ("src/lib.rs::tests::skipped", Skipped),
+                        ("tests/other.rs::other_works", Passed),
+                    ],
+                    &[(Passed, 2), (Failed, 1), (Skipped, 1)],
+                    &[
+                        "test result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+                    ],
+                ),
+            );
+        }
+        // A result alone on a line is a waiting test's, and nobody's otherwise.
+        case(
+            "running 2 tests\ntest a ... ok\nok\ntest b ... printed\nmore\nFAILED\nok\n",
+            None,
+            report(&[Libtest], &[("a", Passed), ("b", Failed)], &[], &[]),
         );
     }
 
