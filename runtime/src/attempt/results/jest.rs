@@ -121,7 +121,7 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
 }
 
 /// The file of a jest head such as `PASS tests/a.test.js` or `FAIL b.test.ts (5.2 s)`.
-fn jest_file(line: &str) -> Option<&str> {
+pub(super) fn jest_file(line: &str) -> Option<&str> {
     let line = line.trim_start();
     let rest = line
         .strip_prefix("PASS ")
@@ -199,6 +199,54 @@ mod tests {
                 &[],
             ),
         );
+    }
+
+    #[test]
+    fn jest_reads_every_major_version() {
+        // One file: the verbose tree names every test.
+        for output in [
+            sample!("jest-27.5.1-one-file.txt"),
+            sample!("jest-29.7.0-one-file.txt"),
+            sample!("jest-30.5.2-one-file.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[Jest],
+                    &[
+                        ("tests/calc.test.js > Calc > adds", Passed),
+                        ("tests/calc.test.js > Calc > fails", Failed),
+                        ("tests/calc.test.js > Calc > is skipped", Skipped),
+                    ],
+                    &[(Passed, 1), (Failed, 1), (Skipped, 1)],
+                    &[
+                        "Test Suites: 1 failed, 1 total",
+                        "Tests:       1 failed, 1 skipped, 1 passed, 3 total",
+                    ],
+                ),
+            );
+        }
+        // Two files: only the failure is named, the rest counted.
+        for output in [
+            sample!("jest-27.5.1-two-files.txt"),
+            sample!("jest-29.7.0-two-files.txt"),
+            sample!("jest-30.5.2-two-files.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[Jest],
+                    &[("tests/calc.test.js > Calc > fails", Failed)],
+                    &[(Passed, 2), (Failed, 1), (Skipped, 1)],
+                    &[
+                        "Test Suites: 1 failed, 1 passed, 2 total",
+                        "Tests:       1 failed, 1 skipped, 2 passed, 4 total",
+                    ],
+                ),
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use super::jest::jest_file;
 use super::{MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration};
 
 /// The words of mocha's summary lines after `N passing (12ms)`, with the outcome each
@@ -12,6 +13,10 @@ const MOCHA_COUNTS: &[(&str, TestOutcome)] = &[
     ("pending", TestOutcome::Skipped),
 ];
 
+/// The marks of a passing test in mocha's `spec` reporter: `✔` (U+2714) from mocha 9 on,
+/// `✓` (U+2713) in mocha 8 and before, `√` where the terminal is Windows' console.
+const MOCHA_PASS_MARKS: &[&str] = &["✔ ", "✓ ", "√ "];
+
 /// mocha's titles for a failed hook, which it reports in place of a test.
 const MOCHA_HOOKS: &[&str] = &[
     "\"after all\" hook",
@@ -21,7 +26,7 @@ const MOCHA_HOOKS: &[&str] = &[
 ];
 
 /// Reads mocha's default `spec` reporter: suites and tests indented two spaces a level,
-/// `✔ title`, `1) title` and `- title` (pending), then `N passing (12ms)`.
+/// `✔ title` (or `✓ title`), `1) title` and `- title` (pending), then `N passing (12ms)`.
 ///
 /// Nothing marks the start of mocha's tree, so its lines are held and kept only when the
 /// `passing` line comes; after `N failing`, the numbered failure details are skipped.
@@ -55,6 +60,11 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
             }
             _ => in_summary = false,
         }
+        if foreign(line) {
+            held.clear();
+            suites.clear();
+            continue;
+        }
         if line.starts_with(" Exception during run: ") {
             sink.saw(TestRunner::Mocha, at);
             sink.claim(TestRunner::Mocha, at, line);
@@ -76,8 +86,10 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         let level = spaces / 2 - 1;
         let body = &line[spaces..];
-        let test = if let Some(title) = body.strip_prefix("✔ ").or_else(|| body.strip_prefix("√ "))
-        {
+        let pass = MOCHA_PASS_MARKS
+            .iter()
+            .find_map(|mark| body.strip_prefix(mark));
+        let test = if let Some(title) = pass {
             Some((strip_duration(title, "ms)", " ("), TestOutcome::Passed))
         } else if let Some(title) = body.strip_prefix("- ") {
             Some((title, TestOutcome::Skipped))
@@ -114,6 +126,16 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
             None => {}
         }
     }
+}
+
+/// Whether `line` is where another runner's output shaped like mocha's tree ends, so what
+/// was held before it is not mocha's: jest's file head or summary (jest's tree is mocha's
+/// before mocha 9, `✓` and all) and the summary of node's `spec` reporter (`ℹ tests 4`,
+/// what `node --test` prints from node 23 on, `✔` and all).
+fn foreign(line: &str) -> bool {
+    line.starts_with("Test Suites: ")
+        || line.starts_with("ℹ tests ")
+        || (indent(line) < 2 && jest_file(line).is_some())
 }
 
 /// The outcome and count of a mocha summary line: `  4 passing (68ms)`, `  2 pending` or
@@ -181,6 +203,59 @@ mod tests {
         let import_error = sample!("mocha-import-error.txt");
         let claim = "Exception during run: Error: Cannot find module 'does-not-exist'";
         case(import_error, None, report(&[Mocha], &[], &[], &[claim]));
+    }
+
+    #[test]
+    fn mocha_reads_every_major_version() {
+        // mocha 6 and 8 mark a pass `✓` (U+2713), 10 and 11 `✔` (U+2714).
+        for output in [
+            sample!("mocha-6.2.3-spec-mixed.txt"),
+            sample!("mocha-8.4.0-spec-mixed.txt"),
+            sample!("mocha-10.8.2-spec-mixed.txt"),
+            sample!("mocha-11.8.0-spec-mixed.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[Mocha],
+                    &[
+                        ("Calc > adds", Passed),
+                        ("Calc > fails", Failed),
+                        ("Calc > is skipped", Skipped),
+                        ("Other > works", Passed),
+                    ],
+                    &[(Passed, 2), (Failed, 1), (Skipped, 1)],
+                    &["1 failing"],
+                ),
+            );
+        }
+    }
+
+    #[test]
+    fn trees_of_other_runners_are_not_mochas() {
+        // jest's verbose tree and node's `spec` tree have the shape of mocha's; before a
+        // mocha run in the same output, they are not read as its tests.
+        for before in [
+            sample!("jest-27.5.1-one-file.txt"),
+            sample!("node-24.22.3-test-spec-mixed.txt"),
+        ] {
+            let output = format!("{before}\n{}", sample!("mocha-6.2.3-spec-mixed.txt"));
+            let tests: Vec<String> = crate::attempt::results::read(&output, None)
+                .tests
+                .into_keys()
+                .filter(|id| !id.contains(".test.js"))
+                .collect();
+            assert_eq!(
+                tests,
+                [
+                    "Calc > adds",
+                    "Calc > fails",
+                    "Calc > is skipped",
+                    "Other > works"
+                ]
+            );
+        }
     }
 
     #[test]
