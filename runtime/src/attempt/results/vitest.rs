@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, number, word_counts};
+use super::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
 
 /// The words of vitest's `Tests` and `Test Files` lines, with the outcome each counts.
 const VITEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
@@ -36,13 +36,18 @@ enum VitestSection {
 /// of a failed file, the `FAIL  file > suite > test` head of each failure, and the `Tests`
 /// summary.
 ///
-/// vitest lists a failed file's tests indented by depth but without their suites' names,
-/// so only the file's top-level tests can be named from that list; a test inside a suite
-/// is named only when it failed.
+/// vitest lists a failed file's tests under it, indented two spaces a level. vitest 2 and 3
+/// name each by its suites' path (`✓ Calc > adds 1ms`, all at one depth); vitest 5 prints
+/// each suite on a line of its own (`❯ Calc (5)`) with its tests under it, so they are named
+/// from that tree; vitest 4 prints the tests of suites without their suites' names, so only
+/// the file's top-level tests are named from its list there, and a test inside a suite only
+/// when it failed. vitest 1 lists only the failed tests.
 pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
     let mut active = false;
     let mut file: Option<String> = None;
     let mut section = VitestSection::Other;
+    // The suites of the current file's tree, by depth, where vitest names them.
+    let mut suites: Vec<String> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
         let line: &str = line;
         let text = line.trim_start();
@@ -58,15 +63,31 @@ pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         if let Some(path) = vitest_file(line) {
             file = Some(path.to_owned());
+            suites.clear();
             continue;
         }
-        if let (Some(file), Some(rest)) = (&file, line.strip_prefix("   ")) {
-            let mut chars = rest.chars();
-            let mark = chars
-                .next()
-                .and_then(|c| VITEST_MARKS.iter().find(|(m, _)| *m == c));
-            if let (Some((_, outcome)), Some(name)) = (mark, chars.as_str().strip_prefix(' ')) {
-                sink.test(format!("{file} > {}", vitest_name(name)), *outcome);
+        if let Some(file) = &file
+            && let Some((depth, mark, text)) = vitest_tree_line(line)
+        {
+            if let Some(suite) = vitest_suite(mark, text) {
+                suites.truncate(depth);
+                if suites.len() == depth {
+                    suites.push(suite.to_owned());
+                }
+                continue;
+            }
+            let outcome = VITEST_MARKS.iter().find(|(m, _)| *m == mark);
+            if let Some((_, outcome)) = outcome
+                && suites.len() >= depth
+            {
+                let mut id = file.clone();
+                for suite in &suites[..depth] {
+                    id.push_str(" > ");
+                    id.push_str(suite);
+                }
+                id.push_str(" > ");
+                id.push_str(vitest_name(text));
+                sink.test(id, *outcome);
                 continue;
             }
         }
@@ -135,7 +156,30 @@ fn vitest_file(line: &str) -> Option<&str> {
     }
     let (path, counts) = chars.as_str().strip_prefix(' ')?.split_once(" (")?;
     let (n, _) = counts.split_once(" test")?;
-    number(n).map(|_| path)
+    // vitest 1 puts two spaces before the counts.
+    number(n).map(|_| path.trim_end())
+}
+
+/// The depth, mark and text of a line of a file's tree in vitest's report: three spaces,
+/// two more a level, then the mark and a space (`     ✓ adds 3ms` is at depth 1).
+fn vitest_tree_line(line: &str) -> Option<(usize, char, &str)> {
+    let spaces = indent(line);
+    let depth = spaces.checked_sub(3)?;
+    if !depth.is_multiple_of(2) {
+        return None;
+    }
+    let mut chars = line[spaces..].chars();
+    let mark = chars.next()?;
+    let text = chars.as_str().strip_prefix(' ')?;
+    Some((depth / 2, mark, text))
+}
+
+/// The name of a suite's line in vitest 5's tree, `❯ Calc (5)`: a test's mark or `❯`, then
+/// the name and the count of its tests, and no duration.
+fn vitest_suite(mark: char, text: &str) -> Option<&str> {
+    let suite_mark = mark == '❯' || VITEST_MARKS.iter().any(|(m, _)| *m == mark);
+    let (name, count) = text.strip_suffix(')')?.rsplit_once(" (")?;
+    (suite_mark && !name.is_empty() && number(count).is_some()).then_some(name)
 }
 
 /// A vitest test's name without the duration, retry, heap and skip-note suffixes vitest
@@ -172,6 +216,7 @@ fn vitest_name(text: &str) -> &str {
 mod tests {
     use super::*;
 
+    use crate::attempt::results::TestOutcome;
     use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
     use crate::attempt::results::TestRunner::Vitest;
     use crate::attempt::results::tests::{case, report};
@@ -200,6 +245,91 @@ mod tests {
             report(&[Vitest], &[], &[(Passed, 1), (Skipped, 1)], &[]),
         );
         assert_eq!(vitest_name("slow one  1203ms (retry x2) [why]"), "slow one");
+    }
+
+    #[test]
+    fn vitest_reads_every_major_version() {
+        let fails = ("test/calc.test.js > Calc > fails", Failed);
+        let all = [
+            ("test/calc.test.js > Calc > adds", Passed),
+            fails,
+            ("test/calc.test.js > Calc > is skipped", Skipped),
+        ];
+        let one = [
+            "Test Files  1 failed (1)",
+            "Tests  1 failed | 1 passed | 1 skipped (3)",
+        ];
+        let two = [
+            "Test Files  1 failed | 1 passed (2)",
+            "Tests  1 failed | 2 passed | 1 skipped (4)",
+        ];
+        // vitest 1 lists only the failed test, 2 and 4 the failed and the top-level ones,
+        // 3 and 5 every test of a failed file; a passing file is a line of counts.
+        let samples: [(&str, &str, &[(&str, TestOutcome)]); 5] = [
+            (
+                sample!("vitest-1.6.1-one-file.txt"),
+                sample!("vitest-1.6.1-two-files.txt"),
+                &[fails],
+            ),
+            (
+                sample!("vitest-2.1.9-one-file.txt"),
+                sample!("vitest-2.1.9-two-files.txt"),
+                &[fails],
+            ),
+            (
+                sample!("vitest-3.2.7-one-file.txt"),
+                sample!("vitest-3.2.7-two-files.txt"),
+                &all,
+            ),
+            (
+                sample!("vitest-4.1.12-one-file.txt"),
+                sample!("vitest-4.1.12-two-files.txt"),
+                &[fails],
+            ),
+            (
+                sample!("vitest-5.1.2-one-file.txt"),
+                sample!("vitest-5.1.2-two-files.txt"),
+                &all,
+            ),
+        ];
+        for (one_file, two_files, tests) in samples {
+            let counts = [(Passed, 1), (Failed, 1), (Skipped, 1)];
+            case(one_file, None, report(&[Vitest], tests, &counts, &one));
+            let counts = [(Passed, 2), (Failed, 1), (Skipped, 1)];
+            case(two_files, None, report(&[Vitest], tests, &counts, &two));
+        }
+    }
+
+    #[test]
+    fn vitest_names_nested_tests_where_it_prints_their_suites() {
+        let every = [
+            ("test/calc.test.js > Calc > adds", Passed),
+            ("test/calc.test.js > Calc > fails", Failed),
+            ("test/calc.test.js > Calc > is skipped", Skipped),
+            ("test/calc.test.js > Calc > is todo", Skipped),
+            ("test/calc.test.js > Calc > nested > deep ok", Passed),
+            ("test/calc.test.js > Other > works", Passed),
+            ("test/calc.test.js > top level", Passed),
+        ];
+        let counts = [(Passed, 4), (Failed, 1), (Skipped, 2)];
+        let claims = [
+            "Test Files  1 failed (1)",
+            "Tests  1 failed | 4 passed | 1 skipped | 1 todo (7)",
+        ];
+        // vitest 3 names each test by its path, vitest 5 prints a line per suite
+        // (`✓ Other (1)` is a suite, not a test).
+        for output in [
+            sample!("vitest-3.2.7-nested.txt"),
+            sample!("vitest-5.1.2-nested.txt"),
+        ] {
+            case(output, None, report(&[Vitest], &every, &counts, &claims));
+        }
+        // vitest 4 prints the tests of suites without the suites: they are counted.
+        case(
+            sample!("vitest-4.1.12-nested.txt"),
+            None,
+            report(&[Vitest], &[every[1], every[6]], &counts, &claims),
+        );
     }
 
     #[test]
