@@ -162,6 +162,56 @@ mod tests {
     }
 
     #[test]
+    fn go_test_reads_its_recorded_output() {
+        // go 1.27.3 over three packages: one failing, one passing, one with subtests.
+        case(
+            sample!("go-test-1.27.3-mixed.txt"),
+            None,
+            report(
+                &[GoTest],
+                &[
+                    ("example.com/calc/TestFail", Failed),
+                    ("example.com/calc/sub/TestSub", Failed),
+                    ("example.com/calc/sub/TestSub/two", Failed),
+                ],
+                &[],
+                &[
+                    "--- FAIL: TestFail (0.00s)",
+                    "FAIL\texample.com/calc\t0.002s",
+                    "--- FAIL: TestSub (0.00s)",
+                    "--- FAIL: TestSub/two (0.00s)",
+                    "FAIL\texample.com/calc/sub\t0.002s",
+                ],
+            ),
+        );
+        // With `-v`, and again with the passing package's result from the cache.
+        let every = [
+            ("example.com/calc/TestAdd", Passed),
+            ("example.com/calc/TestFail", Failed),
+            ("example.com/calc/TestSkip", Skipped),
+            ("example.com/calc/other/TestOther", Passed),
+            ("example.com/calc/sub/TestSub", Failed),
+            ("example.com/calc/sub/TestSub/one", Passed),
+            ("example.com/calc/sub/TestSub/two", Failed),
+        ];
+        for (output, times) in [
+            (sample!("go-test-1.27.3-v-mixed.txt"), ["0.002s", "0.002s"]),
+            (sample!("go-test-1.27.3-v-cached.txt"), ["0.004s", "0.003s"]),
+        ] {
+            let calc = format!("FAIL\texample.com/calc\t{}", times[0]);
+            let sub = format!("FAIL\texample.com/calc/sub\t{}", times[1]);
+            let claims = [
+                "--- FAIL: TestFail (0.00s)",
+                &calc,
+                "--- FAIL: TestSub (0.00s)",
+                "--- FAIL: TestSub/two (0.00s)",
+                &sub,
+            ];
+            case(output, None, report(&[GoTest], &every, &[], &claims));
+        }
+    }
+
+    #[test]
     fn tables_are_sorted() {
         sorted("GO_RESULTS", keys(GO_RESULTS));
     }

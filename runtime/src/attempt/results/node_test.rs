@@ -154,6 +154,7 @@ mod tests {
     use super::*;
 
     use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped, Xfailed, Xpassed};
+    use crate::attempt::results::TestReport;
     use crate::attempt::results::TestRunner::NodeTest;
     use crate::attempt::results::tests::{case, report};
     use crate::attempt::results::tests::{keys, sorted};
@@ -210,6 +211,39 @@ mod tests {
                 &[(Passed, 2)],
                 &[],
             ),
+        );
+    }
+
+    #[test]
+    fn node_test_reads_its_tap_as_installed() {
+        // node 20 (installed) and 22 print TAP into a pipe; a suite is reported as a test.
+        for output in [
+            sample!("node-20.20.2-test-mixed.txt"),
+            sample!("node-22.23.5-test-mixed.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[NodeTest],
+                    &[
+                        ("Calc", Failed),
+                        ("Calc > adds", Passed),
+                        ("Calc > fails", Failed),
+                        ("Calc > is skipped", Skipped),
+                        ("other works", Passed),
+                    ],
+                    &[(Passed, 2), (Failed, 1), (Skipped, 1)],
+                    &["# fail 1"],
+                ),
+            );
+        }
+        // node 24 prints its `spec` reporter into a pipe too, which is not read: such a
+        // check is judged by its exit code.
+        case(
+            sample!("node-24.22.3-test-spec-mixed.txt"),
+            None,
+            TestReport::default(),
         );
     }
 

@@ -293,6 +293,51 @@ mod tests {
     }
 
     #[test]
+    fn pytest_reads_every_major_version() {
+        // pytest 7, 8 and 9 on the same two files, with `-rA` and `--junitxml`.
+        let samples = [
+            (
+                sample!("pytest-7.4.4-rA-mixed.txt"),
+                sample!("pytest-7.4.4-junit-mixed.xml"),
+                "0.04s",
+            ),
+            (
+                sample!("pytest-8.4.2-rA-mixed.txt"),
+                sample!("pytest-8.4.2-junit-mixed.xml"),
+                "0.05s",
+            ),
+            (
+                sample!("pytest-9.2.0-rA-mixed.txt"),
+                sample!("pytest-9.2.0-junit-mixed.xml"),
+                "0.05s",
+            ),
+        ];
+        let tests = [
+            ("tests/test_calc.py::test_adds", Passed),
+            ("tests/test_calc.py::test_fails", Failed),
+            ("tests/test_calc.py::test_skipped", Skipped),
+            ("tests/test_other.py::test_other", Passed),
+        ];
+        for (output, xml, time) in samples {
+            let claim = format!("1 failed, 2 passed, 1 skipped in {time}");
+            let counts = [(Passed, 2), (Failed, 1), (Skipped, 1)];
+            case(
+                output,
+                Some(xml),
+                report(&[Pytest], &tests, &counts, &[&claim]),
+            );
+            // The XML alone names the same tests; the lines alone all but the skipped one.
+            case("", Some(xml), report(&[Pytest], &tests, &[], &[]));
+            let named: Vec<_> = tests
+                .iter()
+                .copied()
+                .filter(|(_, o)| *o != Skipped)
+                .collect();
+            case(output, None, report(&[Pytest], &named, &counts, &[&claim]));
+        }
+    }
+
+    #[test]
     fn tables_are_sorted() {
         sorted("PYTEST_SUMMARY_WORDS", keys(PYTEST_SUMMARY_WORDS));
         sorted("PYTEST_COUNT_WORDS", keys(PYTEST_COUNT_WORDS));
