@@ -247,6 +247,9 @@ mod tests {
         assert_eq!(vitest_name("slow one  1203ms (retry x2) [why]"), "slow one");
     }
 
+    /// The tests a sample names.
+    type Named<'a> = &'a [(&'a str, TestOutcome)];
+
     #[test]
     fn vitest_reads_every_major_version() {
         let fails = ("test/calc.test.js > Calc > fails", Failed);
@@ -265,7 +268,7 @@ mod tests {
         ];
         // vitest 1 lists only the failed test, 2 and 4 the failed and the top-level ones,
         // 3 and 5 every test of a failed file; a passing file is a line of counts.
-        let samples: [(&str, &str, &[(&str, TestOutcome)]); 5] = [
+        let samples: [(&str, &str, Named); 5] = [
             (
                 sample!("vitest-1.6.1-one-file.txt"),
                 sample!("vitest-1.6.1-two-files.txt"),
