@@ -614,6 +614,21 @@ mod tests {
                 &[],
             ),
             (
+                "pytest-7.0.1-rA-full",
+                sample!("pytest-7.0.1-rA-full.txt"),
+                &[Pytest],
+            ),
+            (
+                "pytest-7.4.4-rA-full",
+                sample!("pytest-7.4.4-rA-full.txt"),
+                &[Pytest],
+            ),
+            (
+                "pytest-8.4.2-rA-full",
+                sample!("pytest-8.4.2-rA-full.txt"),
+                &[Pytest],
+            ),
+            (
                 "pytest-7.4.4-rA-mixed",
                 sample!("pytest-7.4.4-rA-mixed.txt"),
                 &[Pytest],

@@ -66,7 +66,8 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
         if !in_summary {
             continue;
         }
-        if line.starts_with("SKIPPED [") {
+        // pytest 7.0 and 7.1 put an expected failure's reason on an indented line of its own.
+        if line.starts_with("SKIPPED [") || line.starts_with("  ") {
             continue;
         }
         let Some((outcome, node_id)) = pytest_summary_line(line) else {
@@ -109,10 +110,29 @@ fn pytest_summary_line(line: &str) -> Option<(TestOutcome, &str)> {
         (_, Some(dash)) => dash,
         (_, None) => rest.len(),
     };
-    let id = &rest[..id_end];
+    let mut id = &rest[..id_end];
+    // pytest 7 writes an unexpected pass's reason after a space, with no dash (and the space
+    // alone when there is none).
+    if outcome == TestOutcome::Xpassed && id.contains(' ') {
+        id = before_space(id);
+    }
     let plausible =
         !id.is_empty() && !id.contains(' ') && (id.contains("::") || id.ends_with(".py"));
     plausible.then_some((outcome, id))
+}
+
+/// `text` up to its first space outside a parametrized id's brackets.
+fn before_space(text: &str) -> &str {
+    let space = text.find(' ').unwrap_or(text.len());
+    let end = match text.find('[') {
+        Some(open) if open < space => text[open..]
+            .match_indices(']')
+            .map(|(i, _)| open + i + 1)
+            .find(|&end| text[end..].is_empty() || text[end..].starts_with(' '))
+            .unwrap_or(text.len()),
+        _ => space,
+    };
+    &text[..end]
 }
 
 /// The counts of pytest's closing line, framed in `=` or bare (with `-q`).
@@ -334,6 +354,64 @@ mod tests {
                 .filter(|(_, o)| *o != Skipped)
                 .collect();
             case(output, None, report(&[Pytest], &named, &counts, &[&claim]));
+        }
+    }
+
+    #[test]
+    fn pytest_7_summary_lines_are_read_too() {
+        // The sample of `pytest_reads_its_junit_xml_and_summary_lines` (pytest 9.2.0) under
+        // pytest 7.0 (an expected failure's reason on a line of its own), 7.4 (an unexpected
+        // pass's reason after a bare space) and 8.4, with their XML and without.
+        let tests = [
+            ("tests/test_mixed.py::TestGroup::test_in_class", Passed),
+            ("tests/test_mixed.py::TestGroup::test_param[1]", Passed),
+            ("tests/test_mixed.py::TestGroup::test_param[2]", Failed),
+            ("tests/test_mixed.py::test_error", Errored),
+            ("tests/test_mixed.py::test_fail", Failed),
+            ("tests/test_mixed.py::test_pass", Passed),
+            ("tests/test_mixed.py::test_skip", Skipped),
+            ("tests/test_mixed.py::test_xfail", Xfailed),
+            ("tests/test_mixed.py::test_xpass", Xpassed),
+        ];
+        let counts = [
+            (Passed, 3),
+            (Failed, 2),
+            (Skipped, 1),
+            (Xfailed, 1),
+            (Xpassed, 1),
+            (Errored, 1),
+        ];
+        for (output, xml, time) in [
+            (
+                sample!("pytest-7.0.1-rA-full.txt"),
+                sample!("pytest-7.0.1-junit-full.xml"),
+                "0.09s",
+            ),
+            (
+                sample!("pytest-7.4.4-rA-full.txt"),
+                sample!("pytest-7.4.4-junit-full.xml"),
+                "0.07s",
+            ),
+            (
+                sample!("pytest-8.4.2-rA-full.txt"),
+                sample!("pytest-8.4.2-junit-full.xml"),
+                "0.11s",
+            ),
+        ] {
+            let claim =
+                format!("2 failed, 3 passed, 1 skipped, 1 xfailed, 1 xpassed, 1 error in {time}");
+            let expected = report(&[Pytest], &tests, &counts, &[&claim]);
+            case(output, Some(xml), expected.clone());
+            let mut text_only = expected;
+            text_only.tests.remove("tests/test_mixed.py::test_skip");
+            case(output, None, text_only);
+        }
+        // pytest 7's unexpected pass with no reason, and with a parametrized id.
+        for (line, id) in [
+            ("XPASS tests/x.py::test_x ", "tests/x.py::test_x"),
+            ("XPASS tests/x.py::test_p[a] fixed", "tests/x.py::test_p[a]"),
+        ] {
+            assert_eq!(pytest_summary_line(line), Some((Xpassed, id)));
         }
     }
 
