@@ -250,6 +250,63 @@ mod tests {
     }
 
     #[test]
+    fn jest_reads_todo_and_import_errors_in_every_major_version() {
+        // The test files of `jest-verbose-fail.txt` and `jest-summary-fail.txt` (jest 30)
+        // under jest 27, 29 and 30.
+        for (one_file, three_files) in [
+            (
+                sample!("jest-27.5.1-one-file-todo.txt"),
+                sample!("jest-27.5.1-three-files-import-error.txt"),
+            ),
+            (
+                sample!("jest-29.7.0-one-file-todo.txt"),
+                sample!("jest-29.7.0-three-files-import-error.txt"),
+            ),
+            (
+                sample!("jest-30.5.2-one-file-todo.txt"),
+                sample!("jest-30.5.2-three-files-import-error.txt"),
+            ),
+        ] {
+            case(
+                one_file,
+                None,
+                report(
+                    &[Jest],
+                    &[
+                        ("tests/calc.test.js > Calc > adds", Passed),
+                        ("tests/calc.test.js > Calc > fails", Failed),
+                        ("tests/calc.test.js > Calc > is skipped", Skipped),
+                        ("tests/calc.test.js > Calc > is todo", Skipped),
+                        ("tests/calc.test.js > Calc > nested > deep ok", Passed),
+                        ("tests/calc.test.js > top level", Passed),
+                    ],
+                    &[(Passed, 3), (Failed, 1), (Skipped, 2)],
+                    &[
+                        "Test Suites: 1 failed, 1 total",
+                        "Tests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total",
+                    ],
+                ),
+            );
+            case(
+                three_files,
+                None,
+                report(
+                    &[Jest],
+                    &[
+                        ("broken/broken.test.js", Errored),
+                        ("tests/calc.test.js > Calc > fails", Failed),
+                    ],
+                    &[(Passed, 4), (Failed, 1), (Skipped, 2)],
+                    &[
+                        "Test Suites: 2 failed, 1 passed, 3 total",
+                        "Tests:       1 failed, 1 skipped, 1 todo, 4 passed, 7 total",
+                    ],
+                ),
+            );
+        }
+    }
+
+    #[test]
     fn tables_are_sorted() {
         sorted("JEST_COUNTS", keys(JEST_COUNTS));
         sorted("JEST_MARKS", keys(JEST_MARKS));

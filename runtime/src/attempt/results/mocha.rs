@@ -259,6 +259,38 @@ mod tests {
     }
 
     #[test]
+    fn mocha_reads_hooks_pending_and_nesting_in_every_major_version() {
+        // The test file of `mocha-spec-fail.txt` (mocha 12) under mocha 6, 8, 10 and 11.
+        for output in [
+            sample!("mocha-6.2.3-spec-hooks.txt"),
+            sample!("mocha-8.4.0-spec-hooks.txt"),
+            sample!("mocha-10.8.2-spec-hooks.txt"),
+            sample!("mocha-11.8.0-spec-hooks.txt"),
+        ] {
+            case(
+                output,
+                None,
+                report(
+                    &[Mocha],
+                    &[
+                        ("Calc > adds", Passed),
+                        ("Calc > fails", Failed),
+                        ("Calc > is pending", Skipped),
+                        ("Calc > is skipped", Skipped),
+                        ("Calc > is slow", Passed),
+                        ("Calc > nested > deep fails", Failed),
+                        ("Calc > nested > deep ok", Passed),
+                        ("Hooks > \"before each\" hook for \"never runs\"", Errored),
+                        ("top level", Passed),
+                    ],
+                    &[(Passed, 4), (Failed, 3), (Skipped, 2)],
+                    &["3 failing"],
+                ),
+            );
+        }
+    }
+
+    #[test]
     fn tables_are_sorted() {
         sorted("MOCHA_COUNTS", keys(MOCHA_COUNTS));
         sorted("MOCHA_HOOKS", MOCHA_HOOKS.to_vec());

@@ -336,6 +336,46 @@ mod tests {
     }
 
     #[test]
+    fn vitest_reads_import_errors_todo_and_expected_failures_in_every_major_version() {
+        // The test files of `vitest-summary-fail.txt` (vitest 4) under vitest 1 to 5.
+        // vitest 1 to 3 count a `test.fails` that fails as a pass, 4 and 5 as an expected
+        // failure; all mark it `✓`, so where it is named it is a pass.
+        let broken = ("broken/broken.test.js", Errored);
+        let fails = ("test/calc.test.js > Calc > fails", Failed);
+        let top = ("test/calc.test.js > top level", Passed);
+        let every = [
+            broken,
+            ("test/calc.test.js > Calc > adds", Passed),
+            ("test/calc.test.js > Calc > expected to fail", Passed),
+            fails,
+            ("test/calc.test.js > Calc > is skipped", Skipped),
+            ("test/calc.test.js > Calc > is todo", Skipped),
+            ("test/calc.test.js > Calc > nested > deep ok", Passed),
+            top,
+        ];
+        let old_counts = [(Passed, 5), (Failed, 1), (Skipped, 3)];
+        let new_counts = [(Passed, 4), (Failed, 1), (Skipped, 3), (Xfailed, 1)];
+        let files = "Test Files  2 failed | 1 passed (3)";
+        let old_claims = [files, "Tests  1 failed | 5 passed | 2 skipped | 1 todo (9)"];
+        let new_claims = [
+            files,
+            "Tests  1 failed | 4 passed | 1 expected fail | 2 skipped | 1 todo (9)",
+        ];
+        let old = |tests: Named| report(&[Vitest], tests, &old_counts, &old_claims);
+        let new = |tests: Named| report(&[Vitest], tests, &new_counts, &new_claims);
+        let v1 = sample!("vitest-1.6.1-three-files-import-error.txt");
+        case(v1, None, old(&[broken, fails]));
+        let v2 = sample!("vitest-2.1.9-three-files-import-error.txt");
+        case(v2, None, old(&[broken, fails]));
+        let v3 = sample!("vitest-3.2.7-three-files-import-error.txt");
+        case(v3, None, old(&every));
+        let v4 = sample!("vitest-4.1.12-three-files-import-error.txt");
+        case(v4, None, new(&[broken, fails, top]));
+        let v5 = sample!("vitest-5.1.2-three-files-import-error.txt");
+        case(v5, None, new(&every));
+    }
+
+    #[test]
     fn tables_are_sorted() {
         sorted("VITEST_COUNTS", keys(VITEST_COUNTS));
         let marks: Vec<String> = VITEST_MARKS.iter().map(|(c, _)| c.to_string()).collect();
