@@ -835,6 +835,12 @@ mod tests {
             sample!("pytest-mixed.txt"),
             sample!("unittest-verbose-py310.txt"),
             sample!("vitest-summary-fail.txt"),
+            sample!("go-test-1.27.3-v-mixed.txt"),
+            sample!("libtest-1.95.0-nocapture-one-thread.txt"),
+            sample!("mocha-6.2.3-spec-hooks.txt"),
+            sample!("node-24.22.3-test-spec-mixed.txt"),
+            sample!("pytest-7.0.1-rA-full.txt"),
+            sample!("vitest-5.1.2-three-files-import-error.txt"),
         ]
         .iter()
         .flat_map(|s| s.lines())
