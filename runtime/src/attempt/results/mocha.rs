@@ -131,7 +131,8 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
 /// Whether `line` is where another runner's output shaped like mocha's tree ends, so what
 /// was held before it is not mocha's: jest's file head or summary (jest's tree is mocha's
 /// before mocha 9, `✓` and all) and the summary of node's `spec` reporter (`ℹ tests 4`,
-/// what `node --test` prints from node 23 on, `✔` and all).
+/// what `node --test` prints into a pipe on node 24, where node 22 printed TAP; `✔` and
+/// all).
 fn foreign(line: &str) -> bool {
     line.starts_with("Test Suites: ")
         || line.starts_with("ℹ tests ")
