@@ -135,11 +135,18 @@ const JS_FRAMEWORKS: &str = "@jest, @vitest, ava, jest, mocha, node:test, test, 
 const TEST_FOLDERS: &str = "__tests__, spec, test, tests";
 /// Test file names too common to say that a string means the test file.
 const GENERIC_NAMES: &str = "__init__.py, index.js, index.ts, lib.rs, main.rs, mod.rs";
-/// Calls (spaces left out) that read what a lone `"tests"` after them names: a path only
-/// built (`os.path.join(root, "tests")` in a scaffolding function) or checked for reads
-/// nothing.
+/// Calls (spaces left out) that read what a lone `"tests"` after them names.
 const PATH_CALLS: &str = "chdir(, fs::, glob(, listdir(, open(, readFile, read_dir(, readdir, \
     scandir(, walk(";
+/// Calls and operators (spaces left out) that build or check a path: a lone `"tests"` after
+/// them is a path the file reads when the file reads files at all ([`READS`]). A
+/// scaffolding function's `os.path.join(root, "tests")` in a file that reads nothing is a
+/// folder it makes.
+const PATH_BUILDS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, exists(, is_dir(, \
+    isdir(, join(, path.resolve(";
+/// What reads a file or a folder, anywhere in a file.
+const READS: &str = ".read(, fs::read, glob(, listdir(, read_bytes(, read_dir(, read_text(, \
+    read_to_string(, readFile, readdir, readlines(, scandir(, walk(";
 /// Python modules that are the test framework or that it imports, which a file of the
 /// same name early on `sys.path` replaces.
 const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, collections, \
@@ -278,6 +285,9 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         .collect();
     let may_exit = may_exit(file, lang);
     let guarded = views.iter().any(is_main_guard);
+    let reads_files = views
+        .iter()
+        .any(|v| words(READS).any(|r| v.code.replace(' ', "").contains(r)));
     let test_names: Vec<&str> = context
         .test_paths
         .iter()
@@ -351,7 +361,10 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         }
         // A lone `"tests"` is a path only after a call that builds or opens one.
         let squeezed = code.replace(' ', "");
-        let path_call = words(PATH_CALLS).filter_map(|c| squeezed.find(c)).min();
+        let path_call = words(PATH_CALLS)
+            .chain(words(PATH_BUILDS).filter(|_| reads_files))
+            .filter_map(|c| squeezed.find(c))
+            .min();
         let path_from = path_call.map_or(usize::MAX, |at| squeezed[..at].matches("''").count());
         for (k, string) in view.strings.iter().enumerate() {
             if let Some(word) = test_path_in(string, k >= path_from, &test_names) {
@@ -1086,12 +1099,16 @@ x = 'test_calc.py'
 from tests import helpers
 import test_calc
 m = importlib.import_module('tests.helpers')
+T = os.path.join(HERE, '..', 'tests')
+p = Path(__file__).parent / 'test'
 ";
         let found = "1 \"tests/test_calc.py\"; 2 \"tests\"; 3 \"test\"; 4 \"test_calc.py\"";
+        // In a file that reads files, a `tests` path only built is one it reads.
+        let built = "8 \"tests\"; 9 \"test\"";
         case(
             "c.py",
             python,
-            &format!("{found}; 5 tests; 6 test_calc; 7 \"tests.helpers\""),
+            &format!("{found}; 5 tests; 6 test_calc; 7 \"tests.helpers\"; {built}"),
         );
         let js = "\
 const f = require('../test/fixtures.json');
