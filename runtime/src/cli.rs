@@ -12,7 +12,7 @@ use crate::agent::{
     agent_argv, allowances, build_prompt,
 };
 use crate::attempt::{
-    AttemptRequest, BaselineReport, CanaryState, Story, Verdict, measure_baseline, run_attempt,
+    AttemptRequest, BaselineReport, Story, Verdict, measure_baseline, run_attempt,
 };
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::{LocalRunner, defer_exit, shutdown_signal};
@@ -578,12 +578,9 @@ fn baseline_text(report: &BaselineReport) -> String {
         } else {
             counts.join(", ")
         };
-        let mut exit = check
+        let exit = check
             .exit_code
             .map_or_else(|| "did not exit".to_owned(), |c| format!("exit {c}"));
-        if check.tests.canary == Some(CanaryState::Held) {
-            exit.push_str(" (with speccoder's canary, a test that fails on purpose)");
-        }
         out.push_str(&format!(
             "check `{}` ({}): {exit}; {counts}\n",
             check.op,

@@ -146,7 +146,7 @@ fn a_failure_of_the_environment_is_listed_once_with_attempt_baseline() {
     );
     assert!(
         text.starts_with(
-            "check `test` (make test): exit 2 (with speccoder's canary, a test that fails on purpose); 1 failed, 2 errored\n3 tests fail at HEAD."
+            "check `test` (make test): exit 2; 1 failed, 2 errored\n3 tests fail at HEAD."
         ),
         "{text}"
     );

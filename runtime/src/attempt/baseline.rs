@@ -257,14 +257,9 @@ fn run_at(
         result.output_tail = canary.scrub(&result.output_tail);
         let mut base = BaseTests::of(&result.op, result.exit_code, &report);
         base.canary = collected;
-        // How the base itself fares: every test it runs must pass, as after a change. The
-        // canary's failure is the one the exit code owes to it.
-        let exit_code = match result.exit_code {
-            Some(_) if collected => Some(0),
-            code => code,
-        };
+        // How the base itself fares: every test it runs must pass, as after a change.
         let (passed, mut summary) = outcomes::judge(
-            exit_code,
+            result.exit_code,
             result.timed_out,
             &report,
             None,

@@ -1,11 +1,14 @@
 //! A known answer in every check (invariant 11 of `spec/verdict.md`). The code under test
 //! runs inside the test runner's process, so it can print, write or exit as the runner
 //! would; a canary tells a real report from a forged one. Before each check run, the check
-//! tree gets one test that must fail and one that must pass, under a name drawn afresh for
-//! that run, in files the runner collects by its own rules: a test module beside the
-//! project's Python tests, a `_test.go` file in each Go package with tests. The report must
-//! show the failing canary failed and the passing one passed; a canary the base's run
-//! collected and that is missing now, or reported the wrong way, is `forged_results`.
+//! tree gets one test that must pass and one that fails but is marked so (an expected
+//! failure in Python, a skip in Go and JavaScript), under a name drawn afresh for that run,
+//! in files the runner collects by its own rules. The report must show each as it is
+//! written; a canary the base's run collected and that is missing now, or reported the
+//! wrong way (a forger that reports every test passed), is `forged_results`. Neither
+//! canary changes the run's exit code: a failing test would stop the steps after the
+//! runner (`pytest` then `go test` in one Makefile recipe, `jest && eslint`), and the check
+//! would lose them at the base and after the change alike.
 //! Canaries never reach the commit (the check tree is not committed), the digest or the
 //! story's test ids (they are taken out of the report before it is judged).
 
@@ -81,7 +84,7 @@ fn python_name(test_file: &str, token: &str) -> String {
 
 fn python_canary(token: &str) -> String {
     format!(
-        "import unittest\n\n\nclass SpeccoderCanary{token}(unittest.TestCase):\n    def test_passes_{token}(self):\n        pass\n\n    def test_fails_{token}(self):\n        self.fail(\"{CANARY_WORDS}: this test fails on purpose\")\n"
+        "import unittest\n\n\nclass SpeccoderCanary{token}(unittest.TestCase):\n    def test_passes_{token}(self):\n        pass\n\n    @unittest.expectedFailure\n    def test_fails_{token}(self):\n        self.fail(\"{CANARY_WORDS}: this test fails on purpose\")\n"
     )
 }
 
@@ -115,7 +118,7 @@ impl Js {
     fn canary(self, token: &str) -> (String, &'static str) {
         let tests = |call: &str| {
             format!(
-                "{call}(\"canary passes {token}\", () => {{}});\n\n{call}(\"canary fails {token}\", () => {{\n  throw new Error(\"{CANARY_WORDS}: this test fails on purpose\");\n}});\n"
+                "{call}(\"canary passes {token}\", () => {{}});\n\n{call}.skip(\"canary fails {token}\", () => {{\n  throw new Error(\"{CANARY_WORDS}: this test is skipped on purpose\");\n}});\n"
             )
         };
         match self {
@@ -150,7 +153,7 @@ fn js_name(test_file: &str, token: &str, extension: &str) -> String {
 
 fn go_canary(package: &str, token: &str) -> String {
     format!(
-        "package {package}\n\nimport \"testing\"\n\nfunc TestSpeccoderCanaryPasses{token}(t *testing.T) {{}}\n\nfunc TestSpeccoderCanaryFails{token}(t *testing.T) {{\n\tt.Fatal(\"{CANARY_WORDS}: this test fails on purpose\")\n}}\n"
+        "package {package}\n\nimport \"testing\"\n\nfunc TestSpeccoderCanaryPasses{token}(t *testing.T) {{}}\n\nfunc TestSpeccoderCanaryFails{token}(t *testing.T) {{\n\tt.Skip(\"{CANARY_WORDS}: this test is skipped on purpose\")\n}}\n"
     )
 }
 
@@ -290,10 +293,10 @@ impl Canary {
         }
         if let Some((id, outcome)) = failing
             .iter()
-            .find(|(_, o)| !matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+            .find(|(_, o)| !matches!(o, TestOutcome::Xfailed | TestOutcome::Skipped))
         {
             return Err(format!(
-                "the canary `{id}`, which fails on purpose, is reported as {outcome:?}: the report is not the runner's"
+                "the canary `{id}`, an expected failure or a skip, is reported as {outcome:?}: the report is not the runner's"
             ));
         }
         if let Some((id, outcome)) = passing.iter().find(|(_, o)| *o != TestOutcome::Passed) {
@@ -301,28 +304,23 @@ impl Canary {
                 "the canary `{id}`, which passes, is reported as {outcome:?}: the report is not the runner's"
             ));
         }
-        if failing.is_empty() {
+        if failing.is_empty() || passing.is_empty() {
             return Err(
-                "the canary that fails on purpose is missing from the report, beside the one that passes"
-                    .into(),
+                "one of the two canaries is missing from the report, beside the other".into(),
             );
         }
-        // The counts no longer hold the canaries; a runner that names only failures
-        // counted the passing one without naming it.
+        // The counts no longer hold the canaries.
         let mut stripped = report.clone();
         stripped.tests.retain(|id, _| !id.contains(&self.token));
-        let mut uncount = |outcome: TestOutcome, n: usize| {
+        let mut uncount = |outcome: TestOutcome| {
             if let Some(count) = stripped.counts.get_mut(&outcome) {
-                *count = count.saturating_sub(n);
+                *count = count.saturating_sub(1);
             }
         };
-        for (_, outcome) in &failing {
-            uncount(*outcome, 1);
+        for (_, outcome) in failing.iter().chain(&passing) {
+            uncount(*outcome);
         }
-        uncount(TestOutcome::Passed, failing.len().max(passing.len()));
         stripped.counts.retain(|_, n| *n > 0);
-        // Its failure was the canary's: the lines that say so are not a claim.
-        stripped.failure_claims.clear();
         Ok(Some(stripped))
     }
 }
@@ -465,26 +463,22 @@ mod tests {
 
     #[test]
     fn the_canaries_must_come_out_as_they_are_written() {
-        use TestOutcome::{Failed, Passed};
+        use TestOutcome::{Failed, Passed, Skipped, Xfailed};
         let pass = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_passes_f00d";
         let fail = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_fails_f00d";
         let real = "tests/test_add.py::test_small";
-        let held = canary()
-            .read(&report(&[(pass, Passed), (fail, Failed), (real, Passed)]))
+        let read = |tests: &[(&str, TestOutcome)]| canary().read(&report(tests));
+        let held = read(&[(pass, Passed), (fail, Xfailed), (real, Passed)])
             .expect("held")
             .expect("collected");
         assert_eq!(held.tests.keys().collect::<Vec<_>>(), [real]);
-        assert!(
-            canary()
-                .read(&report(&[(pass, Passed), (fail, Passed)]))
-                .is_err()
-        );
-        assert!(
-            canary()
-                .read(&report(&[(pass, Failed), (fail, Failed)]))
-                .is_err()
-        );
-        assert!(canary().read(&report(&[(pass, Passed)])).is_err());
+        assert!(read(&[(pass, Passed), (fail, Skipped)]).is_ok());
+        // Every test reported passed, or the marked one failed: not the runner's report.
+        assert!(read(&[(pass, Passed), (fail, Passed)]).is_err());
+        assert!(read(&[(pass, Passed), (fail, Failed)]).is_err());
+        assert!(read(&[(pass, Failed), (fail, Xfailed)]).is_err());
+        assert!(read(&[(pass, Passed)]).is_err());
+        assert!(read(&[(fail, Xfailed)]).is_err());
         assert_eq!(canary().read(&report(&[(real, Passed)])), Ok(None));
     }
 }

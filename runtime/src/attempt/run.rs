@@ -402,7 +402,7 @@ fn check_pass(
             .map(|checks::Ran { mut result, report }| {
                 let base = baseline.and_then(|b| b.of(&result.op));
                 result.output_tail = canary.scrub(&result.output_tail);
-                let (report, exit_code, state) =
+                let (report, state) =
                     held(&canary, report, &result, base).map_err(|detail| Finding {
                         kind: FindingKind::ForgedResults,
                         path: result.op.clone(),
@@ -410,7 +410,7 @@ fn check_pass(
                     })?;
                 let new = prepared.new_tests(baseline, &result.op);
                 let (passed, mut summary) = outcomes::judge(
-                    exit_code,
+                    result.exit_code,
                     result.timed_out,
                     &report,
                     base,
@@ -455,42 +455,27 @@ fn check_pass(
     Ok((results, full))
 }
 
-/// What a check's canary says of its report (invariant 11): the report without the canary
-/// and the exit code to judge it by, with the canary's state, or why the report is not the
-/// runner's. A failing canary that failed owes the check its non-zero exit; an exit of 0
-/// with it in place is forged where the base's run with its canary did not exit 0.
+/// What a check's canary says of its report (invariant 11): the report without the canary,
+/// with the canary's state, or why the report is not the runner's.
 fn held(
     canary: &canary::Canary,
     report: super::results::TestReport,
     result: &CheckResult,
     base: Option<&outcomes::BaseTests>,
-) -> Result<(super::results::TestReport, Option<i32>, Option<CanaryState>), String> {
-    let collected_at_base = base.is_some_and(|b| b.canary);
+) -> Result<(super::results::TestReport, Option<CanaryState>), String> {
     // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
     // print is no forgery.
     if result.timed_out || result.exit_code.is_none() {
         let report = canary.read(&report).ok().flatten().unwrap_or(report);
-        return Ok((report, result.exit_code, None));
+        return Ok((report, None));
     }
     match canary.read(&report)? {
-        Some(stripped) => {
-            if result.exit_code == Some(0)
-                && collected_at_base
-                && base.is_some_and(|b| b.exit_code != Some(0))
-            {
-                return Err(
-                    "it exited 0 with a test that fails on purpose in place, where the base's run exited non-zero with it"
-                        .into(),
-                );
-            }
-            let exit_code = result.exit_code.map(|_| 0);
-            Ok((stripped, exit_code, Some(CanaryState::Held)))
-        }
-        None if collected_at_base => Err(
+        Some(stripped) => Ok((stripped, Some(CanaryState::Held))),
+        None if base.is_some_and(|b| b.canary) => Err(
             "the canary the base's run collected is missing from the report: the run ended early, or its report is not the runner's"
                 .into(),
         ),
-        None => Ok((report, result.exit_code, Some(CanaryState::NotCollected))),
+        None => Ok((report, Some(CanaryState::NotCollected))),
     }
 }
 
