@@ -276,3 +276,47 @@ fn honest_code_that_looks_like_tampering_passes() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn the_canary_stops_no_step_of_a_check() {
+    require_tools(&["pytest"]);
+    // `make test` runs pytest, then unittest over another folder, in one recipe. The canary
+    // goes beside the first test module, `tests/test_add.py`, in the first step: a test
+    // that failed on purpose there would stop the second step at the base and after the
+    // change alike, and `sub` would be judged by nothing.
+    let project = Project::new(
+        &[
+            (
+                "Makefile",
+                "test:\n\tpytest -q -p no:cacheprovider tests\n\tpython3 -m unittest discover -v -s unit -t .\n",
+            ),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            (
+                "calc.py",
+                &format!("{CALC_STUB}\n\ndef sub(a, b):\n    return a - b\n"),
+            ),
+            ("tests/test_add.py", PYTEST_ADD),
+            ("unit/__init__.py", ""),
+            (
+                "unit/test_sub.py",
+                "import unittest\n\nfrom calc import sub\n\n\nclass SubTest(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n",
+            ),
+        ],
+        "",
+    );
+    let mut failures = Vec::new();
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a - b\\n' > calc.py\n";
+    let story = project.attempt(honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    // Right for the first step's tests, wrong for the second's.
+    let breaks_sub = "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a + b\\n' > calc.py\n";
+    let story = project.attempt(breaks_sub, None);
+    expect(&mut failures, "sub broken", &story, "failed", None);
+    if !story.to_string().contains("test_sub") {
+        failures.push(format!(
+            "the second step's test is not named: {}",
+            said(&story)
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
