@@ -165,7 +165,8 @@ pub(crate) struct Budget {
     envs: Allowance,
     conditions: Allowance,
     numbers: usize,
-    ranges_cut: bool,
+    /// The first range cut, as a note shows it, and how many were.
+    ranges_cut: Option<(String, usize)>,
     work: usize,
     /// Envs listed without their description, the work being spent.
     descriptions_cut: usize,
@@ -208,7 +209,7 @@ impl Budget {
             envs: allowance(MAX_ENVS, "envs"),
             conditions: allowance(MAX_CONDITION_GROUPS, "factor groups of conditions"),
             numbers: MAX_RANGE_NUMBERS,
-            ranges_cut: false,
+            ranges_cut: None,
             work: MAX_DESCRIPTION_WORK,
             descriptions_cut: 0,
             notes: Vec::new(),
@@ -247,6 +248,18 @@ impl Budget {
             return;
         }
         allowance.told = true;
+        if total == 1 && made == 0 {
+            let note = format!(
+                "`{}` and what follows it are not read (at most {} {} in all, of at most {} \
+                 MiB, per file)",
+                shorten(expression),
+                allowance.limit,
+                allowance.what,
+                MAX_NAME_BYTES >> 20,
+            );
+            self.notes.push(note);
+            return;
+        }
         let total = match total {
             usize::MAX => format!("at least {}", usize::MAX),
             n => n.to_string(),
@@ -264,6 +277,16 @@ impl Budget {
             MAX_NAME_BYTES >> 20,
         );
         self.notes.push(note);
+    }
+
+    /// Records that a range (`what`, of `count` numbers) was cut.
+    fn range_cut(&mut self, what: impl FnOnce() -> String, count: u64) {
+        match &mut self.ranges_cut {
+            Some((_, n)) => *n += 1,
+            None => {
+                self.ranges_cut = Some((format!("a range of {count} numbers in {}", what()), 1))
+            }
+        }
     }
 
     /// Whether describing one more env, at `cost`, fits the work left.
@@ -289,10 +312,14 @@ impl Budget {
                 self.more_cut
             ));
         }
-        if self.ranges_cut {
+        if let Some((first, count)) = self.ranges_cut {
+            let others = match count {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
             notes.push(format!(
-                "ranges are written out to at most {MAX_ENVS} numbers each and \
-                 {MAX_RANGE_NUMBERS} in all, per file; their other numbers are not read"
+                "{first}{others} cut: ranges are written out to at most {MAX_ENVS} numbers \
+                 each and {MAX_RANGE_NUMBERS} in all, per file; their other numbers are not read"
             ));
         }
         if self.descriptions_cut > 0 {
@@ -338,7 +365,7 @@ fn expand_ranges(value: &str, budget: &mut Budget) -> String {
         let count = first.abs_diff(last) as usize + 1;
         let allowed = count.min(MAX_ENVS).min(budget.numbers).max(1);
         if allowed < count {
-            budget.ranges_cut = true;
+            budget.range_cut(|| format!("`{}`", shorten(value)), count as u64);
         }
         budget.numbers = budget.numbers.saturating_sub(allowed);
         let numbers: Box<dyn Iterator<Item = u32>> = if first <= last {
@@ -1310,7 +1337,10 @@ fn range(table: &DeTable<'_>, budget: &mut Budget) -> Result<Vec<String>, String
     let count = (last - first) as usize + 1;
     let allowed = count.min(MAX_ENVS).min(budget.numbers);
     if allowed < count {
-        budget.ranges_cut = true;
+        budget.range_cut(
+            || format!("`{{ prefix = {prefix:?}, start = {first}, stop = {last} }}`"),
+            count as u64,
+        );
     }
     budget.numbers -= allowed;
     Ok((first..=last)
@@ -1433,7 +1463,8 @@ mod tests {
             "tox.ini",
             "[tox]\nenvlist = py{1-4000000000}\n",
             MAX_ENVS,
-            "ranges are written out to at most 10000 numbers each",
+            "a range of 4000000000 numbers in `py{1-4000000000}` cut: ranges are written out \
+             to at most 10000 numbers each",
         );
         // Through a condition: conditions have a budget of their own, and the envs they
         // name draw from the envs'.
@@ -1447,7 +1478,8 @@ mod tests {
             "tox.toml",
             "env_list = [{ product = [{ prefix = \"py\", start = 1, stop = 4000000000 }] }]\n",
             MAX_ENVS,
-            "ranges are written out",
+            "a range of 4000000000 numbers in `{ prefix = \"py\", start = 1, stop = 4000000000 }` \
+             cut",
         );
         case(
             "tox.toml",
