@@ -1,7 +1,8 @@
 //! `nox`: the sessions of `noxfile.py`, found by reading its text. The noxfile is never
 //! imported or run: `nox --list` executes it, and a noxfile is the project's Python.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
@@ -27,6 +28,24 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 
 /// The file nox reads by default (`-f noxfile.py`).
 const NOXFILE: &str = "noxfile.py";
+
+/// The most sessions one noxfile may list, counting each Python of a session on several
+/// (`tests-3.11`): a `python=` list of 300,000 versions lists the first of them, and a note
+/// says how many were cut. Real noxfiles list tens.
+pub const MAX_SESSIONS: usize = 10_000;
+
+/// The most bytes the listed sessions' names may take in all (a name written once and
+/// used by many sessions, `name=NAME`, counts each time).
+const MAX_NAME_BYTES: usize = 1 << 20;
+
+/// The most bytes the listed sessions' docs may take in all (a session's doc is repeated
+/// for each of its Pythons).
+const MAX_DOC_BYTES: usize = 16 << 20;
+
+/// How deep a literal's brackets are read (`[[…]]`); deeper is an expression only running
+/// the noxfile tells, so that nesting can neither exhaust the stack nor be read once per
+/// level.
+const MAX_DEPTH: usize = 16;
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let path = ctx.root.join(NOXFILE);
@@ -85,6 +104,21 @@ impl Noxfile {
         let mut runner = Runner::new("nox", "Nox", "nox");
         runner.tail_rule = TailRule::DashDashFirst;
         runner.notes = self.notes;
+        // Docs draw from one budget; past it, sessions are listed without theirs.
+        let mut doc_bytes = MAX_DOC_BYTES;
+        let mut undocumented = 0usize;
+        let mut budget = |doc: Option<String>| match doc {
+            Some(doc) if doc.len() > doc_bytes => {
+                doc_bytes = 0;
+                undocumented += 1;
+                None
+            }
+            Some(doc) => {
+                doc_bytes -= doc.len();
+                Some(doc)
+            }
+            None => None,
+        };
         if let Some(default) = &self.default {
             runner.notes.push(format!(
                 "`nox` alone runs {} (nox.options.sessions)",
@@ -111,7 +145,7 @@ impl Noxfile {
             };
             runner.push_task(Task {
                 command: command(&session.name),
-                doc: doc(&all),
+                doc: budget(doc(&all)),
                 name: session.name.clone(),
                 params: Vec::new(),
                 cwd: None,
@@ -121,12 +155,19 @@ impl Noxfile {
                 let name = format!("{}-{python}", session.name);
                 runner.push_task(Task {
                     command: command(&name),
-                    doc: doc(&format!("python {python} only")),
+                    doc: budget(doc(&format!("python {python} only"))),
                     name,
                     params: Vec::new(),
                     cwd: None,
                 });
             }
+        }
+        if undocumented > 0 {
+            runner.notes.push(format!(
+                "{undocumented} sessions are listed without their doc: the docs passed \
+                 {} MiB in all",
+                MAX_DOC_BYTES >> 20
+            ));
         }
         runner
     }
@@ -305,6 +346,11 @@ fn split_top(text: &str) -> Vec<&str> {
 }
 
 fn literal(expr: &str) -> Lit {
+    literal_at(expr, 0)
+}
+
+/// A literal inside `depth` brackets.
+fn literal_at(expr: &str, depth: usize) -> Lit {
     let expr = expr.trim();
     match expr {
         "True" => return Lit::Bool(true),
@@ -317,7 +363,15 @@ fn literal(expr: &str) -> Lit {
         .and_then(|e| e.strip_suffix(']'))
         .or_else(|| expr.strip_prefix('(').and_then(|e| e.strip_suffix(')')))
     {
-        return Lit::List(split_top(inner).into_iter().map(literal).collect());
+        if depth >= MAX_DEPTH {
+            return Lit::Other;
+        }
+        return Lit::List(
+            split_top(inner)
+                .into_iter()
+                .map(|item| literal_at(item, depth + 1))
+                .collect(),
+        );
     }
     if let Some(s) = string_literal(expr) {
         return Lit::Str(s);
@@ -451,6 +505,11 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
     let mut constants: HashMap<String, Lit> = HashMap::new();
     let mut default_backend_none = false;
     let mut out = Noxfile::default();
+    // What the listing may still hold: sessions (each Python of one on several counts) and
+    // the bytes of their names.
+    let mut listed = 0usize;
+    let mut name_bytes = MAX_NAME_BYTES;
+    let mut sessions_cut = 0usize;
     let mut pending: Vec<(String, Option<String>)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -511,6 +570,10 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
         else {
             continue;
         };
+        if listed >= MAX_SESSIONS || name_bytes < function.len() {
+            sessions_cut += 1;
+            continue;
+        }
         let mut session = Session {
             name: function.clone(),
             pythons: Vec::new(),
@@ -518,20 +581,25 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
             params: Vec::new(),
         };
         let mut backend_none = default_backend_none;
-        let mut python = Lit::None;
+        let mut python = Cow::Owned(Lit::None);
+        let mut name_too_long = false;
         for arg in split_top(session_args) {
             let Some((key, value)) = arg.split_once('=') else {
                 continue;
             };
-            let mut value = literal(value);
-            if let Lit::Name(constant) = &value
-                && let Some(known) = constants.get(constant)
-            {
-                value = known.clone();
-            }
+            // A constant is looked at where it is, never copied: a long list named by
+            // many sessions would be copied for each.
+            let value = match literal(value) {
+                Lit::Name(constant) if constants.contains_key(&constant) => {
+                    Cow::Borrowed(&constants[&constant])
+                }
+                value => Cow::Owned(value),
+            };
             match key.trim() {
-                "name" => match value {
-                    Lit::Str(name) => session.name = name,
+                "name" => match value.as_ref() {
+                    // Measured before it is copied.
+                    Lit::Str(name) if name.len() > name_bytes => name_too_long = true,
+                    Lit::Str(name) => session.name = name.clone(),
                     _ => out.notes.push(format!(
                         "session `{function}` is named by `{}`, which only running the \
                          noxfile tells; listed as `{function}`",
@@ -539,23 +607,60 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                     )),
                 },
                 "python" | "py" => python = value,
-                "venv_backend" => backend_none = value == Lit::Str("none".into()),
+                "venv_backend" => backend_none = *value == Lit::Str("none".into()),
                 _ => {}
             }
         }
-        match python {
+        if name_too_long || name_bytes < session.name.len() {
+            sessions_cut += 1;
+            continue;
+        }
+        name_bytes -= session.name.len();
+        listed += 1;
+        match python.as_ref() {
             // nox runs a session whose backend is "none" once, whatever `python` says.
             Lit::List(_) if backend_none => {}
             Lit::List(items) => {
+                let mut seen = HashSet::new();
+                let mut others = 0usize;
+                let mut cut = 0usize;
                 for item in items {
                     match item {
-                        Lit::Str(p) if !session.pythons.contains(&p) => session.pythons.push(p),
-                        Lit::Str(_) => {}
-                        _ => out.notes.push(format!(
-                            "session `{}`: a python that is not a string is left out",
-                            session.name
-                        )),
+                        Lit::Str(p) if seen.contains(p.as_str()) => {}
+                        Lit::Str(p) => {
+                            // Each Python is a session `name-python` of its own.
+                            let cost = session.name.len() + 1 + p.len();
+                            if cut > 0 || listed >= MAX_SESSIONS || name_bytes < cost {
+                                cut += 1;
+                                continue;
+                            }
+                            seen.insert(p.as_str());
+                            name_bytes -= cost;
+                            listed += 1;
+                            session.pythons.push(p.clone());
+                        }
+                        _ => others += 1,
                     }
+                }
+                match others {
+                    0 => {}
+                    1 => out.notes.push(format!(
+                        "session `{}`: a python that is not a string is left out",
+                        session.name
+                    )),
+                    n => out.notes.push(format!(
+                        "session `{}`: {n} pythons that are not strings are left out",
+                        session.name
+                    )),
+                }
+                if cut > 0 {
+                    out.notes.push(format!(
+                        "session `{}`: {cut} of its {} pythons are not listed (at most \
+                         {MAX_SESSIONS} sessions, of at most {} MiB of names, per noxfile)",
+                        session.name,
+                        items.len(),
+                        MAX_NAME_BYTES >> 20
+                    ));
                 }
             }
             Lit::Name(_) | Lit::Other => out.notes.push(format!(
@@ -589,6 +694,13 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
             }
         }
         out.sessions.push(session);
+    }
+    if sessions_cut > 0 {
+        out.notes.push(format!(
+            "{sessions_cut} more sessions are not listed (at most {MAX_SESSIONS} sessions, of \
+             at most {} MiB of names, per noxfile)",
+            MAX_NAME_BYTES >> 20
+        ));
     }
     out
 }
@@ -768,6 +880,68 @@ class Grouped:
             .map(|s| s.name)
             .collect();
         assert_eq!(names, ["real"]);
+    }
+
+    /// Property: whatever a noxfile says, it lists at most [`MAX_SESSIONS`] sessions, and a
+    /// note says what was cut. (A `python=` of 300,000 versions took minutes when each was
+    /// looked for among the others; brackets 100,000 deep overflowed the stack.)
+    #[test]
+    fn hostile_noxfiles_stay_within_the_budget() {
+        let versions: Vec<String> = (0..300_000).map(|i| format!("\"3.{i}\"")).collect();
+        let source = format!(
+            "import nox\n\n@nox.session(python=[{}])\ndef tests(session):\n    pass\n",
+            versions.join(", ")
+        );
+        let runner = parse_noxfile(&source).into_runner();
+        assert_eq!(runner.tasks.len(), MAX_SESSIONS);
+        assert_eq!(runner.tasks[1].name, "tests-3.0");
+        assert!(
+            runner.notes.iter().any(|n| n
+                == "session `tests`: 290001 of its 300000 pythons are not listed (at most \
+                    10000 sessions, of at most 1 MiB of names, per noxfile)"),
+            "{:#?}",
+            runner.notes
+        );
+        // One long list named by many sessions is read where it is, each time.
+        let many: String = (0..20_000)
+            .map(|i| format!("@nox.session(python=PYTHONS)\ndef s{i}(session): pass\n"))
+            .collect();
+        let source = format!("import nox\nPYTHONS = [{}]\n{many}", versions.join(", "));
+        let runner = parse_noxfile(&source).into_runner();
+        assert_eq!(runner.tasks.len(), MAX_SESSIONS);
+        assert!(
+            runner
+                .notes
+                .iter()
+                .any(|n| n.starts_with("19999 more sessions are not listed")),
+            "{:#?}",
+            runner.notes
+        );
+        // Brackets nested past any reason are an expression.
+        let deep = format!(
+            "import nox\nX = {}{}\n@nox.session(python=X)\ndef t(s): pass\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let noxfile = parse_noxfile(&deep);
+        assert_eq!(noxfile.sessions.len(), 1);
+        assert!(noxfile.sessions[0].pythons.is_empty());
+        // A name of 2 MiB, used twice, is measured before it is copied.
+        let source = format!(
+            "import nox\nN = '{}'\n@nox.session(name=N)\ndef a(s): pass\n@nox.session(name=N)\ndef b(s): pass\n@nox.session\ndef c(s): pass\n",
+            "n".repeat(2 << 20)
+        );
+        let runner = parse_noxfile(&source).into_runner();
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["c"]);
+        assert!(
+            runner
+                .notes
+                .iter()
+                .any(|n| n.starts_with("2 more sessions are not listed")),
+            "{:#?}",
+            runner.notes
+        );
     }
 
     #[test]

@@ -486,3 +486,162 @@ fn confinement_of_workspaces_and_symlinked_members() {
     }
     assert!(!json.to_string().contains("steal"));
 }
+
+/// A 99-item brace group, `{0,1,…,98}`.
+fn group99() -> String {
+    let items: Vec<String> = (0..99).map(|n| n.to_string()).collect();
+    format!("{{{}}}", items.join(","))
+}
+
+/// tox and nox configurations that stand for more envs and sessions than any listing can
+/// hold: (label, file, content, runner, a note the listing must hold). Each took gigabytes
+/// (the ranges aborted the process: "memory allocation of 96000000000 bytes failed") or
+/// more than a minute when every expression was written out whole.
+fn hostile_tox_and_nox() -> Vec<(
+    &'static str,
+    &'static str,
+    String,
+    &'static str,
+    &'static str,
+)> {
+    let group = group99();
+    let sections: String = (0..300)
+        .map(|k| format!("[testenv:s{k}-{group}-{group}]\n"))
+        .collect();
+    let lines: String = (0..200)
+        .map(|k| format!("    e{k}-{group}-{group}\n"))
+        .collect();
+    let versions: Vec<String> = (0..300_000).map(|i| format!("\"3.{i}\"")).collect();
+    vec![
+        (
+            "range",
+            "tox.ini",
+            "[tox]\nenvlist = py{1-4000000000}\n".into(),
+            "tox",
+            "a range of 4000000000 numbers in `py{1-4000000000}` cut",
+        ),
+        (
+            "range in a deps condition",
+            "tox.ini",
+            "[tox]\nenvlist = lint\n[testenv]\ndeps =\n    py{1-4000000000}: pytest\n".into(),
+            "tox",
+            "a range of 4000000000 numbers in `py{1-4000000000}` cut",
+        ),
+        (
+            "tox.toml product of a range",
+            "tox.toml",
+            "env_list = [{ product = [{ prefix = \"py\", start = 1, stop = 4000000000 }] }]\n"
+                .into(),
+            "tox",
+            "a range of 4000000000 numbers in `{ prefix = \"py\", start = 1, stop = 4000000000 }` cut",
+        ),
+        (
+            "300 sections of 9,801 envs",
+            "tox.ini",
+            format!("[tox]\nenvlist = lint\n{sections}"),
+            "tox",
+            "298 more expressions past those limits are cut (2920698 names not read)",
+        ),
+        (
+            "200 env_list lines of 9,801 envs",
+            "tox.ini",
+            format!("[tox]\nenvlist =\n{lines}"),
+            "tox",
+            "198 more expressions past those limits are cut (1940598 names not read)",
+        ),
+        (
+            "300,000 pythons",
+            "noxfile.py",
+            format!(
+                "import nox\n\n@nox.session(python=[{}])\ndef tests(session):\n    pass\n",
+                versions.join(", ")
+            ),
+            "nox",
+            "session `tests`: 290001 of its 300000 pythons are not listed",
+        ),
+    ]
+}
+
+/// Property: whatever a tox or nox configuration says, its listing holds at most 10,000 envs
+/// or sessions (counted before any is written out), a note says what was cut, the listing
+/// completes, and its peak memory stays small; the other runners are still detected.
+#[test]
+fn hostile_tox_and_nox_configurations() {
+    require_tools(&["tox", "nox"]);
+    for (label, file, text, runner, note) in hostile_tox_and_nox() {
+        let project = project_with(&[(file, text.into_bytes())]);
+        let json = list(project.path(), &path_var());
+        let listed = support::runner_json(&json, runner);
+        assert_eq!(
+            listed["tasks"].as_array().map(Vec::len),
+            Some(10_000),
+            "{label}"
+        );
+        let notes = listed["notes"].as_array().expect("notes");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.as_str().is_some_and(|n| n.contains(note))),
+            "{label}: {notes:#?}"
+        );
+        assert_eq!(state(&json, "make"), "detected", "{label}");
+        if let Some(kib) = peak_kib(project.path()) {
+            assert!(kib < 64 * 1024, "{label}: {kib} KiB");
+        }
+    }
+}
+
+/// Property: `speccoder mcp` in a repository whose tox.ini stands for four billion envs (the
+/// process used to abort before it answered) answers `initialize` and lists its tool.
+#[test]
+fn mcp_answers_in_a_hostile_repository() {
+    use std::io::{BufRead, BufReader, Write};
+    require_tools(&["tox"]);
+    let project = project_with(&[("tox.ini", b"[tox]\nenvlist = py{1-4000000000}\n".to_vec())]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        .arg("-C")
+        .arg(project.path())
+        .arg("mcp")
+        .env("PATH", path_var())
+        .env("SPECCODER_CACHE_DIR", project.path().join(".cache-test"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    // Answers are read on a thread, so that a server that hangs fails the test.
+    let (answers, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if answers.send(line.expect("read")).is_err() {
+                break;
+            }
+        }
+    });
+    // It owns stdin: dropping it closes the server's input, which ends the server.
+    let mut ask = move |line: &str| -> Value {
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+        let answer = received
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server answers (it did not die or hang)");
+        serde_json::from_str(&answer).expect("one JSON message")
+    };
+    let init = ask(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    let tools = ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    assert_eq!(tools["result"]["tools"][0]["name"], "recipe", "{tools}");
+    let call = ask(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"--list py99999"}}}"#,
+    );
+    assert_eq!(call["id"], 3, "{call}");
+    assert!(call.to_string().contains("py99999"), "{call}");
+    drop(ask);
+    let status = child.wait().expect("exits");
+    assert_eq!(status.code(), Some(0));
+}
