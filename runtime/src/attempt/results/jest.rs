@@ -142,28 +142,30 @@ mod tests {
     use crate::attempt::results::tests::{case, report};
     use crate::attempt::results::tests::{keys, sorted};
 
+    /// What jest reports for the one-file project of the samples (`tests/calc.test.js`), in
+    /// its tree, whatever its version.
+    fn calc_tree() -> super::super::TestReport {
+        report(
+            &[Jest],
+            &[
+                ("tests/calc.test.js > Calc > adds", Passed),
+                ("tests/calc.test.js > Calc > fails", Failed),
+                ("tests/calc.test.js > Calc > is skipped", Skipped),
+                ("tests/calc.test.js > Calc > is todo", Skipped),
+                ("tests/calc.test.js > Calc > nested > deep ok", Passed),
+                ("tests/calc.test.js > top level", Passed),
+            ],
+            &[(Passed, 3), (Failed, 1), (Skipped, 2)],
+            &[
+                "Test Suites: 1 failed, 1 total",
+                "Tests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total",
+            ],
+        )
+    }
+
     #[test]
     fn jest_reads_its_tree_failures_and_summary() {
-        case(
-            sample!("jest-verbose-fail.txt"),
-            None,
-            report(
-                &[Jest],
-                &[
-                    ("tests/calc.test.js > Calc > adds", Passed),
-                    ("tests/calc.test.js > Calc > fails", Failed),
-                    ("tests/calc.test.js > Calc > is skipped", Skipped),
-                    ("tests/calc.test.js > Calc > is todo", Skipped),
-                    ("tests/calc.test.js > Calc > nested > deep ok", Passed),
-                    ("tests/calc.test.js > top level", Passed),
-                ],
-                &[(Passed, 3), (Failed, 1), (Skipped, 2)],
-                &[
-                    "Test Suites: 1 failed, 1 total",
-                    "Tests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total",
-                ],
-            ),
-        );
+        case(sample!("jest-verbose-fail.txt"), None, calc_tree());
         case(
             sample!("jest-summary-fail.txt"),
             None,
@@ -267,26 +269,7 @@ mod tests {
                 sample!("jest-30.5.2-three-files-import-error.txt"),
             ),
         ] {
-            case(
-                one_file,
-                None,
-                report(
-                    &[Jest],
-                    &[
-                        ("tests/calc.test.js > Calc > adds", Passed),
-                        ("tests/calc.test.js > Calc > fails", Failed),
-                        ("tests/calc.test.js > Calc > is skipped", Skipped),
-                        ("tests/calc.test.js > Calc > is todo", Skipped),
-                        ("tests/calc.test.js > Calc > nested > deep ok", Passed),
-                        ("tests/calc.test.js > top level", Passed),
-                    ],
-                    &[(Passed, 3), (Failed, 1), (Skipped, 2)],
-                    &[
-                        "Test Suites: 1 failed, 1 total",
-                        "Tests:       1 failed, 1 skipped, 1 todo, 3 passed, 6 total",
-                    ],
-                ),
-            );
+            case(one_file, None, calc_tree());
             case(
                 three_files,
                 None,
