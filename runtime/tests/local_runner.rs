@@ -371,9 +371,12 @@ fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
 #[test]
 fn a_fully_detached_daemon_is_stopped_where_cgroups_allow() {
     // It sleeps longer than `assert_no_process` waits, and ends by itself where it is not
-    // contained.
+    // contained. The shell waits until the daemon has left its session (it writes `up`
+    // after `setsid`): on a busy machine the shell could end first, and the daemon would be
+    // killed with the shell's group before it detached, with no cgroup needed.
     let out = run(&request(
-        "setsid sh -c 'sleep 5.402' </dev/null >/dev/null 2>&1 & echo started",
+        "d=$(mktemp -d); setsid sh -c \"echo x > $d/up; exec sleep 5.402\" </dev/null >/dev/null 2>&1 & \
+         while [ ! -s \"$d/up\" ]; do sleep 0.01; done; rm -rf \"$d\"; echo started",
     ));
     assert_eq!(out.stdout.text(), "started\n");
     if !speccoder_runtime::process::cgroups_available() {
