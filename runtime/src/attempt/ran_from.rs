@@ -12,8 +12,11 @@ use super::store::{Entry, Store};
 /// The most candidate files whose text is read to confirm they define tests.
 const MAX_CANDIDATES: usize = 10_000;
 
-/// The largest candidate read, in bytes.
-const MAX_CANDIDATE_BYTES: usize = 4 << 20;
+/// The largest candidate read, in bytes; a larger one is taken to define tests.
+const MAX_CANDIDATE_BYTES: usize = 1 << 20;
+
+/// Candidates read at once: with `MAX_CANDIDATE_BYTES`, 32 MiB held at most.
+const READ_BATCH: usize = 32;
 
 /// What the base's test ids say about its files, as repository paths.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -143,17 +146,22 @@ pub(crate) fn ran_from<'i>(
         .copied()
         .filter(|p| p.ends_with(".py"))
         .collect();
-    let objects: Vec<String> = python.iter().map(|p| files[*p].object.clone()).collect();
-    let texts = store.read_blobs(&objects, MAX_CANDIDATE_BYTES)?;
-    let defines: BTreeSet<&str> = python
-        .iter()
-        .zip(texts)
-        .filter(|(_, text)| {
-            text.as_deref()
-                .is_none_or(|t| defines_python_tests(&String::from_utf8_lossy(t)))
-        })
-        .map(|(p, _)| *p)
-        .collect();
+    // Read a batch at a time, so that at most `READ_BATCH` texts are held at once.
+    let mut defines: BTreeSet<&str> = BTreeSet::new();
+    for batch in python.chunks(READ_BATCH) {
+        let objects: Vec<String> = batch.iter().map(|p| files[*p].object.clone()).collect();
+        let texts = store.read_blobs(&objects, MAX_CANDIDATE_BYTES)?;
+        defines.extend(
+            batch
+                .iter()
+                .zip(texts)
+                .filter(|(_, text)| {
+                    text.as_deref()
+                        .is_none_or(|t| defines_python_tests(&String::from_utf8_lossy(t)))
+                })
+                .map(|(p, _)| *p),
+        );
+    }
     let tests: BTreeSet<String> = candidates
         .iter()
         .filter(|p| !p.ends_with(".py") || defines.contains(*p))
