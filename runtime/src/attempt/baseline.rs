@@ -207,11 +207,7 @@ pub fn measure(request: &AttemptRequest<'_>) -> Result<BaselineReport, String> {
         .map(|id| serde_json::Value::String(id.clone()).to_string())
         .collect();
     let known_failures = format!("known_failures = [{}]", quoted.join(", "));
-    let Prepared {
-        folder, running, ..
-    } = prepared;
-    drop(folder);
-    drop(running);
+    // Dropping `prepared` removes the attempt's folder and its running mark.
     Ok(BaselineReport {
         checks,
         failing,

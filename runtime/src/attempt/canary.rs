@@ -282,7 +282,14 @@ impl Canary {
             if !id.contains(&self.token) {
                 continue;
             }
-            if id.contains("ails") {
+            // By the test's own name (`test_fails_<t>`, `TestSpeccoderCanaryFails<t>`,
+            // `canary fails <t>`), never by a word elsewhere in the id: a folder named
+            // `emails` must not make the passing canary the marked one.
+            let token = &self.token;
+            let marked = ["fails_", "Fails", "fails "]
+                .iter()
+                .any(|name| id.contains(&format!("{name}{token}")));
+            if marked {
                 failing.push((id, *outcome));
             } else {
                 passing.push((id, *outcome));
@@ -479,6 +486,16 @@ mod tests {
         assert!(read(&[(pass, Failed), (fail, Xfailed)]).is_err());
         assert!(read(&[(pass, Passed)]).is_err());
         assert!(read(&[(fail, Xfailed)]).is_err());
+        // A folder whose name holds "fails" or "ails" changes nothing.
+        let pass = "emails/details/test_zzf00d.py::SpeccoderCanaryf00d::test_passes_f00d";
+        let fail = "emails/details/test_zzf00d.py::SpeccoderCanaryf00d::test_fails_f00d";
+        assert!(read(&[(pass, Passed), (fail, Xfailed)]).is_ok());
+        assert!(read(&[(pass, Passed), (fail, Passed)]).is_err());
+        // Go's and JavaScript's names.
+        let go = |name: &str| format!("calc/TestSpeccoderCanary{name}f00d");
+        assert!(read(&[(&go("Passes"), Passed), (&go("Fails"), Skipped)]).is_ok());
+        let js = |name: &str| format!("test/zzf00d.test.js > canary {name} f00d");
+        assert!(read(&[(&js("passes"), Passed), (&js("fails"), Skipped)]).is_ok());
         assert_eq!(canary().read(&report(&[(real, Passed)])), Ok(None));
     }
 }
