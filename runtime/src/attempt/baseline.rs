@@ -42,7 +42,7 @@ impl Baseline {
 }
 
 /// What the checks' environment adds, in the cache key of a baseline.
-const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 3\0";
+const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 4\0";
 
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
@@ -246,13 +246,25 @@ fn run_at(
     let mut results = Vec::new();
     for checks::Ran { mut result, report } in ran {
         // The canary shows where one is collected; the tests are the base's without it.
-        let (report, collected) = match canary.read(&report) {
-            Ok(Some(stripped)) => (stripped, true),
-            Ok(None) | Err(_) => (report, false),
+        let read = canary.read(&report, result.exit_code == Some(0));
+        let report = match &read {
+            Ok(Some(held)) => held.report.clone(),
+            Ok(None) | Err(_) => canary.strip(&report),
         };
         result.output_tail = canary.scrub(&result.output_tail);
         let mut base = BaseTests::of(&result.op, result.exit_code, &report);
-        base.canary = collected;
+        let state = match read {
+            Ok(Some(held)) => {
+                base.canary = true;
+                base.canary_places = held.places;
+                canary::CanaryState::Held
+            }
+            Ok(None) => canary::CanaryState::NotCollected,
+            Err(_) => {
+                base.canary_misread = true;
+                canary::CanaryState::Unreliable
+            }
+        };
         // How the base itself fares: every test it runs must pass, as after a change.
         let (passed, mut summary) = outcomes::judge(
             result.exit_code,
@@ -262,11 +274,7 @@ fn run_at(
             outcomes::NewTests::default(),
             &prepared.known,
         );
-        summary.canary = Some(if collected {
-            canary::CanaryState::Held
-        } else {
-            canary::CanaryState::NotCollected
-        });
+        summary.canary = Some(state);
         result.passed = passed;
         result.tests = summary;
         tests.push(base);

@@ -12,7 +12,7 @@
 //! Canaries never reach the commit (the check tree is not committed), the digest or the
 //! story's test ids (they are taken out of the report before it is judged).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -28,13 +28,19 @@ const CANARY_WORDS: &str = "speccoder canary";
 /// Go packages given a canary at most.
 const MAX_GO_PACKAGES: usize = 200;
 
+/// Rust test binaries given a canary at most.
+const MAX_RUST_FILES: usize = 500;
+
 /// The canaries of one check run.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Canary {
     /// The name drawn for this run; every canary test's id holds it.
     token: String,
-    /// The files written, as paths in the check tree.
+    /// The files written or added to, as paths in the check tree.
     pub(crate) files: Vec<PathBuf>,
+    /// The test binaries given a canary, by the source cargo names them by
+    /// (`src/lib.rs`, `tests/sub.rs`).
+    rust: BTreeSet<String>,
 }
 
 /// What the canary of a check says.
@@ -46,6 +52,9 @@ pub enum CanaryState {
     /// No canary was collected, at the base either: the check names its test files, or
     /// runs no recognised runner; it is judged without one.
     NotCollected,
+    /// The runner reported a canary the wrong way at the base too, where no agent had
+    /// acted (it runs skipped tests, say): the check is judged without one.
+    Unreliable,
 }
 
 /// A token no file of the tree can know beforehand: 16 hex digits from the system's
@@ -157,6 +166,69 @@ fn go_canary(package: &str, token: &str) -> String {
     )
 }
 
+/// The canary of a Rust test binary, added at the end of the file the binary is built from:
+/// items at the top level, with no indentation, so that `cargo fmt --check` passes whatever
+/// the project's indentation, and `#[test]` items are built only into the test binary.
+/// The reason on `#[ignore]` keeps clippy's pedantic lints quiet.
+fn rust_canary(token: &str) -> String {
+    format!(
+        "\n#[test]\nfn speccoder_canary_passes_{token}() {{}}\n\n#[test]\n#[ignore = \"{CANARY_WORDS}\"]\nfn speccoder_canary_fails_{token}() {{}}\n"
+    )
+}
+
+/// Whether `file` is empty or ends in a newline.
+fn ends_in_newline(file: &mut std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.metadata()?.len() == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+/// The Rust files `cargo test` builds test binaries from, with the source cargo names each
+/// by: for every crate (a folder with `Cargo.toml`, not a vendored one), `src/lib.rs`,
+/// `tests/NAME.rs` and `tests/NAME/main.rs`. Targets at other paths go without a canary.
+fn rust_targets(paths: &BTreeSet<&str>) -> Vec<(String, String)> {
+    let mut targets = Vec::new();
+    for manifest in paths
+        .iter()
+        .filter(|p| **p == "Cargo.toml" || p.ends_with("/Cargo.toml"))
+    {
+        let folder = &manifest[..manifest.len() - "Cargo.toml".len()];
+        // A vendored crate's files are checked against its checksums.
+        if paths.contains(format!("{folder}.cargo-checksum.json").as_str()) {
+            continue;
+        }
+        let lib = format!("{folder}src/lib.rs");
+        if paths.contains(lib.as_str()) {
+            targets.push((lib, "src/lib.rs".to_owned()));
+        }
+        let tests = format!("{folder}tests/");
+        for path in paths
+            .range(tests.as_str()..)
+            .take_while(|p| p.starts_with(&tests))
+        {
+            let name = &path[folder.len()..];
+            let rest = &name["tests/".len()..];
+            let binary = match rest.split_once('/') {
+                None => rest.ends_with(".rs"),
+                Some((_, file)) => file == "main.rs",
+            };
+            if binary {
+                targets.push(((*path).to_owned(), name.to_owned()));
+            }
+        }
+        if targets.len() >= MAX_RUST_FILES {
+            break;
+        }
+    }
+    targets.truncate(MAX_RUST_FILES);
+    targets
+}
+
 /// The package clause of a Go file.
 fn go_package(text: &str) -> Option<&str> {
     text.lines().find_map(|line| {
@@ -167,13 +239,14 @@ fn go_package(text: &str) -> Option<&str> {
 }
 
 impl Canary {
-    /// Writes the canaries of one check run into the check tree `dir`, for the project at
-    /// `prefix`, placed by the tree's test files (`tests`, repository paths with their
-    /// texts read on demand through `read`).
+    /// Writes the canaries of one check run into the check tree `dir`, placed by the
+    /// tree's test files (`tests`, with their texts read on demand through `read`) and
+    /// added to the Rust files of `rust` (repository path, and the source cargo names).
     pub(crate) fn plant(
         dir: &Path,
         tests: &[&Entry],
         js: Option<Js>,
+        rust: &[(String, String)],
         read: impl Fn(&Entry) -> Option<String>,
     ) -> Result<Self, String> {
         let token = token();
@@ -254,7 +327,37 @@ impl Canary {
                 )?;
             }
         }
-        Ok(Self { token, files })
+        // Rust: at the end of each test binary's own file, so that every binary cargo
+        // runs reports one; a canary that never fails cannot stop cargo's run either.
+        let mut binaries = BTreeSet::new();
+        for (path, binary) in rust {
+            let path = dir.join(path);
+            // Only a plain file of the tree: never through a link.
+            let plain = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+            if !plain {
+                continue;
+            }
+            let fail =
+                |err: std::io::Error| format!("cannot add the canary to {}: {err}", path.display());
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
+                .append(true)
+                .open(&path)
+                .map_err(fail)?;
+            // The canary's blank line comes after the file's last line, ended or not.
+            let mut text = rust_canary(&token);
+            if !ends_in_newline(&mut file).map_err(fail)? {
+                text.insert(0, '\n');
+            }
+            std::io::Write::write_all(&mut file, text.as_bytes()).map_err(fail)?;
+            files.push(path);
+            binaries.insert(binary.clone());
+        }
+        Ok(Self {
+            token,
+            files,
+            rust: binaries,
+        })
     }
 
     /// `text` (a check's output) without the lines that name the canaries: what a person
@@ -269,23 +372,52 @@ impl Canary {
             .join("\n")
     }
 
-    /// What the report says of the canaries: `Ok(Some(report))`, the report without them,
-    /// when they held; `Ok(None)` when none was collected; `Err(why)` when the report is
-    /// not the runner's (a canary reported the wrong way).
-    pub(crate) fn read(&self, report: &TestReport) -> Result<Option<TestReport>, String> {
+    /// The report without the canaries' tests and counts.
+    pub(crate) fn strip(&self, report: &TestReport) -> TestReport {
+        let mut stripped = report.clone();
+        if self.token.is_empty() {
+            return stripped;
+        }
+        let mut gone = Vec::new();
+        stripped.tests.retain(|id, outcome| {
+            let canary = id.contains(&self.token);
+            if canary {
+                gone.push(*outcome);
+            }
+            !canary
+        });
+        for outcome in gone {
+            if let Some(count) = stripped.counts.get_mut(&outcome) {
+                *count = count.saturating_sub(1);
+            }
+        }
+        stripped.counts.retain(|_, n| *n > 0);
+        stripped
+    }
+
+    /// What the report says of the canaries: `Ok(Some(held))`, the report without them
+    /// and where they were, when they held; `Ok(None)` when none was collected; `Err(why)`
+    /// when the report is not the runner's. A canary reported the wrong way always says
+    /// so; a missing one only when the run `ended_well` (exit code 0): a run that failed
+    /// fails as it is, and what it did not get to print is no forgery.
+    pub(crate) fn read(
+        &self,
+        report: &TestReport,
+        ended_well: bool,
+    ) -> Result<Option<Held>, String> {
         if self.token.is_empty() || self.files.is_empty() {
             return Ok(None);
         }
+        let token = &self.token;
         let mut passing = Vec::new();
         let mut failing = Vec::new();
         for (id, outcome) in &report.tests {
-            if !id.contains(&self.token) {
+            if !id.contains(token) {
                 continue;
             }
             // By the test's own name (`test_fails_<t>`, `TestSpeccoderCanaryFails<t>`,
             // `canary fails <t>`), never by a word elsewhere in the id: a folder named
             // `emails` must not make the passing canary the marked one.
-            let token = &self.token;
             let marked = ["fails_", "Fails", "fails "]
                 .iter()
                 .any(|name| id.contains(&format!("{name}{token}")));
@@ -295,41 +427,64 @@ impl Canary {
                 passing.push((id, *outcome));
             }
         }
-        if failing.is_empty() && passing.is_empty() {
-            return Ok(None);
-        }
         if let Some((id, outcome)) = failing
             .iter()
             .find(|(_, o)| !matches!(o, TestOutcome::Xfailed | TestOutcome::Skipped))
         {
+            let id = id.replace(token.as_str(), "*");
             return Err(format!(
                 "the canary `{id}`, an expected failure or a skip, is reported as {outcome:?}: the report is not the runner's"
             ));
         }
         if let Some((id, outcome)) = passing.iter().find(|(_, o)| *o != TestOutcome::Passed) {
+            let id = id.replace(token.as_str(), "*");
             return Err(format!(
                 "the canary `{id}`, which passes, is reported as {outcome:?}: the report is not the runner's"
             ));
         }
-        if failing.is_empty() || passing.is_empty() {
-            return Err(
-                "one of the two canaries is missing from the report, beside the other".into(),
-            );
-        }
-        // The counts no longer hold the canaries.
-        let mut stripped = report.clone();
-        stripped.tests.retain(|id, _| !id.contains(&self.token));
-        let mut uncount = |outcome: TestOutcome| {
-            if let Some(count) = stripped.counts.get_mut(&outcome) {
-                *count = count.saturating_sub(1);
+        if ended_well {
+            if failing.is_empty() != passing.is_empty() {
+                return Err(
+                    "one of the two canaries is missing from the report, beside the other".into(),
+                );
             }
-        };
-        for (_, outcome) in failing.iter().chain(&passing) {
-            uncount(*outcome);
+            // cargo names each test binary it runs itself; one with a canary must report it.
+            for binary in report.binaries.iter().filter(|b| self.rust.contains(*b)) {
+                let reported = |name: &str| {
+                    report
+                        .tests
+                        .contains_key(&format!("{binary}::speccoder_canary_{name}_{token}"))
+                };
+                if !reported("passes") || !reported("fails") {
+                    return Err(format!(
+                        "cargo ran the test binary of `{binary}`, but its canary is missing from the report: the binary ended early, or its report is not the runner's"
+                    ));
+                }
+            }
         }
-        stripped.counts.retain(|_, n| *n > 0);
-        Ok(Some(stripped))
+        if failing.is_empty() && passing.is_empty() {
+            return Ok(None);
+        }
+        let places = failing
+            .iter()
+            .chain(&passing)
+            .map(|(id, _)| id.replace(token.as_str(), "*"))
+            .collect();
+        Ok(Some(Held {
+            report: self.strip(report),
+            places,
+        }))
     }
+}
+
+/// A report whose canaries held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Held {
+    /// The report without the canaries.
+    pub(crate) report: TestReport,
+    /// The canaries' ids with the drawn name as `*`: where a canary was collected, the
+    /// same from one run to the next.
+    pub(crate) places: BTreeSet<String>,
 }
 
 /// Plants the canaries of one run of the checks in `check`, a check tree of `tree`, placed
@@ -364,7 +519,17 @@ pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &mut CheckTree) -
     {
         named.push_str(&String::from_utf8_lossy(&bytes));
     }
-    match Canary::plant(&check.dir, &tests, Js::named_in(&named), read) {
+    // Rust: unless a check runs ignored tests, which would run the marked canary.
+    let rust = if named.contains("--ignored") || named.contains("--include-ignored") {
+        Vec::new()
+    } else {
+        // The withheld tests are in the check tree, not in `tree`.
+        let withheld = prepared.withheld.iter().flat_map(|w| &w.paths);
+        let present = withheld.filter(|p| check.dir.join(p).is_file());
+        let paths = entries.iter().map(|e| e.path.as_str());
+        rust_targets(&paths.chain(present.map(String::as_str)).collect())
+    };
+    match Canary::plant(&check.dir, &tests, Js::named_in(&named), &rust, read) {
         Ok(canary) => {
             check.read_only.extend(canary.files.iter().cloned());
             canary
@@ -422,14 +587,14 @@ mod tests {
             entry("tests/test_add.py"),
         ];
         let refs: Vec<&Entry> = tests.iter().collect();
-        let canary = Canary::plant(dir.path(), &refs, None, |_| None).expect("planted");
+        let canary = Canary::plant(dir.path(), &refs, None, &[], |_| None).expect("planted");
         assert_eq!(canary.files.len(), 1);
         let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
         assert!(
             name.to_string_lossy().starts_with("tests/test_zz"),
             "{name:?}"
         );
-        let canary = Canary::plant(dir.path(), &refs[..2], None, |_| None).expect("planted");
+        let canary = Canary::plant(dir.path(), &refs[..2], None, &[], |_| None).expect("planted");
         let name = canary.files[0].strip_prefix(dir.path()).expect("inside");
         assert!(
             name.to_string_lossy().starts_with("checks/check_zz"),
@@ -458,6 +623,7 @@ mod tests {
         Canary {
             token: "f00d".into(),
             files: vec![PathBuf::from("tests/test_zzf00d.py")],
+            rust: ["src/lib.rs".to_owned(), "tests/sub.rs".to_owned()].into(),
         }
     }
 
@@ -474,11 +640,19 @@ mod tests {
         let pass = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_passes_f00d";
         let fail = "tests/test_zzf00d.py::SpeccoderCanaryf00d::test_fails_f00d";
         let real = "tests/test_add.py::test_small";
-        let read = |tests: &[(&str, TestOutcome)]| canary().read(&report(tests));
+        let read = |tests: &[(&str, TestOutcome)]| canary().read(&report(tests), true);
         let held = read(&[(pass, Passed), (fail, Xfailed), (real, Passed)])
             .expect("held")
             .expect("collected");
-        assert_eq!(held.tests.keys().collect::<Vec<_>>(), [real]);
+        assert_eq!(held.report.tests.keys().collect::<Vec<_>>(), [real]);
+        assert_eq!(
+            held.places,
+            [
+                "tests/test_zz*.py::SpeccoderCanary*::test_fails_*".to_owned(),
+                "tests/test_zz*.py::SpeccoderCanary*::test_passes_*".to_owned()
+            ]
+            .into()
+        );
         assert!(read(&[(pass, Passed), (fail, Skipped)]).is_ok());
         // Every test reported passed, or the marked one failed: not the runner's report.
         assert!(read(&[(pass, Passed), (fail, Passed)]).is_err());
@@ -496,6 +670,94 @@ mod tests {
         assert!(read(&[(&go("Passes"), Passed), (&go("Fails"), Skipped)]).is_ok());
         let js = |name: &str| format!("test/zzf00d.test.js > canary {name} f00d");
         assert!(read(&[(&js("passes"), Passed), (&js("fails"), Skipped)]).is_ok());
-        assert_eq!(canary().read(&report(&[(real, Passed)])), Ok(None));
+        assert_eq!(canary().read(&report(&[(real, Passed)]), true), Ok(None));
+        // A run that failed may end before a canary; one reported wrong is still forged.
+        assert!(canary().read(&report(&[(pass, Passed)]), false).is_ok());
+        assert!(
+            canary()
+                .read(&report(&[(pass, Passed), (fail, Passed)]), false)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn every_test_binary_cargo_ran_must_report_its_canary() {
+        use TestOutcome::{Passed, Skipped};
+        let mut ran = report(&[
+            ("src/lib.rs::speccoder_canary_passes_f00d", Passed),
+            ("src/lib.rs::speccoder_canary_fails_f00d", Skipped),
+            ("src/lib.rs::tests::adds", Passed),
+        ]);
+        ran.binaries = ["src/lib.rs".to_owned()].into();
+        let held = canary().read(&ran, true).expect("held").expect("collected");
+        assert_eq!(held.report.tests.len(), 1);
+        // cargo ran `tests/sub.rs`, which printed nothing of its canary: it ended early,
+        // or what it printed is not libtest's.
+        ran.binaries.insert("tests/sub.rs".to_owned());
+        assert!(canary().read(&ran, true).is_err());
+        assert!(canary().read(&ran, false).is_ok());
+        // A binary without a canary (a path cargo names but none was added to) is free.
+        ran.binaries.remove("tests/sub.rs");
+        ran.binaries.insert("benches/b.rs".to_owned());
+        assert!(canary().read(&ran, true).is_ok());
+    }
+
+    #[test]
+    fn rust_canaries_go_into_each_test_binary_of_each_crate() {
+        let paths: BTreeSet<&str> = [
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/main.rs",
+            "tests/sub.rs",
+            "tests/common/mod.rs",
+            "tests/suite/main.rs",
+            "tests/data/input.txt",
+            "crates/core/Cargo.toml",
+            "crates/core/src/lib.rs",
+            "crates/core/tests/it.rs",
+            "vendor/dep/Cargo.toml",
+            "vendor/dep/.cargo-checksum.json",
+            "vendor/dep/src/lib.rs",
+        ]
+        .into();
+        let targets = rust_targets(&paths);
+        let pairs: Vec<(&str, &str)> = targets
+            .iter()
+            .map(|(p, b)| (p.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("src/lib.rs", "src/lib.rs"),
+                ("tests/sub.rs", "tests/sub.rs"),
+                ("tests/suite/main.rs", "tests/suite/main.rs"),
+                ("crates/core/src/lib.rs", "src/lib.rs"),
+                ("crates/core/tests/it.rs", "tests/it.rs"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rust_canary_follows_the_last_line() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn f() {}").expect("write");
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join("src/link.rs")).expect("link");
+        let rust = [
+            ("src/lib.rs".to_owned(), "src/lib.rs".to_owned()),
+            ("src/link.rs".to_owned(), "tests/link.rs".to_owned()),
+        ];
+        let canary = Canary::plant(dir.path(), &[], None, &rust, |_| None).expect("planted");
+        let text = std::fs::read_to_string(dir.path().join("src/lib.rs")).expect("read");
+        let token = &canary.token;
+        assert_eq!(
+            text,
+            format!(
+                "pub fn f() {{}}\n\n#[test]\nfn speccoder_canary_passes_{token}() {{}}\n\n#[test]\n#[ignore = \"speccoder canary\"]\nfn speccoder_canary_fails_{token}() {{}}\n"
+            )
+        );
+        // Never through a link.
+        assert_eq!(canary.rust, ["src/lib.rs".to_owned()].into());
+        assert_eq!(canary.files, [dir.path().join("src/lib.rs")]);
     }
 }

@@ -5,7 +5,7 @@
 //! excuse is the user's word: `[attempt] known_failures`. A test in a frozen file that was
 //! skipped at the base may stay skipped. An unrecognised runner keeps the exit-code rule.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
@@ -176,6 +176,13 @@ pub(crate) struct BaseTests {
     /// Whether the base's run collected its canary: one missing now was taken out.
     #[serde(default)]
     pub(crate) canary: bool,
+    /// Where the base's run collected a canary (its ids with the drawn name as `*`): each
+    /// must be reported again.
+    #[serde(default)]
+    pub(crate) canary_places: BTreeSet<String>,
+    /// Whether the runner reported a canary the wrong way at the base itself.
+    #[serde(default)]
+    pub(crate) canary_misread: bool,
 }
 
 impl BaseTests {
@@ -187,7 +194,7 @@ impl BaseTests {
             tests: report.tests.clone(),
             counts: report.counts.clone(),
             runners: report.runners.clone(),
-            canary: false,
+            ..Self::default()
         }
     }
 }

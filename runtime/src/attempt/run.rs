@@ -466,16 +466,30 @@ fn held(
     // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
     // print is no forgery.
     if result.timed_out || result.exit_code.is_none() {
-        let report = canary.read(&report).ok().flatten().unwrap_or(report);
-        return Ok((report, None));
+        return Ok((canary.strip(&report), None));
     }
-    match canary.read(&report)? {
-        Some(stripped) => Ok((stripped, Some(CanaryState::Held))),
-        None if base.is_some_and(|b| b.canary) => Err(
+    // The runner misreads the canary at the base itself: the check goes without one.
+    if base.is_some_and(|b| b.canary_misread) {
+        return Ok((canary.strip(&report), Some(CanaryState::Unreliable)));
+    }
+    let ended_well = result.exit_code == Some(0);
+    match canary.read(&report, ended_well)? {
+        Some(held) => {
+            let missing = base
+                .filter(|_| ended_well)
+                .and_then(|b| b.canary_places.difference(&held.places).next());
+            if let Some(place) = missing {
+                return Err(format!(
+                    "the canary `{place}`, which the base's run reported, is missing from the report: its part of the run ended early, or its report is not the runner's"
+                ));
+            }
+            Ok((held.report, Some(CanaryState::Held)))
+        }
+        None if ended_well && base.is_some_and(|b| b.canary) => Err(
             "the canary the base's run collected is missing from the report: the run ended early, or its report is not the runner's"
                 .into(),
         ),
-        None => Ok((report, Some(CanaryState::NotCollected))),
+        None => Ok((canary.strip(&report), Some(CanaryState::NotCollected))),
     }
 }
 

@@ -38,7 +38,9 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         let line: &str = line;
         // cargo right-aligns its status words in twelve columns.
         if let Some(rest) = line.strip_prefix("     Running ") {
-            binary = Some(libtest_binary(rest));
+            let source = libtest_binary(rest);
+            sink.binary(&source);
+            binary = Some(source);
             continue;
         }
         if let Some(krate) = line.strip_prefix("   Doc-tests ") {
@@ -165,7 +167,8 @@ mod tests {
                     "test result: FAILED. 2 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s",
                     "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
                 ],
-            ),
+            )
+            .ran(&["src/lib.rs", "tests/sub.rs"]),
         );
         case(
             sample!("cargo-ignored.txt"),
@@ -180,7 +183,8 @@ mod tests {
                 ],
                 &[(Passed, 2), (Skipped, 2)],
                 &[],
-            ),
+            )
+            .ran(&["src/lib.rs"]),
         );
         case(
             sample!("cargo-compile-error.txt"),
@@ -224,7 +228,8 @@ mod tests {
                     &[
                         "test result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s",
                     ],
-                ),
+                )
+                .ran(&["src/lib.rs", "tests/other.rs"]),
             );
         }
         // A result alone on a line is a waiting test's, and nobody's otherwise.

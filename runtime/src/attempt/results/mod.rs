@@ -16,7 +16,7 @@
 //! read, and the small parsers of counts and rules.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -124,6 +124,9 @@ pub(crate) struct TestReport {
     /// Lines where the output itself says the run failed, the first few in output order,
     /// for the digest: a check whose exit code is 0 but whose output says this has failed.
     pub(crate) failure_claims: Vec<String>,
+    /// The test binaries cargo says it ran (`src/lib.rs`, `tests/sub.rs`): cargo prints
+    /// their names itself, so the code under test cannot take one out.
+    pub(crate) binaries: BTreeSet<String>,
 }
 
 /// The most tests a report keeps; more are dropped, so a runaway output stays bounded.
@@ -134,6 +137,9 @@ const MAX_LINE: usize = 64 * 1024;
 
 /// The most failure claims a report keeps, and the most each runner contributes.
 const MAX_CLAIMS: usize = 8;
+
+/// The most test binaries a report names.
+const MAX_BINARIES: usize = 10_000;
 
 /// The most characters kept of one failure claim.
 const MAX_CLAIM_CHARS: usize = 200;
@@ -219,6 +225,8 @@ struct Sink {
     runners: Vec<(usize, TestRunner)>,
     /// Each failure claim with its line and runner.
     claims: Vec<(usize, TestRunner, String)>,
+    /// The test binaries cargo named.
+    binaries: BTreeSet<String>,
 }
 
 impl Sink {
@@ -238,6 +246,13 @@ impl Sink {
             }
         } else if self.tests.len() < MAX_TESTS {
             self.tests.insert(id, outcome);
+        }
+    }
+
+    /// Notes that cargo ran the test binary of `source`.
+    fn binary(&mut self, source: &str) {
+        if self.binaries.len() < MAX_BINARIES {
+            self.binaries.insert(source.to_owned());
         }
     }
 
@@ -270,6 +285,7 @@ impl Sink {
                 .take(MAX_CLAIMS)
                 .map(|(_, _, text)| text)
                 .collect(),
+            binaries: self.binaries,
         }
     }
 }
@@ -354,6 +370,15 @@ mod tests {
             tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
             counts: counts.iter().copied().collect(),
             failure_claims: claims.iter().map(|c| (*c).to_owned()).collect(),
+            ..TestReport::default()
+        }
+    }
+
+    impl TestReport {
+        /// The report with the test binaries cargo named.
+        pub(super) fn ran(mut self, binaries: &[&str]) -> Self {
+            self.binaries = binaries.iter().map(|b| (*b).to_owned()).collect();
+            self
         }
     }
 
