@@ -55,6 +55,32 @@ pub(crate) struct Spec {
     pub(crate) hidden: Vec<PathBuf>,
     /// Files made read-only where they are, even inside a writable folder.
     pub(crate) read_only: Vec<PathBuf>,
+    /// A writable folder (a tree) seen at a second, fixed path too, where its command
+    /// runs: what `[attempt] setup` wrote into its tree (a `.pth`, a venv's scripts) names
+    /// that path, and so finds each check's tree there.
+    #[serde(default)]
+    pub(crate) tree_at: Option<TreeAt>,
+}
+
+/// A tree, and the fixed path it is seen at as well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TreeAt {
+    /// The tree: one of the writable folders.
+    pub(crate) tree: PathBuf,
+    /// An empty folder of speccoder's own, the same for every tree.
+    pub(crate) at: PathBuf,
+}
+
+impl TreeAt {
+    /// `path` as seen at the fixed path, when it is in the tree.
+    pub(crate) fn seen(&self, path: &Path) -> Option<PathBuf> {
+        let rel = path.strip_prefix(&self.tree).ok()?;
+        Some(if rel.as_os_str().is_empty() {
+            self.at.clone()
+        } else {
+            self.at.join(rel)
+        })
+    }
 }
 
 /// What the first process reads: the spec and the command.
@@ -159,7 +185,7 @@ impl Namespaces {
                 spec: Spec {
                     writable: vec![open.clone()],
                     hidden: vec![hidden.clone()],
-                    read_only: Vec::new(),
+                    ..Spec::default()
                 },
                 scratch: root.clone(),
                 inner: LocalRunner::default(),
@@ -204,10 +230,17 @@ impl CommandRunner for Sandbox {
             }
             StartMode::ShellWhenNeeded => Launched::Shell(request.command.clone()),
         };
+        // In a tree seen at a fixed path, the command runs there.
+        let cwd = self
+            .spec
+            .tree_at
+            .as_ref()
+            .and_then(|t| t.seen(&request.cwd))
+            .unwrap_or_else(|| request.cwd.clone());
         let launch = Launch {
             spec: self.spec.clone(),
             command,
-            cwd: request.cwd.clone(),
+            cwd,
         };
         let file = tempfile::Builder::new()
             .prefix("launch-")
@@ -444,6 +477,15 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
         mount_bind(source.as_str(), path).map_err(|e| err("bind", path, e))?;
     }
+    // The tree at its fixed path too, through the same handle.
+    if let Some(tree_at) = &spec.tree_at {
+        let (_, fd, _) = handles
+            .iter()
+            .find(|(path, _, is_dir)| *is_dir && *path == tree_at.tree)
+            .ok_or_else(|| format!("{} is not a writable folder", tree_at.tree.display()))?;
+        let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        mount_bind(source.as_str(), &tree_at.at).map_err(|e| err("bind", &tree_at.at, e))?;
+    }
     // /proc/sys and /proc/sysrq-trigger would take writes from root even without
     // capabilities.
     for path in ["/proc/sys", "/proc/sysrq-trigger"] {
@@ -459,7 +501,8 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
             && !within(path, Path::new("/proc/sys"))
             && path != Path::new("/proc/sysrq-trigger"))
             || tmp.iter().any(|t| path == t)
-            || spec.writable.iter().any(|w| within(path, w));
+            || spec.writable.iter().any(|w| within(path, w))
+            || spec.tree_at.as_ref().is_some_and(|t| within(path, &t.at));
         if keep {
             continue;
         }
@@ -488,7 +531,13 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         )
         .map_err(|e| err("hide", path, e))?;
     }
-    for path in &spec.read_only {
+    // Read-only where they are, and where the tree is seen at its fixed path.
+    let seen = spec
+        .read_only
+        .iter()
+        .filter_map(|p| spec.tree_at.as_ref().and_then(|t| t.seen(p)));
+    for path in spec.read_only.clone().into_iter().chain(seen) {
+        let path = &path;
         mount_bind(path, path).map_err(|e| err("bind", path, e))?;
         mount_remount(
             path,

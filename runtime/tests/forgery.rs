@@ -401,3 +401,47 @@ fn a_rust_crate_that_prints_its_own_passes_is_caught_by_the_canary() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `[attempt] setup` with an editable install into a venv, the README's own example, on a
+/// src layout: the `.pth` and the venv's scripts hold the absolute path setup ran at, which
+/// each check sees its own tree at.
+#[test]
+fn an_editable_install_made_by_setup_works_in_every_check() {
+    let project = Project::new(
+        &[
+            // setup.py's `develop`, which writes the same absolute path into the venv as
+            // `pip install -e .` and needs no package from outside (pip's editable
+            // build needs `wheel`, which a 3.11 venv lacks).
+            (
+                "setup.py",
+                "from setuptools import find_packages, setup\n\nsetup(name=\"calc\", version=\"0.1.0\", package_dir={\"\": \"src\"}, packages=find_packages(\"src\"))\n",
+            ),
+            ("src/calc/__init__.py", CALC_STUB),
+            (
+                "tests/test_add.py",
+                "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_small(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_negative(self):\n        self.assertEqual(add(-4, 1), -3)\n",
+            ),
+            (
+                "Makefile",
+                "test:\n\t.venv/bin/python -m unittest discover -v -s tests\n",
+            ),
+            (".gitignore", ".venv/\n*.egg-info/\nbuild/\n"),
+        ],
+        "setup = [\"python3 -m venv .venv && .venv/bin/python setup.py -q develop\"]\nchecks = [\"make:test\"]\n",
+    );
+    let mut failures = Vec::new();
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n' > src/calc/__init__.py\n";
+    let story = project.attempt(honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    let check = &story["attempts"][0]["checks"][0]["tests"];
+    if check["rule"] != "per_test" || check["canary"] != "held" {
+        failures.push(format!(
+            "want per-test results with the canary: {}",
+            said(&story)
+        ));
+    }
+    let wrong = "printf 'def add(a, b):\\n    return a - b\\n' > src/calc/__init__.py\n";
+    let story = project.attempt(wrong, None);
+    expect(&mut failures, "wrong", &story, "failed", None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -239,6 +239,7 @@ fn run_at(
         &prepared.ops,
         &tree.project,
         &tree.dir,
+        prepared.products.as_ref().map(|p| p.at.as_path()),
         runner.as_ref(),
         Pass::Baseline,
     );

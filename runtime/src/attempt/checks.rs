@@ -117,6 +117,7 @@ pub(crate) fn run_checks(
     ops: &[String],
     root: &Path,
     tree: &Path,
+    seen_at: Option<&Path>,
     runner: &dyn CommandRunner,
     pass: Pass,
 ) -> Vec<Ran> {
@@ -149,7 +150,7 @@ pub(crate) fn run_checks(
             let with_env = WithEnv { inner: runner, env };
             match recipe.run_in(op, root, &with_env) {
                 Ok(result) => {
-                    let report = read_report(&result, &junit, tree);
+                    let report = read_report(&result, &junit, tree, seen_at);
                     let _ = std::fs::remove_file(&junit);
                     Ran {
                         result: CheckResult {
@@ -193,7 +194,12 @@ pub(crate) fn run_checks(
 
 /// The tests' report of a run: from its whole output (the full-output file when the
 /// output was cut) and pytest's JUnit file when it wrote one.
-fn read_report(result: &RunResult, junit: &Path, tree: &Path) -> TestReport {
+fn read_report(
+    result: &RunResult,
+    junit: &Path,
+    tree: &Path,
+    seen_at: Option<&Path>,
+) -> TestReport {
     let full = result
         .full_output
         .as_deref()
@@ -205,13 +211,16 @@ fn read_report(result: &RunResult, junit: &Path, tree: &Path) -> TestReport {
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let mut report = results::read(output, xml.as_deref());
     // A runner may name a test by its absolute path (node, for a file that fails to
-    // load): the same test in another check tree must keep its id.
-    let top = format!("{}/", tree.display());
-    if report.tests.keys().any(|id| id.contains(&top)) {
-        report.tests = std::mem::take(&mut report.tests)
-            .into_iter()
-            .map(|(id, outcome)| (id.replace(&top, ""), outcome))
-            .collect();
+    // load): the same test in another check tree must keep its id. The tree may be seen
+    // at the setup's fixed path too.
+    for top in std::iter::once(tree).chain(seen_at) {
+        let top = format!("{}/", top.display());
+        if report.tests.keys().any(|id| id.contains(&top)) {
+            report.tests = std::mem::take(&mut report.tests)
+                .into_iter()
+                .map(|(id, outcome)| (id.replace(&top, ""), outcome))
+                .collect();
+        }
     }
     report
 }

@@ -17,7 +17,7 @@ use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowanc
 use crate::config::{Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
 use crate::recipe::Recipe;
-use crate::sandbox::{Namespaces, Sandbox, Spec};
+use crate::sandbox::{Namespaces, Sandbox, Spec, TreeAt};
 
 /// How the agent and the checks are kept apart from the rest of the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -307,7 +307,7 @@ impl Prepared {
                     spec: Spec {
                         writable,
                         hidden,
-                        read_only: Vec::new(),
+                        ..Spec::default()
                     },
                     scratch: self.scratch.clone(),
                     inner: LocalRunner::default(),
@@ -331,6 +331,11 @@ impl Prepared {
                     writable: vec![check_tree.to_path_buf()],
                     hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only,
+                    // Where the setup ran, when there was one.
+                    tree_at: self.products.as_ref().map(|p| TreeAt {
+                        tree: check_tree.to_path_buf(),
+                        at: p.at.clone(),
+                    }),
                 },
                 scratch: self.scratch.clone(),
                 inner: LocalRunner::default(),

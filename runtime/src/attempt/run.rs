@@ -429,6 +429,7 @@ fn check_pass(
         &prepared.ops,
         &check.project,
         &check.dir,
+        prepared.products.as_ref().map(|p| p.at.as_path()),
         runner.as_ref(),
         Pass::Verdict,
     ))?;
@@ -448,6 +449,7 @@ fn check_pass(
             &prepared.ops,
             &check.project,
             &check.dir,
+            prepared.products.as_ref().map(|p| p.at.as_path()),
             runner.as_ref(),
             Pass::AgentTests,
         ))?);

@@ -9,11 +9,18 @@ use std::time::Duration;
 
 use super::prepare::{Isolation, Prepared};
 use crate::process::{CommandRunner, LocalRunner, RunRequest};
-use crate::sandbox::{Sandbox, Spec};
+use crate::sandbox::{Sandbox, Spec, TreeAt};
+
+/// The folder, beside the kept setups, that the setup's tree and every check tree are seen
+/// at: the absolute paths the setup writes (an editable install's `.pth`, a venv's
+/// scripts and `pyvenv.cfg`) hold in each of them.
+const TREE_AT: &str = "tree-at";
 
 /// The products of the setup, kept for this base.
 #[derive(Debug, Clone)]
 pub(crate) struct Products {
+    /// Where the setup's tree was seen, and each check tree is.
+    pub(crate) at: PathBuf,
     /// The tree the setup ran in.
     tree: PathBuf,
     /// The products, as paths in that tree (a folder ends with `/`).
@@ -61,14 +68,24 @@ pub(crate) fn setup(
     let tree_id = prepared
         .store
         .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])?;
-    let key = super::baseline::fingerprint(&format!("{tree_id}\0{}", commands.join("\0")));
+    // "at": the setups run since their tree is seen at `TREE_AT`.
+    let key = super::baseline::fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
     let root = prepared.repo.common_dir.join("speccoder").join("setup");
     crate::private_dir::ensure_private_dir(&root)
         .map_err(|err| format!("cannot create {}: {err}", root.display()))?;
     let done = root.join(&key);
     let list = done.join("products");
+    // The path every tree is seen at, by the setup and by each check: empty, and never
+    // written outside a sandbox.
+    let at = root.join(TREE_AT);
+    match std::fs::create_dir(&at) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && at.is_dir() => {}
+        Err(err) => return Err(format!("cannot create {}: {err}", at.display())),
+    }
     if let Ok(text) = std::fs::read_to_string(&list) {
         return Ok(Some(Products {
+            at,
             tree: done.join("tree"),
             entries: text
                 .split('\0')
@@ -82,7 +99,7 @@ pub(crate) fn setup(
     std::fs::create_dir(&part).map_err(|err| format!("cannot create {}: {err}", part.display()))?;
     let tree = part.join("tree");
     std::fs::create_dir(&tree).map_err(|err| err.to_string())?;
-    let made = run_commands(prepared, commands, &tree, timeout).and_then(|()| {
+    let made = run_commands(prepared, commands, &tree, &at, timeout).and_then(|()| {
         let entries = prepared
             .store
             .untracked(&tree, &prepared.base, &prepared.scratch)?;
@@ -94,6 +111,7 @@ pub(crate) fn setup(
             std::fs::rename(&part, &done)
                 .map_err(|err| format!("cannot keep the setup's products: {err}"))?;
             Ok(Some(Products {
+                at,
                 tree: done.join("tree"),
                 entries,
             }))
@@ -109,6 +127,7 @@ fn run_commands(
     prepared: &Prepared,
     commands: &[String],
     tree: &Path,
+    at: &Path,
     timeout: Duration,
 ) -> Result<(), String> {
     prepared
@@ -126,6 +145,10 @@ fn run_commands(
                     writable,
                     hidden: prepared.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only: Vec::new(),
+                    tree_at: Some(TreeAt {
+                        tree: tree.to_path_buf(),
+                        at: at.to_path_buf(),
+                    }),
                 },
                 scratch: prepared.scratch.clone(),
                 inner: LocalRunner::default(),
