@@ -69,6 +69,9 @@ pub(crate) struct TreeAt {
     pub(crate) tree: PathBuf,
     /// An empty folder of speccoder's own, the same for every tree.
     pub(crate) at: PathBuf,
+    /// Whether commands started in the tree run at the fixed path (setup's and the
+    /// checks'), or where they are (the agent's, which reads its git checkout there).
+    pub(crate) run_there: bool,
 }
 
 impl TreeAt {
@@ -235,6 +238,7 @@ impl CommandRunner for Sandbox {
             .spec
             .tree_at
             .as_ref()
+            .filter(|t| t.run_there)
             .and_then(|t| t.seen(&request.cwd))
             .unwrap_or_else(|| request.cwd.clone());
         let launch = Launch {

@@ -430,7 +430,9 @@ fn an_editable_install_made_by_setup_works_in_every_check() {
         "setup = [\"python3 -m venv .venv && .venv/bin/python setup.py -q develop\"]\nchecks = [\"make:test\"]\n",
     );
     let mut failures = Vec::new();
-    let honest = "printf 'def add(a, b):\\n    return a + b\\n' > src/calc/__init__.py\n";
+    // The agent changes the code only where the venv setup made imports it: the copy in
+    // its tree (`.venv/` in `.gitignore`, a folder's pattern) finds that tree too.
+    let honest = ".venv/bin/python -c 'import calc' && printf 'def add(a, b):\\n    return a + b\\n' > src/calc/__init__.py\n";
     let story = project.attempt(honest, None);
     expect(&mut failures, "honest", &story, "passed", None);
     let check = &story["attempts"][0]["checks"][0]["tests"];

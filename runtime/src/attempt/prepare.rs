@@ -307,7 +307,13 @@ impl Prepared {
                     spec: Spec {
                         writable,
                         hidden,
-                        ..Spec::default()
+                        read_only: Vec::new(),
+                        // The setup's products copied into the agent's tree find it.
+                        tree_at: self.products.as_ref().map(|p| TreeAt {
+                            tree: self.tree.clone(),
+                            at: p.at.clone(),
+                            run_there: false,
+                        }),
                     },
                     scratch: self.scratch.clone(),
                     inner: LocalRunner::default(),
@@ -335,6 +341,7 @@ impl Prepared {
                     tree_at: self.products.as_ref().map(|p| TreeAt {
                         tree: check_tree.to_path_buf(),
                         at: p.at.clone(),
+                        run_there: true,
                     }),
                 },
                 scratch: self.scratch.clone(),

@@ -11,10 +11,11 @@ use super::prepare::{Isolation, Prepared};
 use crate::process::{CommandRunner, LocalRunner, RunRequest};
 use crate::sandbox::{Sandbox, Spec, TreeAt};
 
-/// The folder, beside the kept setups, that the setup's tree and every check tree are seen
-/// at: the absolute paths the setup writes (an editable install's `.pth`, a venv's
-/// scripts and `pyvenv.cfg`) hold in each of them.
-const TREE_AT: &str = "tree-at";
+/// The folder, in the repository's git folder, that the setup's tree, every check tree and
+/// the agent's tree are seen at: the absolute paths the setup writes (an editable
+/// install's `.pth`, a venv's scripts and `pyvenv.cfg`) hold in each of them. Outside
+/// `speccoder/`, which the agent's sandbox hides.
+const TREE_AT: &str = "speccoder-tree-at";
 
 /// The products of the setup, kept for this base.
 #[derive(Debug, Clone)]
@@ -38,18 +39,15 @@ pub(crate) fn install(
     let Some(products) = &prepared.products else {
         return Ok(());
     };
-    let entries: Vec<String> = products
-        .entries
-        .iter()
-        .map(|e| e.trim_end_matches('/').to_owned())
-        .collect();
+    // Folders keep their `/`: the agent's tree has none of them yet, and only so does a
+    // folder's pattern (`.venv/`, the usual shape) match.
     let ignored = prepared
         .store
-        .ignored(&prepared.tree, &entries, &prepared.scratch);
+        .ignored(&prepared.tree, &products.entries, &prepared.scratch);
     prepared.agent_products = products
         .entries
         .iter()
-        .filter(|e| ignored.iter().any(|i| i == e.trim_end_matches('/')))
+        .filter(|e| ignored.contains(e))
         .cloned()
         .collect();
     super::turn::add_products(prepared)
@@ -77,7 +75,7 @@ pub(crate) fn setup(
     let list = done.join("products");
     // The path every tree is seen at, by the setup and by each check: empty, and never
     // written outside a sandbox.
-    let at = root.join(TREE_AT);
+    let at = prepared.repo.common_dir.join(TREE_AT);
     match std::fs::create_dir(&at) {
         Ok(()) => {}
         Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && at.is_dir() => {}
@@ -148,6 +146,7 @@ fn run_commands(
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),
+                        run_there: true,
                     }),
                 },
                 scratch: prepared.scratch.clone(),
