@@ -76,6 +76,13 @@ pub struct AttemptConfig {
     /// one that passes is a note.
     #[serde(deserialize_with = "known_failures")]
     pub known_failures: Vec<String>,
+    /// Variables of your environment the checks get besides the allow-list (names).
+    #[serde(deserialize_with = "names")]
+    pub env: Vec<String>,
+    /// Variables of your environment the agent gets besides the allow-list and its
+    /// executor's own (names).
+    #[serde(deserialize_with = "names")]
+    pub agent_env: Vec<String>,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -139,6 +146,8 @@ impl Default for AttemptConfig {
             writable: strings(DEFAULT_WRITABLE),
             setup: Vec::new(),
             known_failures: Vec::new(),
+            env: Vec::new(),
+            agent_env: Vec::new(),
         }
     }
 }
@@ -629,6 +638,15 @@ fn known_failures<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Err
     })
 }
 
+fn names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    check(d, |names: &Vec<String>| {
+        let bad = names
+            .iter()
+            .find(|name| name.is_empty() || name.contains('=') || name.contains('\0'))?;
+        Some(format!("`{bad}` is not a variable's name"))
+    })
+}
+
 fn half_hour() -> u64 {
     1800
 }
@@ -862,6 +880,8 @@ test_edits = "audit"
 writable = ["~/.cache/x", "/opt/y"]
 setup = ["npm ci"]
 known_failures = ["tests/test_env.py::*", "test_p[1-"]
+env = ["DATABASE_URL"]
+agent_env = ["GH_TOKEN"]
 "#,
         )
         .expect("valid");
@@ -880,7 +900,13 @@ known_failures = ["tests/test_env.py::*", "test_p[1-"]
                 writable: vec!["~/.cache/x".into(), "/opt/y".into()],
                 setup: vec!["npm ci".into()],
                 known_failures: vec!["tests/test_env.py::*".into(), "test_p[1-".into()],
+                env: vec!["DATABASE_URL".into()],
+                agent_env: vec!["GH_TOKEN".into()],
             }
+        );
+        assert_eq!(
+            error("[attempt]\nenv = [\"A=1\"]\n"),
+            "2:7: [attempt] env: `A=1` is not a variable's name"
         );
         assert_eq!(
             error("[attempt]\ntest_edits = \"some\"\n"),
@@ -898,7 +924,7 @@ known_failures = ["tests/test_env.py::*", "test_p[1-"]
             error("[attempt]\nretries = 2\n"),
             "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
              branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable, \
-             setup, known_failures)"
+             setup, known_failures, env, agent_env)"
         );
         assert_eq!(
             error("[attempt]\nmax_attempts = 99999999999999999999999\n"),

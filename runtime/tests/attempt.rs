@@ -34,7 +34,8 @@ impl Repo {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("repo");
         copy_dir(&fixtures_dir().join("attempt/project"), &root);
-        std::fs::write(root.join("speccoder.toml"), config).expect("config");
+        std::fs::write(root.join("speccoder.toml"), support::with_agent_env(config))
+            .expect("config");
         std::fs::copy(
             fixtures_dir().join("attempt/bundle.json"),
             dir.path().join("bundle.json"),

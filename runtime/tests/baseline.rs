@@ -379,7 +379,9 @@ fn example_in_the_base(example: &str, mode: &str) -> (tempfile::TempDir, PathBuf
     };
     std::fs::write(
         repo.join("speccoder.toml"),
-        format!("{own}\n[executor]\nkind = \"command\"\nargv = {agent}\ntimeout_secs = 120\n"),
+        support::with_agent_env(&format!(
+            "{own}\n[executor]\nkind = \"command\"\nargv = {agent}\ntimeout_secs = 120\n"
+        )),
     )
     .expect("config");
     git(&repo, &["init", "--quiet", "--initial-branch=main"]);

@@ -447,3 +447,67 @@ fn an_editable_install_made_by_setup_works_in_every_check() {
     expect(&mut failures, "wrong", &story, "failed", None);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A project whose test of the environment passes when `SPECCODER_MARKER` reaches the
+/// checks as `want` (`absent` when it must not), with `config` in `[attempt]`.
+fn marker_project(config: &str, want: &str) -> Project {
+    Project::new(
+        &[
+            ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            ("calc.py", CALC_STUB),
+            ("tests/test_add.py", PYTEST_ADD),
+            (
+                "tests/test_env.py",
+                &format!(
+                    "import os\n\n\ndef test_marker():\n    assert os.environ.get(\"SPECCODER_MARKER\", \"absent\") == \"{want}\"\n    assert \"SPECCODER_MARKER_TOKEN\" not in os.environ\n"
+                ),
+            ),
+        ],
+        config,
+    )
+    .with_env("SPECCODER_MARKER", "m1")
+    .with_env("SPECCODER_MARKER_TOKEN", "hunter2")
+}
+
+#[test]
+fn the_users_environment_reaches_the_agent_and_the_checks_only_where_named() {
+    require_tools(&["pytest"]);
+    let mut failures = Vec::new();
+    // The agent writes what it saw into its change, which the commit keeps.
+    let agent = "printf 'def add(a, b):\\n    return a + b\\n\\n\\nSAW = \"%s %s\"\\n' \"${SPECCODER_MARKER:-absent}\" \"${SPECCODER_MARKER_TOKEN:-absent}\" > calc.py\n";
+    let saw = |project: &Project, story: &serde_json::Value| -> String {
+        let commit = story["commit"].as_str().unwrap_or("HEAD");
+        support::git(&project.root(), &["show", &format!("{commit}:calc.py")])
+    };
+    let project = marker_project("", "absent");
+    let story = project.attempt(agent, None);
+    expect(&mut failures, "nothing named", &story, "passed", None);
+    if !saw(&project, &story).contains("SAW = \"absent absent\"") {
+        failures.push(format!("the agent saw: {}", saw(&project, &story)));
+    }
+    let project = marker_project(
+        "env = [\"SPECCODER_MARKER\"]\nagent_env = [\"SPECCODER_MARKER\", \"AGENT_SCRIPT\"]\n",
+        "m1",
+    );
+    let story = project.attempt(agent, None);
+    expect(&mut failures, "named", &story, "passed", None);
+    if !saw(&project, &story).contains("SAW = \"m1 absent\"") {
+        failures.push(format!("the agent saw: {}", saw(&project, &story)));
+    }
+    // The story names what each stage got, never a value.
+    let names = &story["environment"];
+    for stage in ["agent", "checks"] {
+        let got = names[stage].to_string();
+        if !got.contains("\"SPECCODER_MARKER\"")
+            || !got.contains("\"PATH\"")
+            || got.contains("TOKEN")
+        {
+            failures.push(format!("{stage} got {got}"));
+        }
+    }
+    if story.to_string().contains("hunter2") {
+        failures.push("a value reached the story".into());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -178,11 +178,11 @@ impl Project {
         };
         std::fs::write(
             project_dir.join("speccoder.toml"),
-            format!(
+            support::with_agent_env(&format!(
                 "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"env\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempts}{extra}",
                 agent.display(),
                 project.marker
-            ),
+            )),
         )
         .expect("config");
         if layout == Layout::Subfolder {

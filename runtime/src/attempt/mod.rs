@@ -13,6 +13,7 @@ mod candidate;
 mod check_tree;
 mod checks;
 mod commit;
+mod environment;
 mod gaming;
 mod git;
 mod infrastructure;

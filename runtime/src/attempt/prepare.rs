@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::bundle::AttemptBundle;
+use super::environment::{self, Allowed, Stage};
 use super::gaming::FileText;
 use super::journal::{Journal, Running};
 use super::repo::Repo;
@@ -92,6 +93,11 @@ pub(crate) struct Prepared {
     pub(crate) acceptance_files: Vec<String>,
     /// `[attempt] known_failures`: the tests that may fail.
     pub(crate) known: super::outcomes::KnownFailures,
+    /// The environment the checks get: the allow-list and `[attempt] env`.
+    pub(crate) check_env: Vec<(String, String)>,
+    /// The environment the agent gets: the allow-list, its executor's own and
+    /// `[attempt] agent_env`.
+    pub(crate) agent_env: Vec<(String, String)>,
 }
 
 /// The configured external executor, or why there is none.
@@ -258,6 +264,12 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         agent_products: Vec::new(),
         acceptance_files,
         known: super::outcomes::KnownFailures::new(&config.attempt.known_failures),
+        check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
+        agent_env: environment::allowed(
+            std::env::vars(),
+            Stage::Agent(executor.map_or(ExecutorKind::Command, |e| e.kind)),
+            &config.attempt.agent_env,
+        ),
     })
 }
 
@@ -291,7 +303,7 @@ impl Prepared {
         &self,
         agent_folder: &Path,
     ) -> Box<dyn crate::process::CommandRunner> {
-        match self.isolation {
+        let inner: Box<dyn crate::process::CommandRunner> = match self.isolation {
             Isolation::None => Box::new(LocalRunner::default()),
             Isolation::Namespaces(namespaces) => {
                 let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
@@ -319,7 +331,11 @@ impl Prepared {
                     inner: LocalRunner::default(),
                 })
             }
-        }
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.agent_env.clone(),
+        })
     }
 
     /// The runner of the checks in `check_tree`: nothing writable but that tree and a
@@ -329,7 +345,7 @@ impl Prepared {
         check_tree: &Path,
         read_only: Vec<PathBuf>,
     ) -> Box<dyn crate::process::CommandRunner> {
-        match self.isolation {
+        let inner: Box<dyn crate::process::CommandRunner> = match self.isolation {
             Isolation::None => Box::new(LocalRunner::default()),
             Isolation::Namespaces(namespaces) => Box::new(Sandbox {
                 namespaces,
@@ -347,7 +363,11 @@ impl Prepared {
                 scratch: self.scratch.clone(),
                 inner: LocalRunner::default(),
             }),
-        }
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.check_env.clone(),
+        })
     }
 }
 

@@ -12,6 +12,7 @@ use super::candidate;
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::commit;
+use super::environment;
 use super::outcomes;
 use super::prepare::{Prepared, join, prepare};
 use super::ran_from;
@@ -67,6 +68,11 @@ pub fn run_attempt(
         signal: None,
         isolation: prepared.isolation.name(),
         baseline: Vec::new(),
+        environment: [
+            ("agent", environment::names(&prepared.agent_env)),
+            ("checks", environment::names(&prepared.check_env)),
+        ]
+        .into(),
     };
     let mut digest: Option<Value> = None;
     let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);

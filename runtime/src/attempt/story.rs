@@ -1,6 +1,7 @@
 //! What `speccoder attempt` is asked, and the story it tells: every attempt's record and
 //! the outcome.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -76,6 +77,9 @@ pub struct Story {
     /// The checks at the base, before the agent ran (empty when the journal had them
     /// already): what each attempt is compared with.
     pub baseline: Vec<CheckResult>,
+    /// The names of the variables each stage got from your environment (never their
+    /// values): `agent` and `checks`.
+    pub environment: BTreeMap<&'static str, Vec<String>>,
     /// The signal that interrupted the attempt, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,

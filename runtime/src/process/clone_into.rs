@@ -87,15 +87,18 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    /// `program` with `args`, run in `cwd` with this process's environment and `env` set on
-    /// top, `program` looked up in the `PATH` the child will have when it has no `/`.
+    /// `program` with `args`, run in `cwd` with this process's environment (none of it when
+    /// `clear`) and `env` set on top, `program` looked up in the `PATH` the child will have
+    /// when it has no `/`.
     pub(crate) fn new(
         program: &OsStr,
         args: &[&OsStr],
         cwd: &Path,
         env: &[(String, String)],
+        clear: bool,
     ) -> std::io::Result<Self> {
         let mut vars: Vec<(OsString, OsString)> = std::env::vars_os()
+            .filter(|_| !clear)
             .filter(|(key, _)| !env.iter().any(|(k, _)| OsStr::new(k) == key))
             .collect();
         vars.extend(env.iter().map(|(k, v)| (k.into(), v.into())));
@@ -467,7 +470,8 @@ mod tests {
     /// nothing starts, and from then on this process starts children the other way.
     #[test]
     fn a_refused_cgroup_starts_nothing_and_turns_the_way_off() {
-        let program = Program::new(OsStr::new("true"), &[], Path::new("/"), &[]).expect("ok");
+        let program =
+            Program::new(OsStr::new("true"), &[], Path::new("/"), &[], false).expect("ok");
         let null = std::fs::File::open("/dev/null").expect("null");
         let not_a_cgroup = std::fs::File::open(std::env::temp_dir()).expect("tmp");
         let stdio = [null.as_fd(), null.as_fd(), null.as_fd()];
@@ -482,8 +486,14 @@ mod tests {
             eprintln!("no cgroup v2 for this user: nothing to check");
             return;
         };
-        let program =
-            Program::new(OsStr::new("no-such-program-xyz"), &[], Path::new("/"), &[]).expect("ok");
+        let program = Program::new(
+            OsStr::new("no-such-program-xyz"),
+            &[],
+            Path::new("/"),
+            &[],
+            false,
+        )
+        .expect("ok");
         let null = std::fs::File::open("/dev/null").expect("null");
         let stdio = [null.as_fd(), null.as_fd(), null.as_fd()];
         match spawn(&program, stdio, cgroup.fd(), None) {
@@ -500,6 +510,7 @@ mod tests {
             &[OsStr::new("a\0b")],
             Path::new("/"),
             &[],
+            false,
         )
         .expect_err("refused");
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);

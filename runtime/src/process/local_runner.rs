@@ -216,8 +216,14 @@ impl LocalRunner {
 
         let born_inside = cgroup.is_some() && clone_into::usable();
         let (pgid, pidfd) = if let Some(inside) = cgroup.as_ref().filter(|_| born_inside) {
-            let prepared = clone_into::Program::new(program, args, &request.cwd, &request.env)
-                .map_err(start_error)?;
+            let prepared = clone_into::Program::new(
+                program,
+                args,
+                &request.cwd,
+                &request.env,
+                request.env_clear,
+            )
+            .map_err(start_error)?;
             let stdio = [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()];
             match clone_into::spawn(&prepared, stdio, inside.fd(), request.data_limit_kib) {
                 Ok(started) => {
@@ -237,8 +243,11 @@ impl LocalRunner {
                 .stdin(stdin)
                 .stdout(stdout)
                 .stderr(stderr)
-                .process_group(0)
-                .envs(request.env.iter().map(|(k, v)| (k, v)));
+                .process_group(0);
+            if request.env_clear {
+                command.env_clear();
+            }
+            command.envs(request.env.iter().map(|(k, v)| (k, v)));
             let child = command.spawn().map_err(start_error)?;
             let pid = Pid::from_child(&child);
             // Moved now, where it could not start inside (a shell has moved itself already).

@@ -67,6 +67,8 @@ pub struct RunRequest {
     pub cwd: PathBuf,
     /// Variables set on top of the caller's environment.
     pub env: Vec<(String, String)>,
+    /// Whether the command gets `env` alone, none of the caller's environment.
+    pub env_clear: bool,
     /// When the command is stopped.
     pub timeout: Duration,
     /// Time between SIGTERM and SIGKILL once the deadline has passed.
@@ -107,6 +109,7 @@ impl RunRequest {
             command: command.into(),
             cwd: cwd.into(),
             env: Vec::new(),
+            env_clear: false,
             timeout,
             grace: Duration::from_secs(2),
             mode: OutputMode::Merged,

@@ -195,8 +195,9 @@ pub fn commit_base(root: &Path, agent: &Path, attempt: &str) {
     std::fs::write(
         root.join("speccoder.toml"),
         format!(
-            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempt}",
+            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{}{attempt}",
             agent.display(),
+            super::AGENT_ENV,
         ),
     )
     .expect("config");

@@ -14,12 +14,18 @@ pub struct Project {
     dir: tempfile::TempDir,
     /// Whether `go` reads the tests' shared build cache.
     go: bool,
+    /// Variables put in speccoder's environment, as a user's shell would.
+    env: Vec<(String, String)>,
 }
 
 impl Project {
     pub fn new(files: &[(&str, &str)], attempt: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let project = Self { dir, go: false };
+        let project = Self {
+            dir,
+            go: false,
+            env: Vec::new(),
+        };
         let root = project.root();
         for (path, text) in files {
             let path = root.join(path);
@@ -35,8 +41,14 @@ impl Project {
         std::fs::write(
             root.join("speccoder.toml"),
             format!(
-                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n\n[attempt]\nmax_attempts = 1\n{attempt}",
-                agent.display()
+                "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n\n[attempt]\nmax_attempts = 1\n{}{attempt}",
+                agent.display(),
+                // A project naming its own keeps them (with `AGENT_SCRIPT` among them).
+                if attempt.contains("agent_env") {
+                    ""
+                } else {
+                    super::AGENT_ENV
+                },
             ),
         )
         .expect("config");
@@ -54,6 +66,13 @@ impl Project {
     /// The project with `go` pointed at the tests' shared build cache.
     pub fn with_go_cache(mut self) -> Self {
         self.go = true;
+        self
+    }
+
+    /// `name=value` in speccoder's environment.
+    #[allow(dead_code)]
+    pub fn with_env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
         self
     }
 
@@ -89,6 +108,7 @@ impl Project {
             .env("XDG_STATE_HOME", super::test_state_dir())
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("speccoder starts")
     }
