@@ -206,11 +206,11 @@ pub struct Pyproject {
     pub pdm: Vec<Script>,
     /// `[tool.hatch.envs]`, when it has that table.
     pub hatch: Option<HatchEnvs>,
-    /// The extras (`[project.optional-dependencies]`) and dependency groups that name
-    /// pytest or a plugin, normalised: a hatch env's `features` and `dependency-groups`
-    /// install them.
+    /// The extras (`[project.optional-dependencies]`) that name pytest or a plugin,
+    /// normalised: a hatch env's `features` installs them.
     pub pytest_extras: Vec<String>,
-    /// The same of `[dependency-groups]`.
+    /// The groups of `[dependency-groups]` that do, normalised: a hatch env's
+    /// `dependency-groups` installs them.
     pub pytest_groups: Vec<String>,
     /// `[project.scripts]` and `[tool.poetry.scripts]` names.
     pub entry_points: Vec<String>,
