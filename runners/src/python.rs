@@ -17,11 +17,21 @@
 //!   `poetry run -- python x.py --help -- a -C x` hands all of them on.
 //! - `pytest -- --basetemp=/x` reads `--basetemp=/x` as a path, not the option (which
 //!   would delete that folder).
+//! - `hatch test` (hatch 1.18.2, in a throwaway project) runs `pytest -p no:randomly tests`
+//!   in hatch's `hatch-test` environment: `tests` is the env's `default-args`, hatch's
+//!   default when the project sets none, so tests kept elsewhere fail with "file or
+//!   directory not found: tests". `hatch test a -k b` runs `pytest -p no:randomly a -k b`
+//!   (words replace `tests`, unknown options are handed on), but hatch reads its own
+//!   options anywhere among the words (`a -x` is its `--exclude`, which then wants a value;
+//!   `-p` its `--parallel`, `-c` coverage, `--help` its help); after `hatch test --` every
+//!   word reaches pytest as an option (`--basetemp=/x`, `-p plugin`), a later `--` kept;
+//!   and the words are formatted as `hatch run`'s are, after `--` too (`{env:HOME}`
+//!   becomes the variable, `{root}` the project).
 //!
 //! So every launcher that would read or drop a word is followed by `--`, the tail rule drops
 //! the op's own leading `--` (as for pnpm), and allowances admit words only where they
 //! reach the task unread: poe, pdm and entry points any words; pytest only after `--`
-//! (test paths and node ids); unittest and hatch none.
+//! (test paths and node ids); unittest, hatch scripts and `hatch test` none.
 
 use std::path::Path;
 
@@ -33,7 +43,7 @@ use crate::runner::{Runner, TailRule, Task};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "python",
     label: "Python",
-    executes: "nothing: pyproject.toml, hatch.toml, setup.cfg, setup.py (never run), tox.ini, pytest.ini and requirements files are read as text; lockfiles, conftest.py, test files and the project's .venv are only looked for. Running a task may create or sync an environment: `uv run` installs the locked packages (and may download a Python), `poetry run`, `pdm run` and `hatch run` create the project's environment (hatch and pdm also install into it)",
+    executes: "nothing: pyproject.toml, hatch.toml, setup.cfg, setup.py (never run), tox.ini, pytest.ini and requirements files are read as text, and so are the first 16 test files of the root, tests/ and test/ (64 KiB of each) when nothing else names pytest; lockfiles, conftest.py and the project's .venv are only looked for. Running a task may create or sync an environment: `uv run` installs the locked packages (and may download a Python), `poetry run`, `pdm run` and `hatch run` create the project's environment (hatch and pdm also install into it), and `hatch test` creates hatch's test environment and installs pytest and its plugins into it",
     manifests: MANIFESTS,
     detect,
     is_builtin,
@@ -45,11 +55,18 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 /// The most requirements files read.
 const MAX_REQUIREMENTS_FILES: usize = 32;
 
-/// Whether `task` is the runner's own `test` (pytest or unittest) rather than a task of the
-/// project: a `test` of another runner wins over it.
+/// Whether `task` is the runner's own `test` (pytest, unittest or `hatch test`) rather
+/// than a task of the project: a `test` of another runner wins over it.
 fn is_builtin(task: &Task) -> bool {
     task.name == "test"
-        && (task.command.ends_with("pytest") || task.command.contains(" -m unittest discover"))
+        && (task.command.ends_with("pytest")
+            || task.command.contains(" -m unittest discover")
+            || is_hatch_test(&task.command))
+}
+
+/// Whether a command is `hatch test`, alone or with the folder it runs.
+fn is_hatch_test(command: &str) -> bool {
+    command == "hatch test" || command.starts_with("hatch test ")
 }
 
 /// pdm runs `pre_NAME` and `post_NAME` around `NAME`, and its own hooks around its commands.
@@ -73,6 +90,9 @@ fn is_hook(runner: &Runner, task: &Task) -> bool {
 
 fn arguments(_: &Runner, task: &Task) -> Arguments {
     if task.command.ends_with(" -m unittest discover") || task.command.contains(" -m unittest ") {
+        Arguments::Exact
+    } else if is_hatch_test(&task.command) {
+        // hatch reads its own options among the words and formats them all.
         Arguments::Exact
     } else if is_builtin(task) {
         Arguments::AfterDashDash
@@ -184,10 +204,14 @@ pub struct Pyproject {
     pub poe: Vec<Script>,
     /// `[tool.pdm.scripts]`.
     pub pdm: Vec<Script>,
-    /// `[tool.hatch.envs.ENV.scripts]`, with the env.
-    pub hatch: Vec<(String, Script)>,
-    /// Whether it has `[tool.hatch.envs]`.
-    pub hatch_envs: bool,
+    /// `[tool.hatch.envs]`, when it has that table.
+    pub hatch: Option<HatchEnvs>,
+    /// The extras (`[project.optional-dependencies]`) that name pytest or a plugin,
+    /// normalised: a hatch env's `features` installs them.
+    pub pytest_extras: Vec<String>,
+    /// The groups of `[dependency-groups]` that do, normalised: a hatch env's
+    /// `dependency-groups` installs them.
+    pub pytest_groups: Vec<String>,
     /// `[project.scripts]` and `[tool.poetry.scripts]` names.
     pub entry_points: Vec<String>,
 }
@@ -240,29 +264,37 @@ pub fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
         toml::de::DeTable::parse(text).map_err(|err| format!("invalid TOML: {}", err.message()))?;
     let de = spanned.get_ref();
     let mut out = Pyproject::default();
-    let reqs = &mut out.requirements;
     if let Some(project) = table(&doc, &["project"]) {
-        reqs.extend(strings(project.get("dependencies")));
-        for (_, list) in project
+        out.requirements
+            .extend(strings(project.get("dependencies")));
+        for (extra, list) in project
             .get("optional-dependencies")
             .and_then(toml::Value::as_table)
             .into_iter()
             .flatten()
         {
-            reqs.extend(strings(Some(list)));
+            let list: Vec<String> = strings(Some(list)).collect();
+            if list.iter().any(|r| is_pytest(r)) {
+                out.pytest_extras.extend(requirement_name(extra));
+            }
+            out.requirements.extend(list);
         }
         for source in ["scripts", "gui-scripts"] {
             out.entry_points
                 .extend(keys_in_order(de, &["project", source]));
         }
     }
-    for (_, list) in table(&doc, &["dependency-groups"]).into_iter().flatten() {
-        reqs.extend(strings(Some(list)));
+    for (group, list) in table(&doc, &["dependency-groups"]).into_iter().flatten() {
+        let list: Vec<String> = strings(Some(list)).collect();
+        if list.iter().any(|r| is_pytest(r)) {
+            out.pytest_groups.extend(requirement_name(group));
+        }
+        out.requirements.extend(list);
     }
     if let Some(poetry) = table(&doc, &["tool", "poetry"]) {
         for key in ["dependencies", "dev-dependencies"] {
             if let Some(deps) = poetry.get(key).and_then(toml::Value::as_table) {
-                reqs.extend(deps.keys().cloned());
+                out.requirements.extend(deps.keys().cloned());
             }
         }
         for (_, group) in poetry
@@ -272,7 +304,7 @@ pub fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
             .flatten()
         {
             if let Some(deps) = group.get("dependencies").and_then(toml::Value::as_table) {
-                reqs.extend(deps.keys().cloned());
+                out.requirements.extend(deps.keys().cloned());
             }
         }
         if poetry.get("scripts").is_some_and(toml::Value::is_table) {
@@ -284,16 +316,15 @@ pub fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
         .into_iter()
         .flatten()
     {
-        reqs.extend(strings(Some(list)));
+        out.requirements.extend(strings(Some(list)));
     }
     if let Some(uv) = table(&doc, &["tool", "uv"]) {
-        reqs.extend(strings(uv.get("dev-dependencies")));
+        out.requirements.extend(strings(uv.get("dev-dependencies")));
     }
     if let Some(envs) = table(&doc, &["tool", "hatch", "envs"]) {
-        out.hatch_envs = true;
-        let (deps, scripts) = hatch_envs(envs, de, &["tool", "hatch", "envs"]);
-        out.requirements.extend(deps);
-        out.hatch = scripts;
+        let hatch = hatch_envs(envs, de, &["tool", "hatch", "envs"]);
+        out.requirements.extend(hatch.requirements.iter().cloned());
+        out.hatch = Some(hatch);
     }
     if table(&doc, &["tool", "pytest"]).is_some() {
         out.pytest_config = Some(
@@ -328,33 +359,74 @@ fn help(task: &toml::Value) -> Option<String> {
     (!line.is_empty()).then_some(line)
 }
 
-/// The requirements and the `(env, script)` pairs of hatch's environments.
-pub type HatchEnvs = (Vec<String>, Vec<(String, Script)>);
+/// What detection needs of hatch's `envs` table (pyproject's `[tool.hatch.envs]` or
+/// hatch.toml's `[envs]`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct HatchEnvs {
+    /// Every env's `dependencies` and `extra-dependencies`, as written.
+    pub requirements: Vec<String>,
+    /// Every env's scripts, with the env, in the file's order.
+    pub scripts: Vec<(String, Script)>,
+    /// Every env, in the file's order.
+    pub envs: Vec<HatchEnv>,
+}
 
-/// The dependencies and scripts of hatch's `envs` table (of pyproject's `[tool.hatch]` or of
-/// hatch.toml).
+/// One environment of hatch's `envs` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HatchEnv {
+    /// Its name (`default`, `hatch-test`, `lint`).
+    pub name: String,
+    /// Whether the project is installed in it: a `detached` env has only its own
+    /// dependencies.
+    pub installs_project: bool,
+    /// Whether its `dependencies` or `extra-dependencies` name pytest or a plugin.
+    pub pytest: bool,
+    /// Its `features` (extras of the project it installs), normalised.
+    pub features: Vec<String>,
+    /// Its `dependency-groups`, normalised.
+    pub groups: Vec<String>,
+    /// Whether it sets `default-args` (what `hatch test` runs without words, in
+    /// `hatch-test`).
+    pub default_args: bool,
+}
+
+/// The dependencies, scripts and envs of hatch's `envs` table (of pyproject's
+/// `[tool.hatch]` or of hatch.toml).
 fn hatch_envs(envs: &toml::Table, de: &toml::de::DeTable<'_>, path: &[&str]) -> HatchEnvs {
-    let mut deps = Vec::new();
-    let mut scripts = Vec::new();
+    let mut out = HatchEnvs::default();
     for env in keys_in_order(de, path) {
         let Some(config) = envs.get(&env) else {
             continue;
         };
-        deps.extend(strings(config.get("dependencies")));
+        let mut deps: Vec<String> = strings(config.get("dependencies")).collect();
         deps.extend(strings(config.get("extra-dependencies")));
+        let names = |key: &str| -> Vec<String> {
+            strings(config.get(key))
+                .filter_map(|n| requirement_name(&n))
+                .collect()
+        };
+        out.envs.push(HatchEnv {
+            name: env.clone(),
+            installs_project: config.get("detached").and_then(toml::Value::as_bool) != Some(true),
+            pytest: deps.iter().any(|r| is_pytest(r)),
+            features: names("features"),
+            groups: names("dependency-groups"),
+            default_args: config.get("default-args").is_some(),
+        });
+        out.requirements.extend(deps);
         if !config.get("scripts").is_some_and(toml::Value::is_table) {
             continue;
         }
         let mut at: Vec<&str> = path.to_vec();
         at.extend([env.as_str(), "scripts"]);
         for name in keys_in_order(de, &at) {
-            scripts.push((env.clone(), Script { name, doc: None }));
+            out.scripts.push((env.clone(), Script { name, doc: None }));
         }
     }
-    (deps, scripts)
+    out
 }
 
-/// Parses hatch.toml text: its `[envs.*]` dependencies and scripts.
+/// Parses hatch.toml text: its `[envs.*]` dependencies, scripts and envs.
 pub fn parse_hatch_toml(text: &str) -> Result<HatchEnvs, String> {
     let doc = toml::from_str::<toml::Table>(text)
         .map_err(|err| format!("invalid TOML: {}", err.message()))?;
@@ -551,18 +623,26 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .iter()
         .map(|r| ("pyproject.toml", r.clone()))
         .collect();
-    let mut hatch_scripts = Vec::new();
+    // hatch.toml's envs, then pyproject's (the scripts of both are listed).
+    let mut hatch: Vec<(&str, HatchEnvs)> = Vec::new();
     let hatch_toml = files::exists(&root.join("hatch.toml"));
     if let Some(text) = read("hatch.toml", &mut notes) {
         match parse_hatch_toml(&text) {
-            Ok((deps, scripts)) => {
-                requirements.extend(deps.into_iter().map(|r| ("hatch.toml", r)));
-                hatch_scripts = scripts;
+            Ok(envs) => {
+                requirements.extend(envs.requirements.iter().map(|r| ("hatch.toml", r.clone())));
+                hatch.push(("hatch.toml", envs));
             }
             Err(err) => notes.push(format!("hatch.toml: {err}")),
         }
     }
-    hatch_scripts.extend(pyproject.hatch.iter().cloned());
+    if let Some(envs) = &pyproject.hatch {
+        hatch.push(("pyproject.toml", envs.clone()));
+    }
+    let hatch_scripts: Vec<(String, Script)> = hatch
+        .iter()
+        .flat_map(|(_, envs)| envs.scripts.iter().cloned())
+        .collect();
+    let hatch_plan = HatchPlan::of(&hatch, &pyproject);
 
     // Where pytest is configured, or why it is the test runner.
     let mut pytest_why = pyproject.pytest_config.map(str::to_owned);
@@ -572,9 +652,10 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
         requirements.extend(parse_setup_cfg(&text).into_iter().map(|r| ("setup.cfg", r)));
     }
-    if let Some(text) = read("tox.ini", &mut notes)
+    let tox_ini = read("tox.ini", &mut notes);
+    if let Some(text) = &tox_ini
         && pytest_why.is_none()
-        && ini_has_section(&text, "pytest")
+        && ini_has_section(text, "pytest")
     {
         pytest_why = Some("`[pytest]` in tox.ini".into());
     }
@@ -608,8 +689,24 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             }
         }
     }
+    if pytest_why.is_none()
+        && let Some(file) = hatch_plan.test_env
+    {
+        pytest_why = Some(format!("{file}: hatch's test environment runs pytest"));
+    }
+    if pytest_why.is_none()
+        && let Some(text) = &tox_ini
+    {
+        match pytest_in_tox_ini(text) {
+            Ok(found) => pytest_why = found,
+            Err(err) => notes.push(format!("tox.ini: {err}")),
+        }
+    }
+    if pytest_why.is_none() {
+        pytest_why = pytest_test_file(ctx, &inside, &mut notes);
+    }
 
-    let hatch_project = hatch_toml || pyproject.hatch_envs;
+    let hatch_project = hatch_toml || pyproject.hatch.is_some();
     let (launcher, launcher_why) = launcher(ctx, hatch_project, &mut notes)?;
     let mut runner = Runner::new("python", "Python", launcher.prefix().unwrap_or("python3"));
     runner.tail_rule = TailRule::NoLeadingDashDash;
@@ -683,7 +780,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     }
 
     let own_test = own.iter().any(|t| t.name == "test");
-    match test_task(ctx, &launcher, pytest_why.as_deref()) {
+    match test_task(ctx, &launcher, pytest_why.as_deref(), &hatch_plan) {
         Some(_) if own_test => runner.notes.push(
             "`test` is the project's own task; the built-in pytest/unittest `test` is not listed"
                 .into(),
@@ -790,7 +887,9 @@ fn launcher(
     for dir in [".venv", "venv"] {
         let folder = root.join(dir);
         ctx.depends_on_file(format!("{dir}/bin/python"));
+        // The root is the project's whatever it is; a folder in it must be a real one.
         match folder.symlink_metadata() {
+            _ if dir.is_empty() => {}
             Ok(meta) if meta.file_type().is_symlink() => {
                 notes.push(format!(
                     "{dir} is a symlink; it is not used as the project's environment"
@@ -842,13 +941,49 @@ fn bin_is_link(folder: &Path) -> bool {
         .map_or(true, |m| !m.is_dir())
 }
 
-/// The built-in `test` and why it is pytest or unittest.
+/// The built-in `test` and why it is pytest, `hatch test` or unittest.
 fn test_task(
     ctx: &Context<'_>,
     launcher: &Launcher,
     pytest_why: Option<&str>,
+    hatch: &HatchPlan,
 ) -> Option<(Task, String)> {
     let doc = |what: &str| Some(format!("run the tests with {what}"));
+    if *launcher == Launcher::Hatch {
+        let hatch_test = |why: String| {
+            let (command, folder) = hatch_test_command(ctx, hatch.default_args);
+            let why = match folder {
+                Some(folder) => format!(
+                    "{why}; `{folder}` named, since without words it runs `tests`, which is \
+                     not a folder here"
+                ),
+                None => why,
+            };
+            Some((
+                task("test", command, doc("pytest in hatch's test environment")),
+                why,
+            ))
+        };
+        if let Some(table) = hatch.test_env {
+            return hatch_test(format!("`hatch test` ({table})"));
+        }
+        if let Some(why) = pytest_why {
+            return match hatch.pytest_env.as_deref() {
+                Some("default") => Some((
+                    task("test", launcher.pytest(), doc("pytest")),
+                    format!("pytest in hatch's default environment ({why})"),
+                )),
+                Some(env) => Some((
+                    task("test", format!("hatch run -- {env}:pytest"), doc("pytest")),
+                    format!("pytest in hatch's `{env}` environment, which installs it ({why})"),
+                )),
+                None => hatch_test(format!(
+                    "`hatch test`: pytest ({why}), and no hatch environment of the project \
+                     installs it"
+                )),
+            };
+        }
+    }
     if let Some(why) = pytest_why {
         return Some((
             task("test", launcher.pytest(), doc("pytest")),
@@ -878,6 +1013,268 @@ fn test_task(
             start.map_or("the root".to_owned(), |s| format!("{s}/"))
         ),
     ))
+}
+
+/// `hatch test`, and the folder it is given when it needs one: without words it runs
+/// pytest on the env's `default-args`, hatch's default being `tests`, so a project that
+/// sets none and keeps its tests elsewhere names `test` (or `.`).
+fn hatch_test_command(
+    ctx: &Context<'_>,
+    default_args: DefaultArgs,
+) -> (String, Option<&'static str>) {
+    let folder = |name: &str| ctx.root.join(name).is_dir();
+    let named = match default_args {
+        DefaultArgs::Configured => None,
+        DefaultArgs::Hatch if folder("tests") => None,
+        DefaultArgs::Hatch if folder("test") => Some("test"),
+        DefaultArgs::Hatch => Some("."),
+    };
+    match named {
+        Some(folder) => (format!("hatch test {folder}"), Some(folder)),
+        None => ("hatch test".into(), None),
+    }
+}
+
+/// What `hatch test` runs when no words follow it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum DefaultArgs {
+    /// hatch's default, `tests`.
+    #[default]
+    Hatch,
+    /// The `hatch-test` env's own `default-args`.
+    Configured,
+}
+
+/// How a hatch project runs its tests, from the envs of hatch.toml and pyproject.toml.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct HatchPlan {
+    /// Where hatch's own test environment, `hatch-test`, is configured, if it is.
+    test_env: Option<&'static str>,
+    /// What `hatch test` runs without words.
+    default_args: DefaultArgs,
+    /// The env `hatch run` finds pytest in: `default` when it installs pytest, else the
+    /// first other env (in the files' order) that installs the project and pytest.
+    pytest_env: Option<String>,
+}
+
+impl HatchPlan {
+    /// The plan of the envs of each file (hatch.toml's first); `pyproject` gives the extras
+    /// and dependency groups that an env's `features` and `dependency-groups` install.
+    fn of(files: &[(&str, HatchEnvs)], pyproject: &Pyproject) -> Self {
+        let mut plan = Self::default();
+        let envs = || {
+            files
+                .iter()
+                .flat_map(|(file, e)| e.envs.iter().map(move |env| (*file, env)))
+        };
+        for (file, env) in envs().filter(|(_, env)| env.name == "hatch-test") {
+            plan.test_env.get_or_insert(match file {
+                "hatch.toml" => "`[envs.hatch-test]` in hatch.toml",
+                _ => "`[tool.hatch.envs.hatch-test]` in pyproject.toml",
+            });
+            if env.default_args {
+                plan.default_args = DefaultArgs::Configured;
+            }
+        }
+        let installs_pytest = |env: &HatchEnv| {
+            env.installs_project
+                && (env.pytest
+                    || env
+                        .features
+                        .iter()
+                        .any(|f| pyproject.pytest_extras.contains(f))
+                    || env
+                        .groups
+                        .iter()
+                        .any(|g| pyproject.pytest_groups.contains(g)))
+        };
+        // hatch's own envs (`hatch-test`, `hatch-static-analysis`) are not the project's,
+        // and a name hatch cannot take in `ENV:pytest` is passed over.
+        let usable = |name: &str| {
+            !name.starts_with(['-', '+'])
+                && !name.starts_with("hatch-")
+                && !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        };
+        plan.pytest_env = envs()
+            .map(|(_, env)| env)
+            .filter(|env| env.name == "default")
+            .chain(
+                envs()
+                    .map(|(_, env)| env)
+                    .filter(|env| env.name != "default"),
+            )
+            .find(|env| usable(&env.name) && installs_pytest(env))
+            .map(|env| env.name.clone());
+        plan
+    }
+}
+
+/// Where tox.ini's envs install or run pytest, read with the tox runner's own reader: a
+/// `deps` line naming pytest or a plugin, or a `commands` line that runs it, in any
+/// testenv (comments are not read; a `{[base]deps}` reference is followed).
+pub fn pytest_in_tox_ini(text: &str) -> Result<Option<String>, String> {
+    for line in crate::tox::testenv_lines(text, &["commands", "deps"])? {
+        let found = match line.key.as_str() {
+            "deps" => {
+                let dep = line.text.trim();
+                (!dep.starts_with('-') && is_pytest(dep)).then(|| requirement_name(dep))
+            }
+            _ => runs_pytest(&line.text).then(|| Some("pytest".to_owned())),
+        };
+        if let Some(Some(name)) = found {
+            return Ok(Some(format!(
+                "`{}` in the `{}` of `[{}]` in tox.ini",
+                crate::tox::shorten(&name),
+                line.key,
+                crate::tox::shorten(&line.section)
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether a command line runs pytest: `pytest` or `py.test` as a word (a path ending in
+/// either, as `{envbindir}/pytest`, counts), or the module `-m pytest`.
+fn runs_pytest(command: &str) -> bool {
+    let words: Vec<&str> = command
+        .split_whitespace()
+        .map(|w| w.trim_matches(['"', '\'']))
+        .collect();
+    let is_pytest = |word: &str| matches!(word, "pytest" | "py.test");
+    words.iter().enumerate().any(|(i, word)| {
+        // tox runs `-pytest` as `pytest`, ignoring its exit status.
+        let word = if i == 0 {
+            word.trim_start_matches('-')
+        } else {
+            word
+        };
+        is_pytest(word.rsplit('/').next().unwrap_or(word))
+            || word.strip_prefix("-m").is_some_and(is_pytest)
+            || (word == "-m" && words.get(i + 1).is_some_and(|next| is_pytest(next)))
+    })
+}
+
+/// Why a test file's text needs pytest, if it does: a test function at module level (`def
+/// test…` at the start of a line, which unittest never collects), a test class without a
+/// base (`class TestX:`), or an import of pytest. A file of `unittest.TestCase` classes
+/// gives `None`. `def test_suite()` is the old setuptools and zope hook that builds a
+/// unittest suite, not a test.
+pub fn pytest_shape(text: &str) -> Option<&'static str> {
+    let identifier = |rest: &str| -> usize {
+        rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())
+    };
+    for line in text.lines() {
+        let code = line.trim_start();
+        let import = code
+            .strip_prefix("import pytest")
+            .or_else(|| code.strip_prefix("from pytest"));
+        if import
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', ',', '.', ';']))
+        {
+            return Some("imports pytest");
+        }
+        if code.len() != line.len() {
+            continue;
+        }
+        if let Some(rest) = code
+            .strip_prefix("async ")
+            .unwrap_or(code)
+            .strip_prefix("def ")
+        {
+            let rest = rest.trim_start();
+            let name = &rest[..identifier(rest)];
+            if name.starts_with("test") && name != "test_suite" {
+                return Some("a test function at module level");
+            }
+        }
+        if let Some(rest) = code.strip_prefix("class ") {
+            let rest = rest.trim_start();
+            let name = &rest[..identifier(rest)];
+            let bases = rest[name.len()..].trim_start();
+            if name.starts_with("Test")
+                && [":", "():", "(object):"]
+                    .iter()
+                    .any(|b| bases.replace(' ', "").starts_with(b))
+            {
+                return Some("a test class without a base");
+            }
+        }
+    }
+    None
+}
+
+/// The most test files [`pytest_test_file`] reads.
+const MAX_TEST_FILES: usize = 16;
+
+/// The most bytes read of one test file: its imports and first tests come first.
+const MAX_TEST_FILE_BYTES: u64 = 64 << 10;
+
+/// Why the project's test files need pytest (see [`pytest_shape`]), from the first
+/// [`MAX_TEST_FILES`] of tests/, test/ and the root (`test*.py`, unittest's pattern, and
+/// pytest's `*_test.py`; sorted in each folder), [`MAX_TEST_FILE_BYTES`] of each. A
+/// symlinked folder is not entered and a symlinked file is read only when it resolves
+/// inside the root; a FIFO or device is never opened for reading. Each file read is an
+/// input, so editing one is seen.
+fn pytest_test_file(
+    ctx: &Context<'_>,
+    inside: &files::Root,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    let mut names = Vec::new();
+    for dir in ["tests", "test", ""] {
+        let folder = ctx.root.join(dir);
+        // The root is the project's whatever it is; a folder in it must be a real one.
+        match folder.symlink_metadata() {
+            _ if dir.is_empty() => {}
+            Ok(meta) if meta.file_type().is_symlink() => {
+                notes.push(format!(
+                    "{dir} is a symlink; its test files are not read for their shape"
+                ));
+                continue;
+            }
+            Ok(meta) if meta.is_dir() => {}
+            _ => continue,
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut found: Vec<String> = entries
+            .flatten()
+            .take(10_000)
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| is_test_file(n) || n.ends_with("_test.py"))
+            .map(|n| {
+                if dir.is_empty() {
+                    n
+                } else {
+                    format!("{dir}/{n}")
+                }
+            })
+            .collect();
+        found.sort();
+        names.extend(found);
+        if names.len() >= MAX_TEST_FILES {
+            break;
+        }
+    }
+    names.truncate(MAX_TEST_FILES);
+    for name in names {
+        ctx.depends_on_file(&name);
+        match inside.read_walked_prefix(&ctx.root.join(&name), MAX_TEST_FILE_BYTES) {
+            Ok(bytes) => {
+                if let Some(why) = pytest_shape(&String::from_utf8_lossy(&bytes)) {
+                    return Some(format!("{why} in {name}"));
+                }
+            }
+            Err(err) => notes.push(format!("{name}: {err}")),
+        }
+    }
+    None
 }
 
 /// The requirements files read, with their text: `requirements*.txt`,
@@ -1046,13 +1443,21 @@ style = ["black --check ."]
         assert_eq!(names(&got.poe), ["fmt", "lint", "_private"]);
         assert_eq!(got.poe[1].doc.as_deref(), Some("check the code"));
         assert_eq!(names(&got.pdm), ["serve"]);
-        let hatch: Vec<(&str, &str)> = got
-            .hatch
+        let envs = got.hatch.as_ref().expect("hatch envs");
+        let hatch: Vec<(&str, &str)> = envs
+            .scripts
             .iter()
             .map(|(e, s)| (e.as_str(), s.name.as_str()))
             .collect();
         assert_eq!(hatch, [("default", "cov"), ("lint", "style")]);
-        assert!(got.hatch_envs);
+        assert_eq!(got.pytest_extras, ["test"]);
+        assert_eq!(got.pytest_groups, Vec::<String>::new());
+        assert_eq!(
+            parse_pyproject("[project]\nname = 'x'\n")
+                .expect("valid")
+                .hatch,
+            None
+        );
         assert_eq!(got.entry_points, ["p-cli"]);
         assert!(parse_pyproject("[project").is_err());
     }
@@ -1172,5 +1577,196 @@ style = ["black --check ."]
             Launcher::Venv(".venv").pytest(),
             ".venv/bin/python -m pytest"
         );
+    }
+
+    #[test]
+    fn test_files_only_pytest_runs_are_told_by_their_shape() {
+        #[track_caller]
+        fn case(text: &str, want: Option<&str>) {
+            assert_eq!(pytest_shape(text), want, "{text:?}");
+        }
+        let test_function = Some("a test function at module level");
+        let imports = Some("imports pytest");
+        let class = Some("a test class without a base");
+        case(
+            "from tabulate import tabulate\n\n\ndef test_plain():\n    pass\n",
+            test_function,
+        );
+        case("async def test_fetch():\n    pass\n", test_function);
+        case("def testOutput():\n    pass\n", test_function);
+        case("import pytest\n", imports);
+        case("import pytest as pt\n", imports);
+        case("from pytest import raises\n", imports);
+        case(
+            "try:\n    import pytest\nexcept ImportError:\n    pass\n",
+            imports,
+        );
+        case(
+            "class TestOutput:\n    def test_x(self):\n        pass\n",
+            class,
+        );
+        case("class TestOutput(object):\n    pass\n", class);
+        case("class TestOutput():\n    pass\n", class);
+        // unittest's own shapes.
+        case(
+            "import unittest\n\n\nclass OutputTest(unittest.TestCase):\n    def test_x(self):\n        pass\n",
+            None,
+        );
+        case(
+            "from unittest import TestCase\n\nclass TestOutput(TestCase):\n    def test_x(self):\n        pass\n",
+            None,
+        );
+        case(
+            "import unittest\n\ndef test_suite():\n    return unittest.TestSuite()\n",
+            None,
+        );
+        // Not a test function, not module level, not pytest.
+        case("def helper():\n    pass\n", None);
+        case(
+            "class Case(unittest.TestCase):\n    def test_x(self):\n        pass\n",
+            None,
+        );
+        case("import pytestify\nimport unittest\n", None);
+        case("", None);
+    }
+
+    #[test]
+    fn tox_ini_names_pytest_in_its_commands_or_deps() {
+        #[track_caller]
+        fn case(text: &str, want: Option<&str>) {
+            assert_eq!(
+                pytest_in_tox_ini(text).expect("valid").as_deref(),
+                want,
+                "{text:?}"
+            );
+        }
+        // python-tabulate's shape: `deps` and `commands` of `[testenv]`.
+        case(
+            "[tox]\nenvlist = lint, py{38,39,310}\n\n[testenv]\ncommands = pytest -v --doctest-modules --ignore benchmark {posargs}\ndeps =\n    pytest\n",
+            Some("`pytest` in the `commands` of `[testenv]` in tox.ini"),
+        );
+        case(
+            "[testenv:py311-extra]\ndeps =\n    py311: pytest-cov\ncommands = {envpython} run_tests.py\n",
+            Some("`pytest-cov` in the `deps` of `[testenv:py311-extra]` in tox.ini"),
+        );
+        for command in [
+            "python -m pytest {posargs}",
+            "{envpython} -m pytest",
+            "{envbindir}/py.test tests",
+            "- pytest",
+            "-pytest",
+            "python -mpytest",
+            "\"pytest\" -x",
+        ] {
+            case(
+                &format!("[testenv:t]\ncommands = {command}\n"),
+                Some("`pytest` in the `commands` of `[testenv:t]` in tox.ini"),
+            );
+        }
+        case(
+            "[base]\ndeps = pytest>=7\n[testenv]\ndeps = {[base]deps}\ncommands = python run.py\n",
+            Some("`pytest` in the `deps` of `[base]` in tox.ini"),
+        );
+        // Controls: comments, descriptions, other sections and other programs.
+        case(
+            "[testenv]\ncommands = python -m unittest discover -s tests\n\n[testenv:docs]\n# pytest is not needed to build the docs\ndescription = docs (no pytest)\ndeps = sphinx  # not pytest\ncommands = sphinx-build docs out\n",
+            None,
+        );
+        case(
+            "[testenv]\ndeps =\n    -r requirements.txt\n    pytestify\ncommands = python -c \"print('pytest')\"\n[pytest-plugins]\ndeps = pytest\n",
+            None,
+        );
+        assert!(pytest_in_tox_ini("[testenv]\ndeps = a\ndeps = b\n").is_err());
+    }
+
+    fn hatch_plan(pyproject: &str, hatch_toml: Option<&str>) -> HatchPlan {
+        let pyproject = parse_pyproject(pyproject).expect("pyproject");
+        let mut files = Vec::new();
+        if let Some(text) = hatch_toml {
+            files.push(("hatch.toml", parse_hatch_toml(text).expect("hatch.toml")));
+        }
+        if let Some(envs) = &pyproject.hatch {
+            files.push(("pyproject.toml", envs.clone()));
+        }
+        HatchPlan::of(&files, &pyproject)
+    }
+
+    #[test]
+    fn hatch_test_env_and_the_env_that_installs_pytest() {
+        #[track_caller]
+        fn case(pyproject: &str, hatch_toml: Option<&str>, want: HatchPlan) {
+            assert_eq!(hatch_plan(pyproject, hatch_toml), want, "{pyproject}");
+        }
+        let plan = |test_env, default_args, pytest_env: Option<&str>| HatchPlan {
+            test_env,
+            default_args,
+            pytest_env: pytest_env.map(str::to_owned),
+        };
+        let in_pyproject = Some("`[tool.hatch.envs.hatch-test]` in pyproject.toml");
+        // pypa/hatch's shape: a matrix of hatch-test, a default env without pytest.
+        case(
+            "[tool.hatch.envs.default]\ndependencies = [\"httpx\"]\n[tool.hatch.envs.hatch-test]\nextra-dependencies = [\"pyfakefs\"]\n[[tool.hatch.envs.hatch-test.matrix]]\npython = [\"3.11\", \"3.12\"]\n",
+            None,
+            plan(in_pyproject, DefaultArgs::Hatch, None),
+        );
+        case(
+            "[tool.hatch.envs.hatch-test]\ndefault-args = [\"src/pkg/tests\"]\n",
+            None,
+            plan(in_pyproject, DefaultArgs::Configured, None),
+        );
+        case(
+            "[project]\nname = 'x'\n",
+            Some(
+                "[envs.hatch-test]\nrandomize = true\n[envs.default]\ndependencies = [\"pytest\"]\n",
+            ),
+            plan(
+                Some("`[envs.hatch-test]` in hatch.toml"),
+                DefaultArgs::Hatch,
+                Some("default"),
+            ),
+        );
+        // The default env is asked first, then the others in order; a detached env does
+        // not install the project.
+        case(
+            "[tool.hatch.envs.lint]\ndetached = true\ndependencies = [\"pytest\"]\n[tool.hatch.envs.tests]\ndependencies = [\"pytest-cov\"]\n[tool.hatch.envs.default]\ndependencies = [\"pytest\"]\n",
+            None,
+            plan(None, DefaultArgs::Hatch, Some("default")),
+        );
+        case(
+            "[tool.hatch.envs.lint]\ndetached = true\ndependencies = [\"pytest\"]\n[tool.hatch.envs.tests]\ndependencies = [\"pytest-cov\"]\n",
+            None,
+            plan(None, DefaultArgs::Hatch, Some("tests")),
+        );
+        // Through an extra or a dependency group of the project.
+        case(
+            "[project]\nname = 'x'\noptional-dependencies = { Test = [\"pytest\"] }\n[tool.hatch.envs.default]\nfeatures = [\"test\"]\n",
+            None,
+            plan(None, DefaultArgs::Hatch, Some("default")),
+        );
+        case(
+            "[dependency-groups]\ndev = [\"pytest\"]\n[tool.hatch.envs.ci]\ndependency-groups = [\"dev\"]\n",
+            None,
+            plan(None, DefaultArgs::Hatch, Some("ci")),
+        );
+        // A hatch project whose envs do not install pytest, and names hatch cannot take.
+        case(
+            "[tool.hatch.envs.default]\ndependencies = [\"httpx\"]\n[tool.hatch.envs.\"a:b\"]\ndependencies = [\"pytest\"]\n[tool.hatch.envs.hatch-static-analysis]\ndependencies = [\"pytest\"]\n",
+            None,
+            plan(None, DefaultArgs::Hatch, None),
+        );
+    }
+
+    #[test]
+    fn hatch_test_is_the_built_in_test_and_takes_no_words() {
+        for command in ["hatch test", "hatch test test", "hatch test ."] {
+            let test = task("test", command.into(), None);
+            assert!(is_builtin(&test), "{command}");
+            assert_eq!(arguments_of(&test), Arguments::Exact, "{command}");
+        }
+        let in_env = task("test", "hatch run -- tests:pytest".into(), None);
+        assert!(is_builtin(&in_env));
+        assert_eq!(arguments_of(&in_env), Arguments::AfterDashDash);
+        assert!(!is_builtin(&task("test", "hatch run -- test".into(), None)));
+        assert!(!is_builtin(&task("lint", "hatch test".into(), None)));
     }
 }

@@ -335,7 +335,7 @@ impl Budget {
 }
 
 /// An expression as a note shows it: its first 60 characters.
-fn shorten(expression: &str) -> String {
+pub(crate) fn shorten(expression: &str) -> String {
     match expression.char_indices().nth(60) {
         Some((at, _)) => format!("{}…", &expression[..at]),
         None => expression.to_owned(),
@@ -990,6 +990,73 @@ fn factors_of(names: &[String]) -> HashSet<String> {
         .iter()
         .flat_map(|n| n.split('-').map(str::to_owned))
         .collect()
+}
+
+/// One line of a testenv's value, for a runner that asks what the envs install or run
+/// (python's `test` looks for pytest there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EnvLine {
+    /// The section it is read from (`testenv`, `testenv:lint`, or `base` for a line that a
+    /// `{[base]deps}` reference brings in).
+    pub(crate) section: String,
+    /// The key (`commands`, `deps`).
+    pub(crate) key: String,
+    /// The line as tox reads it: comments dropped, its factor condition (`py311: `) cut off.
+    pub(crate) text: String,
+}
+
+/// The lines of `keys` in every testenv section of tox.ini text (`[testenv]` and each
+/// `[testenv:…]`), whichever env they belong to: a line under a factor condition runs in
+/// some env, so the condition is cut off rather than checked. A `{[section]key}`
+/// reference in one of them brings in that value's lines, one level deep and each value
+/// once, so the work stays linear in the file.
+pub(crate) fn testenv_lines(text: &str, keys: &[&str]) -> Result<Vec<EnvLine>, String> {
+    let ini = parse_ini(text.strip_prefix('\u{feff}').unwrap_or(text))?;
+    let mut budget = Budget::new();
+    let mut out = Vec::new();
+    let mut referenced: Vec<(String, String)> = Vec::new();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut push = |section: &str, key: &str, value: &str, out: &mut Vec<EnvLine>| {
+        for (_, line) in Processed::new(value, &mut budget).conditional.lines {
+            if !line.trim().is_empty() {
+                out.push(EnvLine {
+                    section: section.to_owned(),
+                    key: key.to_owned(),
+                    text: line,
+                });
+            }
+        }
+    };
+    let is_testenv = |name: &str| name == "testenv" || name.starts_with("testenv:");
+    for section in ini.sections.iter().filter(|s| is_testenv(&s.name)) {
+        for &key in keys {
+            let Some(value) = section.get(key) else {
+                continue;
+            };
+            push(&section.name, key, value, &mut out);
+            let mut rest = value;
+            while let Some(at) = rest.find("{[") {
+                rest = &rest[at + 2..];
+                let Some((target, after)) = rest.split_once(']') else {
+                    break;
+                };
+                let Some((name, _)) = after.split_once('}') else {
+                    break;
+                };
+                let pair = (target.to_owned(), name.trim().to_lowercase());
+                // A testenv section is read already.
+                if !is_testenv(target) && seen.insert(pair.clone()) {
+                    referenced.push(pair);
+                }
+            }
+        }
+    }
+    for (target, key) in &referenced {
+        if let Some(value) = ini.section(target).and_then(|s| s.get(key)) {
+            push(target, key, value, &mut out);
+        }
+    }
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1692,5 +1759,32 @@ description = "generated"
             .collect();
         assert_eq!(got, [("lint", "tox -e lint"), ("-x", "tox -e-x")]);
         assert_eq!(runner.notes.len(), 5, "{:#?}", runner.notes);
+    }
+
+    #[test]
+    fn testenv_lines_are_read_as_tox_reads_them() {
+        let text = "\u{feff}[tox]\nenv_list = py311, docs\n\
+            [base]\ndeps =\n    hypothesis\n    pytest-xdist\n\
+            [testenv]\n# pytest is commented out\ndeps =\n    {[base]deps}\n    py311: coverage  # not pytest\n\
+            commands = python -m unittest {posargs}\n\
+            [testenv:docs]\ndescription = pytest is not run here\ncommands = sphinx-build docs out\n\
+            [other]\ncommands = pytest\n";
+        let lines = testenv_lines(text, &["deps", "commands"]).expect("valid");
+        let got: Vec<(&str, &str, &str)> = lines
+            .iter()
+            .map(|l| (l.section.as_str(), l.key.as_str(), l.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("testenv", "deps", "{[base]deps}"),
+                ("testenv", "deps", "coverage"),
+                ("testenv", "commands", "python -m unittest {posargs}"),
+                ("testenv:docs", "commands", "sphinx-build docs out"),
+                ("base", "deps", "hypothesis"),
+                ("base", "deps", "pytest-xdist"),
+            ]
+        );
+        assert!(testenv_lines("[testenv]\n[testenv]\n", &["deps"]).is_err());
     }
 }

@@ -665,8 +665,9 @@ fn python_command(json: &Value, name: &str) -> Option<String> {
 }
 
 /// Property: every file the Python runner looks at is an input: a conftest.py appearing
-/// makes `test` pytest, a new `.venv` and then a uv.lock change the launcher, and an edited
-/// pyproject.toml adds its tasks.
+/// makes `test` pytest, a new `.venv` and then a uv.lock change the launcher, an edited
+/// pyproject.toml adds its tasks, and edits to a requirements file, to a test file read for
+/// its shape and to tox.ini's commands turn `test` between pytest and unittest.
 #[test]
 fn python_inputs_are_seen() {
     require_tools(&["pytest", "uv", "poe"]);
@@ -732,14 +733,57 @@ fn python_inputs_are_seen() {
         "site",
         "poe site",
     );
-    // A requirements file naming pytest, in a project that had none.
+    // A requirements file that no longer names pytest: the bare test functions still say
+    // pytest; then the test file read for its shape, edited in place (its folder does not
+    // change), turns `test` to unittest and back.
     let root = fixtures.path("python-pytest-requirements");
     step(
         &root,
         cache.path(),
         |root| std::fs::write(root.join("tests/requirements.txt"), "hypothesis\n").expect("edit"),
         "test",
+        "pytest",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| {
+            std::fs::write(
+                root.join("tests/test_parse.py"),
+                "import unittest\n\n\nclass ParseTest(unittest.TestCase):\n    def test_x(self):\n        pass\n",
+            )
+            .expect("edit")
+        },
+        "test",
         "python3 -m unittest discover -s tests",
+    );
+    step(
+        &root,
+        cache.path(),
+        |root| {
+            edit_file(
+                &root.join("tests/test_parse.py"),
+                "import unittest",
+                "import pytest",
+            )
+        },
+        "test",
+        "pytest",
+    );
+    // tox.ini's commands: the docs env made to run pytest.
+    let root = fixtures.path("python-tox-unittest");
+    step(
+        &root,
+        cache.path(),
+        |root| {
+            edit_file(
+                &root.join("tox.ini"),
+                "sphinx-build -b doctest docs docs/_build",
+                "pytest --doctest-glob='*.rst' docs",
+            )
+        },
+        "test",
+        "pytest",
     );
 }
 

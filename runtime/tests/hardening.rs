@@ -591,6 +591,49 @@ fn hostile_tox_and_nox_configurations() {
     }
 }
 
+/// Property: the python runner reads each hostile tox.ini above (for pytest in its
+/// testenvs, with the tox runner's own reader and bounds) beside a setup.py: detection ends
+/// in seconds under 64 MiB, and `test` is pytest only where a testenv installs it.
+#[test]
+fn python_reads_a_hostile_tox_ini_within_bounds() {
+    require_tools(&["pytest"]);
+    let mut checked = 0;
+    for (label, file, text, _, _) in hostile_tox_and_nox() {
+        if file != "tox.ini" {
+            continue;
+        }
+        let project = project_with(&[
+            (file, text.into_bytes()),
+            (
+                "setup.py",
+                b"from setuptools import setup\nsetup()\n".to_vec(),
+            ),
+            ("tests/test_a.py", b"import unittest\n".to_vec()),
+        ]);
+        let started = Instant::now();
+        let json = list(project.path(), &path_var());
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{label}: {:?}",
+            started.elapsed()
+        );
+        let want = match label {
+            "range in a deps condition" => "pytest",
+            _ => "python3 -m unittest discover -s tests",
+        };
+        assert_eq!(
+            support::tasks_of(&json, "python"),
+            [("test".to_owned(), want.to_owned())],
+            "{label}"
+        );
+        if let Some(kib) = peak_kib(project.path()) {
+            assert!(kib < 64 * 1024, "{label}: {kib} KiB");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
 /// Property: `speccoder mcp` in a repository whose tox.ini stands for four billion envs (the
 /// process used to abort before it answered) answers `initialize` and lists its tool.
 #[test]

@@ -4,6 +4,7 @@
 mod support;
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::Value;
 use support::{path_var, runner_json, task_names};
@@ -340,4 +341,266 @@ fn list_columns_align_by_display_width() {
         .collect();
     assert_eq!(columns.len(), 4, "{text}");
     assert!(columns.iter().all(|c| *c == columns[0]), "{text}");
+}
+
+/// The command of the python runner's `test` and the note saying why, in an explained
+/// listing.
+fn python_test(json: &Value) -> (String, String) {
+    let command = support::tasks_of(json, "python")
+        .into_iter()
+        .find(|(name, _)| name == "test")
+        .map(|(_, command)| command)
+        .expect("a python `test`");
+    let why = notes(json, "python")
+        .into_iter()
+        .find(|n| n.starts_with("test: "))
+        .expect("a note on `test`");
+    (command, why)
+}
+
+/// Writes `files` (relative path, text) under `root`.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+/// Property: a project shaped like python-tabulate, which names pytest only in tox.ini's
+/// `deps` and `commands`, gets pytest as its `test`, and that runs its six tests, where
+/// unittest's discovery ran none and said OK; the control project, whose tox.ini names
+/// pytest only in a comment, keeps unittest, which runs its tests.
+#[test]
+fn a_project_naming_pytest_only_in_tox_ini_tests_with_pytest() {
+    support::require_tools(&["pytest"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("python-tabulate");
+    let (command, why) = python_test(&list(&root));
+    assert_eq!(command, "pytest");
+    assert_eq!(
+        why,
+        "test: pytest (`pytest` in the `commands` of `[testenv]` in tox.ini)"
+    );
+    // Nothing installs the package here (tox would), and `pytest` from PATH, unlike
+    // `python -m pytest`, does not put the root on `sys.path`: the test does it.
+    let out = support::sh(
+        &format!("env PYTHONPATH=. {command} -p no:cacheprovider"),
+        &root,
+        Duration::from_secs(120),
+    );
+    let text = out.stdout.text();
+    assert!(out.success(), "{text}");
+    assert!(text.contains("6 passed"), "{text}");
+    let before = support::sh(
+        "python3 -m unittest discover -s test",
+        &root,
+        Duration::from_secs(60),
+    );
+    let text = before.stdout.text();
+    assert!(text.contains("Ran 0 tests"), "{text}");
+
+    let root = fixtures.path("python-tox-unittest");
+    let (command, why) = python_test(&list(&root));
+    assert_eq!(command, "python3 -m unittest discover -s tests");
+    assert_eq!(
+        why,
+        "test: unittest (test*.py files in tests/; no pytest configuration or dependency)"
+    );
+    let out = support::sh(&command, &root, Duration::from_secs(60));
+    let text = out.stdout.text();
+    assert!(out.success() && text.contains("Ran 3 tests"), "{text}");
+}
+
+/// Property: the shape of the test files decides between pytest and unittest when no file
+/// names pytest: module-level test functions, a base-less `Test` class or `import pytest`
+/// in any of the files read is pytest; `unittest.TestCase` classes alone (with a
+/// `test_suite` hook) stay unittest; and a test file made pytest-shaped past the first 64
+/// KiB is not read that far.
+#[test]
+fn test_files_say_pytest_by_their_shape() {
+    support::require_tools(&["pytest"]);
+    let unittest_file = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n\n\ndef test_suite():\n    return unittest.TestSuite()\n";
+    #[track_caller]
+    fn case(files: &[(&str, &str)], command: &str, why: &str) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_files(dir.path(), files);
+        let got = python_test(&list(dir.path()));
+        assert_eq!(
+            got,
+            (command.to_owned(), format!("test: {why}")),
+            "{files:?}"
+        );
+    }
+    let setup = ("setup.py", "from setuptools import setup\nsetup()\n");
+    case(
+        &[setup, ("tests/test_a.py", unittest_file)],
+        "python3 -m unittest discover -s tests",
+        "unittest (test*.py files in tests/; no pytest configuration or dependency)",
+    );
+    case(
+        &[
+            setup,
+            ("tests/test_a.py", unittest_file),
+            ("tests/test_b.py", "from pytest import raises\n"),
+        ],
+        "pytest",
+        "pytest (imports pytest in tests/test_b.py)",
+    );
+    case(
+        &[
+            setup,
+            ("test/test_a.py", unittest_file),
+            (
+                "test/test_b.py",
+                "class TestB:\n    def test_b(self):\n        pass\n",
+            ),
+        ],
+        "pytest",
+        "pytest (a test class without a base in test/test_b.py)",
+    );
+    // pytest's own `*_test.py` name, in the root.
+    case(
+        &[
+            setup,
+            ("calc_test.py", "def test_add():\n    assert 1 + 1 == 2\n"),
+        ],
+        "pytest",
+        "pytest (a test function at module level in calc_test.py)",
+    );
+    let late = format!(
+        "{unittest_file}{}\ndef test_late():\n    pass\n",
+        "#\n".repeat(40_000)
+    );
+    case(
+        &[setup, ("tests/test_a.py", &late)],
+        "python3 -m unittest discover -s tests",
+        "unittest (test*.py files in tests/; no pytest configuration or dependency)",
+    );
+}
+
+/// Property: a hatch project runs `hatch test` when it configures hatch's test environment
+/// or no env of its own installs pytest (naming `test/` when hatch's default `tests` is
+/// not a folder and `default-args` is not set), pytest in the env that installs it
+/// otherwise, and unittest through hatch when its tests are TestCase classes only and
+/// `hatch-test` is not configured.
+#[test]
+fn hatch_projects_test_with_hatch_test_unless_an_env_installs_pytest() {
+    support::require_tools(&["hatch"]);
+    let bare = "def test_a():\n    assert True\n";
+    let unittest_file =
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n";
+    #[track_caller]
+    fn case(files: &[(&str, &str)], command: &str, why: &str) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_files(dir.path(), files);
+        let got = python_test(&list(dir.path()));
+        assert_eq!(
+            got,
+            (command.to_owned(), format!("test: {why}")),
+            "{files:?}"
+        );
+    }
+    case(
+        &[
+            ("hatch.toml", "[envs.default]\ndependencies = [\"httpx\"]\n"),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\n",
+            ),
+            ("tests/test_a.py", bare),
+        ],
+        "hatch test",
+        "`hatch test`: pytest (a test function at module level in tests/test_a.py), and no \
+         hatch environment of the project installs it",
+    );
+    case(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\n[tool.hatch.envs.hatch-test]\nparallel = true\n",
+            ),
+            ("test/test_a.py", bare),
+        ],
+        "hatch test test",
+        "`hatch test` (`[tool.hatch.envs.hatch-test]` in pyproject.toml); `test` named, since \
+         without words it runs `tests`, which is not a folder here",
+    );
+    case(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\n[tool.hatch.envs.hatch-test]\ndefault-args = [\"test\"]\n",
+            ),
+            ("test/test_a.py", unittest_file),
+        ],
+        "hatch test",
+        "`hatch test` (`[tool.hatch.envs.hatch-test]` in pyproject.toml)",
+    );
+    case(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\n[tool.hatch.envs.default]\ndependencies = [\"pytest\"]\n[tool.hatch.envs.hatch-test]\n",
+            ),
+            ("tests/test_a.py", bare),
+        ],
+        "hatch test",
+        "`hatch test` (`[tool.hatch.envs.hatch-test]` in pyproject.toml)",
+    );
+    case(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\n[tool.hatch.envs.default]\ndependencies = [\"pytest\"]\n",
+            ),
+            ("tests/test_a.py", bare),
+        ],
+        "hatch run -- pytest",
+        "pytest in hatch's default environment (`pytest` in pyproject.toml)",
+    );
+    case(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\nversion = \"1\"\noptional-dependencies = { test = [\"pytest\"] }\n[tool.hatch.envs.lint]\ndetached = true\n[tool.hatch.envs.tests]\nfeatures = [\"test\"]\n",
+            ),
+            ("tests/test_a.py", bare),
+        ],
+        "hatch run -- tests:pytest",
+        "pytest in hatch's `tests` environment, which installs it (`pytest` in pyproject.toml)",
+    );
+    case(
+        &[
+            ("hatch.toml", "[envs.default]\n"),
+            ("setup.py", "from setuptools import setup\nsetup()\n"),
+            ("tests/test_a.py", unittest_file),
+        ],
+        "hatch run -- python -m unittest discover -s tests",
+        "unittest (test*.py files in tests/; no pytest configuration or dependency)",
+    );
+}
+
+/// Property: the `test` a hatch-test project gets is what runs its tests: `hatch test` in
+/// the python-hatch-test fixture creates hatch's test environment (its data in a temporary
+/// folder), installs pytest there and passes all four tests.
+#[test]
+fn hatch_test_runs_the_tests_of_a_hatch_test_project() {
+    support::require_tools(&["hatch", "uv"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("python-hatch-test");
+    let (command, _) = python_test(&list(&root));
+    assert_eq!(command, "hatch test");
+    let data = tempfile::tempdir().expect("hatch data");
+    let out = support::sh(
+        &format!(
+            "env HATCH_DATA_DIR={} {command}",
+            speccoder_runners::quote(&data.path().display().to_string())
+        ),
+        &root,
+        Duration::from_secs(300),
+    );
+    let text = out.stdout.text();
+    assert!(out.success(), "{text}");
+    assert!(text.contains("4 passed"), "{text}");
 }

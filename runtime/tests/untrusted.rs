@@ -984,6 +984,47 @@ fn python_special_files() {
     );
 }
 
+/// Property: the test files read for their shape are read with care: a FIFO in place of
+/// one is a note and never blocks, a link to `/dev/zero` or to a pytest-shaped file outside
+/// the root is not read, nor is a `test/` folder linked to one outside (so `test` stays
+/// unittest), and a 1 GiB test file costs only its first 64 KiB.
+#[test]
+fn python_test_files_are_read_with_care() {
+    let pytest_shaped = "import pytest\n\n\ndef test_x():\n    pass\n";
+    let (base, root) = project(&[
+        ("setup.py", "from setuptools import setup\nsetup()\n"),
+        ("tests/test_a.py", "import unittest\n"),
+    ]);
+    make_special(&root.join("tests/test_fifo.py"), Special::Fifo);
+    make_special(&root.join("tests/test_zero.py"), Special::DevZero);
+    std::fs::write(base.path().join("outside_test.py"), pytest_shaped).expect("outside");
+    std::os::unix::fs::symlink(
+        base.path().join("outside_test.py"),
+        root.join("tests/test_outside.py"),
+    )
+    .expect("link");
+    let huge = std::fs::File::create(root.join("tests/test_huge.py")).expect("create");
+    huge.set_len(1 << 30).expect("sparse");
+    let elsewhere = base.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(elsewhere.join("test_e.py"), pytest_shaped).expect("outside");
+    std::os::unix::fs::symlink(&elsewhere, root.join("test")).expect("link");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(
+        support::runner_json(&json, "python")["tasks"][0]["command"],
+        "python3 -m unittest discover -s tests"
+    );
+    assert_mentions(
+        &json,
+        &[
+            "tests/test_fifo.py: is a FIFO, not a regular file; not read",
+            "tests/test_outside.py: resolves outside the project root",
+            "tests/test_zero.py: resolves outside the project root (to /dev/zero)",
+            "test is a symlink; its test files are not read for their shape",
+        ],
+    );
+}
+
 /// Property: poe, pdm and hatch task names the tool would read as an option (`-x`), hatch
 /// would read as a matrix or environment selection (`+py`, `a:b`), or that hold whitespace
 /// are never tasks; the others are, and no command has a word starting with `-` where the
