@@ -305,13 +305,17 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     let mut plain = |line, rule: Rule, what: &str| {
         note(line, rule, what, format!("`{what}` {}", rule.reason()));
     };
+    let main_block = match lang {
+        Lang::Python => main_block_lines(&views),
+        Lang::Js => js_main_block_lines(&views),
+        Lang::Rust | Lang::Go | Lang::Any => Vec::new(),
+    };
     for &n in &added {
         let Some(view) = views.get(n - 1) else {
             continue;
         };
         let code = view.code.as_str();
-        let in_main = (lang == Lang::Python && in_main_block(&views, n - 1))
-            || (lang == Lang::Js && in_js_main_block(&views, n - 1));
+        let in_main = main_block.get(n - 1).copied().unwrap_or_default();
         let imported = from_imports(code, lang);
         for &(pattern, rule) in table {
             let quoted = pattern
@@ -412,19 +416,30 @@ fn occurs(line: &str, pattern: &str) -> bool {
 
 /// Whether `code` assigns to `target`, or to any member of it when `target` ends in `.`.
 fn assigns(code: &str, target: &str) -> bool {
-    code.match_indices(target).any(|(at, _)| {
+    // A match inside a member chain read before (`assert.assert.x`) follows a `.` and ends
+    // where the chain ends: each chain is read once, so a long one costs its length.
+    let mut read_to = 0;
+    for (at, _) in code.match_indices(target) {
+        if at < read_to {
+            continue;
+        }
         let rest = &code[at + target.len()..];
         let rest = match target.ends_with('.') {
             true => rest.trim_start_matches(|c: char| is_word(c) || ".[]'".contains(c)),
-            false if rest.starts_with(is_word) => return false,
+            false if rest.starts_with(is_word) => continue,
             false => rest,
         };
         let rest = rest.trim_start();
+        read_to = code.len() - rest.len();
         let before = code[..at].chars().next_back();
-        before.is_none_or(|c| !is_word(c) && c != '.')
+        if before.is_none_or(|c| !is_word(c) && c != '.')
             && rest.starts_with('=')
             && !rest[1..].starts_with(['=', '>'])
-    })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a file may end its process: a Python `__main__.py`, a JavaScript command (a
@@ -464,43 +479,48 @@ fn is_main_guard(view: &View) -> bool {
         && view.strings.iter().any(|s| s == "__main__")
 }
 
-/// Whether line `at` (0-based) is in the block of a `__main__` guard, which runs only when
-/// the module is run as a script, never when the tests import it.
-fn in_main_block(views: &[View], at: usize) -> bool {
-    let indented = |v: &View| v.code.starts_with(char::is_whitespace);
-    let mut before = views[..at].iter().rev();
-    indented(&views[at])
-        && before
-            .find(|v| !v.code.trim().is_empty() && !indented(v))
-            .is_some_and(is_main_guard)
-}
-
-/// Whether line `at` (0-based) of a JavaScript file is inside the block of an
-/// `if (require.main === module)` guard, which runs only when node runs the file as a
-/// script, never when a test requires it.
-fn in_js_main_block(views: &[View], at: usize) -> bool {
-    let squeezed = |v: &View| v.code.replace(' ', "");
-    let Some(guard) = views[..at].iter().rposition(|v| {
-        let code = squeezed(v);
-        code.starts_with("if(require.main===module") || code.starts_with("if(require.main==module")
-    }) else {
-        return false;
-    };
-    // Still open at `at`: more `{` than `}` from the guard's line up to it.
-    let mut depth: i64 = 0;
-    for view in &views[guard..at] {
-        for c in view.code.chars() {
-            match c {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                _ => {}
-            }
-        }
-        if depth <= 0 && view.code.contains('}') {
-            return false;
+/// Which lines (0-based) are in the block of a `__main__` guard, which runs only when the
+/// module is run as a script, never when the tests import it. One pass over the file.
+fn main_block_lines(views: &[View]) -> Vec<bool> {
+    let mut guarded = false;
+    let mut lines = Vec::with_capacity(views.len());
+    for view in views {
+        let indented = view.code.starts_with(char::is_whitespace);
+        lines.push(indented && guarded);
+        if !indented && !view.code.trim().is_empty() {
+            guarded = is_main_guard(view);
         }
     }
-    depth > 0
+    lines
+}
+
+/// Which lines (0-based) of a JavaScript file are inside the block of an
+/// `if (require.main === module)` guard, which runs only when node runs the file as a
+/// script, never when a test requires it. One pass over the file.
+fn js_main_block_lines(views: &[View]) -> Vec<bool> {
+    // Since the last guard: how many more `{` than `}`, and whether the block has closed.
+    let mut block: Option<(i64, bool)> = None;
+    let mut lines = Vec::with_capacity(views.len());
+    for view in views {
+        lines.push(block.is_some_and(|(depth, closed)| depth > 0 && !closed));
+        let code = view.code.replace(' ', "");
+        if code.starts_with("if(require.main===module")
+            || code.starts_with("if(require.main==module")
+        {
+            block = Some((0, false));
+        }
+        if let Some((depth, closed)) = &mut block {
+            for c in view.code.chars() {
+                match c {
+                    '{' => *depth += 1,
+                    '}' => *depth -= 1,
+                    _ => {}
+                }
+            }
+            *closed |= *depth <= 0 && view.code.contains('}');
+        }
+    }
+    lines
 }
 
 /// A Python `from M import a, b` as `M.a M.b `, so that the table's dotted names find what
@@ -543,13 +563,21 @@ fn imported_strings(view: &View, lang: Lang) -> Vec<&str> {
 
 /// The strings of a line right after `call`, which ends in the emptied string `''`.
 fn strings_after<'v>(view: &'v View, call: &str) -> impl Iterator<Item = &'v str> {
-    let code = view.code.as_str();
+    strings_in(&view.code, &view.strings, call)
+}
+
+/// The strings of `strings`, emptied to `''` in `code`, right after `call`. Each `''` of
+/// the code is found once, so a long line with many calls costs what reading it costs.
+fn strings_in<'v>(code: &str, strings: &'v [String], call: &str) -> impl Iterator<Item = &'v str> {
+    let quotes: Vec<usize> = code.match_indices("''").map(|(at, _)| at).collect();
     let at: Vec<usize> = code
         .match_indices(call)
         .map(|(at, _)| at + call.len() - 2)
         .collect();
-    let index = at.into_iter().map(|at| code[..at].matches("''").count());
-    index.filter_map(|k| view.strings.get(k).map(String::as_str))
+    let index = at
+        .into_iter()
+        .map(move |at| quotes.partition_point(|q| *q < at));
+    index.filter_map(|k| strings.get(k).map(String::as_str))
 }
 
 /// Whether `Error.captureStackTrace` fills in an error's stack (its first argument `this`
