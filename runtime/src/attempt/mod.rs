@@ -17,6 +17,7 @@ mod gaming;
 mod git;
 mod infrastructure;
 mod journal;
+mod loads;
 mod outcomes;
 mod prepare;
 mod ran_from;

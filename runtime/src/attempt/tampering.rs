@@ -155,11 +155,15 @@ const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, c
     pathlib, pluggy, pprint, py, pytest, re, shutil, signal, site, subprocess, sys, \
     tempfile, textwrap, tokenize, traceback, types, typing, unittest, warnings, weakref";
 
-/// One changed non-test source file of the candidate.
+/// One changed non-test source file of the candidate, or a file such a file loads as code.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SourceFile<'a> {
     /// Relative path, with `/`.
     pub(crate) path: &'a str,
+    /// The path whose language and kind of file (a library, a command) the rules read the
+    /// file as: its own, or for code loaded at run time (`include!("impl.inc")`) the
+    /// loader's.
+    pub(crate) read_as: &'a str,
     /// Its text at the base, `None` when the file is new.
     pub(crate) old: Option<&'a str>,
     /// Its text in the candidate.
@@ -214,11 +218,11 @@ impl Rule {
 
 /// One line as the rules read it.
 #[derive(Debug, Default)]
-struct View {
+pub(super) struct View {
     /// The code: comments left out, every string emptied to `''`.
-    code: String,
+    pub(super) code: String,
     /// The contents of the strings that open on this line.
-    strings: Vec<String>,
+    pub(super) strings: Vec<String>,
 }
 
 /// The tampering in `files`, file by file, then line by line.
@@ -254,18 +258,18 @@ pub(crate) fn shadows(path: &str, context: &Context) -> Option<String> {
 }
 
 /// The words of a comma-separated list.
-fn words(list: &str) -> impl Iterator<Item = &str> {
+pub(super) fn words(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim)
 }
 
 /// Whether `word` is in a comma-separated list.
-fn listed(list: &str, word: &str) -> bool {
+pub(super) fn listed(list: &str, word: &str) -> bool {
     words(list).any(|w| w == word)
 }
 
 /// The tampering in one file.
 fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
-    let lang = Lang::of(file.path);
+    let lang = Lang::of(file.read_as);
     let (table, frameworks) = match lang {
         Lang::Python => (PYTHON, PYTHON_FRAMEWORKS),
         Lang::Js => (JS, JS_FRAMEWORKS),
@@ -418,13 +422,13 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
 }
 
 /// Whether `c` can be part of a name.
-fn is_word(c: char) -> bool {
+pub(super) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 /// Whether `pattern` occurs in `line` as whole names: not inside a longer name, nor after a
 /// `.` or `:` that makes it a member of something else (`navi.x` is not `vi.`).
-fn occurs(line: &str, pattern: &str) -> bool {
+pub(super) fn occurs(line: &str, pattern: &str) -> bool {
     line.match_indices(pattern).any(|(at, _)| {
         let before = line[..at].chars().next_back();
         let after = line[at + pattern.len()..].chars().next();
@@ -464,7 +468,7 @@ fn assigns(code: &str, target: &str) -> bool {
 /// Whether a file may end its process: a Python `__main__.py`, a JavaScript command (a
 /// shebang, `cli.*`, under `bin/` or `cli/`), a Rust binary, example or build script.
 fn may_exit(file: &SourceFile<'_>, lang: Lang) -> bool {
-    let path = file.path;
+    let path = file.read_as;
     let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
     let dirs: Vec<&str> = dirs.split('/').collect();
     match lang {
@@ -858,13 +862,17 @@ fn imported_strings(view: &View, lang: Lang) -> Vec<&str> {
 }
 
 /// The strings of a line right after `call`, which ends in the emptied string `''`.
-fn strings_after<'v>(view: &'v View, call: &str) -> impl Iterator<Item = &'v str> {
+pub(super) fn strings_after<'v>(view: &'v View, call: &str) -> impl Iterator<Item = &'v str> {
     strings_in(&view.code, &view.strings, call)
 }
 
 /// The strings of `strings`, emptied to `''` in `code`, right after `call`. Each `''` of
 /// the code is found once, so a long line with many calls costs what reading it costs.
-fn strings_in<'v>(code: &str, strings: &'v [String], call: &str) -> impl Iterator<Item = &'v str> {
+pub(super) fn strings_in<'v>(
+    code: &str,
+    strings: &'v [String],
+    call: &str,
+) -> impl Iterator<Item = &'v str> {
     let quotes: Vec<usize> = code.match_indices("''").map(|(at, _)| at).collect();
     let at: Vec<usize> = code
         .match_indices(call)
@@ -1090,7 +1098,7 @@ fn next_piece(chars: &[char], from: usize, lang: Lang) -> Option<(usize, usize, 
 }
 
 /// The lines of `text` as the rules read them.
-fn views(text: &str, lang: Lang) -> Vec<View> {
+pub(super) fn views(text: &str, lang: Lang) -> Vec<View> {
     let chars: Vec<char> = text.chars().collect();
     let comment = |i: usize| {
         if lang == Lang::Python {
@@ -1174,7 +1182,12 @@ mod tests {
 
     /// The findings in `new` as `N what`, joined by `; `.
     fn heads(path: &str, old: Option<&str>, new: &str) -> String {
-        let file = SourceFile { path, old, new };
+        let file = SourceFile {
+            path,
+            read_as: path,
+            old,
+            new,
+        };
         let found = scan(&[file], &context());
         let head = |f: Finding| {
             assert_eq!((f.kind, f.path.as_str()), (FindingKind::Tampering, path));
@@ -1317,6 +1330,7 @@ require(\"assert\").strict.equal = f;
         // The detail says the name was another.
         let file = SourceFile {
             path: "c.py",
+            read_as: "c.py",
             old: None,
             new: "import gc as g\ng.get_objects()\n",
         };
@@ -1400,10 +1414,13 @@ name = \"unit\" + \"test\"
         for (path, text) in &shapes {
             let file = SourceFile {
                 path,
+                read_as: path,
                 old: None,
                 new: text,
             };
             scan(&[file], &context());
+            let loads = super::super::loads::loads(path, Lang::of(path), "", text, |_| true);
+            assert!(loads.len() <= 4, "{path}: {} loads", loads.len());
         }
         let spent = started.elapsed();
         assert!(
@@ -1739,6 +1756,7 @@ func init() {
     fn details_read_plainly() {
         let file = |new| SourceFile {
             path: "c.py",
+            read_as: "c.py",
             old: None,
             new,
         };
