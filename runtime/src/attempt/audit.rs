@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::gaming::{self, FileText, SourceChange, Warning};
 use super::infrastructure::{self, Infra, Project};
+use super::loads;
 use super::rules::Rules;
 use super::scan::{self, Counts};
 use super::store::{Entry, GITLINK, SYMLINK, Store};
@@ -22,6 +23,14 @@ pub(crate) const MAX_READ_BYTES: usize = 16 << 20;
 
 /// Test files read by the gaming monitor at most, so a huge suite costs a bounded time.
 const MAX_TEST_FILES_READ: usize = 300;
+
+/// Files loaded as code at run time (`include!("impl.inc")`) that the scans read at most;
+/// loading more, each new or changed, is a finding of its own.
+const MAX_LOADED_FILES: usize = 64;
+
+/// How many times a file loaded as code is followed into what it loads in turn (an `.inc`
+/// that includes another).
+const MAX_LOAD_DEPTH: usize = 4;
 
 /// What the audit found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -635,25 +644,49 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         }
     }
 
-    // Tampering in the changed non-test sources.
+    // Code kept in files that are not source and loaded at run time, read as the loader's
+    // language by the tampering rules and the gaming monitor alike.
+    let (loaded, too_many) = loaded_files(
+        &sources,
+        &base_entries,
+        &new_entries,
+        &blobs,
+        store,
+        rules.prefix(),
+    )?;
+    audit.findings.extend(too_many);
+
+    // Tampering in the changed non-test sources and in what they load.
     let files: Vec<tampering::SourceFile<'_>> = sources
         .iter()
         .map(|s| tampering::SourceFile {
             path: rules.project(&s.path),
+            read_as: rules.project(&s.path),
             old: (!s.old.is_empty()).then_some(s.old.as_str()),
             new: &s.new,
         })
+        .chain(loaded.iter().map(|l| tampering::SourceFile {
+            path: rules.project(&l.path),
+            read_as: rules.project(&l.loader),
+            old: l.old.as_deref(),
+            new: &l.new,
+        }))
         .collect();
     let prefix_of = |rel: &str| -> String {
-        sources
-            .iter()
-            .find(|s| rules.project(&s.path) == rel)
-            .map_or_else(|| rel.to_owned(), |s| s.path.clone())
+        let mut paths = (sources.iter().map(|s| &s.path)).chain(loaded.iter().map(|l| &l.path));
+        paths
+            .find(|p| rules.project(p) == rel)
+            .map_or_else(|| rel.to_owned(), Clone::clone)
     };
     for mut finding in tampering::scan(&files, &context) {
         finding.path = prefix_of(&finding.path);
         audit.findings.push(finding);
     }
+    sources.extend(loaded.into_iter().map(|l| SourceChange {
+        path: l.path,
+        old: l.old.unwrap_or_default(),
+        new: l.new,
+    }));
 
     // The gaming monitor, warnings unless they reject.
     if !sources.is_empty() {
@@ -715,6 +748,149 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         }
     }
     Ok(audit)
+}
+
+/// A file that a changed source loads as code at run time, as the scans read it.
+#[derive(Debug)]
+struct Loaded {
+    /// Its repository path.
+    path: String,
+    /// The source whose language and kind it is read as.
+    loader: String,
+    /// Its text at the base, `None` when the load itself is new: then all of it is new code.
+    old: Option<String>,
+    /// Its text in the candidate.
+    new: String,
+}
+
+/// The files the changed `sources` load as code ([`loads`]), and what they load in turn,
+/// that hold new code: a new load, or a changed file. A file the base loaded the same way
+/// and that did not change holds nothing new. Each is read at most to [`MAX_READ_BYTES`]
+/// (a larger one is a finding), at most [`MAX_LOADED_FILES`] of them (more is a finding),
+/// followed [`MAX_LOAD_DEPTH`] deep.
+fn loaded_files(
+    sources: &[SourceChange],
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    store: &Store,
+    root: &str,
+) -> Result<(Vec<Loaded>, Vec<Finding>), String> {
+    let exists = |p: &str| {
+        new.get(p)
+            .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
+    };
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut out: Vec<Loaded> = Vec::new();
+    let mut findings = Vec::new();
+    // The files read at this depth: (path, read as, old text, new text).
+    let mut level: Vec<(&str, &str, &str, &str)> = sources
+        .iter()
+        .map(|s| {
+            (
+                s.path.as_str(),
+                s.path.as_str(),
+                s.old.as_str(),
+                s.new.as_str(),
+            )
+        })
+        .collect();
+    let (mut from, mut full) = (0, false);
+    for _ in 0..MAX_LOAD_DEPTH {
+        // What this depth loads: (path, loader, whether the load is new), new loads first.
+        let mut wanted: Vec<(String, String, bool)> = Vec::new();
+        for (path, read_as, old, text) in level {
+            let lang = scan::Lang::of(read_as);
+            let added: BTreeSet<usize> = scan::added_lines(old, text)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect();
+            for load in loads::loads(path, lang, root, text, exists) {
+                let fresh = added.contains(&load.line);
+                wanted.push((load.path, read_as.to_owned(), fresh));
+            }
+        }
+        wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
+        wanted.dedup_by(|a, b| a.0 == b.0);
+        let mut unread: Vec<(String, String, Option<String>, String)> = Vec::new();
+        for (path, loader, fresh) in wanted {
+            let (Some(entry), old_entry) = (new.get(&path), base.get(&path)) else {
+                continue;
+            };
+            let changed = old_entry.is_none_or(|o| o.object != entry.object);
+            if out.iter().any(|l| l.path == path) || (!fresh && !changed) {
+                continue;
+            }
+            if out.len() + unread.len() >= MAX_LOADED_FILES {
+                full = true;
+                findings.push(Finding {
+                    kind: FindingKind::Tampering,
+                    path: loader,
+                    detail: format!(
+                        "loads more than {MAX_LOADED_FILES} new or changed files as code at run time: too many to scan"
+                    ),
+                });
+                break;
+            }
+            let old = old_entry.filter(|_| !fresh).map(|o| {
+                blobs
+                    .get(&o.object)
+                    .and_then(|b| b.as_deref())
+                    .map(lossy)
+                    .unwrap_or_default()
+            });
+            unread.push((path, loader, old, entry.object.clone()));
+        }
+        // Unchanged files newly loaded are not among the changes read before.
+        let missing: Vec<String> = unread
+            .iter()
+            .filter(|u| !blobs.contains_key(&u.3))
+            .map(|u| u.3.clone())
+            .collect();
+        let read: BTreeMap<String, Option<Vec<u8>>> = missing
+            .iter()
+            .cloned()
+            .zip(store.read_blobs(&missing, MAX_READ_BYTES)?)
+            .collect();
+        for (path, loader, old, object) in unread {
+            let bytes = blobs
+                .get(&object)
+                .or_else(|| read.get(&object))
+                .and_then(|b| b.as_deref());
+            match bytes {
+                Some(bytes) => out.push(Loaded {
+                    path,
+                    loader,
+                    old,
+                    new: lossy(bytes),
+                }),
+                None => findings.push(Finding {
+                    kind: FindingKind::Tampering,
+                    path,
+                    detail: format!(
+                        "loaded as code, and over {} MiB: too large to scan",
+                        MAX_READ_BYTES >> 20
+                    ),
+                }),
+            }
+        }
+        level = out[from..]
+            .iter()
+            .map(|l| {
+                (
+                    l.path.as_str(),
+                    l.loader.as_str(),
+                    l.old.as_deref().unwrap_or(""),
+                    l.new.as_str(),
+                )
+            })
+            .collect();
+        from = out.len();
+        if level.is_empty() || full {
+            break;
+        }
+    }
+    Ok((out, findings))
 }
 
 /// What changed in a frozen test file, as specific as the counters can say.

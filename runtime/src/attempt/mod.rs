@@ -18,6 +18,7 @@ mod gaming;
 mod git;
 mod infrastructure;
 mod journal;
+mod loads;
 mod outcomes;
 mod prepare;
 mod ran_from;

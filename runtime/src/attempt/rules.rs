@@ -77,6 +77,11 @@ impl Rules {
         })
     }
 
+    /// The project's folder in its repository, `""` at the root.
+    pub(crate) fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
     /// `path` relative to the project root when it is inside it.
     pub(crate) fn project<'p>(&self, path: &'p str) -> &'p str {
         if self.prefix.is_empty() {
