@@ -21,7 +21,7 @@ use speccoder_runners::{Detection, RUNNERS, Repeats, Runner, TailRule, Task};
 const MAX_ENTRIES: usize = 1000;
 
 /// Bumped whenever the entry format or what detection produces changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The most bytes read from one entry.
 const MAX_ENTRY: u64 = 64 << 20;
