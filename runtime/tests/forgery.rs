@@ -325,7 +325,8 @@ const RUST_ADD_TESTS: &str = "use calc::add;\n\n#[test]\nfn adds_small() {\n    
 
 /// A Rust crate whose `add` runs its own test binary with `--list` and prints `ok` for
 /// every test it names, straight to the standard output (past libtest's capture), then
-/// exits 0 through an alias of `std::process` that no text rule reads.
+/// exits 0 through an alias of `std::process`; the flag is spelled in pieces, so that no
+/// text rule reads it (a plain `"--list"` is tampering).
 const FORGED_RUST: &str = r#"cat > src/lib.rs <<'RS'
 use std::io::Write;
 use std::process as p;
@@ -333,7 +334,7 @@ use std::process as p;
 /// Adds, as far as the report says.
 pub fn add(a: i64, b: i64) -> i64 {
     let me = std::env::args().next().unwrap_or_default();
-    if let Ok(listed) = p::Command::new(&me).arg("--list").output() {
+    if let Ok(listed) = p::Command::new(&me).arg(["--", "list"].concat()).output() {
         let text = String::from_utf8_lossy(&listed.stdout).into_owned();
         let names: Vec<&str> = text.lines().filter_map(|l| l.strip_suffix(": test")).collect();
         let mut out = std::io::stdout();

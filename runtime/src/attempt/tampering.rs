@@ -381,6 +381,17 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
             if let Some(line) = RESULT_LINES.iter().find(|l| string.contains(*l)) {
                 plain(n, Rule::ResultLines, &format!("\"{line}\""));
             }
+            // Go's test files by their mark, and a Rust test binary's own list of its
+            // tests: library code that reads either knows the tests it is judged by (a
+            // command's code may, which generates or lists tests).
+            let test_files = match lang {
+                Lang::Go if string.contains("_test.go") => Some("_test.go"),
+                Lang::Rust if string == "--list" => Some("--list"),
+                _ => None,
+            };
+            if let Some(mark) = test_files.filter(|_| !may_exit) {
+                plain(n, Rule::TestFiles, &format!("\"{mark}\""));
+            }
         }
         // A lone `"tests"` is a path only after a call that builds or opens one.
         let squeezed = code.replace(' ', "");
@@ -1233,6 +1244,23 @@ def scaffold(root):
             "from mylib.testing import fixtures\nfrom .testing import make_client\n",
             "",
         );
+    }
+
+    #[test]
+    fn reading_the_tests_by_their_mark_or_the_binarys_list_is_tampering() {
+        let go = "package calc\n\nimport \"path/filepath\"\n\nfunc init() {\n\tfilepath.Glob(\"*_test.go\")\n}\n";
+        case("calc.go", go, "6 \"_test.go\"");
+        // A command that generates tests may name them.
+        case(
+            "cmd/gen/main.go",
+            &go.replace("package calc", "package main"),
+            "",
+        );
+        let rust = "pub fn add() {\n    let me = std::env::args().next().unwrap();\n    std::process::Command::new(me).arg(\"--list\");\n}\n";
+        case("src/lib.rs", rust, "3 \"--list\"");
+        case("src/main.rs", rust, "");
+        // A flag of the product's own that only starts with it is no list.
+        case("src/cli.rs", "const FLAG: &str = \"--listen\";\n", "");
     }
 
     #[test]
