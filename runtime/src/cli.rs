@@ -418,7 +418,12 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
         }
         Command::Mcp => {
             let recipe = project.recipe()?;
-            crate::mcp::serve(&project.root, &project.config.recipe, recipe)
+            crate::mcp::serve(
+                &project.root,
+                &project.config.recipe,
+                &project.config.mcp,
+                recipe,
+            )
                 .map_err(|err| format!("cannot serve MCP: {err}"))?;
             Ok(ExitCode::SUCCESS)
         }

@@ -1,5 +1,5 @@
-//! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]` and `[attempt]`
-//! tables.
+//! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]`, `[attempt]`
+//! and `[mcp]` tables.
 //!
 //! serde reads the file into these structs (`deny_unknown_fields`); the checks of values
 //! run as they are read, so toml gives every error the span of its value, and `located`
@@ -33,6 +33,29 @@ pub struct Config {
     pub wording: Wording,
     /// `[attempt]`: the loop from a task bundle to a verified commit.
     pub attempt: AttemptConfig,
+    /// `[mcp]`: the background jobs of `speccoder mcp`.
+    pub mcp: McpConfig,
+}
+
+/// `[mcp]`: the bounds of `speccoder mcp`'s background jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpConfig {
+    /// Background jobs running at once; one more is refused.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 64>")]
+    pub max_jobs: usize,
+    /// Deadline of a background job, in seconds.
+    #[serde(deserialize_with = "ranged::<_, _, 1, 86_400>")]
+    pub job_timeout_secs: u64,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        Self {
+            max_jobs: 8,
+            job_timeout_secs: 3600,
+        }
+    }
 }
 
 /// `[attempt]`: checks, retries, what the agent may not change, and where a pass goes.
@@ -761,7 +784,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipes]\n"),
-            "1:2: recipes: unknown table (known: recipe, executor, commands, wording, attempt)"
+            "1:2: recipes: unknown table (known: recipe, executor, commands, wording, attempt, mcp)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
@@ -842,7 +865,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         // Not a table, but not one of the known ones either.
         assert_eq!(
             error("foo = 1\n"),
-            "1:1: foo: unknown table (known: recipe, executor, commands, wording, attempt)"
+            "1:1: foo: unknown table (known: recipe, executor, commands, wording, attempt, mcp)"
         );
         assert_eq!(
             error("[commands]\nallow = [1]\n"),

@@ -57,6 +57,14 @@ fn sdk_client(scenario: &str, project: &Path, config: Value) -> Value {
     seen
 }
 
+/// What the recipe tool's description says of background jobs after the prompt, with `op`
+/// as its example.
+fn background_words(op: &str) -> String {
+    format!(
+        "Long-running tasks (a dev server, a watcher, a long build): call with `\"background\": true`. The call answers at once with a job id, or, with `\"ready\"` (a regular expression), once the task's output matches it, with the output so far. Work against it with other calls meanwhile, read its output with `recipe_output`, list jobs with `recipe_jobs`, and stop it with `recipe_stop` when done; every job is stopped when this server exits. Example: `{{\"op\": \"{op}\", \"background\": true, \"ready\": \"[Ll]istening|ready|Serving\"}}`."
+    )
+}
+
 fn stdout_of(out: &std::process::Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("utf-8")
 }
@@ -78,11 +86,18 @@ fn the_sdk_client_lists_the_prompt_and_calls_give_what_recipe_run_prints() {
     let seen = sdk_client("calls", &root, json!({ "calls": calls }));
 
     let tools = seen["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 1, "{tools:?}");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["recipe", "recipe_jobs", "recipe_output", "recipe_stop"],
+        "{tools:?}"
+    );
     let tool = &tools[0];
-    assert_eq!(tool["name"], "recipe");
     let prompt = stdout_of(&support::speccoder(&root, &["recipe", "prompt"]));
-    assert_eq!(tool["description"], prompt);
+    assert_eq!(
+        tool["description"],
+        format!("{}\n\n{}\n", prompt.trim_end(), background_words("dev"))
+    );
     let schema = &tool["inputSchema"];
     assert_eq!(schema["required"], json!(["op"]));
     assert_eq!(schema["properties"]["op"]["type"], "string");
@@ -212,9 +227,10 @@ fn an_input_changed_between_calls_is_picked_up() {
     assert_eq!(seen["second"]["isError"], false);
     assert_eq!(seen["listChanged"], 1, "notifications/tools/list_changed");
     assert!(!seen["before"].as_str().expect("text").contains("`added`"));
+    let prompt = stdout_of(&support::speccoder(&root, &["recipe", "prompt"]));
     assert_eq!(
         seen["after"],
-        stdout_of(&support::speccoder(&root, &["recipe", "prompt"]))
+        format!("{}\n\n{}\n", prompt.trim_end(), background_words("dev"))
     );
     assert!(seen["after"].as_str().expect("text").contains("`added`"));
 }
@@ -690,7 +706,8 @@ fn codex_connects_to_the_server_agent_argv_names() {
     for line in stderr.lines() {
         let Ok(line) = line else { break };
         named |= line.contains("name: \"speccoder\"");
-        listed |= line.contains("tool_count=1");
+        // The recipe tool and the three of background jobs.
+        listed |= line.contains("tool_count=4");
         if named && listed {
             break;
         }

@@ -6,6 +6,7 @@
 //! than doubled the CPU time of a clean build (README, design notes).
 
 mod id;
+mod jobs;
 mod jsonrpc;
 mod outbox;
 mod session;

@@ -1,13 +1,14 @@
 //! One MCP session on stdio. A reader thread answers at once what needs no task; a worker
-//! thread runs the calls one at a time, in the order they came; a writer thread (the
-//! [`Outbox`]) alone writes stdout. This thread waits for the session to end, then stops
-//! what runs.
+//! thread runs the calls one at a time, in the order they came; background jobs run in
+//! threads of their own ([`Jobs`]), beside the worker; a writer thread (the [`Outbox`])
+//! alone writes stdout. This thread waits for the session to end, then stops what runs.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -17,10 +18,11 @@ use super::id::Id;
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, Line, MAX_LINE_BYTES, METHOD_NOT_FOUND,
 };
+use super::jobs::{self, Jobs};
 use super::outbox::Outbox;
-use super::tool::{self, TOOL_NAME};
-use crate::config::RecipeConfig;
-use crate::process::{LocalRunner, stop_all_process_groups};
+use super::tool::{self, JOBS_TOOL, OUTPUT_TOOL, STOP_TOOL, TOOL_NAME};
+use crate::config::{McpConfig, RecipeConfig};
+use crate::process::stop_all_process_groups;
 use crate::recipe::{Follow, Progress, Recipe};
 
 /// Protocol versions this server speaks, newest first; the client's is echoed when it is one
@@ -30,9 +32,6 @@ const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "
 /// The most calls queued or running at once; past it a call is refused, so a client cannot
 /// make the queue grow without bound.
 const MAX_WAITING: usize = 1000;
-
-/// Time between two attempts to stop a cancelled call whose process had not started yet.
-const STOP_RETRY: Duration = Duration::from_millis(20);
 
 /// Time between two progress notifications of one call.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -58,7 +57,12 @@ enum End {
 /// Serves the recipe tool for the project at `root` on this process's stdin and stdout
 /// until stdin closes or stdout cannot be written; then whatever runs is stopped and what
 /// waits is dropped. `recipe` is the detection made at start.
-pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Result<()> {
+pub fn serve(
+    root: &Path,
+    config: &RecipeConfig,
+    mcp: &McpConfig,
+    recipe: Recipe,
+) -> std::io::Result<()> {
     let (end_tx, ended) = channel::<End>();
     // A file of its own on stdout's descriptor: the writer never takes std's stdout lock,
     // so a write that hangs on a full pipe holds nothing anyone else needs.
@@ -82,6 +86,8 @@ pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Res
             announced,
         }),
         calls: Mutex::new(Calls::default()),
+        jobs: Jobs::new(mcp.max_jobs, mcp.job_timeout_secs)?,
+        logging: AtomicBool::new(false),
     });
     let (calls, queue) = channel::<Call>();
     {
@@ -104,21 +110,17 @@ pub fn serve(root: &Path, config: &RecipeConfig, recipe: Recipe) -> std::io::Res
     // The client is gone: nothing it asked for may keep running. The worker and reader
     // threads are left as they are (one may be blocked on stdin, one on the queue); the
     // process exits when this returns.
-    let running = {
+    {
         let mut calls = shared.lock_calls();
         calls.closing = true;
         for state in calls.states.values_mut() {
             state.cancelled = true;
+            state.stop.store(true, Ordering::Relaxed);
         }
-        calls
-            .states
-            .iter()
-            .find(|(_, state)| state.running)
-            .map(|(key, _)| key.clone())
-    };
-    if let Some(key) = running {
-        stop_while_running(&shared, &key);
     }
+    // Every background job too, each waited for; then whatever is left of any run.
+    shared.jobs.stop_all();
+    stop_all_process_groups();
     match end {
         End::InputClosed => outbox.close(DRAIN_GRACE),
         End::OutputFailed => {}
@@ -187,6 +189,10 @@ struct Shared {
     out: Arc<Outbox>,
     state: Mutex<State>,
     calls: Mutex<Calls>,
+    /// The background jobs.
+    jobs: Jobs,
+    /// Whether the client asked for log messages (`logging/setLevel`).
+    logging: AtomicBool,
 }
 
 /// The calls queued or running.
@@ -199,12 +205,14 @@ struct Calls {
 }
 
 /// Where a queued call is.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 struct CallState {
     /// Its task has started.
     running: bool,
     /// The client cancelled it, or went away.
     cancelled: bool,
+    /// Set to stop its task (this call's alone: background jobs run beside it).
+    stop: Arc<AtomicBool>,
 }
 
 /// The detection the server answers from.
@@ -225,6 +233,8 @@ struct Call {
     op: String,
     timeout: Option<u64>,
     progress_token: Option<Id>,
+    /// Stops its task.
+    stop: Arc<AtomicBool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -294,12 +304,19 @@ impl Shared {
         let result = match method.as_str() {
             "initialize" => initialize(&params),
             "ping" => json!({}),
+            "logging/setLevel" => {
+                self.logging.store(true, Ordering::Relaxed);
+                json!({})
+            }
             "tools/list" => {
                 let (_, description) = self.detect();
-                let tools: Vec<Value> = description
+                let mut tools: Vec<Value> = description
                     .iter()
                     .map(|d| tool::definition(d, self.config.timeout_secs))
                     .collect();
+                if description.is_some() {
+                    tools.extend(tool::job_definitions());
+                }
                 lock(&self.state).announced = description;
                 json!({ "tools": tools })
             }
@@ -310,6 +327,7 @@ impl Shared {
                     return None;
                 }
                 Err(Refusal::Result(result)) => result,
+                Err(Refusal::Later) => return None,
             },
             other => {
                 self.send(jsonrpc::error(
@@ -341,53 +359,234 @@ impl Shared {
             ));
             return;
         }
-        calls.states.insert(call.key.clone(), CallState::default());
+        calls.states.insert(
+            call.key.clone(),
+            CallState {
+                stop: Arc::clone(&call.stop),
+                ..CallState::default()
+            },
+        );
         drop(calls);
         // The worker never stops reading the queue; a send cannot fail.
         let _ = queue.send(call);
     }
 
-    /// Reads a `tools/call`: the call to queue, or the answer to give at once.
-    fn call(&self, id: Id, params: &Value, progress_token: Option<Id>) -> Result<Call, Refusal> {
+    /// Reads a `tools/call`: the call to queue, or the answer to give at once (or from a
+    /// thread of its own, for what waits on a background job).
+    fn call(
+        self: &Arc<Self>,
+        id: Id,
+        params: &Value,
+        progress_token: Option<Id>,
+    ) -> Result<Call, Refusal> {
         let name = params.get("name").and_then(Value::as_str);
-        if name != Some(TOOL_NAME) {
-            return Err(Refusal::Error(match name {
-                Some(name) => format!("Unknown tool: `{name}` (the only tool is `{TOOL_NAME}`)"),
-                None => "Invalid params: `name` must name a tool".into(),
-            }));
-        }
         let empty = Value::Object(Map::new());
-        let args = tool::arguments(params.get("arguments").unwrap_or(&empty))
-            .map_err(|text| Refusal::Result(tool::error_result(&text)))?;
+        let raw = params.get("arguments").unwrap_or(&empty);
+        let refuse = |text: String| Refusal::Result(tool::error_result(&text));
+        match name {
+            Some(TOOL_NAME) => {}
+            Some(JOBS_TOOL) => return Err(Refusal::Result(self.jobs_result())),
+            Some(OUTPUT_TOOL) => {
+                let job = tool::job_argument(raw).map_err(refuse)?;
+                let since = raw.get("since").and_then(Value::as_u64).unwrap_or(0);
+                return Err(Refusal::Result(self.output_result(job, since)));
+            }
+            Some(STOP_TOOL) => {
+                let job = tool::job_argument(raw).map_err(refuse)?;
+                let job = self.job(job).map_err(refuse)?;
+                self.answer_later(id, move |_| {
+                    job.stop();
+                    let result = job.wait_end();
+                    ended_result(&job, result)
+                });
+                return Err(Refusal::Later);
+            }
+            Some(name) => {
+                return Err(Refusal::Error(format!(
+                    "Unknown tool: `{name}` (the tools are `{TOOL_NAME}`, `{JOBS_TOOL}`, `{OUTPUT_TOOL}` and `{STOP_TOOL}`)"
+                )));
+            }
+            None => return Err(Refusal::Error("Invalid params: `name` must name a tool".into())),
+        }
+        let args = tool::arguments(raw).map_err(refuse)?;
+        if args.background {
+            let ready = match args.ready.as_deref().map(regex::bytes::Regex::new) {
+                None => None,
+                Some(Ok(re)) => Some(re),
+                Some(Err(err)) => {
+                    return Err(refuse(format!("`ready` is not a regular expression: {err}")));
+                }
+            };
+            let job = self.start_job(&args.op, ready.clone()).map_err(refuse)?;
+            let wait = jobs::ready_wait(args.ready_secs);
+            self.answer_later(id, move |_| {
+                let ready = ready.is_some() && job.wait_ready(std::time::Instant::now() + wait);
+                match job.result() {
+                    // Ended before it was ready: the answer a foreground call gets.
+                    Some(result) if !ready => result,
+                    _ => {
+                        let (text, next) = job.output(0, jobs::MAX_PAGE);
+                        let mut summary = job.summary();
+                        summary["ready"] = json!(ready);
+                        summary["next"] = json!(next);
+                        json!({
+                            "content": [{"type": "text", "text": jobs::job_text(&job, &text, next)}],
+                            "structuredContent": summary,
+                            "isError": false,
+                        })
+                    }
+                }
+            });
+            return Err(Refusal::Later);
+        }
         Ok(Call {
             key: id.key(),
             id,
             op: args.op,
             timeout: args.timeout,
             progress_token,
+            stop: Arc::new(AtomicBool::new(false)),
         })
     }
 
+    /// The job `id`, or why there is none.
+    fn job(&self, id: &str) -> Result<Arc<jobs::Job>, String> {
+        self.jobs.get(id).ok_or_else(|| {
+            format!("There is no background job `{id}`: `{JOBS_TOOL}` lists them.")
+        })
+    }
+
+    /// Starts a background job of `op`, told to the client when it ends.
+    fn start_job(
+        self: &Arc<Self>,
+        op: &str,
+        ready: Option<regex::bytes::Regex>,
+    ) -> Result<Arc<jobs::Job>, String> {
+        let (recipe, description) = self.detect();
+        if description.is_none() {
+            return Err(format!(
+                "No task runner detected in {}: there is no task to run.",
+                self.root.display()
+            ));
+        }
+        // An op that does not resolve is the same answer as in the foreground, at once.
+        recipe.resolve(op).map_err(|err| err.to_string())?;
+        let shared = Arc::clone(self);
+        self.jobs.start(jobs::Start {
+            recipe,
+            op,
+            ready,
+            ended: Box::new(move |job| shared.job_ended(job)),
+        })
+    }
+
+    /// Tells a client that enabled logging that `job` ended.
+    fn job_ended(&self, job: &jobs::Job) {
+        if self.logging.load(Ordering::Relaxed) {
+            let params = json!({"level": "info", "logger": "speccoder", "data": job.summary()});
+            self.out
+                .push_unless_behind(jsonrpc::notification("notifications/message", Some(&params)));
+        }
+    }
+
+    /// `recipe_jobs`' answer.
+    fn jobs_result(&self) -> Value {
+        let jobs = self.jobs.summaries();
+        let text = if jobs.is_empty() {
+            "No background jobs.".to_owned()
+        } else {
+            jobs.iter()
+                .map(|j| {
+                    format!(
+                        "{} `{}`: {} ({} s, {} bytes of output{})",
+                        j["job"].as_str().unwrap_or_default(),
+                        j["op"].as_str().unwrap_or_default(),
+                        j["state"].as_str().unwrap_or_default(),
+                        j["seconds"],
+                        j["output_bytes"],
+                        match (j["exit_code"].as_i64(), j["signal"].as_i64()) {
+                            (Some(code), _) => format!(", exit code {code}"),
+                            (None, Some(signal)) => format!(", signal {signal}"),
+                            (None, None) => String::new(),
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        json!({
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": {"jobs": jobs},
+            "isError": false,
+        })
+    }
+
+    /// `recipe_output`'s answer.
+    fn output_result(&self, id: &str, since: u64) -> Value {
+        let job = match self.job(id) {
+            Ok(job) => job,
+            Err(text) => return tool::error_result(&text),
+        };
+        let (text, next) = job.output(since, jobs::MAX_PAGE);
+        let mut summary = job.summary();
+        summary["since"] = json!(since);
+        summary["next"] = json!(next);
+        summary["output"] = json!(text);
+        json!({
+            "content": [{"type": "text", "text": jobs::job_text(&job, &text, next)}],
+            "structuredContent": summary,
+            "isError": false,
+        })
+    }
+
+    /// Answers request `id` from a thread of its own with what `answer` returns; the id
+    /// stays in use until then.
+    fn answer_later(
+        self: &Arc<Self>,
+        id: Id,
+        answer: impl FnOnce(&Self) -> Value + Send + 'static,
+    ) {
+        let key = id.key();
+        self.lock_calls().states.insert(
+            key.clone(),
+            CallState {
+                running: true,
+                ..CallState::default()
+            },
+        );
+        let shared = Arc::clone(self);
+        let (again, refused) = (key.clone(), id.clone());
+        let spawned = std::thread::Builder::new()
+            .name("mcp-job-call".into())
+            .spawn(move || {
+                let result = answer(&shared);
+                // Queued under the lock that frees the id, as a foreground answer is.
+                let mut calls = shared.lock_calls();
+                calls.states.remove(&key);
+                shared.send(jsonrpc::response(&id, &result));
+            });
+        if let Err(err) = spawned {
+            let mut calls = self.lock_calls();
+            calls.states.remove(&again);
+            self.send(jsonrpc::response(
+                &refused,
+                &tool::error_result(&format!("cannot wait for the job: {err}")),
+            ));
+        }
+    }
+
     /// Marks a queued or running call as cancelled: the worker skips a queued one, and a
-    /// thread of its own stops a running one's processes.
+    /// running one's task is stopped (its own: background jobs go on). A background start
+    /// waiting for `ready` is answered all the same; `recipe_stop` stops its job.
     fn cancel(self: &Arc<Self>, params: &str) {
         let Some(id) = jsonrpc::member(params, "requestId").and_then(Id::new) else {
             return;
         };
-        let key = id.key();
-        let running = match self.lock_calls().states.get_mut(&key) {
-            Some(state) if !state.cancelled => {
-                state.cancelled = true;
-                state.running
-            }
-            _ => false,
-        };
-        if running {
-            let shared = Arc::clone(self);
-            // Stopping takes up to the grace; the reader must go on reading meanwhile.
-            let _ = std::thread::Builder::new()
-                .name("mcp-cancel".into())
-                .spawn(move || stop_while_running(&shared, &key));
+        if let Some(state) = self.lock_calls().states.get_mut(&id.key())
+            && !state.cancelled
+        {
+            state.cancelled = true;
+            state.stop.store(true, Ordering::Relaxed);
         }
     }
 
@@ -475,12 +674,13 @@ impl Shared {
             .progress_token
             .as_ref()
             .map(|_| Follow::Size(&mut follower));
-        Some(
-            match recipe.run_following(&call.op, call.timeout, &LocalRunner::default(), follow) {
-                Ok(result) => tool::run_result(&result),
-                Err(err) => tool::error_result(&err.to_string()),
-            },
-        )
+        Some(jobs::run_stoppable(
+            &recipe,
+            &call.op,
+            call.timeout,
+            &call.stop,
+            follow,
+        ))
     }
 }
 
@@ -490,24 +690,27 @@ enum Refusal {
     Error(String),
     /// A tool result with `isError` (arguments the model can correct).
     Result(Value),
+    /// A thread of its own answers (it waits on a background job).
+    Later,
 }
 
-/// Stops the processes of the running call `key` until its task has ended. The server
-/// runs one task at a time, so the process groups alive are this call's; the check and the
-/// stop happen under the lock the worker takes to finish the call, so the next call's task
-/// is never hit. Repeated, because a cancel can come between the call's start and its
-/// process's.
-fn stop_while_running(shared: &Shared, key: &str) {
-    loop {
-        {
-            let calls = shared.lock_calls();
-            if !calls.states.get(key).is_some_and(|state| state.running) {
-                return;
-            }
-            stop_all_process_groups();
-        }
-        std::thread::sleep(STOP_RETRY);
+/// The answer of `recipe_stop`: how the job ended, with the end of its output, as a
+/// foreground call's answer gives them.
+fn ended_result(job: &jobs::Job, mut result: Value) -> Value {
+    let summary = job.summary();
+    if let Some(Value::Array(content)) = result.get_mut("content") {
+        content.insert(
+            0,
+            json!({"type": "text", "text": format!("{} `{}`: {}", job.id, job.op, summary["state"].as_str().unwrap_or_default())}),
+        );
     }
+    if let Some(run) = result.get_mut("structuredContent") {
+        run["job"] = json!(job.id);
+        run["state"] = summary["state"].clone();
+    }
+    // Stopped on request is what was asked for.
+    result["isError"] = json!(false);
+    result
 }
 
 /// The worker: runs the queued calls one at a time until the queue closes.
@@ -525,7 +728,7 @@ fn initialize(params: &Value) -> Value {
         .unwrap_or(PROTOCOL_VERSIONS[0]);
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": true}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}},
         "serverInfo": {"name": "speccoder", "version": env!("CARGO_PKG_VERSION")},
     })
 }

@@ -8,16 +8,93 @@ use crate::recipe::{RunResult, TIMEOUT_RANGE};
 /// The tool's name; an agent sees it as `mcp__speccoder__recipe`.
 pub(crate) const TOOL_NAME: &str = "recipe";
 
+/// The tools of background jobs.
+pub(crate) const JOBS_TOOL: &str = "recipe_jobs";
+pub(crate) const OUTPUT_TOOL: &str = "recipe_output";
+pub(crate) const STOP_TOOL: &str = "recipe_stop";
+
+/// Task names that look like a server or a watcher, for the background example.
+const LONG_RUNNING: &[&str] = &["dev", "serve", "start", "watch", "server", "preview"];
+
+/// A task of the prompt that looks long-running (`dev`, `serve`, …), written as the prompt
+/// writes it (`` `dev` ``), if one is there.
+fn long_running_example(prompt: &str) -> Option<&'static str> {
+    LONG_RUNNING
+        .iter()
+        .copied()
+        .find(|name| prompt.contains(&format!("`{name}`")) || prompt.contains(&format!("`{name} ")))
+}
+
+/// What the recipe tool's description adds about background jobs.
+fn background_paragraph(prompt: &str) -> String {
+    let op = long_running_example(prompt).unwrap_or("dev");
+    format!(
+        "Long-running tasks (a dev server, a watcher, a long build): call with `\"background\": true`. The call answers at once with a job id, or, with `\"ready\"` (a regular expression), once the task's output matches it, with the output so far. Work against it with other calls meanwhile, read its output with `{OUTPUT_TOOL}`, list jobs with `{JOBS_TOOL}`, and stop it with `{STOP_TOOL}` when done; every job is stopped when this server exits. Example: `{{\"op\": \"{op}\", \"background\": true, \"ready\": \"[Ll]istening|ready|Serving\"}}`."
+    )
+}
+
+/// The three tools of background jobs.
+pub(crate) fn job_definitions() -> Vec<Value> {
+    let job = json!({"type": "string", "description": "The job id a background call answered with (`job-1`)."});
+    vec![
+        json!({
+            "name": JOBS_TOOL,
+            "title": "Background jobs",
+            "description": "Lists every background job of this session: id, op, state (running, exited, timed_out, stopped), exit code or signal, seconds, bytes of output.",
+            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+        }),
+        json!({
+            "name": OUTPUT_TOOL,
+            "title": "A background job's output",
+            "description": format!("A background job's output from byte `since` (0 when left out), at most {} KiB a call, with the offset to ask from next and the job's state. Pages join exactly: ask again from the `next` it gives.", super::jobs::MAX_PAGE >> 10),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "job": job,
+                    "since": {"type": "integer", "minimum": 0, "description": "The byte offset to read from: 0, or the `next` of the last answer."},
+                },
+                "required": ["job"],
+                "additionalProperties": false,
+            },
+        }),
+        json!({
+            "name": STOP_TOOL,
+            "title": "Stop a background job",
+            "description": "Stops a background job and everything it started (TERM, a grace, then KILL), and answers with how it ended and the end of its output.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"job": job},
+                "required": ["job"],
+                "additionalProperties": false,
+            },
+        }),
+    ]
+}
+
 /// The tool as `tools/list` gives it: the prompt as its description, and an input schema
 /// whose descriptions carry the prompt's op examples.
 pub(crate) fn definition(prompt: &str, default_timeout: u64) -> Value {
     json!({
         "name": TOOL_NAME,
-        "description": prompt,
+        "description": format!("{}\n\n{}\n", prompt.trim_end(), background_paragraph(prompt)),
         "inputSchema": {
             "type": "object",
             "properties": {
                 "op": {"type": "string", "description": op_description(prompt)},
+                "background": {
+                    "type": "boolean",
+                    "description": "Run as a background job (a server, a watcher): the call answers with a job id instead of waiting for the end.",
+                },
+                "ready": {
+                    "type": "string",
+                    "description": "With `background`: a regular expression; the call answers once the job's output matches it (or `ready_secs` pass, or the job ends).",
+                },
+                "ready_secs": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 600,
+                    "description": "With `ready`: how long to wait for it at most (default 30).",
+                },
                 "timeout": {
                     "type": "integer",
                     "minimum": TIMEOUT_RANGE.start(),
@@ -59,6 +136,12 @@ pub(crate) struct Arguments {
     pub op: String,
     /// The deadline in seconds, when given.
     pub timeout: Option<u64>,
+    /// Whether to run it as a background job.
+    pub background: bool,
+    /// The pattern that says a background job is ready.
+    pub ready: Option<String>,
+    /// How long to wait for `ready`.
+    pub ready_secs: Option<u64>,
 }
 
 /// Reads a call's arguments; the error is a text for the model, which can then correct
@@ -92,7 +175,41 @@ pub(crate) fn arguments(args: &Value) -> Result<Arguments, String> {
                 })?,
         ),
     };
-    Ok(Arguments { op, timeout })
+    let background = match args.get("background") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`background` must be true or false, not {other}.")),
+    };
+    let ready = match args.get("ready") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => return Err(format!("`ready` must be a regular expression as a string, not {other}.")),
+    };
+    let ready_secs = match args.get("ready_secs") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_u64().ok_or_else(|| {
+            format!("`ready_secs` must be a whole number of seconds, not {value}.")
+        })?),
+    };
+    if !background && (ready.is_some() || ready_secs.is_some()) {
+        return Err("`ready` and `ready_secs` go with `\"background\": true`.".into());
+    }
+    Ok(Arguments {
+        op,
+        timeout,
+        background,
+        ready,
+        ready_secs,
+    })
+}
+
+/// The `job` of a jobs tool's arguments.
+pub(crate) fn job_argument(args: &Value) -> Result<&str, String> {
+    match args.get("job") {
+        Some(Value::String(job)) => Ok(job),
+        Some(other) => Err(format!("`job` must be a job id such as `job-1`, not {other}.")),
+        None => Err("`job` is required: the id a background call answered with.".into()),
+    }
 }
 
 /// The result of a run: the text `recipe run` prints, `isError` unless it exited 0 in
@@ -123,6 +240,9 @@ mod tests {
                 .map(|(op, timeout)| Arguments {
                     op: op.to_owned(),
                     timeout,
+                    background: false,
+                    ready: None,
+                    ready_secs: None,
                 })
                 .map_err(str::to_owned);
             assert_eq!(got, want, "{args}");

@@ -351,6 +351,9 @@ fn reap(leader: Pid) -> std::io::Result<Exit> {
     }
 }
 
+/// How often a run that may be stopped from another thread looks whether it was.
+const STOP_CHECK_EVERY: Duration = Duration::from_millis(50);
+
 /// The most a stream is read at a time: the buffer starts at 64 KiB and grows to this for
 /// a command whose output fills it.
 const MAX_READ: usize = 256 * 1024;
@@ -469,7 +472,9 @@ impl Supervisor<'_> {
             let mut wake: Option<Instant> = None;
 
             if !exited {
-                if !timed_out && now >= deadline {
+                let stop = self.request.stop.as_ref();
+                let asked = stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+                if !timed_out && (now >= deadline || asked) {
                     timed_out = true;
                     // A stopped process cannot act on SIGTERM until it is continued.
                     self.stop_all(&[Signal::TERM, Signal::CONT]);
@@ -483,6 +488,10 @@ impl Supervisor<'_> {
                     killed = true;
                 }
                 wake = earliest(wake, (!timed_out).then_some(deadline));
+                // A stop asked from another thread is seen within this much.
+                if stop.is_some() && !timed_out {
+                    wake = earliest(wake, Some(now + STOP_CHECK_EVERY));
+                }
                 wake = earliest(wake, kill_at.filter(|_| !killed));
             } else {
                 // The shell is gone but a zombie until we reap it, so its group id cannot be

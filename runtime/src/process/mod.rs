@@ -69,6 +69,9 @@ pub struct RunRequest {
     pub env: Vec<(String, String)>,
     /// Whether the command gets `env` alone, none of the caller's environment.
     pub env_clear: bool,
+    /// Set from another thread to stop the command as its deadline would: TERM to the
+    /// group (and cgroup), the grace, then KILL. The run then reports `timed_out`.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// When the command is stopped.
     pub timeout: Duration,
     /// Time between SIGTERM and SIGKILL once the deadline has passed.
@@ -110,6 +113,7 @@ impl RunRequest {
             cwd: cwd.into(),
             env: Vec::new(),
             env_clear: false,
+            stop: None,
             timeout,
             grace: Duration::from_secs(2),
             mode: OutputMode::Merged,
