@@ -424,7 +424,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 &project.config.mcp,
                 recipe,
             )
-                .map_err(|err| format!("cannot serve MCP: {err}"))?;
+            .map_err(|err| format!("cannot serve MCP: {err}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Allow(JsonFlag { json }) => {

@@ -16,6 +16,11 @@ fn main() -> ExitCode {
         let code = speccoder_runtime::sandbox::main(std::path::Path::new(&args[2]));
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    // The reaper of `speccoder mcp`'s tasks (see `process/registry.rs`).
+    if args.len() == 2 && args[1] == "__reaper" {
+        let code = speccoder_runtime::process::reaper_main();
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = Cli::parse();
     if let Err(err) = stop_process_groups_on_signals() {
         eprintln!("error: cannot watch for signals: {err}");

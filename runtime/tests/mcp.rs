@@ -936,3 +936,183 @@ fn an_id_in_flight_is_refused_and_the_first_call_still_answered() {
     assert_eq!(again["result"]["content"][0]["text"], "hello\n");
     assert_eq!(server.close(), Some(0));
 }
+
+impl Raw {
+    /// Sends a `tools/call` of `tool` with `arguments` as request `id`, and returns its
+    /// answer, with the notifications that came before it.
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> (Value, Vec<Value>) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}})
+            .to_string()
+            .as_bytes(),
+        );
+        let mut notes = Vec::new();
+        loop {
+            let message = self.recv();
+            if message.get("id") == Some(&json!(id)) {
+                return (message, notes);
+            }
+            notes.push(message);
+        }
+    }
+}
+
+/// A loopback port nothing listens on now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
+
+#[test]
+fn a_background_server_is_started_read_in_pages_and_stopped() {
+    let port = free_port();
+    let dir = project(
+        "serve:\n\t@python3 -u -m http.server --bind 127.0.0.1 $(PORT)\n\
+         fetch:\n\t@python3 -c \"import sys, urllib.request; print(urllib.request.urlopen('http://127.0.0.1:' + sys.argv[1] + '/hello.txt').read().decode())\" $(PORT)\n",
+    );
+    let root = root(&dir);
+    std::fs::write(root.join("hello.txt"), "hello from the job").expect("page");
+    let mut server = Raw::start(&root);
+    server
+        .send(br#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#);
+    assert_eq!(server.recv()["result"], json!({}));
+    let (started, _) = server.call(
+        2,
+        "recipe",
+        json!({"op": format!("serve PORT={port}"), "background": true, "ready": "Serving HTTP"}),
+    );
+    let job = started["result"]["structuredContent"].clone();
+    assert_eq!(job["ready"], true, "{started}");
+    assert_eq!(job["state"], "running", "{started}");
+    let id = job["job"].as_str().expect("a job id").to_owned();
+    // A foreground call runs while the job does, and reaches it.
+    let (fetched, _) = server.call(3, "recipe", json!({"op": format!("fetch PORT={port}")}));
+    assert_eq!(
+        fetched["result"]["content"][0]["text"], "hello from the job\n",
+        "{fetched}"
+    );
+    // The log in pages of any offset: each page starts where the last one stopped.
+    let page = |server: &mut Raw, n: u64, since: u64| -> (String, u64) {
+        let (answer, _) = server.call(n, "recipe_output", json!({"job": id, "since": since}));
+        let content = &answer["result"]["structuredContent"];
+        (
+            content["output"].as_str().expect("output").to_owned(),
+            content["next"].as_u64().expect("next"),
+        )
+    };
+    let (whole, end) = page(&mut server, 4, 0);
+    assert!(
+        whole.contains("Serving HTTP") && whole.contains("GET /hello.txt"),
+        "{whole}"
+    );
+    assert_eq!(end, whole.len() as u64);
+    let (head, cut) = page(&mut server, 5, 0);
+    assert_eq!((head.as_str(), cut), (whole.as_str(), end));
+    let (rest, at) = page(&mut server, 6, 10);
+    assert_eq!(format!("{}{rest}", &whole[..10]), whole);
+    assert_eq!(at, end);
+    assert_eq!(page(&mut server, 7, end), (String::new(), end));
+    let (jobs, _) = server.call(8, "recipe_jobs", json!({}));
+    assert_eq!(
+        jobs["result"]["structuredContent"]["jobs"][0]["state"],
+        "running"
+    );
+    // Stopped: its processes and its port are gone, and the client is told it ended.
+    let (stopped, notes) = server.call(9, "recipe_stop", json!({"job": id}));
+    assert_eq!(
+        stopped["result"]["structuredContent"]["state"], "stopped",
+        "{stopped}"
+    );
+    let (jobs, more) = server.call(10, "recipe_jobs", json!({}));
+    assert_eq!(
+        jobs["result"]["structuredContent"]["jobs"][0]["state"],
+        "stopped"
+    );
+    let told = notes
+        .iter()
+        .chain(&more)
+        .any(|n| n["method"] == "notifications/message" && n["params"]["data"]["job"] == json!(id));
+    assert!(
+        told,
+        "no notifications/message for the job: {notes:?} {more:?}"
+    );
+    assert!(support::processes_with(&format!("127.0.0.1 {port}")).is_empty());
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the port is still served"
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn jobs_are_bounded_timed_out_and_gone_with_the_server() {
+    let secs = 3000 + std::process::id() % 600;
+    let dir = project(&format!(
+        "long:\n\t@sleep {secs}\nshort:\n\t@sleep {}\n",
+        secs + 1
+    ));
+    let root = root(&dir);
+    std::fs::write(
+        root.join("speccoder.toml"),
+        "[mcp]\nmax_jobs = 8\njob_timeout_secs = 2\n",
+    )
+    .expect("config");
+    let mut server = Raw::start(&root);
+    // The deadline: a job past it is stopped as timed out.
+    let (started, _) = server.call(1, "recipe", json!({"op": "short", "background": true}));
+    let first = started["result"]["structuredContent"]["job"]
+        .as_str()
+        .expect("job")
+        .to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (jobs, _) = server.call(2, "recipe_jobs", json!({}));
+        let job = &jobs["result"]["structuredContent"]["jobs"][0];
+        assert_eq!(job["job"], json!(first));
+        if job["state"] == "timed_out" {
+            // Stopped at its deadline, not before.
+            assert!(job["seconds"].as_f64().is_some_and(|s| s >= 2.0), "{job}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never timed out: {job}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(support::processes_with(&format!("sleep {}", secs + 1)).is_empty());
+    drop(server);
+    // Eight run; the ninth is refused with the list of those running.
+    let other = project(&format!("long:\n\t@sleep {secs}\n"));
+    let mut server = Raw::start(&self::root(&other));
+    for n in 1..=8 {
+        let (started, _) = server.call(n, "recipe", json!({"op": "long", "background": true}));
+        assert_eq!(started["result"]["isError"], false, "{started}");
+    }
+    let (refused, _) = server.call(9, "recipe", json!({"op": "long", "background": true}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.contains("8 background jobs run already") && text.contains("job-8"),
+        "{text}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while support::processes_with(&format!("sleep {secs}")).len() < 8 {
+        assert!(Instant::now() < deadline, "the jobs never all started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SIGKILL to the server: every job goes within a second.
+    let _ = Command::new("kill")
+        .args(["-KILL", &server.child.id().to_string()])
+        .status();
+    let _ = server.child.wait();
+    let killed = Instant::now();
+    while !support::processes_with(&format!("sleep {secs}")).is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(1),
+            "jobs outlived the server: {:?}",
+            support::processes_with(&format!("sleep {secs}"))
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -145,7 +145,10 @@ impl Job {
     /// The job as `recipe_jobs` lists it.
     pub(crate) fn summary(&self) -> Value {
         let state = lock(&self.state);
-        let run = state.result.as_ref().and_then(|r| r.get("structuredContent"));
+        let run = state
+            .result
+            .as_ref()
+            .and_then(|r| r.get("structuredContent"));
         let (label, exit_code, signal) = match (&state.result, run) {
             (None, _) => ("running", None, None),
             (Some(_), Some(run)) => (
@@ -196,10 +199,7 @@ impl Job {
             Err(_) => bytes.len(),
         };
         let next = from + whole as u64;
-        (
-            String::from_utf8_lossy(&bytes[..whole]).into_owned(),
-            next,
-        )
+        (String::from_utf8_lossy(&bytes[..whole]).into_owned(), next)
     }
 }
 
@@ -227,7 +227,9 @@ impl Jobs {
         Ok(Self {
             max,
             timeout,
-            dir: tempfile::Builder::new().prefix("speccoder-jobs-").tempdir()?,
+            dir: tempfile::Builder::new()
+                .prefix("speccoder-jobs-")
+                .tempdir()?,
             next: AtomicU64::new(1),
             list: Mutex::new(Vec::new()),
         })
@@ -372,7 +374,11 @@ pub(crate) fn job_text(job: &Job, text: &str, next: u64) -> String {
     let summary = job.summary();
     format!(
         "{} `{}`: {} after {} s, {} bytes of output (next offset {next})\n{text}",
-        job.id, job.op, summary["state"].as_str().unwrap_or("running"), summary["seconds"], summary["output_bytes"]
+        job.id,
+        job.op,
+        summary["state"].as_str().unwrap_or("running"),
+        summary["seconds"],
+        summary["output_bytes"]
     )
 }
 

@@ -7,18 +7,18 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::id::Id;
+use super::jobs::{self, Jobs};
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, Line, MAX_LINE_BYTES, METHOD_NOT_FOUND,
 };
-use super::jobs::{self, Jobs};
 use super::outbox::Outbox;
 use super::tool::{self, JOBS_TOOL, OUTPUT_TOOL, STOP_TOOL, TOOL_NAME};
 use crate::config::{McpConfig, RecipeConfig};
@@ -63,6 +63,9 @@ pub fn serve(
     mcp: &McpConfig,
     recipe: Recipe,
 ) -> std::io::Result<()> {
+    // What the tasks start must not outlive a server killed by SIGKILL either, which no
+    // handler sees: a reaper process kills what is left once the server is gone.
+    crate::process::start_reaper()?;
     let (end_tx, ended) = channel::<End>();
     // A file of its own on stdout's descriptor: the writer never takes std's stdout lock,
     // so a write that hangs on a full pipe holds nothing anyone else needs.
@@ -406,7 +409,11 @@ impl Shared {
                     "Unknown tool: `{name}` (the tools are `{TOOL_NAME}`, `{JOBS_TOOL}`, `{OUTPUT_TOOL}` and `{STOP_TOOL}`)"
                 )));
             }
-            None => return Err(Refusal::Error("Invalid params: `name` must name a tool".into())),
+            None => {
+                return Err(Refusal::Error(
+                    "Invalid params: `name` must name a tool".into(),
+                ));
+            }
         }
         let args = tool::arguments(raw).map_err(refuse)?;
         if args.background {
@@ -414,7 +421,9 @@ impl Shared {
                 None => None,
                 Some(Ok(re)) => Some(re),
                 Some(Err(err)) => {
-                    return Err(refuse(format!("`ready` is not a regular expression: {err}")));
+                    return Err(refuse(format!(
+                        "`ready` is not a regular expression: {err}"
+                    )));
                 }
             };
             let job = self.start_job(&args.op, ready.clone()).map_err(refuse)?;
@@ -451,9 +460,9 @@ impl Shared {
 
     /// The job `id`, or why there is none.
     fn job(&self, id: &str) -> Result<Arc<jobs::Job>, String> {
-        self.jobs.get(id).ok_or_else(|| {
-            format!("There is no background job `{id}`: `{JOBS_TOOL}` lists them.")
-        })
+        self.jobs
+            .get(id)
+            .ok_or_else(|| format!("There is no background job `{id}`: `{JOBS_TOOL}` lists them."))
     }
 
     /// Starts a background job of `op`, told to the client when it ends.
@@ -484,8 +493,10 @@ impl Shared {
     fn job_ended(&self, job: &jobs::Job) {
         if self.logging.load(Ordering::Relaxed) {
             let params = json!({"level": "info", "logger": "speccoder", "data": job.summary()});
-            self.out
-                .push_unless_behind(jsonrpc::notification("notifications/message", Some(&params)));
+            self.out.push_unless_behind(jsonrpc::notification(
+                "notifications/message",
+                Some(&params),
+            ));
         }
     }
 

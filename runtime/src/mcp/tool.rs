@@ -183,7 +183,11 @@ pub(crate) fn arguments(args: &Value) -> Result<Arguments, String> {
     let ready = match args.get("ready") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => return Err(format!("`ready` must be a regular expression as a string, not {other}.")),
+        Some(other) => {
+            return Err(format!(
+                "`ready` must be a regular expression as a string, not {other}."
+            ));
+        }
     };
     let ready_secs = match args.get("ready_secs") {
         None | Some(Value::Null) => None,
@@ -207,7 +211,9 @@ pub(crate) fn arguments(args: &Value) -> Result<Arguments, String> {
 pub(crate) fn job_argument(args: &Value) -> Result<&str, String> {
     match args.get("job") {
         Some(Value::String(job)) => Ok(job),
-        Some(other) => Err(format!("`job` must be a job id such as `job-1`, not {other}.")),
+        Some(other) => Err(format!(
+            "`job` must be a job id such as `job-1`, not {other}."
+        )),
         None => Err("`job` is required: the id a background call answered with.".into()),
     }
 }

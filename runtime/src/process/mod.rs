@@ -17,7 +17,7 @@ pub use cgroup::cgroups_available;
 pub use cleanup::RemoveOnSignal;
 pub use local_runner::{Cgroups, LocalRunner};
 pub use registry::{
-    ExitDeferral, defer_exit, shutdown_signal, stop_all_process_groups,
+    ExitDeferral, defer_exit, reaper_main, shutdown_signal, start_reaper, stop_all_process_groups,
     stop_process_groups_on_signals,
 };
 

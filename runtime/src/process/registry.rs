@@ -11,6 +11,10 @@ use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 
 static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
+/// The write end of the pipe to this process's reaper ([`reaper_main`]), when it has one:
+/// every group and cgroup registered is told to it as well.
+static REAPER: Mutex<Option<std::fs::File>> = Mutex::new(None);
+
 /// The cgroups of the runs in progress.
 static LIVE_CGROUPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
@@ -56,18 +60,103 @@ impl Drop for ExitDeferral {
 
 pub(crate) fn register(pgid: Pid) {
     live_groups().insert(pgid.as_raw_nonzero().get());
+    tell_reaper(&format!("+g {}", pgid.as_raw_nonzero()));
 }
 
 pub(crate) fn unregister(pgid: Pid) {
     live_groups().remove(&pgid.as_raw_nonzero().get());
+    tell_reaper(&format!("-g {}", pgid.as_raw_nonzero()));
 }
 
 pub(crate) fn register_cgroup(dir: &Path) {
     live_cgroups().insert(dir.to_path_buf());
+    tell_reaper(&format!("+c {}", dir.display()));
 }
 
 pub(crate) fn unregister_cgroup(dir: &Path) {
     live_cgroups().remove(dir);
+    tell_reaper(&format!("-c {}", dir.display()));
+}
+
+/// One line to the reaper, when there is one; a reaper gone is forgotten.
+fn tell_reaper(line: &str) {
+    use std::io::Write;
+    let mut reaper = REAPER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(pipe) = reaper.as_mut()
+        && pipe.write_all(format!("{line}\n").as_bytes()).is_err()
+    {
+        *reaper = None;
+    }
+}
+
+/// Starts a reaper for this process: `speccoder __reaper`, in a process group of its own,
+/// which outlives this process and, once this process is gone (even by SIGKILL, which no
+/// handler sees), kills every process group and cgroup still registered. The pipe's end
+/// here closes on exec, so no task holds it open.
+pub fn start_reaper() -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let mut child = std::process::Command::new("/proc/self/exe")
+        .arg("__reaper")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    let pipe = child.stdin.take().expect("stdin is piped");
+    *REAPER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) =
+        Some(std::fs::File::from(std::os::fd::OwnedFd::from(pipe)));
+    // Nobody waits for it: it outlives this process, and init reaps it.
+    drop(child);
+    Ok(())
+}
+
+/// The reaper (`speccoder __reaper`): reads `+g PGID`, `-g PGID`, `+c DIR` and `-c DIR`
+/// lines until its input closes, which happens when the process that started it is gone;
+/// then kills what is still registered. Stop signals are ignored: it goes when its owner
+/// does, not before.
+pub fn reaper_main() -> i32 {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use std::io::BufRead;
+    for signal in [SIGHUP, SIGINT, SIGTERM] {
+        // Registered with no action, a signal no longer ends the process.
+        let _ = signal_hook::flag::register(
+            signal,
+            std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        );
+    }
+    let mut groups: BTreeSet<i32> = BTreeSet::new();
+    let mut cgroups: BTreeSet<PathBuf> = BTreeSet::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        match line.split_at_checked(3) {
+            Some(("+g ", n)) => {
+                groups.extend(n.parse::<i32>());
+            }
+            Some(("-g ", n)) => {
+                if let Ok(n) = n.parse::<i32>() {
+                    groups.remove(&n);
+                }
+            }
+            Some(("+c ", dir)) => {
+                cgroups.insert(PathBuf::from(dir));
+            }
+            Some(("-c ", dir)) => {
+                cgroups.remove(Path::new(dir));
+            }
+            _ => {}
+        }
+    }
+    for pgid in groups.iter().filter_map(|&raw| Pid::from_raw(raw)) {
+        let _ = kill_process_group(pgid, Signal::KILL);
+    }
+    for dir in &cgroups {
+        super::cgroup::kill_dir(dir);
+    }
+    0
 }
 
 fn live_cgroups() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
