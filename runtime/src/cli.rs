@@ -21,10 +21,18 @@ use crate::recipe::{
 };
 use crate::root;
 
+/// The version `--version` prints: the package's, and the commit it was built from.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("SPECCODER_COMMIT"),
+    ")"
+);
+
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
 #[derive(Debug, Parser)]
-#[command(name = "speccoder", version, max_term_width = 100)]
+#[command(name = "speccoder", version = VERSION, max_term_width = 100)]
 pub struct Cli {
     /// Project root, exactly. Without it, the nearest folder at or above the current one
     /// that holds a runner's manifest (or speccoder.toml), within the repository.

@@ -134,9 +134,16 @@ fn version_and_help() {
         .arg("--version")
         .output()
         .expect("runs");
-    assert_eq!(
-        text(&out.stdout),
-        format!("speccoder {}\n", env!("CARGO_PKG_VERSION"))
+    // The version, and the commit it was built from (this checkout's HEAD when built).
+    let version = text(&out.stdout);
+    let commit = version
+        .strip_prefix(&format!("speccoder {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("{version:?}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{version:?}"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
         .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
