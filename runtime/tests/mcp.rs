@@ -93,6 +93,13 @@ fn the_sdk_client_lists_the_prompt_and_calls_give_what_recipe_run_prints() {
         "{tools:?}"
     );
     let tool = &tools[0];
+    // A title, and the schema of its `structuredContent`, which the SDK checks every
+    // answer below against.
+    assert_eq!(tool["title"], "Run a project task");
+    assert_eq!(
+        tool["outputSchema"]["properties"]["exit_code"]["type"],
+        json!(["integer", "null"])
+    );
     let prompt = stdout_of(&support::speccoder(&root, &["recipe", "prompt"]));
     assert_eq!(
         tool["description"],

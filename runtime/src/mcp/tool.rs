@@ -33,6 +33,40 @@ fn background_paragraph(prompt: &str) -> String {
     )
 }
 
+/// The schema of the recipe tool's `structuredContent`: the `recipe run --json` object of a
+/// run, or, for a background start, the job's summary. Nothing is required, so that one
+/// schema holds both; a result with `isError` for an op that ran nothing has none.
+fn output_schema() -> Value {
+    let nullable =
+        |kind: &str, description: &str| json!({"type": [kind, "null"], "description": description});
+    let of = |kind: &str, description: &str| json!({"type": kind, "description": description});
+    json!({
+        "type": "object",
+        "properties": {
+            "runner": of("string", "The runner's id."),
+            "task": of("string", "The task's name."),
+            "command": of("string", "The command that ran."),
+            "cwd": nullable("string", "Where it ran, relative to the project root; null for the root."),
+            "exit_code": nullable("integer", "Its exit code, when it exited."),
+            "signal": nullable("integer", "The signal that ended it, when one did."),
+            "timed_out": of("boolean", "Whether its deadline passed (or it was stopped)."),
+            "duration_ms": of("integer", "How long it took."),
+            "output": of("string", "The output, cut in the middle when long."),
+            "truncated": of("boolean", "Whether the output was cut."),
+            "full_output": nullable("string", "The file holding the whole output, when it was cut."),
+            "timeout_secs": of("integer", "The deadline in seconds."),
+            "note": nullable("string", "Set when the requested deadline was out of range."),
+            "job": of("string", "A background job's id."),
+            "op": of("string", "A background job's op."),
+            "state": of("string", "A background job's state: running, exited, timed_out or stopped."),
+            "seconds": of("number", "A background job's seconds so far."),
+            "output_bytes": of("integer", "A background job's bytes of output so far."),
+            "ready": of("boolean", "Whether the job's output matched `ready`."),
+            "next": of("integer", "The offset `recipe_output` reads from next."),
+        },
+    })
+}
+
 /// The three tools of background jobs.
 pub(crate) fn job_definitions() -> Vec<Value> {
     let job = json!({"type": "string", "description": "The job id a background call answered with (`job-1`)."});
@@ -76,6 +110,8 @@ pub(crate) fn job_definitions() -> Vec<Value> {
 pub(crate) fn definition(prompt: &str, default_timeout: u64) -> Value {
     json!({
         "name": TOOL_NAME,
+        "title": "Run a project task",
+        "outputSchema": output_schema(),
         "description": format!("{}\n\n{}\n", prompt.trim_end(), background_paragraph(prompt)),
         "inputSchema": {
             "type": "object",
