@@ -21,6 +21,7 @@ BUN_VERSION=${BUN_VERSION:-1.4.5}
 CLAUDE_VERSION=${CLAUDE_VERSION:-2.1.332}
 CODEX_VERSION=${CODEX_VERSION:-0.171.0}
 MCP_SDK_VERSION=${MCP_SDK_VERSION:-1.32.2}
+MCP_PY_VERSION=${MCP_PY_VERSION:-2.3.0}
 PYTEST_VERSION=${PYTEST_VERSION:-9.2.0}
 TOX_VERSION=${TOX_VERSION:-4.67.13}
 NOX_VERSION=${NOX_VERSION:-2026.10.20}
@@ -210,6 +211,20 @@ else
   done_step "installed"
 fi
 
+# --- the official MCP Python SDK: the MCP tests' Python client, in a venv of its own -------
+step "mcp-py $MCP_PY_VERSION"
+pysdk="$TOOLS_DIR/mcp-py"
+pysdk_version() { "$pysdk/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true; }
+if [[ "$(pysdk_version)" == "$MCP_PY_VERSION" ]]; then
+  done_step "present"
+else
+  rm -rf "$pysdk"
+  python3 -m venv "$pysdk"
+  "$pysdk/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "mcp==$MCP_PY_VERSION" >"$TOOLS_DIR/mcp-py.log" 2>&1
+  done_step "installed"
+fi
+
 # --- hyperfine, for benchmarks -----------------------------------------------------------
 if [[ "$WITH_HYPERFINE" == 1 ]]; then
   step "hyperfine"
@@ -230,4 +245,5 @@ done
 printf '  %-11s %s\n' go "$("$BIN/go" version 2>&1)"
 if [[ "$WITH_AGENTS" == 1 ]]; then for t in claude codex; do check "$t"; done; fi
 printf '  %-11s %s\n' mcp-sdk "$(sdk_version)"
+printf '  %-11s %s\n' mcp-py "$(pysdk_version)"
 echo "add to PATH: $BIN"

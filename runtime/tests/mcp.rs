@@ -1123,3 +1123,62 @@ fn jobs_are_bounded_timed_out_and_gone_with_the_server() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn the_python_sdk_client_initializes_lists_calls_and_calls_twenty_at_once() {
+    let python = support::tools_bin().join("../mcp-py/bin/python");
+    assert!(
+        python.exists(),
+        "the MCP Python SDK is not installed: run ./scripts/install-tools.sh"
+    );
+    let dir = project(
+        "hello:\n\t@echo hello $(N)\nslow:\n\t@sleep 1.5; echo slow done\nfail:\n\t@echo bad; exit 3\n",
+    );
+    let root = root(&dir);
+    let config = json!({
+        "bin": env!("CARGO_BIN_EXE_speccoder"),
+        "project": root,
+        "env": {
+            "PATH": support::path_var().to_string_lossy(),
+            "SPECCODER_CACHE_DIR": support::test_cache_dir().display().to_string(),
+            "HOME": std::env::var("HOME").unwrap_or_default(),
+        },
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(config.to_string())
+        .output()
+        .expect("python starts");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).expect("the client prints JSON");
+    assert_eq!(seen["serverName"], "speccoder");
+    assert_eq!(
+        seen["tools"],
+        json!(["recipe", "recipe_jobs", "recipe_output", "recipe_stop"])
+    );
+    assert_eq!(seen["titles"][0], "Run a project task");
+    assert_eq!(
+        seen["slow"],
+        json!({"text": "slow done\n", "isError": false})
+    );
+    assert!(
+        seen["progress"].as_array().is_some_and(|p| !p.is_empty()),
+        "no progress: {seen}"
+    );
+    assert_eq!(seen["unknown"]["isError"], true);
+    assert!(
+        seen["unknown"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("nosuch"))
+    );
+    assert_eq!(seen["fail"]["isError"], true);
+    // Twenty at once, each answered with its own output, none lost or swapped.
+    let many: Vec<String> = (0..20).map(|i| format!("hello {i}\n")).collect();
+    assert_eq!(seen["many"], json!(many));
+}
