@@ -20,7 +20,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SPECCODER = REPO / "target" / "release" / "speccoder"
+# Where cargo put the release build (CARGO_TARGET_DIR when set, as scripts/bench builds it).
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+SPECCODER = (REPO / TARGET).resolve() / "release" / "speccoder"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 
 
@@ -126,6 +128,10 @@ def task_count(root, env):
 
 
 def main():
+    args = sys.argv[1:]
+    only = args[1:] if args[:1] == ["--only"] else []
+    if args and not only:
+        sys.exit("usage: bench.py [--only 10c]")
     env = dict(os.environ)
     work = Path(tempfile.mkdtemp(prefix="speccoder-bench-"))
     env["SPECCODER_CACHE_DIR"] = str(work / "cache")
@@ -144,8 +150,17 @@ def main():
         print(f"{target}: {ratio:.3f} (goal ≤ {goal}) {'met' if ok else 'MISSED'}", flush=True)
 
     sc = str(SPECCODER)
-    # The reproduce column names the binary relative to the repository.
-    shown = str(SPECCODER.relative_to(REPO))
+    # The reproduce column names the binary as a default build puts it.
+    shown = "target/release/speccoder"
+    if only:
+        # One row alone: only rows measured by a function of their own can run so.
+        if only != ["10c"]:
+            sys.exit(f"bench.py: --only takes 10c (the rows that can run alone), not {only}")
+        attempt_pytest(sc, shown, work, env, runs, row)
+        update_report(rows)
+        shutil.rmtree(work, ignore_errors=True)
+        return
+
     project = all_five(work)
     nocache = write_nocache(work)
 
@@ -299,6 +314,8 @@ def main():
             f"'{shown} attempt --bundle "
             f"../bundle-10k.json' 'cp -r . ../copy'")
 
+    attempt_pytest(sc, shown, work, env, runs, row)
+
     write_report(rows)
     shutil.rmtree(work, ignore_errors=True)
 
@@ -321,6 +338,72 @@ def repo_10k(work, files=10_000):
     bundle = Path(work) / "bundle-10k.json"
     bundle.write_text(json.dumps({"task": {"id": "B1", "title": "bench"}}))
     return root, bundle
+
+
+# Row 10c's suite: 20 tests of 0.05 s each, so one run of it takes about a second.
+PYTEST_TESTS, PYTEST_SLEEP = 20, 0.05
+
+
+def attempt_pytest(sc, shown, work, env, runs, row):
+    """10c. An attempt whose check is a real pytest suite of about a second, against running
+    that suite by hand. The baseline is removed before every run, so an attempt is two runs of
+    the suite (the base's and the verdict's) plus speccoder's own work; the canary is planted
+    into both and runs in the same invocation, so it adds no third run."""
+    repo, fixed, bundle = pytest_project(work)
+    attempt = f"{sc} -C {repo} attempt --bundle {bundle}"
+    # A fresh baseline each run: no branch, no cached baseline, no journal of earlier runs.
+    state = repo / ".git" / "speccoder"
+    again = (f"sh -c 'git -C {repo} branch -D speccoder/T1 >/dev/null 2>&1; "
+             f"rm -rf {state}/baselines {state}/attempts; true'")
+    # The stand-in agent's fix must pass, or the row would time a failed attempt.
+    sh(again, env=env)
+    done = sh(attempt, env=env, check=False)
+    assert done.returncode == 0 and "passed" in done.stdout, (done.stdout, done.stderr)
+    by_hand = sh(["pytest", "-q"], cwd=fixed, env=env, check=False)
+    assert by_hand.returncode == 0 and f"{PYTEST_TESTS} passed" in by_hand.stdout, by_hand.stdout
+    ours, base = hyperfine([attempt, "pytest -q"], cwd=fixed, env=env, runs=max(5, runs // 3),
+                           warmup=1, prepare=again)
+    row(f"10c. attempt on a pytest suite of ~{PYTEST_TESTS * PYTEST_SLEEP:.0f} s "
+        f"({PYTEST_TESTS} tests), fresh baseline, vs running the suite by hand",
+        ms(ours), ms(base), ours / base, 2.6,
+        "cd fixed-10c && hyperfine -N --prepare 'sh -c \"git -C ../pytest-10c branch -D "
+        "speccoder/T1; rm -rf ../pytest-10c/.git/speccoder/baselines "
+        "../pytest-10c/.git/speccoder/attempts\"' "
+        f"'{shown} -C ../pytest-10c attempt --bundle ../bundle-10c.json' 'pytest -q'")
+
+
+def pytest_project(work):
+    """A git repository whose pytest suite takes about a second, with one test failing at the
+    base (`add` subtracts); a stand-in agent (kind = "command") that writes the honest fix; the
+    task's bundle; and a copy of the project with the fix in, where the suite is run by hand."""
+    root = Path(work) / "pytest-10c"
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\npythonpath = .\n")
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    tests = ["import time", "", "from calc import add", ""]
+    for i in range(PYTEST_TESTS - 1):
+        tests += [f"def test_add_zero_{i:02}():", f"    time.sleep({PYTEST_SLEEP})",
+                  f"    assert add({i}, 0) == {i}", ""]
+    tests += ["def test_add_two_numbers():", f"    time.sleep({PYTEST_SLEEP})",
+              "    assert add(2, 3) == 5", ""]
+    (root / "tests" / "test_calc.py").write_text("\n".join(tests))
+    fix = "def add(a, b):\n    return a + b\n"
+    # The agent: `printf 'def add(a, b):\n    return a + b\n' > calc.py` (TOML doubles the \).
+    agent = "printf '" + fix.replace("\n", "\\\\n") + "' > calc.py"
+    (root / "speccoder.toml").write_text(
+        "[executor]\nkind = \"command\"\n"
+        f"argv = [\"sh\", \"-c\", \"{agent}\"]\n\n"
+        "[attempt]\nchecks = [\"test\"]\nmax_attempts = 1\n")
+    git_env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
+        subprocess.run(cmd, cwd=root, env=git_env, check=True)
+    fixed = Path(work) / "fixed-10c"
+    shutil.copytree(root, fixed, ignore=shutil.ignore_patterns(".git"))
+    (fixed / "calc.py").write_text(fix)
+    bundle = Path(work) / "bundle-10c.json"
+    bundle.write_text(json.dumps({"task": {"id": "T1", "title": "add adds"}}))
+    return root, fixed, bundle
 
 
 def mcp_noop(sc, project, env, runs):
@@ -378,8 +461,7 @@ def write_report(rows):
         "| target | speccoder | baseline | ratio | goal | | reproduce |",
         "|---|---|---|---|---|---|---|",
     ]
-    for r in rows:
-        lines.append("| " + " | ".join([r[0], r[1], r[2], r[3], r[4], r[5], f"`{r[6]}`"]) + " |")
+    lines += [table_line(r) for r in rows]
     lines += [
         "",
         "Method: hyperfine without a shell (`-N`), warm-up runs first, medians of 30 runs "
@@ -389,11 +471,39 @@ def write_report(rows):
         "wall time of the whole `speccoder` process less the 1 s deadline.",
         "",
     ]
-    notes = REPO / "scripts" / "bench-notes.md"
-    if notes.exists():
-        lines += [notes.read_text().rstrip(), ""]
+    lines += notes()
     (REPO / "BENCHMARKS.md").write_text("\n".join(lines))
     print("wrote BENCHMARKS.md")
+
+
+def table_line(r):
+    return "| " + " | ".join([r[0], r[1], r[2], r[3], r[4], r[5], f"`{r[6]}`"]) + " |"
+
+
+def notes():
+    path = REPO / "scripts" / "bench-notes.md"
+    return [path.read_text().rstrip(), ""] if path.exists() else []
+
+
+def update_report(rows):
+    """Puts these rows into BENCHMARKS.md's table in place of the rows of the same number (or
+    after the last row), leaving every other row and the machine line as the last full run
+    wrote them, and writes the notes below the table again from scripts/bench-notes.md."""
+    path = REPO / "BENCHMARKS.md"
+    lines = path.read_text().splitlines()
+    table = [i for i, line in enumerate(lines) if line.startswith("| ")]
+    for r in rows:
+        key = "| " + r[0].split(" ", 1)[0] + " "
+        same = [i for i in table if lines[i].startswith(key)]
+        if same:
+            lines[same[0]] = table_line(r)
+        else:
+            lines.insert(table[-1] + 1, table_line(r))
+            table.append(table[-1] + 1)
+    method = next(i for i, line in enumerate(lines) if line.startswith("Method:"))
+    lines = lines[:method + 1] + [""] + notes()
+    path.write_text("\n".join(lines))
+    print(f"updated {', '.join(r[0].split(' ', 1)[0] for r in rows)} in BENCHMARKS.md")
 
 
 if __name__ == "__main__":
