@@ -604,3 +604,48 @@ fn hatch_test_runs_the_tests_of_a_hatch_test_project() {
     assert!(out.success(), "{text}");
     assert!(text.contains("4 passed"), "{text}");
 }
+
+/// Property: every session `nox -l` prints for a noxfile shaped like pypa/packaging's
+/// (`python=[*PYTHON_VERSIONS, "3.13t"]`, a `@nox.parametrize` over a module-level list)
+/// resolves as an op to `nox -s` of that very name, and the listing holds no session nox
+/// does not print (besides the bare names, which run them all). The issue: `tests-3.12`
+/// did not resolve ("Did you mean `tests-3.13t`?").
+#[test]
+fn nox_sessions_resolve_as_nox_lists_them() {
+    support::require_tools(&["nox"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("nox-packaging");
+    let out = support::sh("nox -l", &root, Duration::from_secs(60));
+    let text = out.stdout.text();
+    assert!(out.success(), "{text}");
+    let printed: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("* ").or_else(|| l.strip_prefix("- ")))
+        .map(|l| l.split(" -> ").next().unwrap_or(l).to_owned())
+        .collect();
+    assert_eq!(printed.len(), 11, "{text}");
+    assert!(printed.contains(&"tests-3.12".to_owned()), "{printed:?}");
+    for name in &printed {
+        let out = support::speccoder(&root, &["recipe", "resolve", name]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("nox -s {}\n", speccoder_runners::quote(name)),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let listed = support::task_names(&list(&root), "nox");
+    let bare = ["tests", "downstream"];
+    let extra: Vec<&String> = listed
+        .iter()
+        .filter(|n| !printed.contains(n) && !bare.contains(&n.as_str()))
+        .collect();
+    assert!(extra.is_empty(), "listed but not printed by nox: {extra:?}");
+    // The parametrised session runs, and gets the words after `--`.
+    let out = support::speccoder(
+        &root,
+        &["recipe", "run", "downstream(project='pip') -- --x"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ran downstream(project='pip') --x"), "{text}");
+}
