@@ -55,6 +55,7 @@ const RUNNABLE: &[&str] = &[
     "just-modules",
     "tox-project",
     "nox-project",
+    "scripts-httpx",
 ];
 
 /// Tasks that need a Python this machine may lack (only 3.11 is installed here), with what
@@ -71,6 +72,16 @@ const NEED_ABSENT_PYTHON: &[(&str, &str, &str)] = &[
     (
         "nox-project",
         "tests-3.10",
+        "Python interpreter 3.10 not found",
+    ),
+    (
+        "nox-project",
+        "tests-3.10(storage='sqlite')",
+        "Python interpreter 3.10 not found",
+    ),
+    (
+        "nox-project",
+        "tests-3.10(storage='memory')",
         "Python interpreter 3.10 not found",
     ),
 ];

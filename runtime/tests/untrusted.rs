@@ -529,7 +529,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert_eq!(
         ids,
         [
-            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"
+            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts"
         ]
     );
     let executes = |id: &str| {
@@ -553,7 +553,7 @@ fn explain_says_what_each_probe_may_execute() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("What detecting each runner may execute:\n  just    `just --dump"),
+        text.contains("What detecting each runner may execute:\n  just     `just --dump"),
         "{text}"
     );
 }
