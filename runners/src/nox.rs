@@ -847,7 +847,9 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                     &mut visits,
                     &mut visits_ran_out,
                 ),
-                _ => Err("stacked or multi-argument parameter sets are named with spaces, which an op cannot name"),
+                _ => Err(
+                    "stacked or multi-argument parameter sets are named with spaces, which an op cannot name",
+                ),
             };
             match ids {
                 Ok(ids) => {
@@ -862,7 +864,10 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                             .map(|p| per + 1 + p.len())
                             .sum::<usize>()
                             .max(per);
-                        if cut > 0 || listed.saturating_add(times) > MAX_SESSIONS || name_bytes < cost {
+                        if cut > 0
+                            || listed.saturating_add(times) > MAX_SESSIONS
+                            || name_bytes < cost
+                        {
                             cut += 1;
                             continue;
                         }
@@ -944,12 +949,16 @@ fn parameter_sets(
     let values = list(values)?;
     let mut reprs = Vec::new();
     let mut unreadable = false;
-    let whole = for_each_item(&values, constants, 0, visits, &mut |value| {
-        match python_repr(value) {
+    let whole = for_each_item(
+        &values,
+        constants,
+        0,
+        visits,
+        &mut |value| match python_repr(value) {
             Some(repr) => reprs.push(format!("{param}={repr}")),
             None => unreadable = true,
-        }
-    });
+        },
+    );
     if !whole {
         *ran_out = true;
         return Err("the noxfile's lists were too long to read");
