@@ -1194,3 +1194,31 @@ fn scripts_folders_are_inputs() {
         Some("Check and format the code and sort the imports.")
     );
 }
+
+/// Property: whether tox runs through the project's launcher follows the files that decide
+/// it: without uv.lock the envs run with bare `tox`, and with it back, through `uv run`.
+#[test]
+fn tox_launcher_follows_the_lockfile() {
+    require_tools(&["tox", "uv"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("tox-click");
+    let style = |json: &Value| {
+        support::tasks_of(json, "tox")
+            .into_iter()
+            .find(|(name, _)| name == "style")
+            .map(|(_, command)| command)
+    };
+    let before = warm(&root, cache.path());
+    assert_eq!(style(&before).as_deref(), Some("uv run tox -e style"));
+    let lock = std::fs::read(root.join("uv.lock")).expect("read");
+    std::fs::remove_file(root.join("uv.lock")).expect("remove");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert_eq!(style(&after).as_deref(), Some("tox -e style"));
+    warm(&root, cache.path());
+    std::fs::write(root.join("uv.lock"), lock).expect("write");
+    let back = list(&root, cache.path());
+    assert_eq!(back["cached"], false, "a stale entry was used");
+    assert_eq!(style(&back).as_deref(), Some("uv run tox -e style"));
+}

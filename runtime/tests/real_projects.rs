@@ -768,3 +768,43 @@ fn scripts_folder_hostile_entries_stay_unread() {
         "no tasks (scripts/ holds more than 1000 entries; only 1000 are read)"
     );
 }
+
+/// Property: a project shaped like click, whose `dev` dependency group (installed by `uv
+/// run`, with a uv.lock) names tox and tox-uv, runs its tox envs through `uv run tox`, and
+/// says why; words still go after `--`. Measured with uv 0.13 and tox 4.67: `uv run tox -e
+/// lint -- --foo -- a 'b c'` hands `--foo -- a 'b c'` to `{posargs}`, as bare tox does.
+#[test]
+fn tox_runs_through_the_launcher_that_installs_it() {
+    support::require_tools(&["uv"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("tox-click");
+    let json = list(&root);
+    let tasks = support::tasks_of(&json, "tox");
+    let commands: Vec<&str> = tasks.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "uv run tox -e py313",
+            "uv run tox -e py312",
+            "uv run tox -e py311",
+            "uv run tox -e py310",
+            "uv run tox -e style",
+            "uv run tox -e typing",
+            "uv run tox -e docs",
+        ]
+    );
+    assert!(
+        notes(&json, "tox").contains(
+            &"tox runs through `uv run`: the project's environment (uv.lock) installs it \
+              (`[dependency-groups] dev`)"
+                .to_owned()
+        ),
+        "{:#?}",
+        notes(&json, "tox")
+    );
+    let out = support::speccoder(&root, &["recipe", "resolve", "style --x"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "uv run tox -e style -- --x\n"
+    );
+}
