@@ -1526,6 +1526,36 @@ fn requirements_files(
 mod tests {
     use super::*;
 
+    /// Measured with pdm 2.29: `pdm run release` runs `pre_release`, `release` and
+    /// `post_release` (after pdm's own `pre_run`); `pdm run pre_release` runs that alone.
+    /// A `pre_deploy` with no `deploy` script and a `prerelease` (no underscore) run only
+    /// when named: they are tasks like any other.
+    #[test]
+    fn pdm_hooks_are_asides() {
+        let mut runner = Runner::new("python", "Python", "pdm run --");
+        for name in [
+            "pre_release",
+            "release",
+            "post_release",
+            "post_install",
+            "prerelease",
+            "pre_deploy",
+            "pre_",
+        ] {
+            runner.push_task(task(name, format!("pdm run -- {}", quote(name)), None));
+        }
+        // A poe task of a hook's shape is poe's, and poe runs no hooks.
+        runner.push_task(task("pre_lint", "poe pre_lint".into(), None));
+        runner.push_task(task("lint", "poe lint".into(), None));
+        let asides: Vec<&str> = runner
+            .tasks
+            .iter()
+            .filter(|t| runner.is_aside(t))
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(asides, ["pre_release", "post_release", "post_install"]);
+    }
+
     /// Property: tox runs through the launcher only when what that launcher installs
     /// names tox itself (not `tox-uv` alone, not a group it leaves out).
     #[test]

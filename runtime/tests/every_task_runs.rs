@@ -43,6 +43,7 @@ const RUNNABLE: &[&str] = &[
     "polyglot-cargo",
     "polyglot-prefixed",
     "python-pdm",
+    "python-pdm-hooks",
     "python-poetry",
     "python-pytest-requirements",
     "python-src-layout",
