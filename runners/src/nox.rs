@@ -1363,7 +1363,13 @@ def floats(session, p):
                 "floats",
             ]
         );
-        let task = |name: &str| runner.tasks.iter().find(|t| t.name == name).unwrap();
+        let task = |name: &str| {
+            runner
+                .tasks
+                .iter()
+                .find(|t| t.name == name)
+                .expect("listed")
+        };
         assert_eq!(
             task("tests").doc.as_deref(),
             Some("Run the tests. (python 3.9, 3.10, 3.13t)")
