@@ -545,6 +545,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("make").starts_with("nothing"));
     assert!(executes("python").contains("setup.py (never run)"));
     assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
+    assert!(executes("scripts").starts_with("nothing") && executes("scripts").contains("4 KiB"));
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
