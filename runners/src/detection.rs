@@ -444,7 +444,8 @@ mod tests {
                 ("python", 0),
                 ("tox", 0),
                 ("nox", 0),
-                ("go", 0)
+                ("go", 0),
+                ("scripts", 0)
             ]
         );
     }

@@ -1,6 +1,6 @@
 //! Detection of a project's task runners — just, package.json scripts, cargo, make,
-//! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox and go — and
-//! of their tasks.
+//! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox, go and the
+//! scripts of a `scripts/` folder — and of their tasks.
 //!
 //! Each runner is one file with one `detect` function; [`RUNNERS`] registers them. Parsers
 //! are pure functions over text; only the `detect` functions read files and run probes.
@@ -19,6 +19,7 @@ mod probe;
 mod python;
 mod quote;
 mod runner;
+mod scripts;
 mod task;
 mod tox;
 mod yaml_tree;
@@ -43,6 +44,7 @@ pub const RUNNERS: &[RunnerDef] = &[
     tox::RUNNER,
     nox::RUNNER,
     go::RUNNER,
+    scripts::RUNNER,
 ];
 
 /// The runner ids, in the default probe order (read from [`RUNNERS`]).

@@ -23,8 +23,17 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     words: Words::AfterDashDash {
         test_argument: "--verbose",
     },
+    // One parameter set of a parametrised session (`downstream(project='pip')`): `nox -s
+    // downstream` runs them all, so each alone is rarely what a developer types.
+    is_aside: |_, task| is_parameter_set(&task.name),
     ..RunnerDef::BASE
 };
+
+/// Whether a session name is one parameter set of a parametrised session, as `nox --list`
+/// prints it (`tests-3.11(django='4.2')`).
+fn is_parameter_set(name: &str) -> bool {
+    name.ends_with(')') && name.contains('(')
+}
 
 /// The file nox reads by default (`-f noxfile.py`).
 const NOXFILE: &str = "noxfile.py";
@@ -41,6 +50,11 @@ const MAX_NAME_BYTES: usize = 1 << 20;
 /// The most bytes the listed sessions' docs may take in all (a session's doc is repeated
 /// for each of its Pythons).
 const MAX_DOC_BYTES: usize = 16 << 20;
+
+/// How many module-level constants deep a `*NAME` spread is followed (`ALL = [*OLD, "3.13"]`
+/// spread again in `python=[*ALL]`); deeper, or a constant spreading itself, is an
+/// expression only running the noxfile tells.
+const MAX_SPREAD_DEPTH: usize = 4;
 
 /// How deep a literal's brackets are read (`[[…]]`); deeper is an expression only running
 /// the noxfile tells, so that nesting can neither exhaust the stack nor be read once per
@@ -92,14 +106,18 @@ pub struct Session {
     pub doc: Option<String>,
     /// The argument names `@nox.parametrize` gives it.
     pub params: Vec<String>,
+    /// Its parameter sets as `nox --list` names them, inside the parentheses
+    /// (`project='pip'`, or an `ids=` entry), when they can be read; each is also a session
+    /// (`downstream(project='pip')`, `tests-3.11(django='4.2')` on several Pythons).
+    pub ids: Vec<String>,
 }
 
 impl Noxfile {
     /// The tasks: each session by its name (`nox -s tests` runs every Python and every
     /// parameter set), and for a session on several Pythons one per Python (`tests-3.11`,
     /// as `nox --list` shows it).
-    /// Parametrised ids (`tests(django='4.2')`) are not tasks: the parameters are in the
-    /// doc.
+    /// Each parameter set `nox --list` names is a task too (`downstream(project='pip')`,
+    /// `tests-3.11(django='4.2')`), an aside.
     pub fn into_runner(self) -> Runner {
         let mut runner = Runner::new("nox", "Nox", "nox");
         runner.tail_rule = TailRule::DashDashFirst;
@@ -160,6 +178,35 @@ impl Noxfile {
                     params: Vec::new(),
                     cwd: None,
                 });
+            }
+            // nox names a parameter set after the Python when the session lists any
+            // (`python=["3.11"]` too), else after the session alone.
+            let prefixes: Vec<(String, Option<&str>)> = match session.pythons.as_slice() {
+                [] => vec![(session.name.clone(), None)],
+                pythons => pythons
+                    .iter()
+                    .map(|p| (format!("{}-{p}", session.name), Some(p.as_str())))
+                    .collect(),
+            };
+            for (prefix, python) in &prefixes {
+                for id in &session.ids {
+                    let name = format!("{prefix}({id})");
+                    let only = match python {
+                        Some(python) => format!("python {python}, {id} only"),
+                        None => format!("{id} only"),
+                    };
+                    let doc = match &session.doc {
+                        Some(doc) => format!("{doc} ({only})"),
+                        None => format!("({only})"),
+                    };
+                    runner.push_task(Task {
+                        command: command(&name),
+                        doc: budget(Some(doc)),
+                        name,
+                        params: Vec::new(),
+                        cwd: None,
+                    });
+                }
             }
         }
         if undocumented > 0 {
@@ -299,7 +346,11 @@ fn logical_lines(source: &str) -> Vec<Line> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Lit {
     Str(String),
+    /// A decimal integer, as written (`3`, `-2`).
+    Int(String),
     List(Vec<Lit>),
+    /// `*NAME` inside a list: the items of a module-level constant, spread.
+    Spread(String),
     Bool(bool),
     None,
     /// A name (a module-level constant, perhaps).
@@ -376,6 +427,21 @@ fn literal_at(expr: &str, depth: usize) -> Lit {
     if let Some(s) = string_literal(expr) {
         return Lit::Str(s);
     }
+    let digits = expr.strip_prefix('-').unwrap_or(expr);
+    if !digits.is_empty() && digits.len() <= 40 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        // Python prints `007` as an error and `0` as itself; other leading zeros are not
+        // integers it writes back the same.
+        if digits == "0" || !digits.starts_with('0') {
+            return Lit::Int(expr.to_owned());
+        }
+        return Lit::Other;
+    }
+    if let Some(name) = expr.strip_prefix('*')
+        && depth > 0
+        && let Lit::Name(name) = literal_at(name, depth)
+    {
+        return Lit::Spread(name);
+    }
     if !expr.is_empty()
         && expr
             .chars()
@@ -385,6 +451,69 @@ fn literal_at(expr: &str, depth: usize) -> Lit {
         return Lit::Name(expr.to_owned());
     }
     Lit::Other
+}
+
+/// Stands for an item a spread cannot be followed into.
+static UNREADABLE: Lit = Lit::Other;
+
+/// The items of a list literal with each `*NAME` spread of a module-level list replaced by
+/// its items, in order, passed to `each`. Constants are read where they are, never copied.
+/// Every item looked at costs one of `visits`, a budget for the whole noxfile, so a list
+/// spread many times over cannot make reading it more than linear; `false` when the
+/// budget ran out before the end.
+fn for_each_item<'a>(
+    items: &'a [Lit],
+    constants: &'a HashMap<String, Lit>,
+    depth: usize,
+    visits: &mut usize,
+    each: &mut dyn FnMut(&'a Lit),
+) -> bool {
+    for item in items {
+        if *visits == 0 {
+            return false;
+        }
+        *visits -= 1;
+        match item {
+            Lit::Spread(name) => match constants.get(name) {
+                Some(Lit::List(inner)) if depth < MAX_SPREAD_DEPTH => {
+                    if !for_each_item(inner, constants, depth + 1, visits, each) {
+                        return false;
+                    }
+                }
+                _ => each(&UNREADABLE),
+            },
+            item => each(item),
+        }
+    }
+    true
+}
+
+/// How Python's `repr` writes a parameter value, the way nox names a parameter set
+/// (`'pip'`, `"it's"`, `3`, `True`); `None` for a value whose repr this does not know
+/// (floats, tuples, calls) or holding characters repr would escape.
+fn python_repr(value: &Lit) -> Option<String> {
+    match value {
+        Lit::Str(s) => {
+            // Letters and ASCII marks only: repr escapes unprintable characters in ways
+            // not worth copying, and a name with whitespace cannot be an op anyway.
+            if !s
+                .chars()
+                .all(|c| c.is_alphanumeric() || (c.is_ascii_punctuation() && c != '\\') || c == ' ')
+            {
+                return None;
+            }
+            if s.contains('\'') && !s.contains('"') {
+                Some(format!("\"{s}\""))
+            } else {
+                Some(format!("'{}'", s.replace('\'', "\\'")))
+            }
+        }
+        Lit::Int(n) => Some(n.clone()),
+        Lit::Bool(true) => Some("True".into()),
+        Lit::Bool(false) => Some("False".into()),
+        Lit::None => Some("None".into()),
+        _ => None,
+    }
 }
 
 /// The value of one Python string literal (`'x'`, `"x"`, `"""x"""`, `r'x'`, `u"x"`); `None`
@@ -510,6 +639,10 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
     let mut listed = 0usize;
     let mut name_bytes = MAX_NAME_BYTES;
     let mut sessions_cut = 0usize;
+    // What reading lists may still look at: each item of a literal list once, plus what
+    // spreads and constants named again make it read again.
+    let mut visits = source.len().saturating_add(1024);
+    let mut visits_ran_out = false;
     let mut pending: Vec<(String, Option<String>)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -579,6 +712,7 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
             pythons: Vec::new(),
             doc: docstring(def, &lines, i, line.indent),
             params: Vec::new(),
+            ids: Vec::new(),
         };
         let mut backend_none = default_backend_none;
         let mut python = Cow::Owned(Lit::None);
@@ -624,7 +758,9 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                 let mut seen = HashSet::new();
                 let mut others = 0usize;
                 let mut cut = 0usize;
-                for item in items {
+                let mut total = 0usize;
+                let whole = for_each_item(items, &constants, 0, &mut visits, &mut |item| {
+                    total += 1;
                     match item {
                         Lit::Str(p) if seen.contains(p.as_str()) => {}
                         Lit::Str(p) => {
@@ -632,7 +768,7 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                             let cost = session.name.len() + 1 + p.len();
                             if cut > 0 || listed >= MAX_SESSIONS || name_bytes < cost {
                                 cut += 1;
-                                continue;
+                                return;
                             }
                             seen.insert(p.as_str());
                             name_bytes -= cost;
@@ -641,6 +777,9 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                         }
                         _ => others += 1,
                     }
+                });
+                if !whole {
+                    visits_ran_out = true;
                 }
                 match others {
                     0 => {}
@@ -658,7 +797,7 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                         "session `{}`: {cut} of its {} pythons are not listed (at most \
                          {MAX_SESSIONS} sessions, of at most {} MiB of names, per noxfile)",
                         session.name,
-                        items.len(),
+                        total,
                         MAX_NAME_BYTES >> 20
                     ));
                 }
@@ -670,13 +809,18 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
             )),
             _ => {}
         }
+        let mut parametrized = 0usize;
+        let mut values = None;
         for (dotted, args) in &decorators {
             if names.is(dotted, "parametrize", &names.parametrize) {
+                parametrized += 1;
                 let args = args.as_deref().unwrap_or("");
-                let first = split_top(args)
-                    .into_iter()
+                let parts = split_top(args);
+                let first = parts
+                    .iter()
                     .find(|a| !a.contains('=') || a.trim_start().starts_with("arg_names"))
-                    .map(|a| a.split_once('=').map_or(a, |(_, v)| v));
+                    .map(|a| a.split_once('=').map_or(*a, |(_, v)| v));
+                let before = session.params.len();
                 match first.map(literal) {
                     Some(Lit::Str(list)) => session
                         .params
@@ -691,9 +835,70 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
                     }
                     _ => session.params.push("…".into()),
                 }
+                values = (session.params.len() == before + 1).then_some(parts);
+            }
+        }
+        if parametrized > 0 {
+            let ids = match values {
+                Some(parts) if parametrized == 1 => parameter_sets(
+                    &session.params[0],
+                    &parts,
+                    &constants,
+                    &mut visits,
+                    &mut visits_ran_out,
+                ),
+                _ => Err(
+                    "stacked or multi-argument parameter sets are named with spaces, which an op cannot name",
+                ),
+            };
+            match ids {
+                Ok(ids) => {
+                    // Each id is a session of its own, once per Python the session lists.
+                    let times = session.pythons.len().max(1);
+                    let mut cut = 0usize;
+                    for id in ids {
+                        let per = session.name.len() + id.len() + 2;
+                        let cost = session
+                            .pythons
+                            .iter()
+                            .map(|p| per + 1 + p.len())
+                            .sum::<usize>()
+                            .max(per);
+                        if cut > 0
+                            || listed.saturating_add(times) > MAX_SESSIONS
+                            || name_bytes < cost
+                        {
+                            cut += 1;
+                            continue;
+                        }
+                        listed += times;
+                        name_bytes -= cost;
+                        session.ids.push(id);
+                    }
+                    if cut > 0 {
+                        out.notes.push(format!(
+                            "session `{}`: {cut} of its parameter sets are not listed (at most \
+                             {MAX_SESSIONS} sessions, of at most {} MiB of names, per noxfile)",
+                            session.name,
+                            MAX_NAME_BYTES >> 20
+                        ));
+                    }
+                }
+                Err(why) => out.notes.push(format!(
+                    "session `{}`: its parameter sets are not listed one by one ({why}); \
+                     `nox -s {}` runs them all",
+                    session.name, session.name
+                )),
             }
         }
         out.sessions.push(session);
+    }
+    if visits_ran_out {
+        out.notes.push(format!(
+            "some lists were not read to their end: reading them would look at more items \
+             than the noxfile has bytes ({})",
+            source.len()
+        ));
     }
     if sessions_cut > 0 {
         out.notes.push(format!(
@@ -703,6 +908,87 @@ pub fn parse_noxfile(source: &str) -> Noxfile {
         ));
     }
     out
+}
+
+/// The ids `nox --list` gives the parameter sets of `@nox.parametrize(NAME, VALUES,
+/// ids=…)` with one argument name (`project='pip'`, or the `ids=` entry), from its
+/// arguments split at top-level commas; why not, when a value is one only running the
+/// noxfile tells.
+fn parameter_sets(
+    param: &str,
+    args: &[&str],
+    constants: &HashMap<String, Lit>,
+    visits: &mut usize,
+    ran_out: &mut bool,
+) -> Result<Vec<String>, &'static str> {
+    let mut positional = args.iter().filter(|a| assignment(a).is_none());
+    let keyword = |key: &str| {
+        args.iter()
+            .filter_map(|a| assignment(a))
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    };
+    positional.next();
+    let values = positional
+        .next()
+        .copied()
+        .or_else(|| keyword("arg_values_list"))
+        .ok_or("its values are not a list literal")?;
+    // A constant is read where it is, never copied (one long list may parametrise many
+    // sessions).
+    let list = |text: &str| -> Result<Cow<'_, [Lit]>, &'static str> {
+        match literal(text) {
+            Lit::List(items) => Ok(Cow::Owned(items)),
+            Lit::Name(name) => match constants.get(&name) {
+                Some(Lit::List(items)) => Ok(Cow::Borrowed(items.as_slice())),
+                _ => Err("its values are not a list literal"),
+            },
+            _ => Err("its values are not a list literal"),
+        }
+    };
+    let values = list(values)?;
+    let mut reprs = Vec::new();
+    let mut unreadable = false;
+    let whole = for_each_item(
+        &values,
+        constants,
+        0,
+        visits,
+        &mut |value| match python_repr(value) {
+            Some(repr) => reprs.push(format!("{param}={repr}")),
+            None => unreadable = true,
+        },
+    );
+    if !whole {
+        *ran_out = true;
+        return Err("the noxfile's lists were too long to read");
+    }
+    if let Some(ids) = keyword("ids") {
+        let ids = list(ids)?;
+        if ids.len() > *visits {
+            *ran_out = true;
+            return Err("the noxfile's lists were too long to read");
+        }
+        *visits -= ids.len();
+        let ids: Vec<String> = ids
+            .iter()
+            .map(|id| match id {
+                Lit::Str(id) => Some(id.clone()),
+                _ => None,
+            })
+            .collect::<Option<_>>()
+            .ok_or("its `ids=` are not all strings")?;
+        if ids.len() != reprs.len() && !unreadable {
+            return Err("its `ids=` and values differ in number");
+        }
+        reprs = ids;
+    } else if unreadable {
+        return Err("a value is one whose name only running the noxfile tells");
+    }
+    if reprs.iter().any(|r| r.chars().any(char::is_whitespace)) {
+        return Err("some are named with spaces, which an op cannot name");
+    }
+    Ok(reprs)
 }
 
 /// `target = value` at the start of a line (not `==`, `+=` or a keyword argument).
@@ -830,6 +1116,26 @@ class Grouped:
                 "nox -s tests-3.11",
                 Some("Run the tests. (python 3.11 only; parametrized by django)"),
             ),
+            (
+                "tests-3.10(django='4.2')",
+                "nox -s 'tests-3.10(django='\\''4.2'\\'')'",
+                Some("Run the tests. (python 3.10, django='4.2' only)"),
+            ),
+            (
+                "tests-3.10(django='5.0')",
+                "nox -s 'tests-3.10(django='\\''5.0'\\'')'",
+                Some("Run the tests. (python 3.10, django='5.0' only)"),
+            ),
+            (
+                "tests-3.11(django='4.2')",
+                "nox -s 'tests-3.11(django='\\''4.2'\\'')'",
+                Some("Run the tests. (python 3.11, django='4.2' only)"),
+            ),
+            (
+                "tests-3.11(django='5.0')",
+                "nox -s 'tests-3.11(django='\\''5.0'\\'')'",
+                Some("Run the tests. (python 3.11, django='5.0' only)"),
+            ),
             ("lint", "nox -s lint", Some("Lint it.")),
             ("build-docs", "nox -s build-docs", Some("Build the docs.")),
             ("typed", "nox -s typed", Some("Check types.")),
@@ -942,6 +1248,185 @@ class Grouped:
             "{:#?}",
             runner.notes
         );
+    }
+
+    /// Measured: `nox -l` (nox 2026.10.20) on this noxfile prints `tests-3.9`,
+    /// `tests-3.10`, `tests-3.13t`, `both-3.9` … `both-3.12`, `tup-3.11`, `tup-3.12`,
+    /// `tup-pypy3`, `downstream(project='pip')`, `downstream(project='setuptools')`,
+    /// `dj-3.11(django='4.2')`, `dj-3.11(django='5.0')`, `dj-3.12(…)` twice,
+    /// `strpy(p='a')`, `onepy-3.11(p='a')`, `reprs(p="it's")`, `reprs(p=3)`, `reprs(p=-2)`,
+    /// `reprs(p=True)`, `reprs(p=None)`, `withids(one)`, `withids(two)`,
+    /// `multi(a=1, b='x')` and `multi(a=2, b='y')`.
+    #[test]
+    fn spreads_and_parameter_sets_as_nox_lists_them() {
+        let source = r#"
+import nox
+
+PYTHON_VERSIONS = ["3.9", "3.10"]
+EXTRA = ("3.11", "3.12")
+DOWNSTREAM = ["pip", "setuptools"]
+
+@nox.session(python=[*PYTHON_VERSIONS, "3.13t"])
+def tests(session):
+    """Run the tests."""
+
+@nox.session(python=[*PYTHON_VERSIONS, *EXTRA])
+def both(session):
+    pass
+
+@nox.session(python=(*EXTRA, "pypy3"))
+def tup(session):
+    pass
+
+@nox.session(python=False)
+@nox.parametrize("project", DOWNSTREAM)
+def downstream(session, project):
+    """Downstream."""
+
+@nox.session(python=EXTRA)
+@nox.parametrize("django", ["4.2", "5.0"])
+def dj(session, django):
+    pass
+
+@nox.session(python="3.11")
+@nox.parametrize("p", ["a"])
+def strpy(session, p):
+    pass
+
+@nox.session(python=["3.11"])
+@nox.parametrize("p", ["a"])
+def onepy(session, p):
+    pass
+
+@nox.session
+@nox.parametrize("p", ["it's", 3, -2, True, None])
+def reprs(session, p):
+    pass
+
+@nox.session
+@nox.parametrize("n", [1, 2], ids=["one", "two"])
+def withids(session, n):
+    pass
+
+@nox.session
+@nox.parametrize("a,b", [(1, "x"), (2, "y")])
+def multi(session, a, b):
+    pass
+
+@nox.session
+@nox.parametrize("p", [1.5])
+def floats(session, p):
+    pass
+"#;
+        let runner = parse_noxfile(source).into_runner();
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "tests",
+                "tests-3.9",
+                "tests-3.10",
+                "tests-3.13t",
+                "both",
+                "both-3.9",
+                "both-3.10",
+                "both-3.11",
+                "both-3.12",
+                "tup",
+                "tup-3.11",
+                "tup-3.12",
+                "tup-pypy3",
+                "downstream",
+                "downstream(project='pip')",
+                "downstream(project='setuptools')",
+                "dj",
+                "dj-3.11",
+                "dj-3.12",
+                "dj-3.11(django='4.2')",
+                "dj-3.11(django='5.0')",
+                "dj-3.12(django='4.2')",
+                "dj-3.12(django='5.0')",
+                "strpy",
+                "strpy(p='a')",
+                "onepy",
+                "onepy-3.11(p='a')",
+                "reprs",
+                "reprs(p=\"it's\")",
+                "reprs(p=3)",
+                "reprs(p=-2)",
+                "reprs(p=True)",
+                "reprs(p=None)",
+                "withids",
+                "withids(one)",
+                "withids(two)",
+                "multi",
+                "floats",
+            ]
+        );
+        let task = |name: &str| {
+            runner
+                .tasks
+                .iter()
+                .find(|t| t.name == name)
+                .expect("listed")
+        };
+        assert_eq!(
+            task("tests").doc.as_deref(),
+            Some("Run the tests. (python 3.9, 3.10, 3.13t)")
+        );
+        let pip = task("downstream(project='pip')");
+        assert_eq!(pip.command, "nox -s 'downstream(project='\\''pip'\\'')'");
+        assert_eq!(pip.doc.as_deref(), Some("Downstream. (project='pip' only)"));
+        assert_eq!(
+            task("dj-3.12(django='5.0')").doc.as_deref(),
+            Some("(python 3.12, django='5.0' only)")
+        );
+        assert!(runner.is_aside(pip));
+        assert!(!runner.is_aside(task("downstream")));
+        assert_eq!(
+            runner.notes,
+            [
+                "session `multi`: its parameter sets are not listed one by one (stacked or \
+                 multi-argument parameter sets are named with spaces, which an op cannot \
+                 name); `nox -s multi` runs them all",
+                "session `floats`: its parameter sets are not listed one by one (a value is \
+                 one whose name only running the noxfile tells); `nox -s floats` runs them all",
+            ]
+        );
+    }
+
+    /// Property: spreads are followed a few constants deep and never into themselves, and
+    /// what reading lists looks at stays within the noxfile's size however often a long
+    /// list is spread.
+    #[test]
+    fn spreads_are_bounded() {
+        let source = "import nox\nA = ['3.9']\nA = [*A, '3.10']\nB = [*A, *C]\n@nox.session(python=[*B, '3.13'])\ndef t(s): pass\n";
+        let noxfile = parse_noxfile(source);
+        // `A` spreading itself is followed no further than the depth bound; `C` is unknown.
+        assert_eq!(noxfile.sessions[0].pythons, ["3.10", "3.13"]);
+        assert_eq!(
+            noxfile.notes,
+            ["session `t`: 2 pythons that are not strings are left out"]
+        );
+        // 200,000 items spread in 20,000 sessions: a duplicate-only list never fills the
+        // session budget, so only the visit budget stops it.
+        let dups = vec!["'3.1'"; 200_000].join(", ");
+        let many: String = (0..20_000)
+            .map(|i| format!("@nox.session(python=[*P, *P])\ndef s{i}(session): pass\n"))
+            .collect();
+        let source = format!("import nox\nP = [{dups}]\n{many}");
+        let started = std::time::Instant::now();
+        let runner = parse_noxfile(&source).into_runner();
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert!(
+            runner
+                .notes
+                .iter()
+                .any(|n| n.starts_with("some lists were not read to their end")),
+            "{:#?}",
+            &runner.notes[..3]
+        );
+        assert!(runner.tasks.len() <= MAX_SESSIONS);
     }
 
     #[test]

@@ -855,34 +855,49 @@ fn nameable<'a>(name: &'a str, what: &str, notes: &mut Vec<String>) -> Option<&'
     Some(name)
 }
 
-/// The launcher, and why: a lockfile's tool when on PATH, hatch for a hatch project, the
-/// project's venv, else the system's python3.
-fn launcher(
+/// The tool that manages the project's environment, and why: a lockfile's tool when on
+/// PATH, else hatch for a hatch project; `None` when neither is there.
+fn managed_launcher(
     ctx: &Context<'_>,
     hatch_project: bool,
     notes: &mut Vec<String>,
-) -> Result<(Launcher, String), Absence> {
+) -> Option<(Launcher, String)> {
     let root = ctx.root;
     for (lock, tool, launcher) in [
         ("uv.lock", "uv", Launcher::Uv),
         ("poetry.lock", "poetry", Launcher::Poetry),
         ("pdm.lock", "pdm", Launcher::Pdm),
     ] {
+        ctx.depends_on_file(lock);
         if files::is_regular_file(&root.join(lock)) {
             if ctx.find_binary(tool).is_some() {
-                return Ok((launcher, lock.to_owned()));
+                return Some((launcher, lock.to_owned()));
             }
             notes.push(format!("{lock} is there but `{tool}` is not on PATH"));
         }
     }
     if hatch_project {
         if ctx.find_binary("hatch").is_some() {
-            return Ok((
+            return Some((
                 Launcher::Hatch,
                 "hatch environments in hatch.toml or `[tool.hatch.envs]`".into(),
             ));
         }
         notes.push("a hatch project, but `hatch` is not on PATH".into());
+    }
+    None
+}
+
+/// The launcher, and why: the tool managing the project's environment
+/// ([`managed_launcher`]), else the project's venv, else the system's python3.
+fn launcher(
+    ctx: &Context<'_>,
+    hatch_project: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Launcher, String), Absence> {
+    let root = ctx.root;
+    if let Some(found) = managed_launcher(ctx, hatch_project, notes) {
+        return Ok(found);
     }
     for dir in [".venv", "venv"] {
         let folder = root.join(dir);
@@ -931,6 +946,171 @@ fn launcher(
             false => "no uv.lock, poetry.lock, pdm.lock, hatch environments or .venv".into(),
         },
     ))
+}
+
+/// tox run through the tool that manages the project's environment, when that
+/// environment provides tox: click and attrs name `tox` and `tox-uv` in a dev dependency
+/// group, and their contributors run `uv run tox`, which also brings the plugin a bare
+/// `tox` from PATH lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToxLauncher {
+    /// What goes before `tox` (`uv run`, `pdm run --`).
+    pub prefix: &'static str,
+    /// Why, for the runner's notes.
+    pub why: String,
+}
+
+/// The launcher tox runs through, when the launcher the python runner would choose for
+/// the project (a lockfile's tool on PATH, else hatch for a hatch project) installs tox
+/// into the project's environment; notes say why not when a file cannot be read.
+pub(crate) fn tox_launcher(ctx: &Context<'_>, notes: &mut Vec<String>) -> Option<ToxLauncher> {
+    let inside = files::Root::new(ctx.root);
+    let read = |name: &str, notes: &mut Vec<String>| -> Option<String> {
+        ctx.depends_on_file(name);
+        let path = ctx.root.join(name);
+        if !files::exists(&path) {
+            return None;
+        }
+        match inside.read(&path, MAX_MANIFEST) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(err) => {
+                notes.push(format!("{name}: {err}"));
+                None
+            }
+        }
+    };
+    let pyproject = read("pyproject.toml", notes);
+    let hatch_toml = read("hatch.toml", notes);
+    let pyproject = pyproject.as_deref().unwrap_or("");
+    let hatch_project = hatch_toml.is_some()
+        || toml::from_str::<toml::Table>(pyproject).is_ok_and(|doc| {
+            doc.get("tool")
+                .and_then(|t| t.get("hatch"))
+                .and_then(|h| h.get("envs"))
+                .is_some()
+        });
+    // Its notes (a lockfile without its tool) are the python runner's to give.
+    let (launcher, lock) = managed_launcher(ctx, hatch_project, &mut Vec::new())?;
+    let source = tox_source(pyproject, hatch_toml.as_deref(), &launcher)?;
+    Some(ToxLauncher {
+        prefix: launcher.prefix()?,
+        why: format!(
+            "tox runs through `{}`: the project's environment ({lock}) installs it ({source})",
+            launcher.prefix()?
+        ),
+    })
+}
+
+/// Where the dependencies that `launcher` installs into the project's environment name
+/// tox, as a table name; `None` when they do not (or the text is not TOML).
+/// - uv installs `[tool.uv] dev-dependencies` and the groups of `[dependency-groups]` in
+///   `[tool.uv] default-groups` (`dev` unless set; `"all"` for every group).
+/// - pdm installs every group of `[tool.pdm.dev-dependencies]` and `[dependency-groups]`.
+/// - poetry installs `[tool.poetry.dev-dependencies]` and each group of
+///   `[tool.poetry.group]` not marked `optional = true`.
+/// - hatch runs `hatch run` in its `default` env: its `dependencies`,
+///   `extra-dependencies`, and the `[dependency-groups]` its `dependency-groups` names
+///   (in `[tool.hatch.envs.default]` or hatch.toml's `[envs.default]`).
+pub(crate) fn tox_source(
+    pyproject: &str,
+    hatch_toml: Option<&str>,
+    launcher: &Launcher,
+) -> Option<String> {
+    let doc: toml::Value = toml::from_str::<toml::Table>(pyproject)
+        .map(toml::Value::Table)
+        .ok()?;
+    let is_tox = |r: &str| requirement_name(r).is_some_and(|n| n == "tox");
+    let names_tox = |list: Option<&toml::Value>| strings(list).any(|r| is_tox(&r));
+    let groups = table(&doc, &["dependency-groups"]);
+    let group_names_tox = |group: &str| {
+        groups
+            .and_then(|g| {
+                g.iter()
+                    .find(|(name, _)| requirement_name(name) == requirement_name(group))
+            })
+            .is_some_and(|(_, list)| names_tox(Some(list)))
+    };
+    match launcher {
+        Launcher::Uv => {
+            let uv = table(&doc, &["tool", "uv"]);
+            if names_tox(uv.and_then(|uv| uv.get("dev-dependencies"))) {
+                return Some("`[tool.uv] dev-dependencies`".into());
+            }
+            let defaults = uv.and_then(|uv| uv.get("default-groups"));
+            let all = defaults.and_then(toml::Value::as_str) == Some("all");
+            let chosen: Vec<String> = match defaults {
+                Some(list) if list.is_array() => strings(Some(list)).collect(),
+                _ => vec!["dev".into()],
+            };
+            groups?
+                .keys()
+                .find(|g| {
+                    (all || chosen
+                        .iter()
+                        .any(|c| requirement_name(c) == requirement_name(g)))
+                        && group_names_tox(g)
+                })
+                .map(|g| format!("`[dependency-groups] {g}`"))
+        }
+        Launcher::Pdm => {
+            // Measured (pdm 2.29): `pdm run -- tox` runs a pdm script named `tox` rather
+            // than the program, so with one there is no way to reach tox through pdm.
+            if table(&doc, &["tool", "pdm", "scripts"]).is_some_and(|s| s.contains_key("tox")) {
+                return None;
+            }
+            if let Some((group, _)) = table(&doc, &["tool", "pdm", "dev-dependencies"])
+                .into_iter()
+                .flatten()
+                .find(|(_, list)| names_tox(Some(list)))
+            {
+                return Some(format!("`[tool.pdm.dev-dependencies] {group}`"));
+            }
+            groups?
+                .keys()
+                .find(|g| group_names_tox(g))
+                .map(|g| format!("`[dependency-groups] {g}`"))
+        }
+        Launcher::Poetry => {
+            let poetry = table(&doc, &["tool", "poetry"])?;
+            let keys_name_tox = |deps: Option<&toml::Value>| {
+                deps.and_then(toml::Value::as_table)
+                    .is_some_and(|d| d.keys().any(|k| is_tox(k)))
+            };
+            if keys_name_tox(poetry.get("dev-dependencies")) {
+                return Some("`[tool.poetry.dev-dependencies]`".into());
+            }
+            poetry
+                .get("group")
+                .and_then(toml::Value::as_table)?
+                .iter()
+                .find(|(_, group)| {
+                    group.get("optional").and_then(toml::Value::as_bool) != Some(true)
+                        && keys_name_tox(group.get("dependencies"))
+                })
+                .map(|(name, _)| format!("`[tool.poetry.group.{name}.dependencies]`"))
+        }
+        Launcher::Hatch => {
+            let hatch_doc = hatch_toml.and_then(|t| toml::from_str::<toml::Table>(t).ok());
+            let from_hatch_toml = hatch_doc
+                .as_ref()
+                .and_then(|d| d.get("envs"))
+                .and_then(|e| e.get("default"));
+            let (file, env) = match from_hatch_toml {
+                Some(env) => ("hatch.toml `[envs.default]`", env),
+                None => (
+                    "`[tool.hatch.envs.default]`",
+                    doc.get("tool")?.get("hatch")?.get("envs")?.get("default")?,
+                ),
+            };
+            if names_tox(env.get("dependencies")) || names_tox(env.get("extra-dependencies")) {
+                return Some(file.into());
+            }
+            strings(env.get("dependency-groups"))
+                .find(|g| group_names_tox(g))
+                .map(|g| format!("{file}, through `[dependency-groups] {g}`"))
+        }
+        Launcher::Venv(_) | Launcher::System { .. } => None,
+    }
 }
 
 /// Whether a venv's `bin` is a symlink (which could lead anywhere).
@@ -1345,6 +1525,133 @@ fn requirements_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Measured with pdm 2.29: `pdm run release` runs `pre_release`, `release` and
+    /// `post_release` (after pdm's own `pre_run`); `pdm run pre_release` runs that alone.
+    /// A `pre_deploy` with no `deploy` script and a `prerelease` (no underscore) run only
+    /// when named: they are tasks like any other.
+    #[test]
+    fn pdm_hooks_are_asides() {
+        let mut runner = Runner::new("python", "Python", "pdm run --");
+        for name in [
+            "pre_release",
+            "release",
+            "post_release",
+            "post_install",
+            "prerelease",
+            "pre_deploy",
+            "pre_",
+        ] {
+            runner.push_task(task(name, format!("pdm run -- {}", quote(name)), None));
+        }
+        // A poe task of a hook's shape is poe's, and poe runs no hooks.
+        runner.push_task(task("pre_lint", "poe pre_lint".into(), None));
+        runner.push_task(task("lint", "poe lint".into(), None));
+        let asides: Vec<&str> = runner
+            .tasks
+            .iter()
+            .filter(|t| runner.is_aside(t))
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(asides, ["pre_release", "post_release", "post_install"]);
+    }
+
+    /// Property: tox runs through the launcher only when what that launcher installs
+    /// names tox itself (not `tox-uv` alone, not a group it leaves out).
+    #[test]
+    fn tox_in_the_launchers_environment() {
+        #[track_caller]
+        fn case(pyproject: &str, hatch_toml: Option<&str>, launcher: Launcher, want: Option<&str>) {
+            assert_eq!(
+                tox_source(pyproject, hatch_toml, &launcher).as_deref(),
+                want,
+                "{pyproject}"
+            );
+        }
+        // Shaped like click: tox and tox-uv in the `dev` group uv installs by default.
+        let click = "[dependency-groups]\ndev = [\"ruff\", \"tox\", \"tox-uv\"]\ntests = [\"pytest\"]\n\n[tool.uv]\ndefault-groups = [\"dev\", \"tests\"]\n";
+        case(click, None, Launcher::Uv, Some("`[dependency-groups] dev`"));
+        case(
+            "[dependency-groups]\ndev = [\"tox>=4\"]\n",
+            None,
+            Launcher::Uv,
+            Some("`[dependency-groups] dev`"),
+        );
+        case(
+            "[dependency-groups]\ncheck = [\"tox\"]\n",
+            None,
+            Launcher::Uv,
+            None,
+        );
+        case(
+            "[dependency-groups]\ncheck = [\"tox\"]\n[tool.uv]\ndefault-groups = \"all\"\n",
+            None,
+            Launcher::Uv,
+            Some("`[dependency-groups] check`"),
+        );
+        case(
+            "[tool.uv]\ndev-dependencies = [\"Tox[testing] ; python_version>'3.9'\"]\n",
+            None,
+            Launcher::Uv,
+            Some("`[tool.uv] dev-dependencies`"),
+        );
+        case(
+            "[dependency-groups]\ndev = [\"tox-uv\"]\n",
+            None,
+            Launcher::Uv,
+            None,
+        );
+        case(
+            "[tool.pdm.dev-dependencies]\ntest = [\"tox\"]\n",
+            None,
+            Launcher::Pdm,
+            Some("`[tool.pdm.dev-dependencies] test`"),
+        );
+        case(
+            "[tool.pdm.dev-dependencies]\ntest = [\"tox\"]\n[tool.pdm.scripts]\ntox = \"tox -p\"\n",
+            None,
+            Launcher::Pdm,
+            None,
+        );
+        case(
+            "[dependency-groups]\nlint = [\"tox\"]\n",
+            None,
+            Launcher::Pdm,
+            Some("`[dependency-groups] lint`"),
+        );
+        case(
+            "[tool.poetry.group.dev.dependencies]\ntox = \"^4\"\n",
+            None,
+            Launcher::Poetry,
+            Some("`[tool.poetry.group.dev.dependencies]`"),
+        );
+        case(
+            "[tool.poetry.group.dev]\noptional = true\n[tool.poetry.group.dev.dependencies]\ntox = \"^4\"\n",
+            None,
+            Launcher::Poetry,
+            None,
+        );
+        case(
+            "[tool.hatch.envs.default]\ndependencies = [\"tox\"]\n",
+            None,
+            Launcher::Hatch,
+            Some("`[tool.hatch.envs.default]`"),
+        );
+        case(
+            "[dependency-groups]\ndev = [\"tox\"]\n",
+            Some("[envs.default]\ndependency-groups = [\"dev\"]\n"),
+            Launcher::Hatch,
+            Some("hatch.toml `[envs.default]`, through `[dependency-groups] dev`"),
+        );
+        case(
+            "[tool.hatch.envs.lint]\ndependencies = [\"tox\"]\n",
+            None,
+            Launcher::Hatch,
+            None,
+        );
+        case(click, None, Launcher::Venv(".venv"), None);
+        case("not toml [", None, Launcher::Uv, None);
+    }
 
     #[test]
     fn names_are_normalised_and_pytest_is_the_distribution() {

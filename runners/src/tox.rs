@@ -8,20 +8,29 @@ use toml::de::{DeTable, DeValue};
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
+use crate::python;
 use crate::quote::quote;
 use crate::runner::{Runner, TailRule, Task};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "tox",
     label: "Tox",
-    executes: "nothing: tox.ini, setup.cfg, pyproject.toml and tox.toml are read as text, never with `tox list` (which loads plugins and provisions `requires`); running an env installs its deps and runs its commands",
+    executes: "nothing: tox.ini, setup.cfg, pyproject.toml, tox.toml and hatch.toml are read as text, never with `tox list` (which loads plugins and provisions `requires`); running an env installs its deps and runs its commands, and when the project's own environment provides tox (a uv, pdm, poetry or hatch dev dependency) it runs through that tool (`uv run tox`, `pdm run -- tox`, `poetry run -- tox`, `hatch run -- tox`), which may first create or sync that environment",
     manifests: CONFIGS,
     detect,
     // Measured with tox 4.67: `tox -e lint -- --foo -- a 'b c'` hands `--foo -- a 'b c'`
     // to `{posargs}` (the first `--` dropped, later ones kept); a word before `--` is
     // tox's own (`tox -e lint --foo` fails with "unrecognized arguments", and `-x
     // testenv:lint.commands=…` would replace the env's commands).
-    arguments: |_, _| Arguments::AfterDashDash,
+    // Through hatch, every word is formatted first (`{env:HOME}` becomes the variable),
+    // after `--` too: no words are admitted there.
+    arguments: |_, task| {
+        if task.command.starts_with("hatch ") {
+            Arguments::Exact
+        } else {
+            Arguments::AfterDashDash
+        }
+    },
     words: Words::AfterDashDash {
         test_argument: "--verbose",
     },
@@ -50,7 +59,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             "no tox.ini, setup.cfg, pyproject.toml or tox.toml in the root".into(),
         ));
     }
-    ctx.needs_binary("tox")?;
+    let mut launcher_notes = Vec::new();
+    let through = python::tox_launcher(ctx, &mut launcher_notes);
+    if through.is_none() {
+        ctx.needs_binary("tox")?;
+    }
     let inside = files::Root::new(ctx.root);
     for name in CONFIGS {
         let path = ctx.root.join(name);
@@ -79,7 +92,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
         .map_err(|err| Absence::Failed(format!("{name}: {err}")))?;
         if let Some(envs) = envs {
-            let mut runner = into_runner(name, envs);
+            let mut runner = into_runner(name, envs, through.as_ref().map(|t| t.prefix));
+            if let Some(through) = through {
+                runner.notes.push(through.why);
+            }
+            runner.notes.extend(launcher_notes);
             runner.notes.extend(budget.into_notes());
             return Ok(runner);
         }
@@ -99,8 +116,14 @@ pub struct Env {
     pub description: Option<String>,
 }
 
-fn into_runner(file: &str, envs: Vec<Env>) -> Runner {
-    let mut runner = Runner::new("tox", "Tox", "tox");
+/// The runner of `envs`, read from `file`; `launcher` is what goes before `tox` when tox
+/// runs through the tool managing the project's environment (`uv run`).
+fn into_runner(file: &str, envs: Vec<Env>, launcher: Option<&str>) -> Runner {
+    let tox = match launcher {
+        Some(launcher) => format!("{launcher} tox"),
+        None => "tox".to_owned(),
+    };
+    let mut runner = Runner::new("tox", "Tox", tox.clone());
     runner.tail_rule = TailRule::DashDashFirst;
     runner.notes.push(format!("configuration: {file}"));
     for env in envs {
@@ -114,9 +137,9 @@ fn into_runner(file: &str, envs: Vec<Env>) -> Runner {
         }
         // `tox -e -x` fails ("expected one argument"); `tox -e-x` runs the env `-x`.
         let command = if name.starts_with('-') {
-            format!("tox -e{}", quote(&name))
+            format!("{tox} -e{}", quote(&name))
         } else {
-            format!("tox -e {}", quote(&name))
+            format!("{tox} -e {}", quote(&name))
         };
         runner.push_task(Task {
             name,
@@ -1499,7 +1522,7 @@ mod tests {
             _ => super::toml_envs(text, &mut budget).map(|e| e.expect("settings")),
         }
         .expect("read");
-        let mut runner = into_runner(name, envs);
+        let mut runner = into_runner(name, envs, None);
         runner.notes.extend(budget.into_notes());
         runner
     }
@@ -1751,7 +1774,7 @@ description = "generated"
                 description: None,
             })
             .to_vec();
-        let runner = into_runner("tox.toml", envs);
+        let runner = into_runner("tox.toml", envs, None);
         let got: Vec<(&str, &str)> = runner
             .tasks
             .iter()

@@ -702,7 +702,7 @@ mod tests {
         assert_eq!(
             config.recipe.runners,
             [
-                "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"
+                "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts"
             ]
         );
         assert_eq!(config.recipe.timeout_secs, 300);

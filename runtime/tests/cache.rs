@@ -1135,3 +1135,90 @@ fn a_default_toolchain_installed_after_a_failure_is_seen() {
     assert_eq!(after["cached"], false, "a stale entry was used");
     has_task("cargo", "bin/lone")(&after);
 }
+
+/// Property: the scripts runner's answer follows its folders: a new script, an existing
+/// file made executable (which changes the file, not the folder), a new `script/` folder
+/// and an edited doc line are each seen at once.
+#[test]
+fn scripts_folders_are_inputs() {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod")
+    };
+    case(
+        "scripts-httpx",
+        "scripts",
+        |root| {
+            let path = root.join("scripts/fresh");
+            std::fs::write(&path, "#!/bin/sh\necho ran fresh\n").expect("write");
+            executable(&path);
+        },
+        has_task("scripts", "fresh"),
+    );
+    case(
+        "scripts-httpx",
+        "scripts",
+        |root| {
+            edit_file(
+                &root.join("scripts/env.sh"),
+                "# Sourced",
+                "#!/bin/sh\n# Sourced",
+            );
+            executable(&root.join("scripts/env.sh"));
+        },
+        has_task("scripts", "env.sh"),
+    );
+    case(
+        "scripts-httpx",
+        "scripts",
+        |root| {
+            std::fs::create_dir(root.join("script")).expect("mkdir");
+            let path = root.join("script/bootstrap");
+            std::fs::write(&path, "#!/bin/sh\necho ran bootstrap\n").expect("write");
+            executable(&path);
+        },
+        has_task("scripts", "bootstrap"),
+    );
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("scripts-httpx");
+    warm(&root, cache.path());
+    edit_file(&root.join("scripts/lint"), "# Format", "# Check and format");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    let doc = support::runner_tasks(&after, "scripts")
+        .find(|t| t["name"] == "lint")
+        .and_then(|t| t["doc"].as_str().map(str::to_owned));
+    assert_eq!(
+        doc.as_deref(),
+        Some("Check and format the code and sort the imports.")
+    );
+}
+
+/// Property: whether tox runs through the project's launcher follows the files that decide
+/// it: without uv.lock the envs run with bare `tox`, and with it back, through `uv run`.
+#[test]
+fn tox_launcher_follows_the_lockfile() {
+    require_tools(&["tox", "uv"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("tox-click");
+    let style = |json: &Value| {
+        support::tasks_of(json, "tox")
+            .into_iter()
+            .find(|(name, _)| name == "style")
+            .map(|(_, command)| command)
+    };
+    let before = warm(&root, cache.path());
+    assert_eq!(style(&before).as_deref(), Some("uv run tox -e style"));
+    let lock = std::fs::read(root.join("uv.lock")).expect("read");
+    std::fs::remove_file(root.join("uv.lock")).expect("remove");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert_eq!(style(&after).as_deref(), Some("tox -e style"));
+    warm(&root, cache.path());
+    std::fs::write(root.join("uv.lock"), lock).expect("write");
+    let back = list(&root, cache.path());
+    assert_eq!(back["cached"], false, "a stale entry was used");
+    assert_eq!(style(&back).as_deref(), Some("uv run tox -e style"));
+}

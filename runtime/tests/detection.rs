@@ -101,6 +101,10 @@ fn missing_binary_is_a_reason() {
             ),
             ("nox", "no noxfile.py in the root".into()),
             ("go", "no go.mod or go.work in the root".into()),
+            (
+                "scripts",
+                "no script/ or scripts/ folder in the root".into()
+            ),
         ]
     );
 }

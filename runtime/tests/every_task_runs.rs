@@ -43,6 +43,7 @@ const RUNNABLE: &[&str] = &[
     "polyglot-cargo",
     "polyglot-prefixed",
     "python-pdm",
+    "python-pdm-hooks",
     "python-poetry",
     "python-pytest-requirements",
     "python-src-layout",
@@ -55,6 +56,7 @@ const RUNNABLE: &[&str] = &[
     "just-modules",
     "tox-project",
     "nox-project",
+    "scripts-httpx",
 ];
 
 /// Tasks that need a Python this machine may lack (only 3.11 is installed here), with what
@@ -71,6 +73,16 @@ const NEED_ABSENT_PYTHON: &[(&str, &str, &str)] = &[
     (
         "nox-project",
         "tests-3.10",
+        "Python interpreter 3.10 not found",
+    ),
+    (
+        "nox-project",
+        "tests-3.10(storage='sqlite')",
+        "Python interpreter 3.10 not found",
+    ),
+    (
+        "nox-project",
+        "tests-3.10(storage='memory')",
         "Python interpreter 3.10 not found",
     ),
 ];

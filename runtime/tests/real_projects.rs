@@ -604,3 +604,207 @@ fn hatch_test_runs_the_tests_of_a_hatch_test_project() {
     assert!(out.success(), "{text}");
     assert!(text.contains("4 passed"), "{text}");
 }
+
+/// Property: every session `nox -l` prints for a noxfile shaped like pypa/packaging's
+/// (`python=[*PYTHON_VERSIONS, "3.13t"]`, a `@nox.parametrize` over a module-level list)
+/// resolves as an op to `nox -s` of that very name, and the listing holds no session nox
+/// does not print (besides the bare names, which run them all). The issue: `tests-3.12`
+/// did not resolve ("Did you mean `tests-3.13t`?").
+#[test]
+fn nox_sessions_resolve_as_nox_lists_them() {
+    support::require_tools(&["nox"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("nox-packaging");
+    let out = support::sh("nox -l", &root, Duration::from_secs(60));
+    let text = out.stdout.text();
+    assert!(out.success(), "{text}");
+    let printed: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("* ").or_else(|| l.strip_prefix("- ")))
+        .map(|l| l.split(" -> ").next().unwrap_or(l).to_owned())
+        .collect();
+    assert_eq!(printed.len(), 11, "{text}");
+    assert!(printed.contains(&"tests-3.12".to_owned()), "{printed:?}");
+    for name in &printed {
+        let out = support::speccoder(&root, &["recipe", "resolve", name]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("nox -s {}\n", speccoder_runners::quote(name)),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let listed = support::task_names(&list(&root), "nox");
+    let bare = ["tests", "downstream"];
+    let extra: Vec<&String> = listed
+        .iter()
+        .filter(|n| !printed.contains(n) && !bare.contains(&n.as_str()))
+        .collect();
+    assert!(extra.is_empty(), "listed but not printed by nox: {extra:?}");
+    // The parametrised session runs, and gets the words after `--`.
+    let out = support::speccoder(
+        &root,
+        &["recipe", "run", "downstream(project='pip') -- --x"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ran downstream(project='pip') --x"), "{text}");
+}
+
+/// Property: a project shaped like httpx, whose tasks are shell scripts in `scripts/`, lists
+/// each executable file with a `#!` line directly inside it, with the comment under that
+/// line as its doc; a README, a sourced helper, a nested folder, an executable without
+/// `#!` and a symlink out of the root are not tasks (the last two say why). The words after
+/// the name reach the script as written.
+#[test]
+fn scripts_folder_lists_its_executable_scripts() {
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("scripts-httpx");
+    let json = list(&root);
+    let tasks: Vec<(String, String, Option<String>)> = support::runner_tasks(&json, "scripts")
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or("").to_owned(),
+                t["command"].as_str().unwrap_or("").to_owned(),
+                t["doc"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    let want = |name: &str, doc: Option<&str>| {
+        (
+            name.to_owned(),
+            format!("./scripts/{name}"),
+            doc.map(str::to_owned),
+        )
+    };
+    assert_eq!(
+        tasks,
+        [
+            want("args", Some("Print each argument it gets, one per line.")),
+            want("check", None),
+            want(
+                "install",
+                Some("Install the package and its development tools into ./venv.")
+            ),
+            want("lint", Some("Format the code and sort the imports.")),
+            want(
+                "publish",
+                Some("Build and upload a release (asks before uploading).")
+            ),
+            want(
+                "test",
+                Some("Run the test suite (arguments go to pytest), then the coverage report.")
+            ),
+        ]
+    );
+    let notes = notes(&json, "scripts");
+    assert_eq!(notes.len(), 2, "{notes:#?}");
+    assert!(
+        notes[0].starts_with("scripts/nobang is left out: it is executable but has no `#!`"),
+        "{notes:#?}"
+    );
+    assert!(
+        notes[1].starts_with("scripts/outside is left out: ") && notes[1].contains("outside"),
+        "{notes:#?}"
+    );
+    let out = support::speccoder(&root, &["recipe", "run", "args -k 'a b' -- --x"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ran args\narg:-k\narg:a b\narg:--\narg:--x\n"
+    );
+}
+
+/// Property: hostile entries of a `scripts/` folder are looked at, never opened or
+/// followed: a FIFO (which would block a reader), a symlink to `/dev/zero`, a folder that
+/// is a symlink out of the root, and thousands of entries; listing stays bounded.
+#[test]
+fn scripts_folder_hostile_entries_stay_unread() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scripts = dir.path().join("scripts");
+    std::fs::create_dir(&scripts).expect("mkdir");
+    let fifo = scripts.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    std::fs::set_permissions(&fifo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::os::unix::fs::symlink("/dev/zero", scripts.join("zero")).expect("symlink");
+    let outside = tempfile::tempdir().expect("outside");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("script")).expect("symlink");
+    let big = scripts.join("big");
+    std::fs::write(&big, format!("#!/bin/sh\n# Big.\n{}", "x".repeat(8 << 20))).expect("write");
+    std::fs::set_permissions(&big, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let json = list(dir.path());
+    assert_eq!(support::task_names(&json, "scripts"), ["big"]);
+    let found = notes(&json, "scripts");
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(found[0], "script/ is a symlink; not followed");
+    assert_eq!(
+        found[1],
+        "scripts/fifo is left out: it is not a regular file"
+    );
+    assert!(
+        found[2].starts_with("scripts/zero is left out: ") && found[2].contains("/dev/zero"),
+        "{found:#?}"
+    );
+    // Thousands of entries: a bounded number is looked at, and a note says so.
+    let many = tempfile::tempdir().expect("temp dir");
+    let scripts = many.path().join("scripts");
+    std::fs::create_dir(&scripts).expect("mkdir");
+    for i in 0..3000 {
+        std::fs::write(scripts.join(format!("n{i:04}")), "").expect("write");
+    }
+    let json = list(many.path());
+    let reason = json["absent"]
+        .as_array()
+        .expect("absent")
+        .iter()
+        .find(|a| a["id"] == "scripts")
+        .and_then(|a| a["reason"].as_str())
+        .unwrap_or_default();
+    assert_eq!(
+        reason,
+        "no tasks (scripts/ holds more than 1000 entries; only 1000 are read)"
+    );
+}
+
+/// Property: a project shaped like click, whose `dev` dependency group (installed by `uv
+/// run`, with a uv.lock) names tox and tox-uv, runs its tox envs through `uv run tox`, and
+/// says why; words still go after `--`. Measured with uv 0.13 and tox 4.67: `uv run tox -e
+/// lint -- --foo -- a 'b c'` hands `--foo -- a 'b c'` to `{posargs}`, as bare tox does.
+#[test]
+fn tox_runs_through_the_launcher_that_installs_it() {
+    support::require_tools(&["uv"]);
+    let fixtures = support::Fixtures::copy();
+    let root = fixtures.path("tox-click");
+    let json = list(&root);
+    let tasks = support::tasks_of(&json, "tox");
+    let commands: Vec<&str> = tasks.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "uv run tox -e py313",
+            "uv run tox -e py312",
+            "uv run tox -e py311",
+            "uv run tox -e py310",
+            "uv run tox -e style",
+            "uv run tox -e typing",
+            "uv run tox -e docs",
+        ]
+    );
+    assert!(
+        notes(&json, "tox").contains(
+            &"tox runs through `uv run`: the project's environment (uv.lock) installs it \
+              (`[dependency-groups] dev`)"
+                .to_owned()
+        ),
+        "{:#?}",
+        notes(&json, "tox")
+    );
+    let out = support::speccoder(&root, &["recipe", "resolve", "style --x"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "uv run tox -e style -- --x\n"
+    );
+}

@@ -529,7 +529,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert_eq!(
         ids,
         [
-            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go"
+            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts"
         ]
     );
     let executes = |id: &str| {
@@ -545,6 +545,7 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("make").starts_with("nothing"));
     assert!(executes("python").contains("setup.py (never run)"));
     assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
+    assert!(executes("scripts").starts_with("nothing") && executes("scripts").contains("4 KiB"));
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
@@ -553,7 +554,7 @@ fn explain_says_what_each_probe_may_execute() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("What detecting each runner may execute:\n  just    `just --dump"),
+        text.contains("What detecting each runner may execute:\n  just     `just --dump"),
         "{text}"
     );
 }
