@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::outcomes::TestSummary;
-use super::results::{self, TestReport};
+use super::verdict::outcomes::TestSummary;
+use super::verdict::results::{self, TestReport};
 use crate::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
 use crate::recipe::{Recipe, RunResult};
 

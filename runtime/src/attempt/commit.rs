@@ -4,7 +4,7 @@
 
 use super::prepare::Prepared;
 use super::run::PassTree;
-use super::story::{AttemptRequest, Story};
+use super::shared::story::{AttemptRequest, Story};
 use super::tasks_file;
 use super::verdict::Verdict;
 

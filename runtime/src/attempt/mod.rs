@@ -6,41 +6,27 @@
 //! the journal. See `spec/attempt.md` and `spec/verdict.md`.
 
 mod audit;
-mod baseline;
 mod bundle;
-mod canary;
 mod candidate;
 mod check_tree;
 mod checks;
 mod commit;
 mod environment;
-mod gaming;
-mod git;
-mod infrastructure;
-mod journal;
-mod loads;
-mod outcomes;
 mod prepare;
-mod ran_from;
-mod repo;
-mod results;
-mod rules;
 mod run;
-mod scan;
 mod setup;
+mod shared;
 mod store;
-mod story;
-mod tampering;
 mod tasks_file;
 mod turn;
 mod verdict;
 
+pub use audit::gaming::Warning;
 pub use audit::{Finding, FindingKind};
-pub use baseline::{BaselineReport, measure as measure_baseline};
-pub use canary::CanaryState;
 pub use checks::{CheckResult, Pass};
-pub use gaming::Warning;
-pub use outcomes::{Rule, TestSummary};
 pub use run::run_attempt;
-pub use story::{AttemptRecord, AttemptRequest, Story};
+pub use shared::story::{AttemptRecord, AttemptRequest, Story};
 pub use verdict::Verdict;
+pub use verdict::baseline::{BaselineReport, measure as measure_baseline};
+pub use verdict::canary::CanaryState;
+pub use verdict::outcomes::{Rule, TestSummary};

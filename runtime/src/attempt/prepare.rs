@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::audit::gaming::FileText;
 use super::bundle::AttemptBundle;
 use super::environment::{self, Allowed, Stage};
-use super::gaming::FileText;
-use super::journal::{Journal, Running};
-use super::repo::Repo;
-use super::rules::Rules;
+use super::shared::rules::Rules;
+use super::shared::story::AttemptRequest;
 use super::store::Store;
-use super::story::AttemptRequest;
+use super::store::journal::{Journal, Running};
+use super::store::repo::Repo;
 use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
 use crate::config::{Config, ExecutorKind, ExternalExecutor};
 use crate::process::LocalRunner;
@@ -92,7 +92,7 @@ pub(crate) struct Prepared {
     /// The acceptance tests, as paths from the project root.
     pub(crate) acceptance_files: Vec<String>,
     /// `[attempt] known_failures`: the tests that may fail.
-    pub(crate) known: super::outcomes::KnownFailures,
+    pub(crate) known: super::verdict::outcomes::KnownFailures,
     /// The environment the checks get: the allow-list and `[attempt] env`.
     pub(crate) check_env: Vec<(String, String)>,
     /// The environment the agent gets: the allow-list, its executor's own and
@@ -263,7 +263,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         products: None,
         agent_products: Vec::new(),
         acceptance_files,
-        known: super::outcomes::KnownFailures::new(&config.attempt.known_failures),
+        known: super::verdict::outcomes::KnownFailures::new(&config.attempt.known_failures),
         check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
         agent_env: environment::allowed(
             std::env::vars(),
@@ -287,10 +287,10 @@ impl Prepared {
     /// The tests the task brings to the check `op`, told apart by `baseline`.
     pub(crate) fn new_tests<'a>(
         &'a self,
-        baseline: Option<&'a super::baseline::Baseline>,
+        baseline: Option<&'a super::verdict::baseline::Baseline>,
         op: &str,
-    ) -> super::outcomes::NewTests<'a> {
-        super::outcomes::NewTests {
+    ) -> super::verdict::outcomes::NewTests<'a> {
+        super::verdict::outcomes::NewTests {
             acceptance: &self.acceptance_files,
             withheld: self.withheld.as_ref().map_or(&[][..], |w| &w.files),
             without_withheld: baseline.and_then(|b| b.without_withheld(op)),

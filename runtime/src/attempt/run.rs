@@ -5,20 +5,20 @@
 
 use serde_json::Value;
 
+use super::audit::ran_from;
 use super::audit::{self, Finding, FindingKind, Inputs};
-use super::baseline::{self, Baseline};
-use super::canary::{self, CanaryState};
 use super::candidate;
 use super::check_tree::CheckTree;
 use super::checks::{self, CheckResult, Pass};
 use super::commit;
 use super::environment;
-use super::outcomes;
 use super::prepare::{Prepared, join, prepare};
-use super::ran_from;
 use super::setup;
-use super::story::{AttemptRecord, AttemptRequest, Story};
+use super::shared::story::{AttemptRecord, AttemptRequest, Story};
 use super::turn;
+use super::verdict::baseline::{self, Baseline};
+use super::verdict::canary::{self, CanaryState};
+use super::verdict::outcomes;
 use super::verdict::{self, Verdict};
 use crate::agent::{Outcome, Status};
 use crate::process::shutdown_signal;
@@ -162,7 +162,7 @@ fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
             let new = prepared.new_tests(Some(baseline), &c.op);
             let required = &required;
             c.tests.iter().filter(move |(id, outcome)| {
-                **outcome == super::results::TestOutcome::Passed
+                **outcome == super::verdict::results::TestOutcome::Passed
                     && outcomes::from_files(id, required)
                     && new.is_new(id, Some(c))
             })
@@ -285,7 +285,7 @@ struct Finished {
     n: u32,
     outcome: Outcome,
     findings: Vec<Finding>,
-    warnings: Vec<super::gaming::Warning>,
+    warnings: Vec<super::audit::gaming::Warning>,
     checks: Vec<CheckResult>,
     pass: PassTree,
     quote: verdict::Quote,
@@ -467,10 +467,10 @@ fn check_pass(
 /// with the canary's state, or why the report is not the runner's.
 fn held(
     canary: &canary::Canary,
-    report: super::results::TestReport,
+    report: super::verdict::results::TestReport,
     result: &CheckResult,
     base: Option<&outcomes::BaseTests>,
-) -> Result<(super::results::TestReport, Option<CanaryState>), String> {
+) -> Result<(super::verdict::results::TestReport, Option<CanaryState>), String> {
     // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
     // print is no forgery.
     if result.timed_out || result.exit_code.is_none() {

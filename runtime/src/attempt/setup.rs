@@ -67,7 +67,8 @@ pub(crate) fn setup(
         .store
         .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])?;
     // "at": the setups run since their tree is seen at `TREE_AT`.
-    let key = super::baseline::fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
+    let key =
+        super::verdict::baseline::fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
     let root = prepared.repo.common_dir.join("speccoder").join("setup");
     crate::private_dir::ensure_private_dir(&root)
         .map_err(|err| format!("cannot create {}: {err}", root.display()))?;
@@ -194,7 +195,7 @@ impl Products {
                 continue;
             }
             let rel = entry.trim_end_matches('/');
-            let target = super::repo::place(into, rel)?;
+            let target = super::store::repo::place(into, rel)?;
             if std::fs::symlink_metadata(&target).is_ok() {
                 continue;
             }

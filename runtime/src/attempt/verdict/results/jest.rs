@@ -137,10 +137,10 @@ pub(super) fn jest_file(line: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped};
-    use crate::attempt::results::TestRunner::Jest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestRunner::Jest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     /// What jest reports for the one-file project of the samples (`tests/calc.test.js`), in
     /// its tree, whatever its version.

@@ -10,13 +10,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::canary;
-use super::check_tree::CheckTree;
-use super::checks::{self, CheckResult, Pass};
 use super::outcomes::{self, BaseTests};
-use super::prepare::{Prepared, prepare};
 use super::results::TestOutcome;
-use super::setup;
-use super::story::AttemptRequest;
+use crate::attempt::check_tree::CheckTree;
+use crate::attempt::checks::{self, CheckResult, Pass};
+use crate::attempt::prepare::{Prepared, prepare};
+use crate::attempt::setup;
+use crate::attempt::shared::story::AttemptRequest;
 
 /// The baseline of one attempt run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

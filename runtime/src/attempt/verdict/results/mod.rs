@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(test)]
 macro_rules! sample {
     ($name:literal) => {
-        include_str!(concat!("../../../../fixtures/results/", $name))
+        include_str!(concat!("../../../../../fixtures/results/", $name))
     };
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::store::{Entry, Store};
+use crate::attempt::store::{Entry, Store};
 
 /// The most candidate files whose text is read to confirm they define tests.
 const MAX_CANDIDATES: usize = 10_000;
@@ -134,7 +134,7 @@ pub(crate) fn ran_from<'i>(
             break;
         }
     }
-    let full = |path: &str| super::prepare::join(prefix, path);
+    let full = |path: &str| crate::attempt::prepare::join(prefix, path);
     let candidates: Vec<&str> = candidates
         .into_iter()
         .filter(|p| !p.ends_with(".rs") && !is_test(&full(p)))

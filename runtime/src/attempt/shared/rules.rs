@@ -106,7 +106,7 @@ impl Rules {
 
     /// Adds what the base's run ran tests from: test files, and source files whose doctest
     /// examples are frozen.
-    pub(crate) fn add_ran_from(&mut self, ran_from: super::ran_from::RanFrom) {
+    pub(crate) fn add_ran_from(&mut self, ran_from: crate::attempt::audit::ran_from::RanFrom) {
         self.ran_from.extend(ran_from.tests);
         self.doctests.extend(ran_from.doctests);
     }

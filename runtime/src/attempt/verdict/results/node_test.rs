@@ -153,11 +153,13 @@ fn tap_unescape(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped, Xfailed, Xpassed};
-    use crate::attempt::results::TestReport;
-    use crate::attempt::results::TestRunner::NodeTest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{
+        Failed, Passed, Skipped, Xfailed, Xpassed,
+    };
+    use crate::attempt::verdict::results::TestReport;
+    use crate::attempt::verdict::results::TestRunner::NodeTest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn node_test_reads_nested_tap() {

@@ -216,11 +216,13 @@ fn vitest_name(text: &str) -> &str {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome;
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
-    use crate::attempt::results::TestRunner::Vitest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome;
+    use crate::attempt::verdict::results::TestOutcome::{
+        Errored, Failed, Passed, Skipped, Xfailed,
+    };
+    use crate::attempt::verdict::results::TestRunner::Vitest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn vitest_reads_failed_files_and_summary() {

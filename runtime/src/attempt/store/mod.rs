@@ -11,6 +11,10 @@
 //! `core.excludesFile` are empty, so only the tree's own `.gitignore` files apply; and the
 //! index of each step is a fresh file of speccoder's.
 
+pub(super) mod git;
+pub(super) mod journal;
+pub(super) mod repo;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;

@@ -131,7 +131,9 @@ fn xml_unescape(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
+    use crate::attempt::verdict::results::TestOutcome::{
+        Errored, Failed, Passed, Skipped, Xfailed,
+    };
 
     #[test]
     fn junit_reading_handles_entities_comments_and_cdata() {

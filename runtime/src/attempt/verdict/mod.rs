@@ -1,5 +1,10 @@
 //! The verdict of one attempt, and the digest handed to the next.
 
+pub(super) mod baseline;
+pub(super) mod canary;
+pub(super) mod outcomes;
+pub(super) mod results;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -170,7 +175,7 @@ pub(crate) fn digest(
                         .tests
                         .not_passed
                         .iter()
-                        .filter(|t| !t.starts_with(super::outcomes::WITHHELD_MARK))
+                        .filter(|t| !t.starts_with(outcomes::WITHHELD_MARK))
                         .cloned()
                         .collect(),
                 },
@@ -178,7 +183,7 @@ pub(crate) fn digest(
                     .tests
                     .not_passed
                     .iter()
-                    .filter(|t| t.starts_with(super::outcomes::WITHHELD_MARK))
+                    .filter(|t| t.starts_with(outcomes::WITHHELD_MARK))
                     .count(),
                 "tests_not_passed_count": c.tests.not_passed_count,
                 // Visible tests that failed before the change too: not excused, and not

@@ -4,18 +4,23 @@
 //! Any finding rejects the attempt. It also decides what the checks run: the frozen
 //! files as the base has them, and which test files are the agent's own.
 
+pub(super) mod gaming;
+pub(super) mod infrastructure;
+pub(super) mod loads;
+pub(super) mod ran_from;
+pub(super) mod scan;
+pub(super) mod tampering;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::gaming::{self, FileText, SourceChange, Warning};
-use super::infrastructure::{self, Infra, Project};
-use super::loads;
-use super::rules::Rules;
-use super::scan::{self, Counts};
+use super::shared::rules::Rules;
 use super::store::{Entry, GITLINK, SYMLINK, Store};
-use super::tampering;
 use crate::config::TestEdits;
+use gaming::{FileText, SourceChange, Warning};
+use infrastructure::{Infra, Project};
+use scan::Counts;
 
 /// Files read for the audit at most this large; a larger changed file that must be read
 /// is a finding of its own, so padding a file never hides what it holds.
@@ -632,7 +637,7 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
             }
             // A source file whose doctests the base ran: its examples are tests.
             if inputs.test_edits == TestEdits::Frozen && rules.has_doctests(path) {
-                for detail in super::ran_from::doctests_changed(old, &new_text) {
+                for detail in ran_from::doctests_changed(old, &new_text) {
                     add(&mut audit, FindingKind::TestChanged, path, detail);
                 }
             }

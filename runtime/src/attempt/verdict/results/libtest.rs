@@ -139,11 +139,11 @@ fn libtest_binary(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped};
-    use crate::attempt::results::TestReport;
-    use crate::attempt::results::TestRunner::Libtest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestReport;
+    use crate::attempt::verdict::results::TestRunner::Libtest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn libtest_names_tests_by_binary() {

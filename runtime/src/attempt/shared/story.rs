@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::audit::Finding;
-use super::checks::CheckResult;
-use super::gaming::Warning;
-use super::verdict::Verdict;
 use crate::agent::Outcome;
+use crate::attempt::audit::Finding;
+use crate::attempt::audit::gaming::Warning;
+use crate::attempt::checks::CheckResult;
+use crate::attempt::verdict::Verdict;
 use crate::config::Config;
 
 /// What `speccoder attempt` was asked to do.

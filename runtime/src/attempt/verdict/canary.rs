@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::check_tree::CheckTree;
-use super::prepare::Prepared;
 use super::results::{TestOutcome, TestReport};
-use super::store::Entry;
+use crate::attempt::check_tree::CheckTree;
+use crate::attempt::prepare::Prepared;
+use crate::attempt::store::Entry;
 
 /// The words of the failing canary's message.
 const CANARY_WORDS: &str = "speccoder canary";
