@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::prepare::Prepared;
+use super::shared::Prepared;
 use super::store::Store;
 use super::store::repo::place;
 

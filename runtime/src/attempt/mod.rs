@@ -6,12 +6,10 @@
 //! the journal. See `spec/attempt.md` and `spec/verdict.md`.
 
 mod audit;
-mod bundle;
 mod candidate;
 mod check_tree;
 mod checks;
 mod commit;
-mod environment;
 mod prepare;
 mod run;
 mod setup;
@@ -21,12 +19,9 @@ mod tasks_file;
 mod turn;
 mod verdict;
 
-pub use audit::gaming::Warning;
-pub use audit::{Finding, FindingKind};
-pub use checks::{CheckResult, Pass};
 pub use run::run_attempt;
-pub use shared::story::{AttemptRecord, AttemptRequest, Story};
-pub use verdict::Verdict;
+pub use shared::{
+    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Rule,
+    Story, TestSummary, Verdict, Warning,
+};
 pub use verdict::baseline::{BaselineReport, measure as measure_baseline};
-pub use verdict::canary::CanaryState;
-pub use verdict::outcomes::{Rule, TestSummary};

@@ -6,20 +6,23 @@
 use serde_json::Value;
 
 use super::audit::ran_from;
-use super::audit::{self, Finding, FindingKind, Inputs};
+use super::audit::{self, Inputs};
 use super::candidate;
 use super::check_tree::CheckTree;
-use super::checks::{self, CheckResult, Pass};
-use super::commit;
-use super::environment;
-use super::prepare::{Prepared, join, prepare};
+use super::checks;
+use super::commit::{self, PassTree};
+use super::prepare::{join, prepare};
 use super::setup;
-use super::shared::story::{AttemptRecord, AttemptRequest, Story};
+use super::shared::environment;
+use super::shared::{
+    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Prepared,
+    Story, Verdict, Warning,
+};
 use super::turn;
+use super::verdict;
 use super::verdict::baseline::{self, Baseline};
-use super::verdict::canary::{self, CanaryState};
+use super::verdict::canary;
 use super::verdict::outcomes;
-use super::verdict::{self, Verdict};
 use crate::agent::{Outcome, Status};
 use crate::process::shutdown_signal;
 
@@ -159,7 +162,7 @@ fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
         .checks
         .iter()
         .flat_map(|c| {
-            let new = prepared.new_tests(Some(baseline), &c.op);
+            let new = baseline::new_tests(prepared, Some(baseline), &c.op);
             let required = &required;
             c.tests.iter().filter(move |(id, outcome)| {
                 **outcome == super::verdict::results::TestOutcome::Passed
@@ -189,17 +192,6 @@ fn known_passing(checks: &[CheckResult]) -> Vec<String> {
         .take(20)
         .map(|id| format!("`{id}` is listed in [attempt] known_failures and passes now: remove it from the list"))
         .collect()
-}
-
-/// What a passing attempt hands to the commit: the tree its checks ran on.
-#[derive(Debug, Default)]
-pub(crate) struct PassTree {
-    /// The tree the checks ran on, without the withheld tests: what a pass commits.
-    pub(crate) tree: String,
-    /// The agent's summary.
-    pub(crate) summary: String,
-    /// Notes of the audit.
-    pub(crate) notes: Vec<String>,
 }
 
 /// One attempt, from a fresh tree to its verdict.
@@ -285,7 +277,7 @@ struct Finished {
     n: u32,
     outcome: Outcome,
     findings: Vec<Finding>,
-    warnings: Vec<super::audit::gaming::Warning>,
+    warnings: Vec<Warning>,
     checks: Vec<CheckResult>,
     pass: PassTree,
     quote: verdict::Quote,
@@ -414,7 +406,7 @@ fn check_pass(
                         path: result.op.clone(),
                         detail: format!("check `{}`: {detail}", result.op),
                     })?;
-                let new = prepared.new_tests(baseline, &result.op);
+                let new = baseline::new_tests(prepared, baseline, &result.op);
                 let (passed, mut summary) = outcomes::judge(
                     result.exit_code,
                     result.timed_out,

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::attempt::shared::RanFrom;
 use crate::attempt::store::{Entry, Store};
 
 /// The most candidate files whose text is read to confirm they define tests.
@@ -17,15 +18,6 @@ const MAX_CANDIDATE_BYTES: usize = 1 << 20;
 
 /// Candidates read at once: with `MAX_CANDIDATE_BYTES`, 32 MiB held at most.
 const READ_BATCH: usize = 32;
-
-/// What the base's test ids say about its files, as repository paths.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct RanFrom {
-    /// Files the base ran tests from: test files.
-    pub(crate) tests: BTreeSet<String>,
-    /// Source files whose doctests the base ran: their examples are frozen.
-    pub(crate) doctests: BTreeSet<String>,
-}
 
 /// Where a test id points.
 #[derive(Debug, PartialEq, Eq)]

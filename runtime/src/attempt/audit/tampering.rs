@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::scan::{self, Lang};
-use crate::attempt::audit::{Finding, FindingKind};
+use crate::attempt::shared::{Finding, FindingKind};
 
 /// Python code that is tampering wherever it appears; `from M import n` reads as `M.n`.
 const PYTHON: &[(&str, Rule)] = &[

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::check_result::CheckResult;
+use super::finding::Finding;
+use super::verdict::Verdict;
+use super::warning::Warning;
 use crate::agent::Outcome;
-use crate::attempt::audit::Finding;
-use crate::attempt::audit::gaming::Warning;
-use crate::attempt::checks::CheckResult;
-use crate::attempt::verdict::Verdict;
 use crate::config::Config;
 
 /// What `speccoder attempt` was asked to do.
