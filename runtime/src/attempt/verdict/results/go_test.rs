@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{MAX_TESTS, Sink, TestOutcome, TestRunner, lookup};
+use super::report::{MAX_TESTS, Sink, TestOutcome, TestRunner, lookup};
 
 /// The results of `go test`'s `--- PASS: TestX (0.00s)` lines, with the outcome each
 /// reports.

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, strip_duration, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, indent, strip_duration, word_counts};
 
 /// The words of jest's `Tests:` line, with the outcome each counts.
 const JEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[

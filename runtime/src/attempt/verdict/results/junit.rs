@@ -6,7 +6,7 @@ use quick_xml::Reader;
 use quick_xml::escape::{resolve_predefined_entity, unescape_with};
 use quick_xml::events::{BytesStart, Event};
 
-use super::{MAX_TESTS, TestOutcome};
+use super::report::{MAX_TESTS, TestOutcome};
 
 /// One `<testcase>` of a JUnit report.
 #[derive(Debug, Clone, PartialEq, Eq)]

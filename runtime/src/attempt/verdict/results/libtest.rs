@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, lookup, number, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, number, word_counts};
 
 /// libtest's results (`test name ... ok`), with the outcome each reports; `ignored, why`
 /// is read apart.

@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 
 use super::jest::jest_file;
-use super::{MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration};
+use super::report::{
+    MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration,
+};
 
 /// The words of mocha's summary lines after `N passing (12ms)`, with the outcome each
 /// counts.

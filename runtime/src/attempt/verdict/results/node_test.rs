@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, lookup, number};
+use super::report::{Sink, TestOutcome, TestRunner, indent, lookup, number};
 
 /// The keys of the TAP summary node prints after its plan (`# pass 6`), with the outcome
 /// each counts; a todo test neither passes nor fails there, so it counts as skipped.

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::junit::junit_cases;
-use super::{Sink, TestOutcome, TestRunner, lookup, rule_title, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, rule_title, word_counts};
 
 /// pytest's short test summary words (`-rA`, and `-rfE` by default), with the outcome each
 /// reports; skipped tests are reported by place (`SKIPPED [1] tests/x.py:12: why`), not id.

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, lookup, number};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, number};
 
 /// unittest's verbose results (`test_x (mod.Class.test_x) ... ok`), with the outcome each
 /// reports; `skipped 'why'` is read apart.

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
 
 /// The words of vitest's `Tests` and `Test Files` lines, with the outcome each counts.
 const VITEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
