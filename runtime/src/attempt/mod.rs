@@ -4,6 +4,13 @@
 //! second pass with the agent's own tests), decides, retries with the digest, and on a pass
 //! commits exactly the tree that was checked, with the task ticked. Every attempt goes to
 //! the journal. See `spec/attempt.md` and `spec/verdict.md`.
+//!
+//! The room of the loop: `run.rs` and its stages, one file each, in the order a request
+//! passes them: `prepare`, `setup`, `turn`, `candidate`, `audit/`, `check_tree`, `checks`,
+//! `verdict/`, `commit`. Each takes the value the stage before it made and returns its
+//! own, and may use the stages before it, never one after. Below them, `shared/` holds the
+//! values they hand each other and `store/` the git plumbing; neither uses a stage.
+//! `scripts/check-rooms` checks that no import closes a circle.
 
 mod audit;
 mod candidate;

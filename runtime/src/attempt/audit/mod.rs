@@ -1,3 +1,10 @@
+//! The auditor's room: `audit()` runs its rules in order over the candidate's changes and
+//! gathers their findings. Its files are the rules' helpers: `tampering` and `loads` (code
+//! that reaches into what judges it), `gaming` (the monitor's warnings), `scan` (counts and
+//! literals of test files), `infrastructure` (what a runner reads to define a check),
+//! `ran_from` (what the base's run ran tests from). It may use `shared/`, `store/` and the
+//! `prepare` stage; nothing here uses a later stage.
+//!
 //! The audit of an attempt's candidate against its base: what the agent changed of what
 //! judges it (frozen tests, protected files, test infrastructure), what in the tree git
 //! would never read (nested repositories, links outside), and tampering in non-test code.

@@ -1,4 +1,7 @@
-//! Values the stages hand each other.
+//! Values the stages hand each other: the task bundle, the prepared attempt and what it
+//! holds (rules, products, known failures, environments), a finding and a warning, a
+//! check's result and its test summary, the verdict and the story. It may use `store/` and
+//! the result readers' report types (`verdict/results/report.rs`), never a stage.
 
 pub(super) mod bundle;
 pub(super) mod check_result;

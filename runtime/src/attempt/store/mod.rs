@@ -1,3 +1,6 @@
+//! The git room: speccoder's own store (this module), its git calls (`git`), the user's
+//! repository (`repo`) and the journal (`journal`). It uses nothing else of the attempt.
+//!
 //! Speccoder's own git repository for one attempt run: bare, in the attempt's private
 //! folder, borrowing the user's objects read-only through alternates. Everything the
 //! verdict rests on goes through it: the agent's tree is checked out from it, the
