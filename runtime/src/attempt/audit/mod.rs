@@ -217,47 +217,92 @@ fn registers_runner_plugin(text: &str) -> bool {
     })
 }
 
-/// Audits the candidate `candidate` against `base`.
+/// Audits the candidate tree against the base tree (both tree or commit ids in `store`).
+///
+/// The rules run in order over every changed path, the first that decides a path ending
+/// its turn; then the tampering scan over the changed sources and what they load, the
+/// gaming monitor, and the frozen paths of the check tree.
 pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<Audit, String> {
-    let store = inputs.store;
-    let rules = inputs.rules;
-    let (base_entries, unreadable_at_base) = by_path(store.entries(base)?);
-    let (new_entries, unreadable) = by_path(store.entries(candidate)?);
+    let (base_entries, unreadable_at_base) = by_path(inputs.store.entries(base)?);
+    let (new_entries, unreadable) = by_path(inputs.store.entries(candidate)?);
     let mut audit = Audit::default();
-    // A name read lossily could stand for another file: every rule below would judge the
-    // wrong one.
-    for path in unreadable
-        .iter()
-        .filter(|p| !unreadable_at_base.contains(p))
-    {
-        audit.findings.push(Finding {
-            kind: FindingKind::UnreadableName,
-            path: path.clone(),
-            detail: "a name that is not UTF-8, or reads as another: speccoder cannot judge it"
-                .into(),
-        });
-    }
+    unreadable_names(&mut audit, &unreadable, &unreadable_at_base);
     if !audit.findings.is_empty() {
         return Ok(audit);
     }
-    let add = |audit: &mut Audit, kind, path: &str, detail: String| {
-        audit.findings.push(Finding {
+    let changes = changes(&base_entries, &new_entries);
+    audit.changed = changes.iter().map(|(p, _)| p.clone()).collect();
+    let sides = Sides::read(inputs, base_entries, new_entries, &changes)?;
+    let mut sources: Vec<SourceChange> = Vec::new();
+    'changes: for (path, how) in &changes {
+        let change = sides.change(path, *how);
+        for rule in PATH_RULES {
+            if rule(&sides, &change, &mut audit) == Next::Done {
+                continue 'changes;
+            }
+        }
+        sources.extend(non_test_code(&sides, &change, &mut audit));
+    }
+    let sources = scan_sources(&sides, sources, &mut audit)?;
+    monitor_gaming(&sides, &sources, &mut audit)?;
+    freeze(&sides, &mut audit);
+    Ok(audit)
+}
+
+/// Whether a rule decided a path, or leaves it to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// The rule decided the path: no later rule sees it.
+    Done,
+    /// The path is not the rule's: the next rule judges it.
+    Pass,
+}
+
+/// A rule over one changed path.
+type PathRule = fn(&Sides<'_>, &Change<'_>, &mut Audit) -> Next;
+
+/// The rules over each changed path, in the order they judge it; the first that decides a
+/// path ends its turn, and a path no rule decides is non-test code.
+const PATH_RULES: &[PathRule] = &[
+    unreachable_entry,
+    tasks_file,
+    withheld_path,
+    protected,
+    python_metadata_rule,
+    included_file,
+    infrastructure_file,
+    snapshot,
+    compiled_or_shadowing,
+    test_file,
+];
+
+impl Audit {
+    /// Adds a finding of `kind` at `path`.
+    fn add(&mut self, kind: FindingKind, path: &str, detail: String) {
+        self.findings.push(Finding {
             kind,
             path: path.to_owned(),
             detail,
         });
-    };
-    let project = Project {
-        vitest: new_entries
-            .keys()
-            .chain(base_entries.keys())
-            .any(|p| rules.project(p).starts_with("vitest.")),
-    };
+    }
+}
 
-    // Every path that differs, with how.
+/// A name read lossily could stand for another file: every rule would judge the wrong one.
+fn unreadable_names(audit: &mut Audit, unreadable: &[String], at_base: &[String]) {
+    for path in unreadable.iter().filter(|p| !at_base.contains(p)) {
+        audit.add(
+            FindingKind::UnreadableName,
+            path,
+            "a name that is not UTF-8, or reads as another: speccoder cannot judge it".into(),
+        );
+    }
+}
+
+/// Every path that differs, with how, in path order.
+fn changes(base: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> Vec<(String, How)> {
     let mut changes: Vec<(String, How)> = Vec::new();
-    for (path, entry) in &new_entries {
-        match base_entries.get(path) {
+    for (path, entry) in new {
+        match base.get(path) {
             None => changes.push((path.clone(), How::Added)),
             Some(old) if old.object != entry.object || old.mode != entry.mode => {
                 changes.push((path.clone(), How::Modified));
@@ -265,19 +310,118 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
             Some(_) => {}
         }
     }
-    for path in base_entries.keys() {
-        if !new_entries.contains_key(path) {
+    for path in base.keys() {
+        if !new.contains_key(path) {
             changes.push((path.clone(), How::Deleted));
         }
     }
     changes.sort_by(|a, b| a.0.cmp(&b.0));
-    audit.changed = changes.iter().map(|(p, _)| p.clone()).collect();
+    changes
+}
 
-    // The texts the audit reads, in one batch: both sides of every change that is not
-    // plainly frozen, and every new link.
+/// What the rules read: both trees, the texts of their changes, and what the base defines.
+struct Sides<'a> {
+    inputs: &'a Inputs<'a>,
+    base: BTreeMap<String, Entry>,
+    new: BTreeMap<String, Entry>,
+    /// The texts the audit reads, by object: both sides of every change, and every new link.
+    blobs: BTreeMap<String, Option<Vec<u8>>>,
+    /// Every link of the candidate (path → target), to resolve links through each other.
+    links: BTreeMap<String, Vec<u8>>,
+    /// The files the base's makefiles, justfiles and Taskfiles include, with the file that
+    /// includes each: frozen whatever their names, present or not.
+    included: BTreeMap<String, String>,
+    withheld: BTreeSet<&'a str>,
+    context: tampering::Context,
+    project: Project,
+}
+
+/// One changed path, as the rules see it.
+struct Change<'c> {
+    path: &'c str,
+    /// The path from the project root.
+    rel: &'c str,
+    how: How,
+    old: Option<&'c Entry>,
+    new: Option<&'c Entry>,
+}
+
+impl<'a> Sides<'a> {
+    /// Reads what the rules need of both trees, in as few batches as the store allows.
+    fn read(
+        inputs: &'a Inputs<'a>,
+        base: BTreeMap<String, Entry>,
+        new: BTreeMap<String, Entry>,
+        changes: &[(String, How)],
+    ) -> Result<Self, String> {
+        let rules = inputs.rules;
+        let project = Project {
+            vitest: new
+                .keys()
+                .chain(base.keys())
+                .any(|p| rules.project(p).starts_with("vitest.")),
+        };
+        let blobs = changed_blobs(inputs.store, &base, &new, changes)?;
+        let links = links(inputs.store, &new)?;
+        let included = included(inputs.store, rules, &base)?;
+        let context = tampering::Context {
+            test_paths: base
+                .keys()
+                .filter(|p| rules.is_test(p))
+                .map(|p| rules.project(p).to_owned())
+                .collect(),
+            project_modules: python_modules(&base, rules),
+        };
+        Ok(Self {
+            withheld: inputs.withheld.iter().map(String::as_str).collect(),
+            inputs,
+            base,
+            new,
+            blobs,
+            links,
+            included,
+            context,
+            project,
+        })
+    }
+
+    /// The change at `path`.
+    fn change<'c>(&'c self, path: &'c str, how: How) -> Change<'c> {
+        Change {
+            path,
+            rel: self.inputs.rules.project(path),
+            how,
+            old: self.base.get(path),
+            new: self.new.get(path),
+        }
+    }
+
+    /// The bytes of `path` in `entries`: `None` when it is not there, `Some(None)` when it
+    /// is too large to read.
+    fn bytes(&self, entries: &BTreeMap<String, Entry>, path: &str) -> Option<Option<&[u8]>> {
+        entries
+            .get(path)
+            .map(|e| self.blobs.get(&e.object).and_then(|b| b.as_deref()))
+    }
+
+    /// The text of `path` in `entries`, read lossily, as [`Sides::bytes`].
+    fn text(&self, entries: &BTreeMap<String, Entry>, path: &str) -> Option<Option<String>> {
+        self.bytes(entries, path)
+            .map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
+    }
+}
+
+/// The texts the audit reads, in one batch: both sides of every change that is not plainly
+/// frozen, and every new link.
+fn changed_blobs(
+    store: &Store,
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    changes: &[(String, How)],
+) -> Result<BTreeMap<String, Option<Vec<u8>>>, String> {
     let mut wanted: Vec<String> = Vec::new();
-    for (path, _) in &changes {
-        for entries in [&base_entries, &new_entries] {
+    for (path, _) in changes {
+        for entries in [base, new] {
             if let Some(e) = entries.get(path)
                 && e.mode != GITLINK
             {
@@ -287,331 +431,378 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
     }
     wanted.sort();
     wanted.dedup();
-    let blobs: BTreeMap<String, Option<Vec<u8>>> = wanted
+    Ok(wanted
         .iter()
         .cloned()
         .zip(store.read_blobs(&wanted, MAX_READ_BYTES)?)
+        .collect())
+}
+
+/// Every link of the candidate, to resolve links through each other.
+fn links(
+    store: &Store,
+    new: &BTreeMap<String, Entry>,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let link_entries: Vec<&Entry> = new.values().filter(|e| e.mode == SYMLINK).collect();
+    let objects: Vec<String> = link_entries.iter().map(|e| e.object.clone()).collect();
+    Ok(link_entries
+        .iter()
+        .zip(store.read_blobs(&objects, 4096)?)
+        .map(|(e, target)| (e.path.clone(), target.unwrap_or_default()))
+        .collect())
+}
+
+/// The files the base's makefiles, justfiles and Taskfiles include: frozen whatever their
+/// names, present or not.
+fn included(
+    store: &Store,
+    rules: &Rules,
+    base: &BTreeMap<String, Entry>,
+) -> Result<BTreeMap<String, String>, String> {
+    let runner_files: Vec<&Entry> = base
+        .values()
+        .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
         .collect();
-    let bytes = |entries: &BTreeMap<String, Entry>, path: &str| -> Option<Option<&[u8]>> {
-        entries
-            .get(path)
-            .map(|e| blobs.get(&e.object).and_then(|b| b.as_deref()))
-    };
-    let text = |entries: &BTreeMap<String, Entry>, path: &str| -> Option<Option<String>> {
-        bytes(entries, path).map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
-    };
+    let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
+    let mut included = BTreeMap::new();
+    for (entry, text) in runner_files
+        .iter()
+        .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
+    {
+        let Some(text) = text else { continue };
+        let rel = rules.project(&entry.path);
+        let prefix = &entry.path[..entry.path.len() - rel.len()];
+        for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
+            included.insert(format!("{prefix}{file}"), rel.to_owned());
+        }
+    }
+    Ok(included)
+}
 
-    // Every link of the candidate, to resolve links through each other.
-    let links: BTreeMap<String, Vec<u8>> = {
-        let link_entries: Vec<&Entry> =
-            new_entries.values().filter(|e| e.mode == SYMLINK).collect();
-        let objects: Vec<String> = link_entries.iter().map(|e| e.object.clone()).collect();
-        link_entries
-            .iter()
-            .zip(store.read_blobs(&objects, 4096)?)
-            .map(|(e, target)| (e.path.clone(), target.unwrap_or_default()))
-            .collect()
+/// What git would never read, or what reaches outside the tree.
+fn unreachable_entry(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, Some(entry)) = (change.path, change.new) else {
+        return Next::Pass;
     };
-    // The files the base's makefiles, justfiles and Taskfiles include: frozen whatever
-    // their names, present or not.
-    let included: BTreeMap<String, String> = {
-        let runner_files: Vec<&Entry> = base_entries
-            .values()
-            .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
-            .collect();
-        let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
-        let mut included = BTreeMap::new();
-        for (entry, text) in runner_files
-            .iter()
-            .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
-        {
-            let Some(text) = text else { continue };
-            let rel = rules.project(&entry.path);
-            let prefix = &entry.path[..entry.path.len() - rel.len()];
-            for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
-                included.insert(format!("{prefix}{file}"), rel.to_owned());
-            }
-        }
-        included
-    };
-    let withheld: BTreeSet<&str> = inputs.withheld.iter().map(String::as_str).collect();
-    let modules = python_modules(&base_entries, rules);
-    let context = tampering::Context {
-        test_paths: base_entries
-            .keys()
-            .filter(|p| rules.is_test(p))
-            .map(|p| rules.project(p).to_owned())
-            .collect(),
-        project_modules: modules,
-    };
-    let mut sources: Vec<SourceChange> = Vec::new();
+    if entry.mode == GITLINK {
+        audit.add(
+            FindingKind::NestedRepository,
+            path,
+            "a nested git repository: its files are not part of the candidate, and the checks would not run them".into(),
+        );
+        return Next::Done;
+    }
+    if entry.mode == SYMLINK
+        && let Some(target) = sides.links.get(path)
+        && leaves_tree(path, &sides.links)
+    {
+        audit.add(
+            FindingKind::LinkOutside,
+            path,
+            format!(
+                "a symbolic link to `{}`, outside the tree",
+                String::from_utf8_lossy(target)
+            ),
+        );
+        return Next::Done;
+    }
+    Next::Pass
+}
 
-    for (path, how) in &changes {
-        let path = path.as_str();
-        let rel = rules.project(path);
-        let old_entry = base_entries.get(path);
-        let new_entry = new_entries.get(path);
-        let restore_base = old_entry.map(|e| (e.mode.clone(), e.object.clone()));
+/// The tasks file: speccoder ticks the task itself, so the agent's edit is left out.
+fn tasks_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let path = change.path;
+    if path != sides.inputs.tasks_file {
+        return Next::Pass;
+    }
+    if change.how != How::Deleted || change.old.is_some() {
+        let restore_base = change.old.map(|e| (e.mode.clone(), e.object.clone()));
+        audit.restore.insert(path.to_owned(), restore_base);
+        audit.notes.push(format!(
+            "the agent's edit of {path} was left out: speccoder ticks the task itself"
+        ));
+    }
+    Next::Done
+}
 
-        // What git would never read, or what reaches outside the tree.
-        if let Some(entry) = new_entry {
-            if entry.mode == GITLINK {
-                add(
-                    &mut audit,
-                    FindingKind::NestedRepository,
-                    path,
-                    "a nested git repository: its files are not part of the candidate, and the checks would not run them".into(),
-                );
-                continue;
-            }
-            if entry.mode == SYMLINK
-                && let Some(target) = links.get(path)
-                && leaves_tree(path, &links)
-            {
-                add(
-                    &mut audit,
-                    FindingKind::LinkOutside,
-                    path,
-                    format!(
-                        "a symbolic link to `{}`, outside the tree",
-                        String::from_utf8_lossy(target)
-                    ),
-                );
-                continue;
-            }
+/// A path where a withheld test goes.
+fn withheld_path(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if !sides.withheld.contains(change.path) {
+        return Next::Pass;
+    }
+    audit.add(
+        FindingKind::TestChanged,
+        change.path,
+        format!(
+            "{} where a withheld test goes: the checks run the withheld test instead",
+            change.how.word()
+        ),
+    );
+    Next::Done
+}
+
+/// A protected file.
+fn protected(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if !sides.inputs.rules.is_protected(change.path) {
+        return Next::Pass;
+    }
+    audit.add(
+        FindingKind::ProtectedChanged,
+        change.path,
+        format!("protected file {}", change.how.word()),
+    );
+    Next::Done
+}
+
+/// Python's package metadata: what pytest loads as a plugin from anywhere on `sys.path`,
+/// the project root included, and the build metadata an honest `pip install -e .` leaves.
+fn python_metadata_rule(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, rel, how) = (change.path, change.rel, change.how);
+    let Some(metadata) = python_metadata(rel) else {
+        return Next::Pass;
+    };
+    let registers = how != How::Deleted
+        && metadata.ends_with("entry_points.txt")
+        && sides
+            .text(&sides.new, path)
+            .flatten()
+            .is_some_and(|t| registers_runner_plugin(&t));
+    if registers {
+        audit.add(
+            FindingKind::Tampering,
+            path,
+            "package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into(),
+        );
+        return Next::Done;
+    }
+    if how == How::Added && !rel.ends_with(".pth") {
+        // Build metadata an honest `pip install -e .` leaves: not part of the work.
+        audit.restore.insert(path.to_owned(), None);
+        let inside = metadata.split_once('/').map_or(metadata, |(f, _)| f);
+        let folder = format!("{}{inside}/", &path[..path.len() - metadata.len()]);
+        let note = format!("{folder} (package build metadata) was left out of the candidate");
+        if !audit.notes.contains(&note) {
+            audit.notes.push(note);
         }
-        if path == inputs.tasks_file {
-            if *how != How::Deleted || old_entry.is_some() {
-                audit.restore.insert(path.to_owned(), restore_base);
-                audit.notes.push(format!(
-                    "the agent's edit of {path} was left out: speccoder ticks the task itself"
-                ));
-            }
-            continue;
-        }
-        if withheld.contains(path) {
-            add(
-                &mut audit,
-                FindingKind::TestChanged,
-                path,
-                format!(
-                    "{} where a withheld test goes: the checks run the withheld test instead",
-                    how.word()
-                ),
-            );
-            continue;
-        }
-        if rules.is_protected(path) {
-            add(
-                &mut audit,
-                FindingKind::ProtectedChanged,
-                path,
-                format!("protected file {}", how.word()),
-            );
-            continue;
-        }
-        // Python's package metadata: what pytest loads as a plugin from anywhere on
-        // `sys.path`, the project root included.
-        if let Some(metadata) = python_metadata(rel) {
-            let registers = *how != How::Deleted
-                && metadata.ends_with("entry_points.txt")
-                && text(&new_entries, path)
-                    .flatten()
-                    .is_some_and(|t| registers_runner_plugin(&t));
-            if registers {
-                add(
-                    &mut audit,
-                    FindingKind::Tampering,
-                    path,
-                    "package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into(),
-                );
-                continue;
-            }
-            if *how == How::Added && !rel.ends_with(".pth") {
-                // Build metadata an honest `pip install -e .` leaves: not part of the work.
-                audit.restore.insert(path.to_owned(), None);
-                let inside = metadata.split_once('/').map_or(metadata, |(f, _)| f);
-                let folder = format!("{}{inside}/", &path[..path.len() - metadata.len()]);
-                let note =
-                    format!("{folder} (package build metadata) was left out of the candidate");
-                if !audit.notes.contains(&note) {
-                    audit.notes.push(note);
-                }
-                continue;
-            }
-        }
-        if let Some(by) = included.get(path) {
-            add(
-                &mut audit,
-                FindingKind::TestConfigChanged,
-                path,
-                format!(
-                    "a file `{by}` includes, which defines the checks, was {}",
-                    how.word()
-                ),
-            );
-            continue;
-        }
-        let infra = infrastructure::classify(rel, project);
-        if let Some(Infra::Whole(what)) = infra {
+        return Next::Done;
+    }
+    Next::Pass
+}
+
+/// A file a base makefile, justfile or Taskfile includes.
+fn included_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let Some(by) = sides.included.get(change.path) else {
+        return Next::Pass;
+    };
+    audit.add(
+        FindingKind::TestConfigChanged,
+        change.path,
+        format!(
+            "a file `{by}` includes, which defines the checks, was {}",
+            change.how.word()
+        ),
+    );
+    Next::Done
+}
+
+/// Test infrastructure: a file that defines the checks whole, or the frozen keys of a
+/// manifest.
+fn infrastructure_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, how) = (change.path, change.how);
+    match infrastructure::classify(change.rel, sides.project) {
+        Some(Infra::Whole(what)) => {
             // A new empty file does nothing (an `__init__.py` of a new test folder).
-            let empty_new = *how == How::Added
-                && matches!(bytes(&new_entries, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
+            let empty_new = how == How::Added
+                && matches!(sides.bytes(&sides.new, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
             if !empty_new {
-                add(
-                    &mut audit,
+                audit.add(
                     FindingKind::TestConfigChanged,
                     path,
                     format!("{what}, which defines the checks, was {}", how.word()),
                 );
             }
-            continue;
+            Next::Done
         }
-        if let Some(Infra::Keys) = infra {
-            let old = text(&base_entries, path).flatten();
-            let new = text(&new_entries, path).flatten();
+        Some(Infra::Keys) => {
+            let old = sides.text(&sides.base, path).flatten();
+            let new = sides.text(&sides.new, path).flatten();
             if let Some(detail) =
-                infrastructure::frozen_keys_changed(rel, old.as_deref(), new.as_deref())
+                infrastructure::frozen_keys_changed(change.rel, old.as_deref(), new.as_deref())
             {
-                add(&mut audit, FindingKind::TestConfigChanged, path, detail);
+                audit.add(FindingKind::TestConfigChanged, path, detail);
             }
-            continue;
+            Next::Done
         }
-        if rules.is_snapshot(path) {
-            let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
-            let accepted =
-                *how == How::Added && pending.iter().any(|p| base_entries.contains_key(p));
-            if *how != How::Added || accepted {
-                let word = if accepted { "accepted" } else { how.word() };
-                add(
-                    &mut audit,
-                    FindingKind::SnapshotChanged,
-                    path,
-                    format!("snapshot {word}: the tests are checked against it"),
-                );
+        None => Next::Pass,
+    }
+}
+
+/// A snapshot file: changed, deleted, or a pending one accepted.
+fn snapshot(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, how) = (change.path, change.how);
+    if !sides.inputs.rules.is_snapshot(path) {
+        return Next::Pass;
+    }
+    let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
+    let accepted = how == How::Added && pending.iter().any(|p| sides.base.contains_key(p));
+    if how != How::Added || accepted {
+        let word = if accepted { "accepted" } else { how.word() };
+        audit.add(
+            FindingKind::SnapshotChanged,
+            path,
+            format!("snapshot {word}: the tests are checked against it"),
+        );
+    }
+    Next::Done
+}
+
+/// A new file that runs in place of code: compiled Python, or a module that shadows one the
+/// tests import.
+fn compiled_or_shadowing(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if change.new.is_none() || change.how != How::Added {
+        return Next::Pass;
+    }
+    if compiled_python(change.rel) {
+        audit.add(
+            FindingKind::Tampering,
+            change.path,
+            "compiled Python: it runs in place of its source, which nobody reviews".into(),
+        );
+        return Next::Done;
+    }
+    if let Some(detail) = tampering::shadows(change.rel, &sides.context) {
+        audit.add(FindingKind::Tampering, change.path, detail);
+        return Next::Done;
+    }
+    Next::Pass
+}
+
+/// A test file: the agent's own new one runs in the second pass; an existing one is frozen,
+/// or its edits are audited.
+fn test_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let path = change.path;
+    if !sides.inputs.rules.is_test(path) {
+        return Next::Pass;
+    }
+    match (change.old, sides.inputs.test_edits) {
+        // The agent's own new test: the second pass runs it.
+        (None, _) => audit.agent_tests.push(path.to_owned()),
+        (Some(_), TestEdits::Frozen) => frozen_test(sides, change, audit),
+        (Some(_), TestEdits::Audit) => audited_test(sides, change, audit),
+    }
+    Next::Done
+}
+
+/// A frozen test file changed or deleted.
+fn frozen_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+    let path = change.path;
+    let old = sides.text(&sides.base, path).flatten();
+    let new = sides.text(&sides.new, path).flatten();
+    let (kind, detail) = match (change.how, &old, &new) {
+        (How::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
+        (_, Some(old), Some(new)) => (FindingKind::TestChanged, frozen_change(path, old, new)),
+        _ => (
+            FindingKind::TestChanged,
+            "test file changed; existing test files are frozen: add new tests in new files"
+                .to_owned(),
+        ),
+    };
+    audit.add(kind, path, detail);
+}
+
+/// An existing test file edited under audited test edits: what the edit weakened.
+fn audited_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+    let path = change.path;
+    let old = sides.text(&sides.base, path).flatten();
+    match sides.text(&sides.new, path) {
+        None => audit.add(FindingKind::TestDeleted, path, "test file deleted".into()),
+        Some(None) => audit.add(
+            FindingKind::TestChanged,
+            path,
+            format!("over {} MiB: too large to audit", MAX_READ_BYTES >> 20),
+        ),
+        Some(Some(new)) => {
+            for (kind, detail) in weakened(path, old.as_deref().unwrap_or(""), &new) {
+                audit.add(kind, path, detail);
             }
-            continue;
-        }
-        if new_entry.is_some() && *how == How::Added {
-            if compiled_python(rel) {
-                add(
-                    &mut audit,
-                    FindingKind::Tampering,
-                    path,
-                    "compiled Python: it runs in place of its source, which nobody reviews".into(),
-                );
-                continue;
-            }
-            if let Some(detail) = tampering::shadows(rel, &context) {
-                add(&mut audit, FindingKind::Tampering, path, detail);
-                continue;
-            }
-        }
-        if rules.is_test(path) {
-            match (old_entry, inputs.test_edits) {
-                // The agent's own new test: the second pass runs it.
-                (None, _) => audit.agent_tests.push(path.to_owned()),
-                (Some(_), TestEdits::Frozen) => {
-                    let old = text(&base_entries, path).flatten();
-                    let new = text(&new_entries, path).flatten();
-                    let (kind, detail) = match (how, &old, &new) {
-                        (How::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
-                        (_, Some(old), Some(new)) => {
-                            (FindingKind::TestChanged, frozen_change(path, old, new))
-                        }
-                        _ => (
-                            FindingKind::TestChanged,
-                            "test file changed; existing test files are frozen: add new tests in new files".to_owned(),
-                        ),
-                    };
-                    add(&mut audit, kind, path, detail);
-                }
-                (Some(_), TestEdits::Audit) => {
-                    let old = text(&base_entries, path).flatten();
-                    let new = text(&new_entries, path);
-                    match new {
-                        None => add(
-                            &mut audit,
-                            FindingKind::TestDeleted,
-                            path,
-                            "test file deleted".into(),
-                        ),
-                        Some(None) => add(
-                            &mut audit,
-                            FindingKind::TestChanged,
-                            path,
-                            format!("over {} MiB: too large to audit", MAX_READ_BYTES >> 20),
-                        ),
-                        Some(Some(new)) => {
-                            for (kind, detail) in weakened(path, old.as_deref().unwrap_or(""), &new)
-                            {
-                                add(&mut audit, kind, path, detail);
-                            }
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        // Non-test code.
-        let Some(new_text) = text(&new_entries, path) else {
-            continue;
-        };
-        let old_text = text(&base_entries, path).flatten();
-        if scan::is_source(path) {
-            let Some(new_text) = new_text else {
-                add(
-                    &mut audit,
-                    FindingKind::Tampering,
-                    path,
-                    format!("over {} MiB: too large to scan", MAX_READ_BYTES >> 20),
-                );
-                continue;
-            };
-            // Every changed Rust file: the base's tests in it stay as they were, and no
-            // file may bring a macro that replaces the assertion macros. With audited test
-            // edits, the counters judge the tests in it instead.
-            let old = old_text.as_deref().unwrap_or("");
-            match inputs.test_edits {
-                TestEdits::Frozen if scan::Lang::of(path) == scan::Lang::Rust => {
-                    for detail in infrastructure::rust_tests_changed(old, &new_text) {
-                        add(&mut audit, FindingKind::TestChanged, path, detail);
-                    }
-                }
-                TestEdits::Audit if scan::holds_rust_tests(path, old) => {
-                    for (kind, detail) in weakened(path, old, &new_text) {
-                        add(&mut audit, kind, path, detail);
-                    }
-                }
-                TestEdits::Frozen | TestEdits::Audit => {}
-            }
-            // A source file whose doctests the base ran: its examples are tests.
-            if inputs.test_edits == TestEdits::Frozen && rules.has_doctests(path) {
-                for detail in ran_from::doctests_changed(old, &new_text) {
-                    add(&mut audit, FindingKind::TestChanged, path, detail);
-                }
-            }
-            sources.push(SourceChange {
-                path: path.to_owned(),
-                old: old_text.unwrap_or_default(),
-                new: new_text,
-            });
         }
     }
+}
 
-    // Code kept in files that are not source and loaded at run time, read as the loader's
-    // language by the tampering rules and the gaming monitor alike.
+/// Non-test code: a changed source file, with the tests and doctests it holds judged, is
+/// handed on to the tampering scan and the gaming monitor.
+fn non_test_code(
+    sides: &Sides<'_>,
+    change: &Change<'_>,
+    audit: &mut Audit,
+) -> Option<SourceChange> {
+    let path = change.path;
+    let new_text = sides.text(&sides.new, path)?;
+    let old_text = sides.text(&sides.base, path).flatten();
+    if !scan::is_source(path) {
+        return None;
+    }
+    let Some(new_text) = new_text else {
+        audit.add(
+            FindingKind::Tampering,
+            path,
+            format!("over {} MiB: too large to scan", MAX_READ_BYTES >> 20),
+        );
+        return None;
+    };
+    let old = old_text.as_deref().unwrap_or("");
+    tests_in_source(sides, path, old, &new_text, audit);
+    Some(SourceChange {
+        path: path.to_owned(),
+        old: old_text.unwrap_or_default(),
+        new: new_text,
+    })
+}
+
+/// The tests in a changed source file. Every changed Rust file: the base's tests in it stay
+/// as they were, and no file may bring a macro that replaces the assertion macros. With
+/// audited test edits, the counters judge the tests in it instead. A source file whose
+/// doctests the base ran: its examples are tests.
+fn tests_in_source(sides: &Sides<'_>, path: &str, old: &str, new: &str, audit: &mut Audit) {
+    let test_edits = sides.inputs.test_edits;
+    match test_edits {
+        TestEdits::Frozen if scan::Lang::of(path) == scan::Lang::Rust => {
+            for detail in infrastructure::rust_tests_changed(old, new) {
+                audit.add(FindingKind::TestChanged, path, detail);
+            }
+        }
+        TestEdits::Audit if scan::holds_rust_tests(path, old) => {
+            for (kind, detail) in weakened(path, old, new) {
+                audit.add(kind, path, detail);
+            }
+        }
+        TestEdits::Frozen | TestEdits::Audit => {}
+    }
+    if test_edits == TestEdits::Frozen && sides.inputs.rules.has_doctests(path) {
+        for detail in ran_from::doctests_changed(old, new) {
+            audit.add(FindingKind::TestChanged, path, detail);
+        }
+    }
+}
+
+/// Tampering in the changed non-test sources and in what they load at run time (code kept
+/// in files that are not source, read as the loader's language); returns the sources with
+/// what they load, for the gaming monitor.
+fn scan_sources(
+    sides: &Sides<'_>,
+    mut sources: Vec<SourceChange>,
+    audit: &mut Audit,
+) -> Result<Vec<SourceChange>, String> {
+    let rules = sides.inputs.rules;
     let (loaded, too_many) = loaded_files(
         &sources,
-        &base_entries,
-        &new_entries,
-        &blobs,
-        store,
+        &sides.base,
+        &sides.new,
+        &sides.blobs,
+        sides.inputs.store,
         rules.prefix(),
     )?;
     audit.findings.extend(too_many);
-
-    // Tampering in the changed non-test sources and in what they load.
     let files: Vec<tampering::SourceFile<'_>> = sources
         .iter()
         .map(|s| tampering::SourceFile {
@@ -633,7 +824,7 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
             .find(|p| rules.project(p) == rel)
             .map_or_else(|| rel.to_owned(), Clone::clone)
     };
-    for mut finding in tampering::scan(&files, &context) {
+    for mut finding in tampering::scan(&files, &sides.context) {
         finding.path = prefix_of(&finding.path);
         audit.findings.push(finding);
     }
@@ -642,59 +833,69 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         old: l.old.unwrap_or_default(),
         new: l.new,
     }));
+    Ok(sources)
+}
 
-    // The gaming monitor, warnings unless they reject.
-    if !sources.is_empty() {
-        let tests: Vec<String> = new_entries
-            .keys()
-            .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
-            .take(MAX_TEST_FILES_READ)
-            .cloned()
-            .collect();
-        let objects: Vec<String> = tests
+/// The gaming monitor over the changed sources, warnings unless they reject.
+fn monitor_gaming(
+    sides: &Sides<'_>,
+    sources: &[SourceChange],
+    audit: &mut Audit,
+) -> Result<(), String> {
+    if sources.is_empty() {
+        return Ok(());
+    }
+    let (rules, new) = (sides.inputs.rules, &sides.new);
+    let tests: Vec<String> = new
+        .keys()
+        .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
+        .take(MAX_TEST_FILES_READ)
+        .cloned()
+        .collect();
+    let objects: Vec<String> = tests.iter().map(|p| new[p].object.clone()).collect();
+    let mut texts: Vec<FileText> = tests
+        .into_iter()
+        .zip(sides.inputs.store.read_blobs(&objects, MAX_READ_BYTES)?)
+        .filter_map(|(path, b)| {
+            Some(FileText {
+                path,
+                text: String::from_utf8_lossy(&b?).into_owned(),
+            })
+        })
+        .collect();
+    texts.extend(sides.inputs.withheld_texts.iter().cloned());
+    audit.warnings = gaming::monitor(sources, &texts);
+    if sides.inputs.reject_gaming {
+        let gaming: Vec<Finding> = audit
+            .warnings
             .iter()
-            .map(|p| new_entries[p].object.clone())
-            .collect();
-        let mut texts: Vec<FileText> = tests
-            .into_iter()
-            .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
-            .filter_map(|(path, b)| {
-                Some(FileText {
-                    path,
-                    text: String::from_utf8_lossy(&b?).into_owned(),
-                })
+            .filter(|w| !w.weak)
+            .map(|w| Finding {
+                kind: FindingKind::Gaming,
+                path: w.path.clone(),
+                detail: format!("line {}: {}", w.line, w.detail),
             })
             .collect();
-        texts.extend(inputs.withheld_texts.iter().cloned());
-        audit.warnings = gaming::monitor(&sources, &texts);
-        if inputs.reject_gaming {
-            let gaming: Vec<Finding> = audit
-                .warnings
-                .iter()
-                .filter(|w| !w.weak)
-                .map(|w| Finding {
-                    kind: FindingKind::Gaming,
-                    path: w.path.clone(),
-                    detail: format!("line {}: {}", w.line, w.detail),
-                })
-                .collect();
-            audit.findings.extend(gaming);
-        }
+        audit.findings.extend(gaming);
     }
+    Ok(())
+}
 
-    // The frozen paths of the check tree: the base's tests, protected files and test
-    // infrastructure, as the base has them. Restoring is a no-op when nothing was found,
-    // except where the rules let the agent's version stand.
-    for (path, entry) in &base_entries {
+/// The frozen paths of the check tree: the base's tests, protected files and test
+/// infrastructure, as the base has them. Restoring is a no-op when nothing was found,
+/// except where the rules let the agent's version stand.
+fn freeze(sides: &Sides<'_>, audit: &mut Audit) {
+    let (rules, test_edits) = (sides.inputs.rules, sides.inputs.test_edits);
+    for (path, entry) in &sides.base {
         let rel = rules.project(path);
-        let frozen_test = rules.is_test(path) && inputs.test_edits == TestEdits::Frozen;
+        let frozen_test = rules.is_test(path) && test_edits == TestEdits::Frozen;
         let infra = matches!(
-            infrastructure::classify(rel, project),
+            infrastructure::classify(rel, sides.project),
             Some(Infra::Whole(_))
-        ) || included.contains_key(path);
+        ) || sides.included.contains_key(path);
         if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
             audit.frozen.push(path.clone());
-            if new_entries.get(path) != Some(entry) {
+            if sides.new.get(path) != Some(entry) {
                 audit.restore.insert(
                     path.clone(),
                     Some((entry.mode.clone(), entry.object.clone())),
@@ -702,7 +903,6 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
             }
         }
     }
-    Ok(audit)
 }
 
 /// A file that a changed source loads as code at run time, as the scans read it.
