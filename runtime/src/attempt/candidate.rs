@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use super::audit::{Finding, FindingKind};
-use super::prepare::Prepared;
+use super::shared::{Finding, FindingKind, Prepared};
 
 /// Folders walked at most when looking for nested repositories and large files, so a tree
 /// of millions of folders costs a bounded time (what is past it is still staged, and

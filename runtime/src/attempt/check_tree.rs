@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::prepare::Prepared;
-use super::repo::place;
+use super::shared::Prepared;
 use super::store::Store;
+use super::store::repo::place;
 
 /// The folder of a check tree that Python's bytecode cache is pointed at
 /// (`PYTHONPYCACHEPREFIX`), empty and read-only while the checks run.

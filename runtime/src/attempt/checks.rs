@@ -2,12 +2,10 @@
 //! check tree with the recipe's deadline and the whole process group stopped, and the
 //! tests' own report is read from its output (and pytest's JUnit XML).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::Serialize;
-
-use super::outcomes::TestSummary;
-use super::results::{self, TestReport};
+use super::shared::{CheckResult, Pass, TestSummary};
+use super::verdict::results::{self, TestReport};
 use crate::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
 use crate::recipe::{Recipe, RunResult};
 
@@ -16,54 +14,6 @@ pub(crate) const TAIL_LINES: usize = 60;
 
 /// The most of a check's full output read for its tests' results.
 const MAX_REPORT_BYTES: u64 = 64 << 20;
-
-/// Which pass of the checks a result is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pass {
-    /// The checks at the base, before the agent ran: what the attempt is compared with.
-    Baseline,
-    /// The verdict's pass: the candidate without the agent's own new tests.
-    Verdict,
-    /// The second pass, with the agent's own new tests.
-    AgentTests,
-}
-
-/// The result of one check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CheckResult {
-    /// The op.
-    pub op: String,
-    /// Which pass.
-    pub pass: Pass,
-    /// The command it resolved to.
-    pub command: Option<String>,
-    /// Its exit code, when it exited.
-    pub exit_code: Option<i32>,
-    /// The signal that ended it, when one did.
-    pub signal: Option<i32>,
-    /// Whether its deadline passed.
-    pub timed_out: bool,
-    /// Whether it passed: by the tests' own results for a runner speccoder recognises,
-    /// else by its exit code.
-    pub passed: bool,
-    /// What its tests' own results say, compared with the baseline.
-    pub tests: TestSummary,
-    /// A hint for a person, when the output says a dependency is missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// The last lines of its output.
-    pub output_tail: String,
-    /// The file holding the whole output, when it was too long to keep.
-    pub full_output: Option<PathBuf>,
-}
-
-impl CheckResult {
-    /// Whether the check passed.
-    pub fn passed(&self) -> bool {
-        self.passed
-    }
-}
 
 /// What a check's output says when a dependency is missing, in the shells, Python and
 /// Node.

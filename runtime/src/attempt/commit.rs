@@ -2,11 +2,19 @@
 //! tree the checks ran on (the task ticked in it), brought into the user's repository by
 //! speccoder; then the attempt's folder is removed, or kept with `--keep-worktree`.
 
-use super::prepare::Prepared;
-use super::run::PassTree;
-use super::story::{AttemptRequest, Story};
+use super::shared::{AttemptRequest, MAX_READ_BYTES, Prepared, Story, Verdict};
+/// What a passing attempt hands to the commit: the tree its checks ran on.
+#[derive(Debug, Default)]
+pub(crate) struct PassTree {
+    /// The tree the checks ran on, without the withheld tests: what a pass commits.
+    pub(crate) tree: String,
+    /// The agent's summary.
+    pub(crate) summary: String,
+    /// Notes of the audit.
+    pub(crate) notes: Vec<String>,
+}
+
 use super::tasks_file;
-use super::verdict::Verdict;
 
 /// The tasks file of the base with this task ticked, as a blob (mode, object), when the
 /// file has the task's checkbox.
@@ -19,10 +27,7 @@ pub(crate) fn ticked(prepared: &Prepared, tasks_path: &str) -> Option<(String, S
         .find(|e| e.path == tasks_path)?;
     let bytes = prepared
         .store
-        .read_blobs(
-            std::slice::from_ref(&entry.object),
-            super::audit::MAX_READ_BYTES,
-        )
+        .read_blobs(std::slice::from_ref(&entry.object), MAX_READ_BYTES)
         .ok()?
         .pop()??;
     let ticked = tasks_file::tick(&bytes, &prepared.bundle.bundle.task.id)?;

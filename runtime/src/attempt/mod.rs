@@ -4,43 +4,31 @@
 //! second pass with the agent's own tests), decides, retries with the digest, and on a pass
 //! commits exactly the tree that was checked, with the task ticked. Every attempt goes to
 //! the journal. See `spec/attempt.md` and `spec/verdict.md`.
+//!
+//! The room of the loop: `run.rs` and its stages, one file each, in the order a request
+//! passes them: `prepare`, `setup`, `turn`, `candidate`, `audit/`, `check_tree`, `checks`,
+//! `verdict/`, `commit`. Each takes the value the stage before it made and returns its
+//! own, and may use the stages before it, never one after. Below them, `shared/` holds the
+//! values they hand each other and `store/` the git plumbing; neither uses a stage.
+//! `scripts/check-rooms` checks that no import closes a circle.
 
 mod audit;
-mod baseline;
-mod bundle;
-mod canary;
 mod candidate;
 mod check_tree;
 mod checks;
 mod commit;
-mod environment;
-mod gaming;
-mod git;
-mod infrastructure;
-mod journal;
-mod loads;
-mod outcomes;
 mod prepare;
-mod ran_from;
-mod repo;
-mod results;
-mod rules;
 mod run;
-mod scan;
 mod setup;
+mod shared;
 mod store;
-mod story;
-mod tampering;
 mod tasks_file;
 mod turn;
 mod verdict;
 
-pub use audit::{Finding, FindingKind};
-pub use baseline::{BaselineReport, measure as measure_baseline};
-pub use canary::CanaryState;
-pub use checks::{CheckResult, Pass};
-pub use gaming::Warning;
-pub use outcomes::{Rule, TestSummary};
 pub use run::run_attempt;
-pub use story::{AttemptRecord, AttemptRequest, Story};
-pub use verdict::Verdict;
+pub use shared::{
+    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Rule,
+    Story, TestSummary, Verdict, Warning,
+};
+pub use verdict::baseline::{BaselineReport, measure as measure_baseline};

@@ -5,21 +5,24 @@
 
 use serde_json::Value;
 
-use super::audit::{self, Finding, FindingKind, Inputs};
-use super::baseline::{self, Baseline};
-use super::canary::{self, CanaryState};
+use super::audit::ran_from;
+use super::audit::{self, Inputs};
 use super::candidate;
 use super::check_tree::CheckTree;
-use super::checks::{self, CheckResult, Pass};
-use super::commit;
-use super::environment;
-use super::outcomes;
-use super::prepare::{Prepared, join, prepare};
-use super::ran_from;
+use super::checks;
+use super::commit::{self, PassTree};
+use super::prepare::{join, prepare};
 use super::setup;
-use super::story::{AttemptRecord, AttemptRequest, Story};
+use super::shared::environment;
+use super::shared::{
+    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Prepared,
+    Story, Verdict, Warning,
+};
 use super::turn;
-use super::verdict::{self, Verdict};
+use super::verdict;
+use super::verdict::baseline::{self, Baseline};
+use super::verdict::canary;
+use super::verdict::outcomes;
 use crate::agent::{Outcome, Status};
 use crate::process::shutdown_signal;
 
@@ -159,10 +162,10 @@ fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
         .checks
         .iter()
         .flat_map(|c| {
-            let new = prepared.new_tests(Some(baseline), &c.op);
+            let new = baseline::new_tests(prepared, Some(baseline), &c.op);
             let required = &required;
             c.tests.iter().filter(move |(id, outcome)| {
-                **outcome == super::results::TestOutcome::Passed
+                **outcome == super::verdict::results::TestOutcome::Passed
                     && outcomes::from_files(id, required)
                     && new.is_new(id, Some(c))
             })
@@ -189,17 +192,6 @@ fn known_passing(checks: &[CheckResult]) -> Vec<String> {
         .take(20)
         .map(|id| format!("`{id}` is listed in [attempt] known_failures and passes now: remove it from the list"))
         .collect()
-}
-
-/// What a passing attempt hands to the commit: the tree its checks ran on.
-#[derive(Debug, Default)]
-pub(crate) struct PassTree {
-    /// The tree the checks ran on, without the withheld tests: what a pass commits.
-    pub(crate) tree: String,
-    /// The agent's summary.
-    pub(crate) summary: String,
-    /// Notes of the audit.
-    pub(crate) notes: Vec<String>,
 }
 
 /// One attempt, from a fresh tree to its verdict.
@@ -285,7 +277,7 @@ struct Finished {
     n: u32,
     outcome: Outcome,
     findings: Vec<Finding>,
-    warnings: Vec<super::gaming::Warning>,
+    warnings: Vec<Warning>,
     checks: Vec<CheckResult>,
     pass: PassTree,
     quote: verdict::Quote,
@@ -414,7 +406,7 @@ fn check_pass(
                         path: result.op.clone(),
                         detail: format!("check `{}`: {detail}", result.op),
                     })?;
-                let new = prepared.new_tests(baseline, &result.op);
+                let new = baseline::new_tests(prepared, baseline, &result.op);
                 let (passed, mut summary) = outcomes::judge(
                     result.exit_code,
                     result.timed_out,
@@ -467,10 +459,10 @@ fn check_pass(
 /// with the canary's state, or why the report is not the runner's.
 fn held(
     canary: &canary::Canary,
-    report: super::results::TestReport,
+    report: super::verdict::results::TestReport,
     result: &CheckResult,
     base: Option<&outcomes::BaseTests>,
-) -> Result<(super::results::TestReport, Option<CanaryState>), String> {
+) -> Result<(super::verdict::results::TestReport, Option<CanaryState>), String> {
     // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
     // print is no forgery.
     if result.timed_out || result.exit_code.is_none() {

@@ -4,10 +4,10 @@
 //! commands, and copied into every check tree, and into the agent's tree where its
 //! `.gitignore` leaves them out of the candidate. They are never part of a commit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use super::prepare::{Isolation, Prepared};
+use super::shared::{Isolation, Prepared, Products};
 use crate::process::{CommandRunner, LocalRunner, RunRequest};
 use crate::sandbox::{Sandbox, Spec, TreeAt};
 
@@ -16,17 +16,6 @@ use crate::sandbox::{Sandbox, Spec, TreeAt};
 /// install's `.pth`, a venv's scripts and `pyvenv.cfg`) hold in each of them. Outside
 /// `speccoder/`, which the agent's sandbox hides.
 const TREE_AT: &str = "speccoder-tree-at";
-
-/// The products of the setup, kept for this base.
-#[derive(Debug, Clone)]
-pub(crate) struct Products {
-    /// Where the setup's tree was seen, and each check tree is.
-    pub(crate) at: PathBuf,
-    /// The tree the setup ran in.
-    tree: PathBuf,
-    /// The products, as paths in that tree (a folder ends with `/`).
-    pub(crate) entries: Vec<String>,
-}
 
 /// Runs the setup (or finds its products from an earlier run at the same base), and
 /// copies into the agent's tree the products its `.gitignore` leaves out of a candidate.
@@ -50,7 +39,7 @@ pub(crate) fn install(
         .filter(|e| ignored.contains(e))
         .cloned()
         .collect();
-    super::turn::add_products(prepared)
+    add_products(prepared)
 }
 
 /// Runs the setup, or finds its products from an earlier run at the same base. `Ok(None)`
@@ -67,7 +56,7 @@ pub(crate) fn setup(
         .store
         .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])?;
     // "at": the setups run since their tree is seen at `TREE_AT`.
-    let key = super::baseline::fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
+    let key = fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
     let root = prepared.repo.common_dir.join("speccoder").join("setup");
     crate::private_dir::ensure_private_dir(&root)
         .map_err(|err| format!("cannot create {}: {err}", root.display()))?;
@@ -185,29 +174,21 @@ fn run_commands(
     Ok(())
 }
 
-impl Products {
-    /// Copies the products into `into` (a tree of the same project), those of `only` when
-    /// given. A copy, never a link: what the code under test does to them stays in that tree.
-    pub(crate) fn copy_into(&self, into: &Path, only: Option<&[String]>) -> Result<(), String> {
-        for entry in &self.entries {
-            if only.is_some_and(|only| !only.contains(entry)) {
-                continue;
-            }
-            let rel = entry.trim_end_matches('/');
-            let target = super::repo::place(into, rel)?;
-            if std::fs::symlink_metadata(&target).is_ok() {
-                continue;
-            }
-            let status = std::process::Command::new("cp")
-                .args(["-a", "--reflink=auto", "--"])
-                .arg(self.tree.join(rel))
-                .arg(&target)
-                .status()
-                .map_err(|err| format!("cannot run cp: {err}"))?;
-            if !status.success() {
-                return Err(format!("cannot copy the setup's `{rel}`"));
-            }
-        }
-        Ok(())
+/// Copies the setup's products that the tree ignores into the agent's tree, so its own
+/// runs of the tests find them as the checks will.
+pub(crate) fn add_products(prepared: &Prepared) -> Result<(), String> {
+    match &prepared.products {
+        Some(products) => products.copy_into(&prepared.tree, Some(&prepared.agent_products)),
+        None => Ok(()),
     }
+}
+
+/// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
+pub(crate) fn fingerprint(text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
 }

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::prepare::Prepared;
+use super::setup::add_products;
+use super::shared::Prepared;
 use crate::agent::{Attempt, Outcome, Status, build_prompt, new_run_id};
 use crate::config::Config;
 
@@ -24,15 +25,6 @@ pub(crate) fn fresh_tree(prepared: &Prepared, n: u32) -> Result<(), String> {
         &prepared.scratch,
     )?;
     add_products(prepared)
-}
-
-/// Copies the setup's products that the tree ignores into the agent's tree, so its own
-/// runs of the tests find them as the checks will.
-pub(crate) fn add_products(prepared: &Prepared) -> Result<(), String> {
-    match &prepared.products {
-        Some(products) => products.copy_into(&prepared.tree, Some(&prepared.agent_products)),
-        None => Ok(()),
-    }
 }
 
 /// Runs the agent once in the sandbox and returns its outcome.

@@ -15,12 +15,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::check_tree::CheckTree;
-use super::prepare::Prepared;
 use super::results::{TestOutcome, TestReport};
-use super::store::Entry;
+use crate::attempt::check_tree::CheckTree;
+use crate::attempt::shared::Prepared;
+use crate::attempt::store::Entry;
 
 /// The words of the failing canary's message.
 const CANARY_WORDS: &str = "speccoder canary";
@@ -41,20 +39,6 @@ pub(crate) struct Canary {
     /// The test binaries given a canary, by the source cargo names them by
     /// (`src/lib.rs`, `tests/sub.rs`).
     rust: BTreeSet<String>,
-}
-
-/// What the canary of a check says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CanaryState {
-    /// The failing canary failed and the passing one passed: the report is the runner's.
-    Held,
-    /// No canary was collected, at the base either: the check names its test files, or
-    /// runs no recognised runner; it is judged without one.
-    NotCollected,
-    /// The runner reported a canary the wrong way at the base too, where no agent had
-    /// acted (it runs skipped tests, say): the check is judged without one.
-    Unreliable,
 }
 
 /// A token no file of the tree can know beforehand: 16 hex digits from the system's

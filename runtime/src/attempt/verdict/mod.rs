@@ -1,58 +1,20 @@
-//! The verdict of one attempt, and the digest handed to the next.
+//! The verdict's room: what the checks' results mean. `outcomes` judges a check's tests
+//! against the baseline, `baseline` measures the base (running the earlier stages itself),
+//! `canary` plants the tests that show a report is the runner's, and `results/` reads each
+//! runner's output. It may use every stage before it, `shared/` and `store/`; `results/`
+//! uses nothing of the attempt, so `checks` reads reports with it.
+//!
+//! This module: the verdict of one attempt, and the digest handed to the next.
 
-use serde::Serialize;
+pub(super) mod baseline;
+pub(super) mod canary;
+pub(super) mod outcomes;
+pub(super) mod results;
+
 use serde_json::{Value, json};
 
-use super::audit::Finding;
-use super::checks::CheckResult;
+use super::shared::{CheckResult, Finding, Verdict};
 use crate::agent::{Outcome, Status};
-
-/// How an attempt ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The agent completed, the audit is clean and every check passed.
-    Passed,
-    /// The audit found something.
-    Rejected,
-    /// A check failed, or the agent failed.
-    Failed,
-    /// The agent said the task cannot be done as written.
-    Blocked,
-    /// A signal stopped the attempt.
-    Interrupted,
-}
-
-impl Verdict {
-    /// The CLI's exit code: 0 passed, 1 failed or rejected, 3 blocked, and 128 + the signal
-    /// when interrupted (given by the caller, which knows the signal).
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Self::Passed => 0,
-            Self::Rejected | Self::Failed => 1,
-            Self::Blocked => 3,
-            Self::Interrupted => 130,
-        }
-    }
-
-    /// The verdict from the agent's outcome, the findings and the checks (`None` when they
-    /// did not run).
-    pub(crate) fn decide(
-        agent: &Outcome,
-        findings: &[Finding],
-        checks: Option<&[CheckResult]>,
-    ) -> Self {
-        match agent.status {
-            Status::Blocked => Self::Blocked,
-            _ if !findings.is_empty() => Self::Rejected,
-            Status::Failed => Self::Failed,
-            Status::Completed => match checks {
-                Some(checks) if checks.iter().all(CheckResult::passed) => Self::Passed,
-                _ => Self::Failed,
-            },
-        }
-    }
-}
 
 /// A one-line reason for a person: why the attempt ended as it did.
 pub(crate) fn reason(
@@ -170,7 +132,7 @@ pub(crate) fn digest(
                         .tests
                         .not_passed
                         .iter()
-                        .filter(|t| !t.starts_with(super::outcomes::WITHHELD_MARK))
+                        .filter(|t| !t.starts_with(outcomes::WITHHELD_MARK))
                         .cloned()
                         .collect(),
                 },
@@ -178,7 +140,7 @@ pub(crate) fn digest(
                     .tests
                     .not_passed
                     .iter()
-                    .filter(|t| t.starts_with(super::outcomes::WITHHELD_MARK))
+                    .filter(|t| t.starts_with(outcomes::WITHHELD_MARK))
                     .count(),
                 "tests_not_passed_count": c.tests.not_passed_count,
                 // Visible tests that failed before the change too: not excused, and not

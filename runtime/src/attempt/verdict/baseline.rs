@@ -10,13 +10,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::canary;
-use super::check_tree::CheckTree;
-use super::checks::{self, CheckResult, Pass};
-use super::outcomes::{self, BaseTests};
-use super::prepare::{Prepared, prepare};
+use super::outcomes::{self, BaseTests, NewTests};
 use super::results::TestOutcome;
-use super::setup;
-use super::story::AttemptRequest;
+use crate::attempt::check_tree::CheckTree;
+use crate::attempt::checks;
+use crate::attempt::prepare::prepare;
+use crate::attempt::setup::{self, fingerprint};
+use crate::attempt::shared::{AttemptRequest, CanaryState, CheckResult, Pass, Prepared};
 
 /// The baseline of one attempt run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -43,16 +43,6 @@ impl Baseline {
 
 /// What the checks' environment adds, in the cache key of a baseline.
 const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 4\0";
-
-/// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
-pub(crate) fn fingerprint(text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}")
-}
 
 /// The file the baseline of this base and these checks is kept in.
 fn cache_file(prepared: &Prepared) -> Option<PathBuf> {
@@ -258,12 +248,12 @@ fn run_at(
             Ok(Some(held)) => {
                 base.canary = true;
                 base.canary_places = held.places;
-                canary::CanaryState::Held
+                CanaryState::Held
             }
-            Ok(None) => canary::CanaryState::NotCollected,
+            Ok(None) => CanaryState::NotCollected,
             Err(_) => {
                 base.canary_misread = true;
-                canary::CanaryState::Unreliable
+                CanaryState::Unreliable
             }
         };
         // How the base itself fares: every test it runs must pass, as after a change.
@@ -282,6 +272,19 @@ fn run_at(
         results.push(result);
     }
     Ok((tests, results))
+}
+
+/// The tests the task brings to the check `op` of `prepared`, told apart by `baseline`.
+pub(crate) fn new_tests<'a>(
+    prepared: &'a Prepared,
+    baseline: Option<&'a Baseline>,
+    op: &str,
+) -> NewTests<'a> {
+    NewTests {
+        acceptance: &prepared.acceptance_files,
+        withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.files),
+        without_withheld: baseline.and_then(|b| b.without_withheld(op)),
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, strip_duration, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, indent, strip_duration, word_counts};
 
 /// The words of jest's `Tests:` line, with the outcome each counts.
 const JEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
@@ -137,10 +137,10 @@ pub(super) fn jest_file(line: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped};
-    use crate::attempt::results::TestRunner::Jest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestRunner::Jest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     /// What jest reports for the one-file project of the samples (`tests/calc.test.js`), in
     /// its tree, whatever its version.

@@ -7,10 +7,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use super::results::{TestOutcome, TestReport, TestRunner};
+use crate::attempt::shared::{KnownFailures, Rule, TestSummary};
 
 /// Test ids named in a summary at most, per list; the count says how many there were.
 const MAX_NAMED: usize = 50;
@@ -18,41 +18,6 @@ const MAX_NAMED: usize = 50;
 /// How a withheld test's entry in a summary starts: the digest an agent reads leaves
 /// these out (their ids may hold the hidden inputs and answers) and counts them.
 pub(crate) const WITHHELD_MARK: &str = "(withheld) ";
-
-/// `[attempt] known_failures`: test ids, or globs over them, that may fail.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct KnownFailures {
-    entries: Vec<(String, Option<GlobMatcher>)>,
-}
-
-impl KnownFailures {
-    /// The matcher of `entries`. An entry is an exact id, or a glob whose `*` matches any
-    /// characters, `/` and `::` included; an id that is not a valid glob (a parametrised
-    /// pytest id with an unclosed `[`) is matched exactly.
-    pub(crate) fn new(entries: &[String]) -> Self {
-        Self {
-            entries: entries
-                .iter()
-                .map(|e| {
-                    let glob = GlobBuilder::new(e)
-                        .literal_separator(false)
-                        .backslash_escape(true)
-                        .build()
-                        .ok()
-                        .map(|g| g.compile_matcher());
-                    (e.clone(), glob)
-                })
-                .collect(),
-        }
-    }
-
-    /// Whether `id` is listed.
-    pub(crate) fn matches(&self, id: &str) -> bool {
-        self.entries
-            .iter()
-            .any(|(e, glob)| e == id || glob.as_ref().is_some_and(|g| g.is_match(id)))
-    }
-}
 
 /// The test files the task brings: each of their tests must run and pass.
 #[derive(Debug, Clone, Copy, Default)]
@@ -110,53 +75,6 @@ impl NewTests<'_> {
         let mark = if self.withheld(id) { WITHHELD_MARK } else { "" };
         format!("{mark}`{id}` {what}")
     }
-}
-
-/// The rule a check was judged by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rule {
-    /// The exit code alone: no recognised runner's output was found.
-    #[default]
-    ExitCode,
-    /// The tests' own results, each required test by its id, against the baseline.
-    PerTest,
-    /// The runner names no passing test (unittest without `-v`, jest and vitest over
-    /// several files): the named failures, and the counts against the baseline's.
-    Counts,
-}
-
-/// What a check's tests said, for the story and the digest.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct TestSummary {
-    /// How the check was judged.
-    pub rule: Rule,
-    /// The runners recognised in its output.
-    pub runners: Vec<TestRunner>,
-    /// How many tests ended each way.
-    pub counts: BTreeMap<TestOutcome, usize>,
-    /// Tests that had to pass and did not (failed, skipped, xfailed, or not run), first
-    /// ones, with what happened.
-    pub not_passed: Vec<String>,
-    /// How many tests had to pass and did not.
-    pub not_passed_count: usize,
-    /// Tests that failed at the base and still fail, not withheld: the change must make
-    /// them pass.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failing_at_base: Vec<String>,
-    /// Tests that failed now and are listed in `[attempt] known_failures`: excused, and
-    /// named.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub known_failures: Vec<String>,
-    /// Tests listed in `[attempt] known_failures` that passed now.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub known_failures_passing: Vec<String>,
-    /// Why the check failed although no test did, if so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unexplained: Option<String>,
-    /// What the check's canary said, for a recognised runner.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub canary: Option<super::canary::CanaryState>,
 }
 
 /// One check of the baseline: how its tests ended at the base.

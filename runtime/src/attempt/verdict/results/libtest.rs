@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, lookup, number, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, number, word_counts};
 
 /// libtest's results (`test name ... ok`), with the outcome each reports; `ignored, why`
 /// is read apart.
@@ -139,11 +139,11 @@ fn libtest_binary(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped};
-    use crate::attempt::results::TestReport;
-    use crate::attempt::results::TestRunner::Libtest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestReport;
+    use crate::attempt::verdict::results::TestRunner::Libtest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn libtest_names_tests_by_binary() {

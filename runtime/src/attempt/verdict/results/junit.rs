@@ -6,7 +6,7 @@ use quick_xml::Reader;
 use quick_xml::escape::{resolve_predefined_entity, unescape_with};
 use quick_xml::events::{BytesStart, Event};
 
-use super::{MAX_TESTS, TestOutcome};
+use super::report::{MAX_TESTS, TestOutcome};
 
 /// One `<testcase>` of a JUnit report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +131,9 @@ fn xml_unescape(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
+    use crate::attempt::verdict::results::TestOutcome::{
+        Errored, Failed, Passed, Skipped, Xfailed,
+    };
 
     #[test]
     fn junit_reading_handles_entities_comments_and_cdata() {

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{MAX_TESTS, Sink, TestOutcome, TestRunner, lookup};
+use super::report::{MAX_TESTS, Sink, TestOutcome, TestRunner, lookup};
 
 /// The results of `go test`'s `--- PASS: TestX (0.00s)` lines, with the outcome each
 /// reports.
@@ -93,11 +93,11 @@ pub(super) fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped};
-    use crate::attempt::results::TestRunner::GoTest;
-    use crate::attempt::results::read;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestRunner::GoTest;
+    use crate::attempt::verdict::results::read;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn go_test_reads_its_documented_formats() {

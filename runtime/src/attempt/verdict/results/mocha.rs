@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 
 use super::jest::jest_file;
-use super::{MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration};
+use super::report::{
+    MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration,
+};
 
 /// The words of mocha's summary lines after `N passing (12ms)`, with the outcome each
 /// counts.
@@ -159,10 +161,10 @@ fn mocha_count(line: &str) -> Option<(TestOutcome, usize)> {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped};
-    use crate::attempt::results::TestRunner::Mocha;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped};
+    use crate::attempt::verdict::results::TestRunner::Mocha;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn mocha_reads_its_spec_tree() {
@@ -242,7 +244,7 @@ mod tests {
             sample!("node-24.22.3-test-spec-mixed.txt"),
         ] {
             let output = format!("{before}\n{}", sample!("mocha-6.2.3-spec-mixed.txt"));
-            let tests: Vec<String> = crate::attempt::results::read(&output, None)
+            let tests: Vec<String> = crate::attempt::verdict::results::read(&output, None)
                 .tests
                 .into_keys()
                 .filter(|id| !id.contains(".test.js"))

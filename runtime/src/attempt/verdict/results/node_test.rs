@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, lookup, number};
+use super::report::{Sink, TestOutcome, TestRunner, indent, lookup, number};
 
 /// The keys of the TAP summary node prints after its plan (`# pass 6`), with the outcome
 /// each counts; a todo test neither passes nor fails there, so it counts as skipped.
@@ -153,11 +153,13 @@ fn tap_unescape(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{Failed, Passed, Skipped, Xfailed, Xpassed};
-    use crate::attempt::results::TestReport;
-    use crate::attempt::results::TestRunner::NodeTest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome::{
+        Failed, Passed, Skipped, Xfailed, Xpassed,
+    };
+    use crate::attempt::verdict::results::TestReport;
+    use crate::attempt::verdict::results::TestRunner::NodeTest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn node_test_reads_nested_tap() {

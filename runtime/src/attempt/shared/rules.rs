@@ -1,6 +1,8 @@
 //! Which paths are protected, which are tests and which are snapshots, from the `[attempt]`
 //! globs.
 
+use std::collections::BTreeSet;
+
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Snapshot files of the common snapshot tools: insta (`.snap`, pending `.snap.new`,
@@ -106,7 +108,7 @@ impl Rules {
 
     /// Adds what the base's run ran tests from: test files, and source files whose doctest
     /// examples are frozen.
-    pub(crate) fn add_ran_from(&mut self, ran_from: super::ran_from::RanFrom) {
+    pub(crate) fn add_ran_from(&mut self, ran_from: RanFrom) {
         self.ran_from.extend(ran_from.tests);
         self.doctests.extend(ran_from.doctests);
     }
@@ -120,6 +122,15 @@ impl Rules {
     pub(crate) fn is_snapshot(&self, path: &str) -> bool {
         self.snapshots.is_match(self.project(path))
     }
+}
+
+/// What the base's test ids say about its files, as repository paths.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct RanFrom {
+    /// Files the base ran tests from: test files.
+    pub(crate) tests: BTreeSet<String>,
+    /// Source files whose doctests the base ran: their examples are frozen.
+    pub(crate) doctests: BTreeSet<String>,
 }
 
 #[cfg(test)]

@@ -1,3 +1,6 @@
+//! The git room: speccoder's own store (this module), its git calls (`git`), the user's
+//! repository (`repo`) and the journal (`journal`). It uses nothing else of the attempt.
+//!
 //! Speccoder's own git repository for one attempt run: bare, in the attempt's private
 //! folder, borrowing the user's objects read-only through alternates. Everything the
 //! verdict rests on goes through it: the agent's tree is checked out from it, the
@@ -10,6 +13,10 @@
 //! off, so a file's bytes are its blob's bytes both ways; its `info/exclude` and
 //! `core.excludesFile` are empty, so only the tree's own `.gitignore` files apply; and the
 //! index of each step is a fresh file of speccoder's.
+
+pub(super) mod git;
+pub(super) mod journal;
+pub(super) mod repo;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

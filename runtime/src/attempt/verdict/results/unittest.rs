@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, lookup, number};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, number};
 
 /// unittest's verbose results (`test_x (mod.Class.test_x) ... ok`), with the outcome each
 /// reports; `skipped 'why'` is read apart.
@@ -196,13 +196,13 @@ fn unittest_status(line: &str, total: Option<usize>, at: usize, sink: &mut Sink)
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{
+    use crate::attempt::verdict::results::TestOutcome::{
         Errored, Failed, Passed, Skipped, Xfailed, Xpassed,
     };
-    use crate::attempt::results::TestReport;
-    use crate::attempt::results::TestRunner::Unittest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestReport;
+    use crate::attempt::verdict::results::TestRunner::Unittest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn unittest_reads_its_plain_summary() {

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
 
 /// The words of vitest's `Tests` and `Test Files` lines, with the outcome each counts.
 const VITEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
@@ -216,11 +216,13 @@ fn vitest_name(text: &str) -> &str {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome;
-    use crate::attempt::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
-    use crate::attempt::results::TestRunner::Vitest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestOutcome;
+    use crate::attempt::verdict::results::TestOutcome::{
+        Errored, Failed, Passed, Skipped, Xfailed,
+    };
+    use crate::attempt::verdict::results::TestRunner::Vitest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn vitest_reads_failed_files_and_summary() {

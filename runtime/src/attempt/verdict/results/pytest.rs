@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::junit::junit_cases;
-use super::{Sink, TestOutcome, TestRunner, lookup, rule_title, word_counts};
+use super::report::{Sink, TestOutcome, TestRunner, lookup, rule_title, word_counts};
 
 /// pytest's short test summary words (`-rA`, and `-rfE` by default), with the outcome each
 /// reports; skipped tests are reported by place (`SKIPPED [1] tests/x.py:12: why`), not id.
@@ -197,12 +197,12 @@ fn pytest_node_id(classname: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::attempt::results::TestOutcome::{
+    use crate::attempt::verdict::results::TestOutcome::{
         Errored, Failed, Passed, Skipped, Xfailed, Xpassed,
     };
-    use crate::attempt::results::TestRunner::Pytest;
-    use crate::attempt::results::tests::{case, report};
-    use crate::attempt::results::tests::{keys, sorted};
+    use crate::attempt::verdict::results::TestRunner::Pytest;
+    use crate::attempt::verdict::results::tests::{case, report};
+    use crate::attempt::verdict::results::tests::{keys, sorted};
 
     #[test]
     fn pytest_reads_its_junit_xml_and_summary_lines() {

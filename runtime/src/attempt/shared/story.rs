@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::audit::Finding;
-use super::checks::CheckResult;
-use super::gaming::Warning;
+use super::check_result::CheckResult;
+use super::finding::Finding;
 use super::verdict::Verdict;
+use super::warning::Warning;
 use crate::agent::Outcome;
 use crate::config::Config;
 

@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::store::{Entry, Store};
+use crate::attempt::shared::RanFrom;
+use crate::attempt::store::{Entry, Store};
 
 /// The most candidate files whose text is read to confirm they define tests.
 const MAX_CANDIDATES: usize = 10_000;
@@ -17,15 +18,6 @@ const MAX_CANDIDATE_BYTES: usize = 1 << 20;
 
 /// Candidates read at once: with `MAX_CANDIDATE_BYTES`, 32 MiB held at most.
 const READ_BATCH: usize = 32;
-
-/// What the base's test ids say about its files, as repository paths.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct RanFrom {
-    /// Files the base ran tests from: test files.
-    pub(crate) tests: BTreeSet<String>,
-    /// Source files whose doctests the base ran: their examples are frozen.
-    pub(crate) doctests: BTreeSet<String>,
-}
 
 /// Where a test id points.
 #[derive(Debug, PartialEq, Eq)]
@@ -134,7 +126,7 @@ pub(crate) fn ran_from<'i>(
             break;
         }
     }
-    let full = |path: &str| super::prepare::join(prefix, path);
+    let full = |path: &str| crate::attempt::prepare::join(prefix, path);
     let candidates: Vec<&str> = candidates
         .into_iter()
         .filter(|p| !p.ends_with(".rs") && !is_test(&full(p)))

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::audit::{Finding, FindingKind};
 use super::scan::{self, Lang};
+use crate::attempt::shared::{Finding, FindingKind};
 
 /// Python code that is tampering wherever it appears; `from M import n` reads as `M.n`.
 const PYTHON: &[(&str, Rule)] = &[

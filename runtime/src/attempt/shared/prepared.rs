@@ -1,0 +1,182 @@
+//! The prepared attempt: everything fixed before the first attempt.
+
+use std::path::{Path, PathBuf};
+
+use super::bundle::AttemptBundle;
+use super::environment::Allowed;
+use super::known_failures::KnownFailures;
+use super::products::Products;
+use super::rules::Rules;
+use super::warning::FileText;
+use crate::agent::{Allowances, RecipeServer};
+use crate::attempt::store::Store;
+use crate::attempt::store::journal::{Journal, Running};
+use crate::attempt::store::repo::Repo;
+use crate::process::LocalRunner;
+use crate::recipe::Recipe;
+use crate::sandbox::{Namespaces, Sandbox, Spec, TreeAt};
+
+/// How the agent and the checks are kept apart from the rest of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    /// In the sandbox's namespaces.
+    Namespaces(Namespaces),
+    /// Nowhere to make them: the agent runs as the user, with a PID namespace nowhere.
+    None,
+}
+
+impl Isolation {
+    /// Its name in the story.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Namespaces(_) => "namespaces",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The withheld tests.
+#[derive(Debug)]
+pub(crate) struct Withheld {
+    /// The folder, as given (canonical).
+    pub(crate) dir: PathBuf,
+    /// Its files, relative to it.
+    pub(crate) files: Vec<String>,
+    /// The same files as repository paths (under the project's prefix).
+    pub(crate) paths: Vec<String>,
+    /// Their texts, for the gaming monitor.
+    pub(crate) texts: Vec<FileText>,
+}
+
+/// Everything fixed before the first attempt.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) bundle: AttemptBundle,
+    pub(crate) repo: Repo,
+    /// The project root's path inside the repository (`""` at the top).
+    pub(crate) prefix: String,
+    pub(crate) withheld: Option<Withheld>,
+    pub(crate) isolation: Isolation,
+    pub(crate) branch: String,
+    pub(crate) notes: Vec<String>,
+    /// The attempt's private folder (0700): the store, the agent's tree, the check trees.
+    pub(crate) folder: tempfile::TempDir,
+    /// Indexes and launch files.
+    pub(crate) scratch: PathBuf,
+    pub(crate) store: Store,
+    /// The commit every comparison is against: `HEAD`, with the acceptance tests.
+    pub(crate) base: String,
+    /// The agent's tree (the repository's top) and the project in it.
+    pub(crate) tree: PathBuf,
+    pub(crate) project_dir: PathBuf,
+    /// The recipe as detected in your checkout, before the agent ran; the checks resolve
+    /// here and run at the same place in the check tree.
+    pub(crate) recipe: Recipe,
+    pub(crate) ops: Vec<String>,
+    pub(crate) allowed: Allowances,
+    pub(crate) recipe_server: Option<RecipeServer>,
+    pub(crate) rules: Rules,
+    pub(crate) journal: Journal,
+    /// The mark that this run is in progress, removed when it ends.
+    pub(crate) running: Running,
+    /// What the agent may write besides its tree.
+    pub(crate) writable: Vec<PathBuf>,
+    /// The products of `[attempt] setup`, once it ran.
+    pub(crate) products: Option<Products>,
+    /// The products the tree's `.gitignore` leaves out, which the agent's tree gets too.
+    pub(crate) agent_products: Vec<String>,
+    /// The acceptance tests, as paths from the project root.
+    pub(crate) acceptance_files: Vec<String>,
+    /// `[attempt] known_failures`: the tests that may fail.
+    pub(crate) known: KnownFailures,
+    /// The environment the checks get: the allow-list and `[attempt] env`.
+    pub(crate) check_env: Vec<(String, String)>,
+    /// The environment the agent gets: the allow-list, its executor's own and
+    /// `[attempt] agent_env`.
+    pub(crate) agent_env: Vec<(String, String)>,
+}
+
+impl Prepared {
+    /// The withheld and acceptance tests, as paths from the project root (the way the
+    /// runners name them): each of their tests must run and pass.
+    pub(crate) fn required_tests(&self) -> Vec<String> {
+        let mut files = self.acceptance_files.clone();
+        if let Some(withheld) = &self.withheld {
+            files.extend(withheld.files.iter().cloned());
+        }
+        files
+    }
+
+    /// The runner of the agent: the sandbox with its tree, its private folder and
+    /// `[attempt] writable` open, and the withheld folder hidden.
+    pub(crate) fn agent_runner(
+        &self,
+        agent_folder: &Path,
+    ) -> Box<dyn crate::process::CommandRunner> {
+        let inner: Box<dyn crate::process::CommandRunner> = match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => {
+                let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
+                writable.extend(self.writable.iter().cloned());
+                // Besides the withheld tests: the journal, the baselines and the kept
+                // outputs of earlier checks, which hold what the withheld tests printed.
+                let mut hidden: Vec<PathBuf> =
+                    self.withheld.iter().map(|w| w.dir.clone()).collect();
+                hidden.push(self.repo.common_dir.join("speccoder"));
+                hidden.push(crate::recipe::default_output_dir().path());
+                Box::new(Sandbox {
+                    namespaces,
+                    spec: Spec {
+                        writable,
+                        hidden,
+                        read_only: Vec::new(),
+                        // The setup's products copied into the agent's tree find it.
+                        tree_at: self.products.as_ref().map(|p| TreeAt {
+                            tree: self.tree.clone(),
+                            at: p.at.clone(),
+                            run_there: false,
+                        }),
+                    },
+                    scratch: self.scratch.clone(),
+                    inner: LocalRunner::default(),
+                })
+            }
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.agent_env.clone(),
+        })
+    }
+
+    /// The runner of the checks in `check_tree`: nothing writable but that tree and a
+    /// private `/tmp`, and `read_only` files read-only in it.
+    pub(crate) fn check_runner(
+        &self,
+        check_tree: &Path,
+        read_only: Vec<PathBuf>,
+    ) -> Box<dyn crate::process::CommandRunner> {
+        let inner: Box<dyn crate::process::CommandRunner> = match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => Box::new(Sandbox {
+                namespaces,
+                spec: Spec {
+                    writable: vec![check_tree.to_path_buf()],
+                    hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
+                    read_only,
+                    // Where the setup ran, when there was one.
+                    tree_at: self.products.as_ref().map(|p| TreeAt {
+                        tree: check_tree.to_path_buf(),
+                        at: p.at.clone(),
+                        run_there: true,
+                    }),
+                },
+                scratch: self.scratch.clone(),
+                inner: LocalRunner::default(),
+            }),
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.check_env.clone(),
+        })
+    }
+}
