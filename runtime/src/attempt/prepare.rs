@@ -12,9 +12,9 @@ use super::shared::{
     Rules, Withheld,
 };
 use super::store::Store;
-use super::store::journal::Journal;
+use super::store::journal::{Journal, Running};
 use super::store::repo::Repo;
-use crate::agent::{CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
+use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
 use crate::config::{Config, ExecutorKind, ExternalExecutor};
 use crate::recipe::Recipe;
 use crate::sandbox::Namespaces;
@@ -30,16 +30,94 @@ fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
 /// the agent's tree.
 pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> {
     let config = request.config;
-    // `--baseline` runs the checks alone: no agent, no task, no branch.
-    let (executor, bundle) = match request.bundle {
+    let (executor, bundle) = request_bundle(request)?;
+    let task = bundle.bundle.task.id.clone();
+    let repo = Repo::open(request.root)?;
+    let (top, prefix) = project_prefix(request, &repo)?;
+    let branch = attempt_branch(request, &repo, &task)?;
+    let mut notes = Vec::new();
+    let journal = Journal::new(&repo.common_dir, &task);
+    let running = journal.start(&mut notes)?;
+    note_uncommitted(&repo, &mut notes);
+    let isolation = isolation(&mut notes);
+    let common = repo
+        .common_dir
+        .canonicalize()
+        .unwrap_or_else(|_| repo.common_dir.clone());
+    let withheld = match request.withheld {
+        None => None,
+        Some(dir) => Some(withheld(dir, &top, &common, &repo, &prefix)?),
+    };
+    check_withheld_isolation(config, withheld.is_some(), isolation, &mut notes)?;
+    let trees = make_trees(&repo, &common, &bundle, (&prefix, &task, &branch), &running)?;
+    let project_dir = trees.tree.join(&prefix);
+    // The checks are resolved from your checkout, as `speccoder recipe list` shows them
+    // there, and fixed before the agent runs: a lockfile your checkout ignores must not
+    // change the package manager in the attempt's trees.
+    let recipe = Recipe::detect(request.root, &config.recipe);
+    let ops = check_ops(config, &recipe)?;
+    let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
+    let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
+    let mut protected_paths: Vec<String> = bundle.acceptance.keys().cloned().collect();
+    protected_paths.push(config.wording.intent_file.clone());
+    let rules = Rules::new(
+        &config.attempt.protected,
+        &config.attempt.tests,
+        protected_paths,
+        &prefix,
+    )?;
+    Ok(Prepared {
+        bundle,
+        repo,
+        prefix,
+        withheld,
+        isolation,
+        branch,
+        notes,
+        folder: trees.folder,
+        scratch: trees.scratch,
+        store: trees.store,
+        base: trees.base,
+        tree: trees.tree,
+        project_dir,
+        recipe,
+        ops,
+        allowed,
+        recipe_server,
+        rules,
+        journal,
+        running,
+        writable: writable(&config.attempt.writable),
+        products: None,
+        agent_products: Vec::new(),
+        acceptance_files,
+        known: KnownFailures::new(&config.attempt.known_failures),
+        check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
+        agent_env: environment::allowed(
+            std::env::vars(),
+            Stage::Agent(executor.map_or(ExecutorKind::Command, |e| e.kind)),
+            &config.attempt.agent_env,
+        ),
+    })
+}
+
+/// The executor and the bundle: `--baseline` runs the checks alone, with no agent, no task
+/// and no branch, under a task id of its own.
+fn request_bundle<'c>(
+    request: &AttemptRequest<'c>,
+) -> Result<(Option<&'c ExternalExecutor>, AttemptBundle), String> {
+    let config = request.config;
+    Ok(match request.bundle {
         Some(file) => (Some(executor(config)?), AttemptBundle::load(file)?),
         None => (
             config.executor.as_ref(),
             AttemptBundle::parse(r#"{"task": {"id": "speccoder-baseline", "title": "baseline"}}"#)?,
         ),
-    };
-    let task = bundle.bundle.task.id.clone();
-    let repo = Repo::open(request.root)?;
+    })
+}
+
+/// The repository's top, resolved, and the project root as a path inside it.
+fn project_prefix(request: &AttemptRequest<'_>, repo: &Repo) -> Result<(PathBuf, String), String> {
     let top = repo.top.canonicalize().unwrap_or_else(|_| repo.top.clone());
     let prefix = request
         .root
@@ -48,7 +126,12 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         .to_str()
         .ok_or("the project root is not a UTF-8 path")?
         .to_owned();
-    let branch = config.attempt.branch.replace("{task}", &task);
+    Ok((top, prefix))
+}
+
+/// The branch a pass goes to: a valid name, and not there yet for a real attempt.
+fn attempt_branch(request: &AttemptRequest<'_>, repo: &Repo, task: &str) -> Result<String, String> {
+    let branch = request.config.attempt.branch.replace("{task}", task);
     if !repo.valid_branch(&branch) {
         return Err(format!(
             "`{branch}` is not a valid branch name (`[attempt] branch`)"
@@ -59,9 +142,11 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             "the branch `{branch}` exists already: merge or delete it (`git branch -D {branch}`) before a new attempt"
         ));
     }
-    let mut notes = Vec::new();
-    let journal = Journal::new(&repo.common_dir, &task);
-    let running = journal.start(&mut notes)?;
+    Ok(branch)
+}
+
+/// A note when the checkout has changes the attempt leaves out.
+fn note_uncommitted(repo: &Repo, notes: &mut Vec<String>) {
     let uncommitted = repo.uncommitted();
     if !uncommitted.is_empty() {
         notes.push(format!(
@@ -70,7 +155,11 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             uncommitted[0]
         ));
     }
-    let isolation = match Namespaces::probe() {
+}
+
+/// The sandbox this machine allows, with a note when there is none.
+fn isolation(notes: &mut Vec<String>) -> Isolation {
+    match Namespaces::probe() {
         Ok(namespaces) => Isolation::Namespaces(namespaces),
         Err(why) => {
             notes.push(format!(
@@ -78,23 +167,46 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             ));
             Isolation::None
         }
-    };
-    let common = repo
-        .common_dir
-        .canonicalize()
-        .unwrap_or_else(|_| repo.common_dir.clone());
-    let withheld = match request.withheld {
-        None => None,
-        Some(dir) => Some(withheld(dir, &top, &common, &repo, &prefix)?),
-    };
-    if withheld.is_some() && isolation == Isolation::None {
+    }
+}
+
+/// Withheld tests need a namespace to hide them, unless the configuration says otherwise.
+fn check_withheld_isolation(
+    config: &Config,
+    withheld: bool,
+    isolation: Isolation,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    if withheld && isolation == Isolation::None {
         if config.attempt.allow_unisolated_withheld {
             notes.push("the withheld tests are NOT hidden from the agent by a namespace; only Claude's deny rule guards them (`[attempt] allow_unisolated_withheld = true`)".into());
         } else {
             return Err("withheld tests need a private mount namespace to be hidden from the agent, and none could be made here. Set `[attempt] allow_unisolated_withheld = true` to run without one".into());
         }
     }
+    Ok(())
+}
 
+/// The attempt's private folder, its store, the frozen base and the agent's tree.
+struct Trees {
+    folder: tempfile::TempDir,
+    scratch: PathBuf,
+    store: Store,
+    base: String,
+    tree: PathBuf,
+}
+
+/// Makes the attempt's folder and store, freezes the base (HEAD with the acceptance tests)
+/// and seeds the agent's tree on the branch.
+/// The folder is recorded in `running` as soon as it exists, so that a run killed while
+/// the store is made still has it removed.
+fn make_trees(
+    repo: &Repo,
+    common: &Path,
+    bundle: &AttemptBundle,
+    (prefix, task, branch): (&str, &str, &str),
+    running: &Running,
+) -> Result<Trees, String> {
     let folder = crate::private_dir::temp_dir("speccoder-attempt-")
         .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
     let root = folder
@@ -110,27 +222,36 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     let base = freeze(
         &store,
         &repo.head,
-        &prefixed(&prefix, &bundle.acceptance),
-        &task,
+        &prefixed(prefix, &bundle.acceptance),
+        task,
         &scratch,
     )?;
     store.run(&["update-ref", "refs/speccoder/base", &base])?;
     let tree = root.join("tree");
-    store.seed(&tree, &base, &branch, &objects, &scratch)?;
-    let project_dir = tree.join(&prefix);
+    store.seed(&tree, &base, branch, &objects, &scratch)?;
+    Ok(Trees {
+        folder,
+        scratch,
+        store,
+        base,
+        tree,
+    })
+}
 
-    // The checks are resolved from your checkout, as `speccoder recipe list` shows them
-    // there, and fixed before the agent runs: a lockfile your checkout ignores must not
-    // change the package manager in the attempt's trees.
-    let recipe = Recipe::detect(request.root, &config.recipe);
-    let ops = check_ops(config, &recipe)?;
+/// What the agent may run: the configured allowances, each check's command, and the
+/// recipe tool over MCP, as `agent run` gives it, with the configuration the attempt was
+/// started with rather than the tree's copy, which the agent could edit.
+fn agent_allowances(
+    config: &Config,
+    executor: Option<&ExternalExecutor>,
+    recipe: &Recipe,
+    ops: &[String],
+) -> (Allowances, Option<RecipeServer>) {
     let mut allowed = if config.recipe.enabled {
-        allowances(config, Some(&recipe))
+        allowances(config, Some(recipe))
     } else {
         allowances(config, None)
     };
-    // The recipe tool over MCP, as `agent run` gives it, with the configuration the attempt
-    // was started with rather than the tree's copy, which the agent could edit.
     let recipe_server = executor
         .filter(|e| e.recipe_mcp && config.recipe.enabled)
         .map(|_| RecipeServer {
@@ -140,56 +261,14 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     if recipe_server.is_some() && executor.is_some_and(|e| e.kind == ExecutorKind::Claude) {
         allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
     }
-    for op in &ops {
+    for op in ops {
         if let Ok(resolved) = recipe.resolve(op)
             && let Some(argv) = speccoder_runners::split_words(&resolved.command)
         {
             allowed.push(argv, Match::Exact);
         }
     }
-    let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    let mut protected_paths: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    protected_paths.push(config.wording.intent_file.clone());
-    let rules = Rules::new(
-        &config.attempt.protected,
-        &config.attempt.tests,
-        protected_paths,
-        &prefix,
-    )?;
-    let writable = writable(&config.attempt.writable);
-    Ok(Prepared {
-        bundle,
-        repo,
-        prefix,
-        withheld,
-        isolation,
-        branch,
-        notes,
-        folder,
-        scratch,
-        store,
-        base,
-        tree,
-        project_dir,
-        recipe,
-        ops,
-        allowed,
-        recipe_server,
-        rules,
-        journal,
-        running,
-        writable,
-        products: None,
-        agent_products: Vec::new(),
-        acceptance_files,
-        known: KnownFailures::new(&config.attempt.known_failures),
-        check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
-        agent_env: environment::allowed(
-            std::env::vars(),
-            Stage::Agent(executor.map_or(ExecutorKind::Command, |e| e.kind)),
-            &config.attempt.agent_env,
-        ),
-    })
+    (allowed, recipe_server)
 }
 
 /// Variables naming where an agent CLI keeps its state, instead of the home folder: what

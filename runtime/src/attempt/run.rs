@@ -58,26 +58,7 @@ pub fn run_attempt(
     for n in &prepared.notes {
         note(n);
     }
-    let max = request.config.attempt.max_attempts;
-    let mut story = Story {
-        task: prepared.bundle.bundle.task.id.clone(),
-        verdict: Verdict::Failed,
-        branch: None,
-        commit: None,
-        worktree: None,
-        attempts: Vec::new(),
-        max_attempts: max,
-        notes: std::mem::take(&mut prepared.notes),
-        signal: None,
-        isolation: prepared.isolation.name(),
-        baseline: Vec::new(),
-        environment: [
-            ("agent", environment::names(&prepared.agent_env)),
-            ("checks", environment::names(&prepared.check_env)),
-        ]
-        .into(),
-    };
-    let mut digest: Option<Value> = None;
+    let mut story = new_story(request, &mut prepared);
     let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
     setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
     if shutdown_signal().is_some() {
@@ -87,23 +68,10 @@ pub fn run_attempt(
     story.baseline = at_base;
     if let Some(baseline) = &baseline {
         story.notes.extend(passing_already(baseline, &prepared));
-        // The files the base ran tests from are tests, whatever their names.
-        let ids = baseline.checks.iter().flat_map(|c| c.tests.keys());
-        let ran_from = prepared.store.entries(&prepared.base).and_then(|entries| {
-            ran_from::ran_from(
-                ids,
-                &entries,
-                &prepared.prefix,
-                |p| prepared.rules.is_test(p),
-                &prepared.store,
-            )
-        });
-        match ran_from {
-            Ok(ran_from) => prepared.rules.add_ran_from(ran_from),
-            Err(err) => story.notes.push(format!("the files the base ran tests from cannot be read ({err}): only the `[attempt] tests` globs freeze test files")),
-        }
+        freeze_ran_from(baseline, &mut prepared, &mut story.notes);
     }
-    for n in 1..=max {
+    let mut digest: Option<Value> = None;
+    for n in 1..=story.max_attempts {
         let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
         let (record, pass) = match run {
             Ok(done) => done,
@@ -112,38 +80,13 @@ pub fn run_attempt(
                 break;
             }
         };
-        story.notes.extend(pass.notes.iter().cloned());
-        for n in known_passing(&record.checks) {
-            if !story.notes.contains(&n) {
-                story.notes.push(n);
-            }
-        }
-        if let Err(err) = prepared
-            .journal
-            .write(&record.journal_entry(&story.task, max))
-        {
-            story.notes.push(err);
-        }
-        story.verdict = record.verdict;
-        let verdict = record.verdict;
-        let cannot_start = record
-            .agent
-            .reason
-            .as_deref()
-            .is_some_and(|why| why.starts_with(CANNOT_START));
-        let this_digest = record.digest.clone();
-        story.attempts.push(record);
-        match verdict {
-            Verdict::Passed => {
+        match record_attempt(&mut story, &prepared, record, &pass) {
+            Next::Commit => {
                 commit::commit(&mut story, &prepared, request, &pass, n);
                 break;
             }
-            Verdict::Blocked => break,
-            // A program that cannot be started will not start on a retry either.
-            Verdict::Failed if cannot_start => break,
-            Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
-                digest = Some(this_digest);
-            }
+            Next::Stop => break,
+            Next::Retry(this_digest) => digest = Some(this_digest),
         }
     }
     if story.verdict != Verdict::Passed && request.keep_worktree {
@@ -151,6 +94,93 @@ pub fn run_attempt(
     }
     commit::finish(&mut story, prepared, request.keep_worktree);
     Ok(story)
+}
+
+/// The story before any attempt: the notes so far, the isolation and the environment.
+fn new_story(request: &AttemptRequest<'_>, prepared: &mut Prepared) -> Story {
+    Story {
+        task: prepared.bundle.bundle.task.id.clone(),
+        verdict: Verdict::Failed,
+        branch: None,
+        commit: None,
+        worktree: None,
+        attempts: Vec::new(),
+        max_attempts: request.config.attempt.max_attempts,
+        notes: std::mem::take(&mut prepared.notes),
+        signal: None,
+        isolation: prepared.isolation.name(),
+        baseline: Vec::new(),
+        environment: [
+            ("agent", environment::names(&prepared.agent_env)),
+            ("checks", environment::names(&prepared.check_env)),
+        ]
+        .into(),
+    }
+}
+
+/// The files the base ran tests from are tests, whatever their names.
+fn freeze_ran_from(baseline: &Baseline, prepared: &mut Prepared, notes: &mut Vec<String>) {
+    let ids = baseline.checks.iter().flat_map(|c| c.tests.keys());
+    let ran_from = prepared.store.entries(&prepared.base).and_then(|entries| {
+        ran_from::ran_from(
+            ids,
+            &entries,
+            &prepared.prefix,
+            |p| prepared.rules.is_test(p),
+            &prepared.store,
+        )
+    });
+    match ran_from {
+        Ok(ran_from) => prepared.rules.add_ran_from(ran_from),
+        Err(err) => notes.push(format!("the files the base ran tests from cannot be read ({err}): only the `[attempt] tests` globs freeze test files")),
+    }
+}
+
+/// What comes after an attempt.
+enum Next {
+    /// It passed: commit it.
+    Commit,
+    /// No attempt after it: blocked, or an agent that cannot start.
+    Stop,
+    /// Another attempt, with this digest.
+    Retry(Value),
+}
+
+/// Adds an attempt's record to the story and the journal, and says what comes next.
+fn record_attempt(
+    story: &mut Story,
+    prepared: &Prepared,
+    record: AttemptRecord,
+    pass: &PassTree,
+) -> Next {
+    story.notes.extend(pass.notes.iter().cloned());
+    for n in known_passing(&record.checks) {
+        if !story.notes.contains(&n) {
+            story.notes.push(n);
+        }
+    }
+    if let Err(err) = prepared
+        .journal
+        .write(&record.journal_entry(&story.task, story.max_attempts))
+    {
+        story.notes.push(err);
+    }
+    story.verdict = record.verdict;
+    let verdict = record.verdict;
+    let cannot_start = record
+        .agent
+        .reason
+        .as_deref()
+        .is_some_and(|why| why.starts_with(CANNOT_START));
+    let this_digest = record.digest.clone();
+    story.attempts.push(record);
+    match verdict {
+        Verdict::Passed => Next::Commit,
+        Verdict::Blocked => Next::Stop,
+        // A program that cannot be started will not start on a retry either.
+        Verdict::Failed if cannot_start => Next::Stop,
+        Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => Next::Retry(this_digest),
+    }
 }
 
 /// A note for each new withheld or acceptance test that passes at the base already: it
@@ -349,6 +379,15 @@ fn unreadable(err: &str) -> Finding {
     }
 }
 
+/// A finding for a tree the checks cannot get.
+fn tree_finding(detail: String) -> Finding {
+    Finding {
+        kind: FindingKind::ProtectedChanged,
+        path: ".".into(),
+        detail,
+    }
+}
+
 /// Both passes of the checks. Returns their results and the tree they ran on (the commit
 /// of a pass), or a finding when the check tree cannot be made.
 fn check_pass(
@@ -359,28 +398,7 @@ fn check_pass(
     audit: &audit::Audit,
     n: u32,
 ) -> Result<(Vec<CheckResult>, String), Finding> {
-    let store = &prepared.store;
-    let scratch = &prepared.scratch;
-    let fail = |detail: String| Finding {
-        kind: FindingKind::ProtectedChanged,
-        path: ".".into(),
-        detail,
-    };
-    // The full candidate with the frozen files restored and the task ticked: what a pass
-    // commits, and what the second pass runs.
-    let mut restore = audit.restore.clone();
-    let tasks_path = join(&prepared.prefix, &config.attempt.tasks_file);
-    if let Some(ticked) = commit::ticked(prepared, &tasks_path) {
-        restore.insert(tasks_path, Some(ticked));
-    }
-    let full = store.edit(scratch, candidate, &restore).map_err(fail)?;
-    // The verdict's tree: the same without the agent's own new tests.
-    let without: std::collections::BTreeMap<String, Option<(String, String)>> = audit
-        .agent_tests
-        .iter()
-        .map(|p| (p.clone(), None))
-        .collect();
-    let verdict_tree = store.edit(scratch, &full, &without).map_err(fail)?;
+    let (full, verdict_tree) = pass_trees(prepared, config, candidate, audit)?;
     // With no checks the audit alone decides, and there is nothing to run a tree for.
     if prepared.ops.is_empty() {
         return Ok((Vec::new(), full));
@@ -392,67 +410,100 @@ fn check_pass(
         &audit.frozen,
         true,
     )
-    .map_err(|err| fail(format!("the checks' tree cannot be made: {err}")))?;
+    .map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
     let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
     let runner = prepared.check_runner(&check.dir, check.read_only.clone());
-    let judged = |ran: Vec<checks::Ran>| -> Result<Vec<CheckResult>, Finding> {
-        ran.into_iter()
-            .map(|checks::Ran { mut result, report }| {
-                let base = baseline.and_then(|b| b.of(&result.op));
-                result.output_tail = canary.scrub(&result.output_tail);
-                let (report, state) =
-                    held(&canary, report, &result, base).map_err(|detail| Finding {
-                        kind: FindingKind::ForgedResults,
-                        path: result.op.clone(),
-                        detail: format!("check `{}`: {detail}", result.op),
-                    })?;
-                let new = baseline::new_tests(prepared, baseline, &result.op);
-                let (passed, mut summary) = outcomes::judge(
-                    result.exit_code,
-                    result.timed_out,
-                    &report,
-                    base,
-                    new,
-                    &prepared.known,
-                );
-                summary.canary = state;
-                result.passed = passed;
-                result.tests = summary;
-                Ok(result)
-            })
-            .collect()
-    };
-    let mut results = judged(checks::run_checks(
-        &prepared.recipe,
-        &prepared.ops,
-        &check.project,
-        &check.dir,
-        prepared.products.as_ref().map(|p| p.at.as_path()),
-        runner.as_ref(),
-        Pass::Verdict,
-    ))?;
-    if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
-        if shutdown_signal().is_some() {
-            return Ok((results, full));
-        }
-        check
-            .add(store, &full, &audit.agent_tests, scratch)
-            .map_err(|err| {
-                fail(format!(
-                    "the agent's tests cannot be added to the checks' tree: {err}"
-                ))
-            })?;
-        results.extend(judged(checks::run_checks(
+    let run = |pass: Pass| {
+        let ran = checks::run_checks(
             &prepared.recipe,
             &prepared.ops,
             &check.project,
             &check.dir,
             prepared.products.as_ref().map(|p| p.at.as_path()),
             runner.as_ref(),
-            Pass::AgentTests,
-        ))?);
+            pass,
+        );
+        ran.into_iter()
+            .map(|ran| judged(prepared, baseline, &canary, ran))
+            .collect::<Result<Vec<CheckResult>, Finding>>()
+    };
+    let mut results = run(Pass::Verdict)?;
+    if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
+        if shutdown_signal().is_some() {
+            return Ok((results, full));
+        }
+        check
+            .add(
+                &prepared.store,
+                &full,
+                &audit.agent_tests,
+                &prepared.scratch,
+            )
+            .map_err(|err| {
+                tree_finding(format!(
+                    "the agent's tests cannot be added to the checks' tree: {err}"
+                ))
+            })?;
+        results.extend(run(Pass::AgentTests)?);
     }
     Ok((results, full))
+}
+
+/// The full candidate with the frozen files restored and the task ticked (what a pass
+/// commits, and what the second pass runs), and the verdict's tree: the same without the
+/// agent's own new tests.
+fn pass_trees(
+    prepared: &Prepared,
+    config: &crate::config::Config,
+    candidate: &str,
+    audit: &audit::Audit,
+) -> Result<(String, String), Finding> {
+    let (store, scratch) = (&prepared.store, &prepared.scratch);
+    let mut restore = audit.restore.clone();
+    let tasks_path = join(&prepared.prefix, &config.attempt.tasks_file);
+    if let Some(ticked) = commit::ticked(prepared, &tasks_path) {
+        restore.insert(tasks_path, Some(ticked));
+    }
+    let full = store
+        .edit(scratch, candidate, &restore)
+        .map_err(tree_finding)?;
+    let without: std::collections::BTreeMap<String, Option<(String, String)>> = audit
+        .agent_tests
+        .iter()
+        .map(|p| (p.clone(), None))
+        .collect();
+    let verdict_tree = store.edit(scratch, &full, &without).map_err(tree_finding)?;
+    Ok((full, verdict_tree))
+}
+
+/// One check's result, judged: its canary read (a report that is not the runner's is the
+/// finding `forged_results`), then its tests against the base's.
+fn judged(
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    canary: &canary::Canary,
+    checks::Ran { mut result, report }: checks::Ran,
+) -> Result<CheckResult, Finding> {
+    let base = baseline.and_then(|b| b.of(&result.op));
+    result.output_tail = canary.scrub(&result.output_tail);
+    let (report, state) = held(canary, report, &result, base).map_err(|detail| Finding {
+        kind: FindingKind::ForgedResults,
+        path: result.op.clone(),
+        detail: format!("check `{}`: {detail}", result.op),
+    })?;
+    let new = baseline::new_tests(prepared, baseline, &result.op);
+    let (passed, mut summary) = outcomes::judge(
+        result.exit_code,
+        result.timed_out,
+        &report,
+        base,
+        new,
+        &prepared.known,
+    );
+    summary.canary = state;
+    result.passed = passed;
+    result.tests = summary;
+    Ok(result)
 }
 
 /// What a check's canary says of its report (invariant 11): the report without the canary,
