@@ -99,6 +99,10 @@ pub struct AttemptConfig {
     /// one that passes is a note.
     #[serde(deserialize_with = "known_failures")]
     pub known_failures: Vec<String>,
+    /// The most the agent's and each check's private `/tmp` (with `/var/tmp` and
+    /// `/dev/shm`) may hold, in MiB.
+    #[serde(deserialize_with = "ranged::<_, _, 16, { 1 << 20 }>")]
+    pub tmp_size_mib: u64,
     /// Variables of your environment the checks get besides the allow-list (names).
     #[serde(deserialize_with = "names")]
     pub env: Vec<String>,
@@ -169,6 +173,7 @@ impl Default for AttemptConfig {
             writable: strings(DEFAULT_WRITABLE),
             setup: Vec::new(),
             known_failures: Vec::new(),
+            tmp_size_mib: 4096,
             env: Vec::new(),
             agent_env: Vec::new(),
         }
@@ -923,6 +928,7 @@ agent_env = ["GH_TOKEN"]
                 writable: vec!["~/.cache/x".into(), "/opt/y".into()],
                 setup: vec!["npm ci".into()],
                 known_failures: vec!["tests/test_env.py::*".into(), "test_p[1-".into()],
+                tmp_size_mib: 4096,
                 env: vec!["DATABASE_URL".into()],
                 agent_env: vec!["GH_TOKEN".into()],
             }
@@ -947,7 +953,7 @@ agent_env = ["GH_TOKEN"]
             error("[attempt]\nretries = 2\n"),
             "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
              branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable, \
-             setup, known_failures, env, agent_env)"
+             setup, known_failures, tmp_size_mib, env, agent_env)"
         );
         assert_eq!(
             error("[attempt]\nmax_attempts = 99999999999999999999999\n"),

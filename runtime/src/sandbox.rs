@@ -60,6 +60,11 @@ pub(crate) struct Spec {
     /// that path, and so finds each check's tree there.
     #[serde(default)]
     pub(crate) tree_at: Option<TreeAt>,
+    /// The most the private `/tmp`, `/var/tmp` and `/dev/shm` may hold together, in MiB
+    /// (their writes all land in one tmpfs); `None` leaves the kernel's default, half the
+    /// memory. Past it a write fails with "No space left on device".
+    #[serde(default)]
+    pub(crate) tmp_mib: Option<u64>,
 }
 
 /// A tree, and the fixed path it is seen at as well.
@@ -458,12 +463,17 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         if path != Path::new("/dev/shm") && private_overlay(path) {
             continue;
         }
+        let options = match spec.tmp_mib {
+            Some(mib) => format!("mode=1777,size={mib}m"),
+            None => "mode=1777".to_owned(),
+        };
+        let options = std::ffi::CString::new(options).map_err(|e| e.to_string())?;
         mount(
             "speccoder-tmp",
             path,
             "tmpfs",
             MountFlags::NOSUID | MountFlags::NODEV,
-            Some(c"mode=1777"),
+            Some(options.as_c_str()),
         )
         .map_err(|e| err("mount a private tmpfs on", path, e))?;
     }

@@ -512,3 +512,33 @@ fn the_users_environment_reaches_the_agent_and_the_checks_only_where_named() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn the_private_tmp_is_bounded_and_a_full_one_fails_the_check() {
+    // The check writes 64 MiB to /tmp before its tests: past a 32 MiB bound the write
+    // fails and so does the check; with room for it the same change passes.
+    let project = |size: u64| {
+        Project::new(
+            &[
+                (
+                    "Makefile",
+                    "test:\n\thead -c 67108864 /dev/zero > /tmp/speccoder-big\n\tpytest -q -p no:cacheprovider\n",
+                ),
+                ("pytest.ini", "[pytest]\npythonpath = .\n"),
+                ("calc.py", CALC_STUB),
+                ("tests/test_add.py", PYTEST_ADD),
+            ],
+            &format!("tmp_size_mib = {size}\n"),
+        )
+    };
+    require_tools(&["pytest"]);
+    let mut failures = Vec::new();
+    let story = project(32).attempt(HONEST, None);
+    expect(&mut failures, "32 MiB", &story, "failed", None);
+    if !story.to_string().contains("No space left on device") {
+        failures.push(format!("no ENOSPC in the story: {}", said(&story)));
+    }
+    let story = project(128).attempt(HONEST, None);
+    expect(&mut failures, "128 MiB", &story, "passed", None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -92,6 +92,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         agent_products: Vec::new(),
         acceptance_files,
         known: KnownFailures::new(&config.attempt.known_failures),
+        tmp_mib: config.attempt.tmp_size_mib,
         check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
         agent_env: environment::allowed(
             std::env::vars(),

@@ -132,6 +132,7 @@ fn run_commands(
                     writable,
                     hidden: prepared.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only: Vec::new(),
+                    tmp_mib: Some(prepared.tmp_mib),
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),

@@ -94,6 +94,8 @@ pub(crate) struct Prepared {
     /// The environment the agent gets: the allow-list, its executor's own and
     /// `[attempt] agent_env`.
     pub(crate) agent_env: Vec<(String, String)>,
+    /// `[attempt] tmp_size_mib`: the bound of each sandbox's private `/tmp`.
+    pub(crate) tmp_mib: u64,
 }
 
 impl Prepared {
@@ -130,6 +132,7 @@ impl Prepared {
                         writable,
                         hidden,
                         read_only: Vec::new(),
+                        tmp_mib: Some(self.tmp_mib),
                         // The setup's products copied into the agent's tree find it.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: self.tree.clone(),
@@ -163,6 +166,7 @@ impl Prepared {
                     writable: vec![check_tree.to_path_buf()],
                     hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only,
+                    tmp_mib: Some(self.tmp_mib),
                     // Where the setup ran, when there was one.
                     tree_at: self.products.as_ref().map(|p| TreeAt {
                         tree: check_tree.to_path_buf(),
