@@ -1030,3 +1030,58 @@ fn real_codex_without_network_fails_at_its_deadline() {
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     repo.assert_untouched(&main, &[]);
 }
+
+#[test]
+fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_run() {
+    let repo = Repo::new("honest", "");
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    let commit = story["commit"].as_str().expect("commit").to_owned();
+    // As a run killed with SIGKILL just after it set the branch leaves it: its mark, with
+    // the commit it was making, a dead process and its private folder.
+    let journal = repo.root().join(".git/speccoder/attempts/T7");
+    let folder = tempfile::Builder::new()
+        .prefix("speccoder-attempt-")
+        .tempdir()
+        .expect("folder")
+        .keep();
+    std::fs::write(
+        journal.join("running.json"),
+        serde_json::json!({"pid": 999_999_999u64, "started": 1, "folder": folder,
+                           "branch": "speccoder/T7", "commit": commit})
+        .to_string(),
+    )
+    .expect("mark");
+    let records = || std::fs::read_dir(&journal).expect("journal").count();
+    let before = records();
+    // The next run: refused, since the branch is there, and saying the pass was recorded.
+    let out = repo.command(&["--json"], &[]).output().expect("speccoder starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("exists already") && stderr.contains("recorded now as the pass it was"),
+        "{stderr}"
+    );
+    assert!(!folder.exists(), "the killed run's folder is left");
+    assert!(!journal.join("running.json").exists());
+    // The mark went and a record came: the pass, with its commit.
+    assert_eq!(records(), before);
+    let last = std::fs::read_dir(&journal)
+        .expect("journal")
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".json")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .expect("records");
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(journal.join(format!("{last}.json"))).expect("record"),
+    )
+    .expect("json");
+    assert_eq!(record["verdict"], "passed", "{record}");
+    assert_eq!(record["commit"], serde_json::json!(commit));
+}

@@ -58,6 +58,8 @@ pub(crate) fn commit(
         .store
         .commit(&pass.tree, &prepared.base, &message)
         .and_then(|commit| {
+            // A run killed from here on has made its pass: the next run records it so.
+            prepared.running.record_commit(&prepared.branch, &commit);
             prepared.store.run(&[
                 "update-ref",
                 &format!("refs/heads/{}", prepared.branch),

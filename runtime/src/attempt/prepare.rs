@@ -12,7 +12,7 @@ use super::shared::{
     Rules, Withheld,
 };
 use super::store::Store;
-use super::store::journal::{Journal, Running};
+use super::store::journal::{self, Journal, Running};
 use super::store::repo::Repo;
 use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
 use crate::config::{Config, ExecutorKind, ExternalExecutor};
@@ -34,10 +34,18 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     let task = bundle.bundle.task.id.clone();
     let repo = Repo::open(request.root)?;
     let (top, prefix) = project_prefix(request, &repo)?;
-    let branch = attempt_branch(request, &repo, &task)?;
-    let mut notes = Vec::new();
+    // Runs of any task that were killed are settled first: a pass committed just before
+    // the kill is recorded as the pass it was.
+    let branch_at = |branch: &str| repo.branch_commit(branch);
+    let mut notes = journal::settle_all(&repo.common_dir, &branch_at);
+    let branch = attempt_branch(request, &repo, &task).map_err(|err| {
+        match notes.iter().find(|n| n.starts_with(&format!("{task}: "))) {
+            Some(settled) => format!("{err} ({settled})"),
+            None => err,
+        }
+    })?;
     let journal = Journal::new(&repo.common_dir, &task);
-    let running = journal.start(&mut notes)?;
+    let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
     let isolation = isolation(&mut notes);
     let common = repo

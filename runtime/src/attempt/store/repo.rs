@@ -91,6 +91,20 @@ impl Repo {
         ])
     }
 
+    /// The commit branch `name` points at, if it exists.
+    pub(crate) fn branch_commit(&self, name: &str) -> Option<String> {
+        self.git
+            .run(&[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                &format!("refs/heads/{name}^{{commit}}"),
+            ])
+            .ok()
+            .map(|c| c.trim().to_owned())
+            .filter(|c| !c.is_empty())
+    }
+
     /// Whether `name` is a valid branch name.
     pub(crate) fn valid_branch(&self, name: &str) -> bool {
         self.git.succeeds(&["check-ref-format", "--branch", name])
