@@ -1605,7 +1605,7 @@ list.it = 1;
     }
 
     #[test]
-    fn honest_code_is_not_tampering() {
+    fn honest_python_is_not_tampering() {
         let python = "\
 \"\"\"Run the tests with pytest.
 
@@ -1643,6 +1643,10 @@ sys.exit(main())
 ";
         case("c.py", python, "");
         case("c.py", "import sys\ndef main():\n    sys.exit(run())\n", "");
+    }
+
+    #[test]
+    fn honest_javascript_is_not_tampering() {
         let js = "\
 import assert from 'node:assert';
 assert(x > 0);
@@ -1665,6 +1669,10 @@ if (mode === 'test') open(file);
 throw new Error('bad');
 ";
         case("lib.js", js, "");
+    }
+
+    #[test]
+    fn honest_rust_is_not_tampering() {
         let rust = "\
 use crate::test_utils::x;
 use term_transcript::{test::TestConfig, ShellOptions};
