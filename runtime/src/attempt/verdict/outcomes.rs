@@ -512,26 +512,6 @@ mod tests {
             true,
             &[],
         );
-        // The task's own test fails at the base (it sits there, as an orchestrator puts
-        // it) and still fails: a wrong or empty change.
-        let summary = case(
-            1,
-            &[(A, Passed), (B, Failed)],
-            &[(A, Passed), (B, Failed)],
-            &[],
-            false,
-            &[&format!("`{B}` failed")],
-        );
-        assert_eq!(summary.failing_at_base, [format!("`{B}`")]);
-        // Passing now: the change did what the task asks.
-        case(
-            0,
-            &[(A, Passed), (B, Passed)],
-            &[(A, Passed), (B, Failed)],
-            &[],
-            true,
-            &[],
-        );
         // A test that passed at the base is skipped now.
         case(
             0,
@@ -569,6 +549,34 @@ mod tests {
             false,
             &[&format!("(withheld) `{B}` errored")],
         );
+    }
+
+    #[test]
+    fn a_test_failing_at_the_base_must_pass_now() {
+        // The task's own test fails at the base (it sits there, as an orchestrator puts
+        // it) and still fails: a wrong or empty change.
+        let summary = case(
+            1,
+            &[(A, Passed), (B, Failed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            false,
+            &[&format!("`{B}` failed")],
+        );
+        assert_eq!(summary.failing_at_base, [format!("`{B}`")]);
+        // Passing now: the change did what the task asks.
+        case(
+            0,
+            &[(A, Passed), (B, Passed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            true,
+            &[],
+        );
+    }
+
+    #[test]
+    fn no_test_running_where_the_base_ran_some_is_no_pass() {
         // Zero tests where the base ran some, with an exit code of 0.
         // Zero tests where the base ran some (unittest without -v names none).
         let unittest = |passed| TestReport {
