@@ -604,6 +604,17 @@ impl Item {
     }
 }
 
+/// The outer attributes before an item, as `Reading::read_attributes` finds them.
+#[derive(Debug)]
+struct Attributes {
+    /// Those not free, normalized, each followed by a space.
+    attrs: String,
+    /// Whether one marks a test (`#[test]`, `#[tokio::test]`).
+    test: bool,
+    /// Whether one is `#[cfg(test)]`.
+    cfg_test: bool,
+}
+
 /// A Rust file read far enough to compare its tests.
 #[derive(Debug)]
 struct Reading<'s> {
@@ -724,27 +735,11 @@ impl<'s> Reading<'s> {
     fn read(&mut self, lo: usize, hi: usize, module: &str, test_code: bool) -> Vec<String> {
         let (mut inner, mut i) = (Vec::new(), lo);
         while i < hi {
-            let (mut attrs, mut test, mut cfg_test) = (String::new(), false, false);
-            loop {
-                let open = i + 1 + usize::from(self.is(i + 1, b'!'));
-                if !self.is(i, b'#') || !self.is(open, b'[') {
-                    break;
-                }
-                let mut last = open + 1;
-                while self.is(last + 1, b':') && self.word(last + 3).is_some() {
-                    last += 3;
-                }
-                test |= self.word_in(last, TEST_ATTRIBUTES);
-                let end = self.end_of(open);
-                let text = self.norm(i, end);
-                cfg_test |= text == "# [ cfg ( test ) ]";
-                match (self.word_in(open + 1, FREE_ATTRIBUTES), open > i + 1) {
-                    (true, _) => {}
-                    (false, true) => inner.push(text),
-                    (false, false) => attrs = format!("{attrs}{text} "),
-                }
-                i = end;
-            }
+            let Attributes {
+                attrs,
+                test,
+                cfg_test,
+            } = self.read_attributes(&mut i, &mut inner);
             if i >= hi || self.is(i, b';') {
                 i += 1;
                 continue;
@@ -757,12 +752,7 @@ impl<'s> Reading<'s> {
                 call += 3;
             }
             let bang = self.word(call).is_some() && self.is(call + 1, b'!');
-            let name = match word {
-                "macro_rules" if bang => self.word(i + 2).map(|n| format!("macro_rules! {n}")),
-                "static" if self.word(i + 1) == Some("mut") => self.word(i + 2).map(str::to_owned),
-                _ if NAMED_ITEMS.contains(&word) => self.word(i + 1).map(str::to_owned),
-                _ => None,
-            };
+            let name = self.item_name(i, word, bang);
             let kind = match word {
                 "fn" if test => Kind::Test,
                 "mod" => Kind::Module,
@@ -791,13 +781,7 @@ impl<'s> Reading<'s> {
                 let end = self.item_end(i, hi, self.word_in(i, TO_SEMICOLON));
                 (end, format!("{attrs}{}", self.norm(start, end)))
             };
-            if word == "use" {
-                self.use_shadows(i, end);
-            }
-            if word == "macro_rules" && self.word_in(i + 2, ASSERTION_MACROS) {
-                let form = format!("`macro_rules! {}`", self.word(i + 2).unwrap_or(""));
-                self.shadows.push((form, self.line(i)));
-            }
+            self.note_shadows(i, end, word);
             let snippet = key.is_none().then(|| self.first_line(start));
             let key = key.unwrap_or_else(|| format!("{module} {text}"));
             let line = self.line(start);
@@ -812,6 +796,60 @@ impl<'s> Reading<'s> {
             i = end.max(start + 1);
         }
         inner
+    }
+
+    /// Reads the attributes before the item at `*i` and moves `*i` past them: inner ones
+    /// (`#![…]`) go to `inner`, outer ones are returned with what they say of the item.
+    fn read_attributes(&self, i: &mut usize, inner: &mut Vec<String>) -> Attributes {
+        let (mut attrs, mut test, mut cfg_test) = (String::new(), false, false);
+        loop {
+            let open = *i + 1 + usize::from(self.is(*i + 1, b'!'));
+            if !self.is(*i, b'#') || !self.is(open, b'[') {
+                break;
+            }
+            let mut last = open + 1;
+            while self.is(last + 1, b':') && self.word(last + 3).is_some() {
+                last += 3;
+            }
+            test |= self.word_in(last, TEST_ATTRIBUTES);
+            let end = self.end_of(open);
+            let text = self.norm(*i, end);
+            cfg_test |= text == "# [ cfg ( test ) ]";
+            match (self.word_in(open + 1, FREE_ATTRIBUTES), open > *i + 1) {
+                (true, _) => {}
+                (false, true) => inner.push(text),
+                (false, false) => attrs = format!("{attrs}{text} "),
+            }
+            *i = end;
+        }
+        Attributes {
+            attrs,
+            test,
+            cfg_test,
+        }
+    }
+
+    /// The name of the item whose keyword `word` is at `i` (`bang` when it is a macro call),
+    /// or `None` for an item without one.
+    fn item_name(&self, i: usize, word: &str, bang: bool) -> Option<String> {
+        match word {
+            "macro_rules" if bang => self.word(i + 2).map(|n| format!("macro_rules! {n}")),
+            "static" if self.word(i + 1) == Some("mut") => self.word(i + 2).map(str::to_owned),
+            _ if NAMED_ITEMS.contains(&word) => self.word(i + 1).map(str::to_owned),
+            _ => None,
+        }
+    }
+
+    /// Notes what the item `i..end` with keyword `word` shadows: a `use` of an assertion
+    /// macro, or a `macro_rules!` named like one.
+    fn note_shadows(&mut self, i: usize, end: usize, word: &str) {
+        if word == "use" {
+            self.use_shadows(i, end);
+        }
+        if word == "macro_rules" && self.word_in(i + 2, ASSERTION_MACROS) {
+            let form = format!("`macro_rules! {}`", self.word(i + 2).unwrap_or(""));
+            self.shadows.push((form, self.line(i)));
+        }
     }
 
     /// Past the visibility and qualifiers (`pub(crate) async unsafe extern "C"`) at `i`.

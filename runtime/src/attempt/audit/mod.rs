@@ -931,11 +931,6 @@ fn loaded_files(
     store: &Store,
     root: &str,
 ) -> Result<(Vec<Loaded>, Vec<Finding>), String> {
-    let exists = |p: &str| {
-        new.get(p)
-            .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
-    };
-    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut out: Vec<Loaded> = Vec::new();
     let mut findings = Vec::new();
     // The files read at this depth: (path, read as, old text, new text).
@@ -950,85 +945,11 @@ fn loaded_files(
             )
         })
         .collect();
-    let (mut from, mut full) = (0, false);
+    let mut from = 0;
     for _ in 0..MAX_LOAD_DEPTH {
-        // What this depth loads: (path, loader, whether the load is new), new loads first.
-        let mut wanted: Vec<(String, String, bool)> = Vec::new();
-        for (path, read_as, old, text) in level {
-            let lang = scan::Lang::of(read_as);
-            let added: BTreeSet<usize> = scan::added_lines(old, text)
-                .into_iter()
-                .map(|(n, _)| n)
-                .collect();
-            for load in loads::loads(path, lang, root, text, exists) {
-                let fresh = added.contains(&load.line);
-                wanted.push((load.path, read_as.to_owned(), fresh));
-            }
-        }
-        wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
-        wanted.dedup_by(|a, b| a.0 == b.0);
-        let mut unread: Vec<(String, String, Option<String>, String)> = Vec::new();
-        for (path, loader, fresh) in wanted {
-            let (Some(entry), old_entry) = (new.get(&path), base.get(&path)) else {
-                continue;
-            };
-            let changed = old_entry.is_none_or(|o| o.object != entry.object);
-            if out.iter().any(|l| l.path == path) || (!fresh && !changed) {
-                continue;
-            }
-            if out.len() + unread.len() >= MAX_LOADED_FILES {
-                full = true;
-                findings.push(Finding {
-                    kind: FindingKind::Tampering,
-                    path: loader,
-                    detail: format!(
-                        "loads more than {MAX_LOADED_FILES} new or changed files as code at run time: too many to scan"
-                    ),
-                });
-                break;
-            }
-            let old = old_entry.filter(|_| !fresh).map(|o| {
-                blobs
-                    .get(&o.object)
-                    .and_then(|b| b.as_deref())
-                    .map(lossy)
-                    .unwrap_or_default()
-            });
-            unread.push((path, loader, old, entry.object.clone()));
-        }
-        // Unchanged files newly loaded are not among the changes read before.
-        let missing: Vec<String> = unread
-            .iter()
-            .filter(|u| !blobs.contains_key(&u.3))
-            .map(|u| u.3.clone())
-            .collect();
-        let read: BTreeMap<String, Option<Vec<u8>>> = missing
-            .iter()
-            .cloned()
-            .zip(store.read_blobs(&missing, MAX_READ_BYTES)?)
-            .collect();
-        for (path, loader, old, object) in unread {
-            let bytes = blobs
-                .get(&object)
-                .or_else(|| read.get(&object))
-                .and_then(|b| b.as_deref());
-            match bytes {
-                Some(bytes) => out.push(Loaded {
-                    path,
-                    loader,
-                    old,
-                    new: lossy(bytes),
-                }),
-                None => findings.push(Finding {
-                    kind: FindingKind::Tampering,
-                    path,
-                    detail: format!(
-                        "loaded as code, and over {} MiB: too large to scan",
-                        MAX_READ_BYTES >> 20
-                    ),
-                }),
-            }
-        }
+        let wanted = wanted_loads(level, new, root);
+        let (unread, full) = unread_loads(wanted, &out, base, new, blobs, &mut findings);
+        read_loads(unread, blobs, store, &mut out, &mut findings)?;
         level = out[from..]
             .iter()
             .map(|l| {
@@ -1046,6 +967,149 @@ fn loaded_files(
         }
     }
     Ok((out, findings))
+}
+
+/// A file's bytes as text, invalid UTF-8 replaced.
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// What the files of one depth (path, read as, old text, new text) load, as (path, loader,
+/// whether the load is new), one per path, a new load before an old one.
+fn wanted_loads(
+    level: Vec<(&str, &str, &str, &str)>,
+    new: &BTreeMap<String, Entry>,
+    root: &str,
+) -> Vec<(String, String, bool)> {
+    let exists = |p: &str| {
+        new.get(p)
+            .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
+    };
+    let mut wanted: Vec<(String, String, bool)> = Vec::new();
+    for (path, read_as, old, text) in level {
+        let lang = scan::Lang::of(read_as);
+        let added: BTreeSet<usize> = scan::added_lines(old, text)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        for load in loads::loads(path, lang, root, text, exists) {
+            let fresh = added.contains(&load.line);
+            wanted.push((load.path, read_as.to_owned(), fresh));
+        }
+    }
+    wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
+    wanted.dedup_by(|a, b| a.0 == b.0);
+    wanted
+}
+
+/// A load to read: a file that holds new code.
+#[derive(Debug)]
+struct Unread {
+    /// Its repository path.
+    path: String,
+    /// The source whose language and kind it is read as.
+    loader: String,
+    /// Its text at the base, `None` when the load itself is new.
+    old: Option<String>,
+    /// Its object in the candidate.
+    object: String,
+}
+
+/// Of the `wanted` loads, those that hold new code and are not read yet, and whether they
+/// passed [`MAX_LOADED_FILES`] (then a finding says so, and the rest are left).
+fn unread_loads(
+    wanted: Vec<(String, String, bool)>,
+    out: &[Loaded],
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    findings: &mut Vec<Finding>,
+) -> (Vec<Unread>, bool) {
+    let mut unread: Vec<Unread> = Vec::new();
+    for (path, loader, fresh) in wanted {
+        let (Some(entry), old_entry) = (new.get(&path), base.get(&path)) else {
+            continue;
+        };
+        let changed = old_entry.is_none_or(|o| o.object != entry.object);
+        if out.iter().any(|l| l.path == path) || (!fresh && !changed) {
+            continue;
+        }
+        if out.len() + unread.len() >= MAX_LOADED_FILES {
+            findings.push(Finding {
+                kind: FindingKind::Tampering,
+                path: loader,
+                detail: format!(
+                    "loads more than {MAX_LOADED_FILES} new or changed files as code at run time: too many to scan"
+                ),
+            });
+            return (unread, true);
+        }
+        let old = old_entry.filter(|_| !fresh).map(|o| {
+            blobs
+                .get(&o.object)
+                .and_then(|b| b.as_deref())
+                .map(lossy)
+                .unwrap_or_default()
+        });
+        unread.push(Unread {
+            path,
+            loader,
+            old,
+            object: entry.object.clone(),
+        });
+    }
+    (unread, false)
+}
+
+/// Reads the `unread` loads into `out`, each one's object from `blobs` or else from the
+/// store; one over [`MAX_READ_BYTES`] is a finding instead.
+fn read_loads(
+    unread: Vec<Unread>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    store: &Store,
+    out: &mut Vec<Loaded>,
+    findings: &mut Vec<Finding>,
+) -> Result<(), String> {
+    // Unchanged files newly loaded are not among the changes read before.
+    let missing: Vec<String> = unread
+        .iter()
+        .filter(|u| !blobs.contains_key(&u.object))
+        .map(|u| u.object.clone())
+        .collect();
+    let read: BTreeMap<String, Option<Vec<u8>>> = missing
+        .iter()
+        .cloned()
+        .zip(store.read_blobs(&missing, MAX_READ_BYTES)?)
+        .collect();
+    for Unread {
+        path,
+        loader,
+        old,
+        object,
+    } in unread
+    {
+        let bytes = blobs
+            .get(&object)
+            .or_else(|| read.get(&object))
+            .and_then(|b| b.as_deref());
+        match bytes {
+            Some(bytes) => out.push(Loaded {
+                path,
+                loader,
+                old,
+                new: lossy(bytes),
+            }),
+            None => findings.push(Finding {
+                kind: FindingKind::Tampering,
+                path,
+                detail: format!(
+                    "loaded as code, and over {} MiB: too large to scan",
+                    MAX_READ_BYTES >> 20
+                ),
+            }),
+        }
+    }
+    Ok(())
 }
 
 /// What changed in a frozen test file, as specific as the counters can say.

@@ -82,8 +82,39 @@ pub(crate) fn ran_from<'i>(
         .filter(|e| e.utf8 && matches!(e.mode.as_str(), "100644" | "100755"))
         .filter_map(|e| Some((project(&e.path)?, e)))
         .collect();
-    // Every Python module by each dotted suffix of its path: unittest names a module from
-    // its start folder, so `tests/unit/test_x.py` may be `test_x` or `unit.test_x`.
+    let modules = python_modules(&files);
+    let (candidates, doctests) = named_files(ids, &files, &modules);
+    let full = |path: &str| crate::attempt::prepare::join(prefix, path);
+    let candidates: Vec<&str> = candidates
+        .into_iter()
+        .filter(|p| !p.ends_with(".rs") && !is_test(&full(p)))
+        .collect();
+    // A Python file must define a test: a doctest run through unittest's `load_tests`
+    // names its module too, and that module stays editable.
+    let python: Vec<&str> = candidates
+        .iter()
+        .copied()
+        .filter(|p| p.ends_with(".py"))
+        .collect();
+    let defines = defining_tests(&python, &files, store)?;
+    let tests: BTreeSet<String> = candidates
+        .iter()
+        .filter(|p| !p.ends_with(".py") || defines.contains(*p))
+        .map(|p| full(p))
+        .collect();
+    Ok(RanFrom {
+        doctests: doctests
+            .into_iter()
+            .map(full)
+            .filter(|p| !tests.contains(p) && !is_test(p))
+            .collect(),
+        tests,
+    })
+}
+
+/// Every Python module of `files` by each dotted suffix of its path: unittest names a
+/// module from its start folder, so `tests/unit/test_x.py` may be `test_x` or `unit.test_x`.
+fn python_modules<'f>(files: &'f BTreeMap<String, &Entry>) -> BTreeMap<String, Vec<&'f str>> {
     let mut modules: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for path in files.keys().filter(|p| p.ends_with(".py")) {
         let dotted = path.trim_end_matches(".py").replace('/', ".");
@@ -96,6 +127,16 @@ pub(crate) fn ran_from<'i>(
             }
         }
     }
+    modules
+}
+
+/// The `files` that `ids` point to, as (candidate test files, files of doctests), a dotted
+/// id resolved through `modules`; at most about [`MAX_CANDIDATES`] candidates.
+fn named_files<'i, 'f>(
+    ids: impl Iterator<Item = &'i String>,
+    files: &'f BTreeMap<String, &Entry>,
+    modules: &BTreeMap<String, Vec<&'f str>>,
+) -> (BTreeSet<&'f str>, BTreeSet<&'f str>) {
     let mut candidates: BTreeSet<&str> = BTreeSet::new();
     let mut doctests: BTreeSet<&str> = BTreeSet::new();
     for id in ids {
@@ -126,18 +167,15 @@ pub(crate) fn ran_from<'i>(
             break;
         }
     }
-    let full = |path: &str| crate::attempt::prepare::join(prefix, path);
-    let candidates: Vec<&str> = candidates
-        .into_iter()
-        .filter(|p| !p.ends_with(".rs") && !is_test(&full(p)))
-        .collect();
-    // A Python file must define a test: a doctest run through unittest's `load_tests`
-    // names its module too, and that module stays editable.
-    let python: Vec<&str> = candidates
-        .iter()
-        .copied()
-        .filter(|p| p.ends_with(".py"))
-        .collect();
+    (candidates, doctests)
+}
+
+/// The `python` files whose text defines a test, or is too large to read.
+fn defining_tests<'p>(
+    python: &[&'p str],
+    files: &BTreeMap<String, &Entry>,
+    store: &Store,
+) -> Result<BTreeSet<&'p str>, String> {
     // Read a batch at a time, so that at most `READ_BATCH` texts are held at once.
     let mut defines: BTreeSet<&str> = BTreeSet::new();
     for batch in python.chunks(READ_BATCH) {
@@ -154,19 +192,7 @@ pub(crate) fn ran_from<'i>(
                 .map(|(p, _)| *p),
         );
     }
-    let tests: BTreeSet<String> = candidates
-        .iter()
-        .filter(|p| !p.ends_with(".py") || defines.contains(*p))
-        .map(|p| full(p))
-        .collect();
-    Ok(RanFrom {
-        doctests: doctests
-            .into_iter()
-            .map(full)
-            .filter(|p| !tests.contains(p) && !is_test(p))
-            .collect(),
-        tests,
-    })
+    Ok(defines)
 }
 
 /// The doctest examples of a Python text: each `>>>` line with its continuation lines and

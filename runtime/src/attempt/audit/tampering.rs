@@ -287,48 +287,154 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    let may_exit = may_exit(file, lang);
-    let guarded = views.iter().any(is_main_guard);
-    let reads_files = views
-        .iter()
-        .any(|v| words(READS).any(|r| v.code.replace(' ', "").contains(r)));
-    let test_names: Vec<&str> = context
-        .test_paths
-        .iter()
-        .map(|p| p.rsplit('/').next().unwrap_or(p))
-        .filter(|n| !listed(GENERIC_NAMES, n))
-        .collect();
-    // The longest thing found for each line and rule, with its detail.
-    let mut found: BTreeMap<(usize, Rule), (usize, String)> = BTreeMap::new();
-    let mut note = |line: usize, rule: Rule, what: &str, detail: String| {
-        let entry = found.entry((line, rule)).or_default();
-        if what.len() > entry.0 {
-            *entry = (what.len(), detail);
-        }
-    };
-    let mut plain = |line, rule: Rule, what: &str| {
-        note(line, rule, what, format!("`{what}` {}", rule.reason()));
-    };
-    let aliases = aliases(&views, lang, &roots(table, frameworks));
-    let main_block = match lang {
-        Lang::Python => main_block_lines(&views),
-        Lang::Js => js_main_block_lines(&views),
-        Lang::Rust | Lang::Go | Lang::Any => Vec::new(),
-    };
+    let rules = FileRules::new(file, context, lang, table, frameworks, &views);
+    let mut found = Found::default();
     // What the rules find only once aliases are read as what they stand for.
     let mut by_another_name: Vec<(usize, Rule, &str)> = Vec::new();
     for &n in &added {
         let Some(view) = views.get(n - 1) else {
             continue;
         };
-        let code = view.code.as_str();
-        let in_main = main_block.get(n - 1).copied().unwrap_or_default();
+        rules.scan_line(n, view, &mut found, &mut by_another_name);
+    }
+    for (n, rule, what) in by_another_name {
+        let detail = format!("`{what}` (by another name) {}", rule.reason());
+        found.note(n, rule, what, detail);
+    }
+    for (header, at, name, value) in constant_equalities(&views, lang) {
+        if added.contains(&(header + 1)) || added.contains(&(at + 1)) {
+            let reason = Rule::ConstantEquality.reason();
+            let detail = format!("`{name}` returns `{value}`, which {reason}");
+            found.note(at + 1, Rule::ConstantEquality, name, detail);
+        }
+    }
+    let found = found.0.into_iter().map(|((line, _), (_, detail))| Finding {
+        kind: FindingKind::Tampering,
+        path: file.path.to_owned(),
+        detail: format!("line {line}: {detail}"),
+    });
+    found.collect()
+}
+
+/// The longest thing found for each line and rule, with its detail.
+#[derive(Debug, Default)]
+struct Found(BTreeMap<(usize, Rule), (usize, String)>);
+
+impl Found {
+    /// Keeps `detail` for `what` found on `line` by `rule`, unless as long a thing was found
+    /// there before.
+    fn note(&mut self, line: usize, rule: Rule, what: &str, detail: String) {
+        let entry = self.0.entry((line, rule)).or_default();
+        if what.len() > entry.0 {
+            *entry = (what.len(), detail);
+        }
+    }
+
+    /// Keeps `what` found on `line` by `rule`, said with the rule's reason.
+    fn plain(&mut self, line: usize, rule: Rule, what: &str) {
+        self.note(line, rule, what, format!("`{what}` {}", rule.reason()));
+    }
+}
+
+/// What the rules know of one file before they read its added lines.
+#[derive(Debug)]
+struct FileRules<'c> {
+    /// The language the file is read as.
+    lang: Lang,
+    /// The language's patterns.
+    table: &'static [(&'static str, Rule)],
+    /// The language's test-framework modules, a comma-separated list.
+    frameworks: &'static str,
+    /// Whether the file may end its process ([`may_exit`]).
+    may_exit: bool,
+    /// Whether the file has an `if __name__ == "__main__":` guard.
+    guarded: bool,
+    /// Whether a line of the file calls something in [`READS`].
+    reads_files: bool,
+    /// The file names of the base's test files, generic ones left out.
+    test_names: Vec<&'c str>,
+    /// What the file's names stand for ([`aliases`]).
+    aliases: BTreeMap<String, String>,
+    /// Which lines (0-based) are in the block of a main guard.
+    main_block: Vec<bool>,
+}
+
+impl<'c> FileRules<'c> {
+    /// Reads what the rules need of `file`, read as `lang` with its `table` and
+    /// `frameworks`, from its lines' `views`.
+    fn new(
+        file: &SourceFile<'_>,
+        context: &'c Context,
+        lang: Lang,
+        table: &'static [(&'static str, Rule)],
+        frameworks: &'static str,
+        views: &[View],
+    ) -> Self {
+        let may_exit = may_exit(file, lang);
+        let guarded = views.iter().any(is_main_guard);
+        let reads_files = views
+            .iter()
+            .any(|v| words(READS).any(|r| v.code.replace(' ', "").contains(r)));
+        let test_names: Vec<&str> = context
+            .test_paths
+            .iter()
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .filter(|n| !listed(GENERIC_NAMES, n))
+            .collect();
+        let aliases = aliases(views, lang, &roots(table, frameworks));
+        let main_block = match lang {
+            Lang::Python => main_block_lines(views),
+            Lang::Js => js_main_block_lines(views),
+            Lang::Rust | Lang::Go | Lang::Any => Vec::new(),
+        };
+        Self {
+            lang,
+            table,
+            frameworks,
+            may_exit,
+            guarded,
+            reads_files,
+            test_names,
+            aliases,
+            main_block,
+        }
+    }
+
+    /// Runs every rule over the added line `n`, read as `view`, into `found`; what only
+    /// its aliases show goes to `by_another_name`.
+    fn scan_line(
+        &self,
+        n: usize,
+        view: &View,
+        found: &mut Found,
+        by_another_name: &mut Vec<(usize, Rule, &'static str)>,
+    ) {
+        let in_main = self.main_block.get(n - 1).copied().unwrap_or_default();
+        self.table_pass(n, view, in_main, found, by_another_name);
+        self.assert_module_pass(n, view, found);
+        self.top_level_exit_pass(n, view, found);
+        self.imported_string_pass(n, view, in_main, found);
+        self.marked_string_pass(n, view, found);
+        self.test_path_pass(n, view, found);
+        self.imported_module_pass(n, view, found);
+    }
+
+    /// The table's patterns on line `n`, as written and as read through its aliases.
+    fn table_pass(
+        &self,
+        n: usize,
+        view: &View,
+        in_main: bool,
+        found: &mut Found,
+        by_another_name: &mut Vec<(usize, Rule, &'static str)>,
+    ) {
+        let (code, lang) = (view.code.as_str(), self.lang);
         let imported = from_imports(code, lang);
         // The line as written, and read through its aliases (`u.TestCase` after `import
         // unittest as u`) when that reads differently.
-        let resolved = resolve(code, &view.strings, lang, &aliases);
+        let resolved = resolve(code, &view.strings, lang, &self.aliases);
         let other = Some(&resolved).filter(|r| r.code != view.code);
-        for &(pattern, rule) in table {
+        for &(pattern, rule) in self.table {
             let quoted = pattern
                 .split_once('\'')
                 .filter(|(_, w)| !w.starts_with('\''));
@@ -343,7 +449,7 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
                     occurs(code, pattern)
                 }
             };
-            let excused = (rule == Rule::Exit && (may_exit || in_main))
+            let excused = (rule == Rule::Exit && (self.may_exit || in_main))
                 || (rule == Rule::Framework && in_main)
                 || (pattern == "Error.captureStackTrace" && traces_an_error(code));
             let what = pattern.trim_end_matches(" =").trim_end_matches('.');
@@ -351,85 +457,98 @@ fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
                 continue;
             }
             if hit(view) || occurs(&imported, pattern) {
-                plain(n, rule, what);
+                found.plain(n, rule, what);
             } else if other.is_some_and(hit) {
                 by_another_name.push((n, rule, what));
             }
         }
-        // `require("node:assert").equal = …`: the strings are emptied in the code.
-        if lang == Lang::Js
-            && assigns(code, "require('').")
+    }
+
+    /// `require("node:assert").equal = …` on line `n`: the strings are emptied in the code.
+    fn assert_module_pass(&self, n: usize, view: &View, found: &mut Found) {
+        if self.lang == Lang::Js
+            && assigns(&view.code, "require('').")
             && view.strings.iter().any(|s| listed(ASSERT_MODULES, s))
         {
-            plain(n, Rule::Framework, "require");
+            found.plain(n, Rule::Framework, "require");
         }
+    }
+
+    /// A Python exit at the top level of line `n`, in a file that may not exit and has no
+    /// main guard.
+    fn top_level_exit_pass(&self, n: usize, view: &View, found: &mut Found) {
+        let code = view.code.as_str();
         let top_level = !code.starts_with(char::is_whitespace) && !code.starts_with("def ");
-        if lang == Lang::Python && top_level && !may_exit && !guarded {
+        if self.lang == Lang::Python && top_level && !self.may_exit && !self.guarded {
             for exit in words(PYTHON_TOP_LEVEL_EXITS).filter(|e| occurs(code, e)) {
-                plain(n, Rule::Exit, exit);
+                found.plain(n, Rule::Exit, exit);
             }
         }
-        for module in imported_strings(view, lang) {
+    }
+
+    /// The modules line `n` imports by a string: the test framework outside a main block,
+    /// or a Python test folder.
+    fn imported_string_pass(&self, n: usize, view: &View, in_main: bool, found: &mut Found) {
+        for module in imported_strings(view, self.lang) {
             let root = module.split(['/', '.']).next().unwrap_or_default();
-            if listed(frameworks, root) && !in_main {
-                plain(n, Rule::Framework, module);
-            } else if lang == Lang::Python && listed(TEST_FOLDERS, root) {
-                plain(n, Rule::TestFiles, &format!("\"{module}\""));
+            if listed(self.frameworks, root) && !in_main {
+                found.plain(n, Rule::Framework, module);
+            } else if self.lang == Lang::Python && listed(TEST_FOLDERS, root) {
+                found.plain(n, Rule::TestFiles, &format!("\"{module}\""));
             }
         }
+    }
+
+    /// The strings of line `n` that hold a runner's result line, or a mark of the test
+    /// files.
+    fn marked_string_pass(&self, n: usize, view: &View, found: &mut Found) {
         for string in &view.strings {
             if let Some(line) = RESULT_LINES.iter().find(|l| string.contains(*l)) {
-                plain(n, Rule::ResultLines, &format!("\"{line}\""));
+                found.plain(n, Rule::ResultLines, &format!("\"{line}\""));
             }
             // Go's test files by their mark, and a Rust test binary's own list of its
             // tests: library code that reads either knows the tests it is judged by (a
             // command's code may, which generates or lists tests).
-            let test_files = match lang {
+            let test_files = match self.lang {
                 Lang::Go if string.contains("_test.go") => Some("_test.go"),
                 Lang::Rust if string == "--list" => Some("--list"),
                 _ => None,
             };
-            if let Some(mark) = test_files.filter(|_| !may_exit) {
-                plain(n, Rule::TestFiles, &format!("\"{mark}\""));
+            if let Some(mark) = test_files.filter(|_| !self.may_exit) {
+                found.plain(n, Rule::TestFiles, &format!("\"{mark}\""));
             }
         }
+    }
+
+    /// The strings of line `n` that name a test file's path.
+    fn test_path_pass(&self, n: usize, view: &View, found: &mut Found) {
         // A lone `"tests"` is a path only after a call that builds or opens one.
-        let squeezed = code.replace(' ', "");
+        let squeezed = view.code.replace(' ', "");
         let path_call = words(PATH_CALLS)
-            .chain(words(PATH_BUILDS).filter(|_| reads_files))
+            .chain(words(PATH_BUILDS).filter(|_| self.reads_files))
             .filter_map(|c| squeezed.find(c))
             .min();
         let path_from = path_call.map_or(usize::MAX, |at| squeezed[..at].matches("''").count());
         for (k, string) in view.strings.iter().enumerate() {
-            if let Some(word) = test_path_in(string, k >= path_from, &test_names) {
-                plain(n, Rule::TestFiles, &format!("\"{word}\""));
+            if let Some(word) = test_path_in(string, k >= path_from, &self.test_names) {
+                found.plain(n, Rule::TestFiles, &format!("\"{word}\""));
             }
         }
-        for module in imported_modules(code, lang) {
+    }
+
+    /// The modules line `n` imports by name that are tests: under a test folder, or a
+    /// test file's module.
+    fn imported_module_pass(&self, n: usize, view: &View, found: &mut Found) {
+        for module in imported_modules(&view.code, self.lang) {
             let root = module.trim_start_matches('.').split('.').next();
             let file = format!("{module}.py");
-            if root.is_some_and(|r| matches!(r, "test" | "tests")) || test_names.contains(&&*file) {
-                plain(n, Rule::TestFiles, module);
+            if root.is_some_and(|r| matches!(r, "test" | "tests"))
+                || self.test_names.contains(&&*file)
+            {
+                found.plain(n, Rule::TestFiles, module);
             }
         }
     }
-    for (n, rule, what) in by_another_name {
-        let detail = format!("`{what}` (by another name) {}", rule.reason());
-        note(n, rule, what, detail);
-    }
-    for (header, at, name, value) in constant_equalities(&views, lang) {
-        if added.contains(&(header + 1)) || added.contains(&(at + 1)) {
-            let reason = Rule::ConstantEquality.reason();
-            let detail = format!("`{name}` returns `{value}`, which {reason}");
-            note(at + 1, Rule::ConstantEquality, name, detail);
-        }
-    }
-    let found = found.into_iter().map(|((line, _), (_, detail))| Finding {
-        kind: FindingKind::Tampering,
-        path: file.path.to_owned(),
-        detail: format!("line {line}: {detail}"),
-    });
-    found.collect()
 }
 
 /// Whether `c` can be part of a name.
@@ -1486,7 +1605,7 @@ list.it = 1;
     }
 
     #[test]
-    fn honest_code_is_not_tampering() {
+    fn honest_python_is_not_tampering() {
         let python = "\
 \"\"\"Run the tests with pytest.
 
@@ -1524,6 +1643,10 @@ sys.exit(main())
 ";
         case("c.py", python, "");
         case("c.py", "import sys\ndef main():\n    sys.exit(run())\n", "");
+    }
+
+    #[test]
+    fn honest_javascript_is_not_tampering() {
         let js = "\
 import assert from 'node:assert';
 assert(x > 0);
@@ -1546,6 +1669,10 @@ if (mode === 'test') open(file);
 throw new Error('bad');
 ";
         case("lib.js", js, "");
+    }
+
+    #[test]
+    fn honest_rust_is_not_tampering() {
         let rust = "\
 use crate::test_utils::x;
 use term_transcript::{test::TestConfig, ShellOptions};

@@ -222,6 +222,155 @@ fn go_package(text: &str) -> Option<&str> {
     })
 }
 
+/// Writes a canary's `text` to `path` and adds it to `files`; a path taken already is left
+/// as it is.
+fn write_canary(files: &mut Vec<PathBuf>, path: PathBuf, text: String) -> Result<(), String> {
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Ok(());
+    }
+    std::fs::write(&path, text)
+        .map_err(|err| format!("cannot write the canary {}: {err}", path.display()))?;
+    files.push(path);
+    Ok(())
+}
+
+/// Plants the Python canary in `dir`: one module beside the first test module of `tests`
+/// (one named like a test first; never beside a package's `__init__.py` or a
+/// `conftest.py` alone).
+fn plant_python(
+    dir: &Path,
+    tests: &[&Entry],
+    token: &str,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let python: Vec<&Entry> = tests
+        .iter()
+        .copied()
+        .filter(|e| {
+            let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+            name.ends_with(".py") && !name.starts_with('_') && name != "conftest.py"
+        })
+        .collect();
+    let first = python
+        .iter()
+        .find(|e| {
+            let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+            name.starts_with("test") || name.ends_with("_test.py")
+        })
+        .or(python.first())
+        .copied();
+    if let Some(entry) = first {
+        let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
+        let folder = dir.join(folder);
+        if folder.is_dir() {
+            write_canary(
+                files,
+                folder.join(python_name(name, token)),
+                python_canary(token),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Plants the JavaScript canary in `dir`: one file beside the first test file of `tests`,
+/// for the runner the check names (`js`, none without one).
+fn plant_js(
+    dir: &Path,
+    tests: &[&Entry],
+    js: Option<Js>,
+    token: &str,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let is_js = |p: &str| {
+        [".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]
+            .iter()
+            .any(|e| p.ends_with(e))
+    };
+    if let Some(js) = js
+        && let Some(entry) = tests
+            .iter()
+            .find(|e| is_js(&e.path) && !e.path.contains("node_modules/"))
+    {
+        let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
+        let folder = dir.join(folder);
+        let (text, extension) = js.canary(token);
+        if folder.is_dir() {
+            write_canary(files, folder.join(js_name(name, token, extension)), text)?;
+        }
+    }
+    Ok(())
+}
+
+/// Plants the Go canaries in `dir`: one file in each package of `tests` that has tests, in
+/// its own package, read from a test file's text through `read`.
+fn plant_go(
+    dir: &Path,
+    tests: &[&Entry],
+    read: impl Fn(&Entry) -> Option<String>,
+    token: &str,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let mut packages: BTreeMap<&str, &Entry> = BTreeMap::new();
+    for entry in tests.iter().filter(|e| e.path.ends_with("_test.go")) {
+        let folder = entry.path.rsplit_once('/').map_or("", |(f, _)| f);
+        packages.entry(folder).or_insert(entry);
+    }
+    for (folder, entry) in packages.into_iter().take(MAX_GO_PACKAGES) {
+        let Some(text) = read(entry) else { continue };
+        let Some(package) = go_package(&text) else {
+            continue;
+        };
+        let folder = dir.join(folder);
+        if folder.is_dir() {
+            // First in the package: go runs a package's tests in file order, and a
+            // panic in a later test ends them all.
+            write_canary(
+                files,
+                folder.join(format!("0canary_{token}_test.go")),
+                go_canary(package, token),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Plants the Rust canaries in `dir`: at the end of each test binary's own file of `rust`,
+/// so that every binary cargo runs reports one; a canary that never fails cannot stop
+/// cargo's run either. Returns the binaries given one.
+fn plant_rust(
+    dir: &Path,
+    rust: &[(String, String)],
+    token: &str,
+    files: &mut Vec<PathBuf>,
+) -> Result<BTreeSet<String>, String> {
+    let mut binaries = BTreeSet::new();
+    for (path, binary) in rust {
+        let path = dir.join(path);
+        // Only a plain file of the tree: never through a link.
+        let plain = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+        if !plain {
+            continue;
+        }
+        let fail =
+            |err: std::io::Error| format!("cannot add the canary to {}: {err}", path.display());
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(fail)?;
+        // The canary's blank line comes after the file's last line, ended or not.
+        let mut text = rust_canary(token);
+        if !ends_in_newline(&mut file).map_err(fail)? {
+            text.insert(0, '\n');
+        }
+        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(fail)?;
+        files.push(path);
+        binaries.insert(binary.clone());
+    }
+    Ok(binaries)
+}
+
 impl Canary {
     /// Writes the canaries of one check run into the check tree `dir`, placed by the
     /// tree's test files (`tests`, with their texts read on demand through `read`) and
@@ -235,108 +384,10 @@ impl Canary {
     ) -> Result<Self, String> {
         let token = token();
         let mut files = Vec::new();
-        let mut write = |path: PathBuf, text: String| -> Result<(), String> {
-            if std::fs::symlink_metadata(&path).is_ok() {
-                return Ok(());
-            }
-            std::fs::write(&path, text)
-                .map_err(|err| format!("cannot write the canary {}: {err}", path.display()))?;
-            files.push(path);
-            Ok(())
-        };
-        // Python: one module beside the first test module (one named like a test first;
-        // never beside a package's `__init__.py` or a `conftest.py` alone).
-        let python: Vec<&Entry> = tests
-            .iter()
-            .copied()
-            .filter(|e| {
-                let name = e.path.rsplit('/').next().unwrap_or(&e.path);
-                name.ends_with(".py") && !name.starts_with('_') && name != "conftest.py"
-            })
-            .collect();
-        let first = python
-            .iter()
-            .find(|e| {
-                let name = e.path.rsplit('/').next().unwrap_or(&e.path);
-                name.starts_with("test") || name.ends_with("_test.py")
-            })
-            .or(python.first())
-            .copied();
-        if let Some(entry) = first {
-            let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
-            let folder = dir.join(folder);
-            if folder.is_dir() {
-                write(
-                    folder.join(python_name(name, &token)),
-                    python_canary(&token),
-                )?;
-            }
-        }
-        // JavaScript: one file beside the first test file, for the runner the check names.
-        let is_js = |p: &str| {
-            [".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]
-                .iter()
-                .any(|e| p.ends_with(e))
-        };
-        if let Some(js) = js
-            && let Some(entry) = tests
-                .iter()
-                .find(|e| is_js(&e.path) && !e.path.contains("node_modules/"))
-        {
-            let (folder, name) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
-            let folder = dir.join(folder);
-            let (text, extension) = js.canary(&token);
-            if folder.is_dir() {
-                write(folder.join(js_name(name, &token, extension)), text)?;
-            }
-        }
-        // Go: one file in each package that has tests, in its own package.
-        let mut packages: BTreeMap<&str, &Entry> = BTreeMap::new();
-        for entry in tests.iter().filter(|e| e.path.ends_with("_test.go")) {
-            let folder = entry.path.rsplit_once('/').map_or("", |(f, _)| f);
-            packages.entry(folder).or_insert(entry);
-        }
-        for (folder, entry) in packages.into_iter().take(MAX_GO_PACKAGES) {
-            let Some(text) = read(entry) else { continue };
-            let Some(package) = go_package(&text) else {
-                continue;
-            };
-            let folder = dir.join(folder);
-            if folder.is_dir() {
-                // First in the package: go runs a package's tests in file order, and a
-                // panic in a later test ends them all.
-                write(
-                    folder.join(format!("0canary_{token}_test.go")),
-                    go_canary(package, &token),
-                )?;
-            }
-        }
-        // Rust: at the end of each test binary's own file, so that every binary cargo
-        // runs reports one; a canary that never fails cannot stop cargo's run either.
-        let mut binaries = BTreeSet::new();
-        for (path, binary) in rust {
-            let path = dir.join(path);
-            // Only a plain file of the tree: never through a link.
-            let plain = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
-            if !plain {
-                continue;
-            }
-            let fail =
-                |err: std::io::Error| format!("cannot add the canary to {}: {err}", path.display());
-            let mut file = std::fs::OpenOptions::new()
-                .read(true)
-                .append(true)
-                .open(&path)
-                .map_err(fail)?;
-            // The canary's blank line comes after the file's last line, ended or not.
-            let mut text = rust_canary(&token);
-            if !ends_in_newline(&mut file).map_err(fail)? {
-                text.insert(0, '\n');
-            }
-            std::io::Write::write_all(&mut file, text.as_bytes()).map_err(fail)?;
-            files.push(path);
-            binaries.insert(binary.clone());
-        }
+        plant_python(dir, tests, &token, &mut files)?;
+        plant_js(dir, tests, js, &token, &mut files)?;
+        plant_go(dir, tests, read, &token, &mut files)?;
+        let binaries = plant_rust(dir, rust, &token, &mut files)?;
         Ok(Self {
             token,
             files,

@@ -212,23 +212,18 @@ pub(crate) fn judge(
     };
     let empty = BTreeMap::new();
     let base_tests = base.map_or(&empty, |b| &b.tests);
+    let judged = Judged {
+        report,
+        base,
+        base_tests,
+        new,
+        known,
+    };
     // A runner that reported at the base and prints no results now ended before its
     // report (an exit partway through the run, whatever its status).
     let silent = base.and_then(|b| b.runners.iter().find(|r| !report.runners.contains(r)));
     if let Some(runner) = silent {
-        summary.rule = Rule::PerTest;
-        let mut missing: Vec<String> = base_tests
-            .iter()
-            .filter(|(id, o)| !skipped(**o) || new.required(id))
-            .map(|(id, _)| new.named(id, "did not run"))
-            .collect();
-        summary.not_passed_count = missing.len();
-        missing.truncate(MAX_NAMED);
-        summary.not_passed = missing;
-        summary.unexplained = Some(format!(
-            "`{}` reported its tests at the base and printed no results now: the run ended before its report",
-            runner_name(runner)
-        ));
+        judged.ended_early(runner, &mut summary);
         return (false, summary);
     }
     if report.runners.is_empty() {
@@ -248,88 +243,179 @@ pub(crate) fn judge(
     } else {
         Rule::PerTest
     };
-    // Every test that ran at the base, passed or failed, and every withheld and acceptance
-    // test, at the base or now.
-    let mut required: Vec<&String> = base_tests
-        .iter()
-        .filter(|(id, o)| !skipped(**o) || new.required(id))
-        .map(|(id, _)| id)
-        .collect();
-    required.extend(report.tests.keys().filter(|id| new.required(id)));
-    required.sort();
-    required.dedup();
-    let mut not_passed = Vec::new();
-    let mut excused = 0;
-    let excuse = |id: &str| !new.is_new(id, base) && known.matches(id);
-    for id in &required {
-        let at_base = base_tests.get(*id).copied();
-        match report.tests.get(*id).copied() {
-            Some(now) if passing(now) => {}
-            // Skipped at the base and now, by the marker of a frozen file.
-            Some(now) if skipped(now) && at_base.is_some_and(skipped) => {}
-            Some(now) if failing(now) && excuse(id) => {}
-            Some(now) => not_passed.push(new.named(id, outcome_word(Some(now)))),
-            // Among the passes the runner counts without naming them.
-            None if unnamed_passes => {}
-            // A module that errored at the base (it could not be imported) is named no
-            // more once its tests run: the counts below see that they did.
-            None if at_base == Some(TestOutcome::Errored) => {}
-            // Skipped at the base: the counts see that no more are skipped now.
-            None if at_base.is_some_and(skipped) => {}
-            None => not_passed.push(new.named(id, outcome_word(None))),
-        }
+    let required = judged.required();
+    let mut not_passed = judged.required_not_passed(&required, unnamed_passes);
+    let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
+    judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
+    finish(summary, not_passed, exit_code, exit_ok, excused, report)
+}
+
+/// What one check's tests are judged by: its report, and the base's.
+#[derive(Debug)]
+struct Judged<'a> {
+    /// The check's report now.
+    report: &'a TestReport,
+    /// The same op at the base, when the baseline ran.
+    base: Option<&'a BaseTests>,
+    /// Each test's outcome at the base (none without a baseline).
+    base_tests: &'a BTreeMap<String, TestOutcome>,
+    /// The withheld and acceptance tests.
+    new: NewTests<'a>,
+    /// The tests that may fail.
+    known: &'a KnownFailures,
+}
+
+impl<'a> Judged<'a> {
+    /// Whether a failure of `id` is excused: an old test the user named as known to fail.
+    fn excuse(&self, id: &str) -> bool {
+        !self.new.is_new(id, self.base) && self.known.matches(id)
     }
-    // Every test failing now: a new failure, or one the base had too.
-    for (id, outcome) in &report.tests {
-        if !failing(*outcome) {
-            if passing(*outcome) && known.matches(id) {
-                summary.known_failures_passing.push(id.clone());
+
+    /// Fills `summary` for a check whose `runner` reported at the base and printed nothing
+    /// now: every test required at the base did not run.
+    fn ended_early(&self, runner: &TestRunner, summary: &mut TestSummary) {
+        summary.rule = Rule::PerTest;
+        let mut missing: Vec<String> = self
+            .base_tests
+            .iter()
+            .filter(|(id, o)| !skipped(**o) || self.new.required(id))
+            .map(|(id, _)| self.new.named(id, "did not run"))
+            .collect();
+        summary.not_passed_count = missing.len();
+        missing.truncate(MAX_NAMED);
+        summary.not_passed = missing;
+        summary.unexplained = Some(format!(
+            "`{}` reported its tests at the base and printed no results now: the run ended before its report",
+            runner_name(runner)
+        ));
+    }
+
+    /// Every test that ran at the base, passed or failed, and every withheld and acceptance
+    /// test, at the base or now; sorted, once each.
+    fn required(&self) -> Vec<&'a String> {
+        let mut required: Vec<&String> = self
+            .base_tests
+            .iter()
+            .filter(|(id, o)| !skipped(**o) || self.new.required(id))
+            .map(|(id, _)| id)
+            .collect();
+        required.extend(self.report.tests.keys().filter(|id| self.new.required(id)));
+        required.sort();
+        required.dedup();
+        required
+    }
+
+    /// Each `required` test that does not pass now, nor is excused, as the summary names it.
+    fn required_not_passed(&self, required: &[&String], unnamed_passes: bool) -> Vec<String> {
+        let mut not_passed = Vec::new();
+        for id in required {
+            let at_base = self.base_tests.get(*id).copied();
+            match self.report.tests.get(*id).copied() {
+                Some(now) if passing(now) => {}
+                // Skipped at the base and now, by the marker of a frozen file.
+                Some(now) if skipped(now) && at_base.is_some_and(skipped) => {}
+                Some(now) if failing(now) && self.excuse(id) => {}
+                Some(now) => not_passed.push(self.new.named(id, outcome_word(Some(now)))),
+                // Among the passes the runner counts without naming them.
+                None if unnamed_passes => {}
+                // A module that errored at the base (it could not be imported) is named no
+                // more once its tests run: the counts below see that they did.
+                None if at_base == Some(TestOutcome::Errored) => {}
+                // Skipped at the base: the counts see that no more are skipped now.
+                None if at_base.is_some_and(skipped) => {}
+                None => not_passed.push(self.new.named(id, outcome_word(None))),
             }
-            continue;
         }
-        if excuse(id) {
-            excused += 1;
-            summary.known_failures.push(id.clone());
-            continue;
+        not_passed
+    }
+
+    /// Sorts every test failing now into `summary` (excused, failing at the base too) and,
+    /// when not `required`, into `not_passed`; notes known failures that pass. Returns how
+    /// many failures are excused.
+    fn failing_now(
+        &self,
+        required: &[&String],
+        summary: &mut TestSummary,
+        not_passed: &mut Vec<String>,
+    ) -> usize {
+        let mut excused = 0;
+        // Every test failing now: a new failure, or one the base had too.
+        for (id, outcome) in &self.report.tests {
+            if !failing(*outcome) {
+                if passing(*outcome) && self.known.matches(id) {
+                    summary.known_failures_passing.push(id.clone());
+                }
+                continue;
+            }
+            if self.excuse(id) {
+                excused += 1;
+                summary.known_failures.push(id.clone());
+                continue;
+            }
+            if self.base_tests.get(id).copied().is_some_and(failing) && !self.new.withheld(id) {
+                summary.failing_at_base.push(format!("`{id}`"));
+            }
+            if !required.contains(&id) {
+                not_passed.push(self.new.named(id, outcome_word(Some(*outcome))));
+            }
         }
-        if base_tests.get(id).copied().is_some_and(failing) && !new.withheld(id) {
-            summary.failing_at_base.push(format!("`{id}`"));
+        excused
+    }
+
+    /// The `counts`, against the base's, where no test named in `not_passed` explains the
+    /// failure already: no failure but the `excused` ones, no fewer tests ran (none ran is
+    /// never a pass), none more was skipped, and every test that ran there passes, or fails
+    /// excused.
+    fn against_base_counts(
+        &self,
+        counts: &BTreeMap<TestOutcome, usize>,
+        excused: usize,
+        unnamed_passes: bool,
+        not_passed: &mut Vec<String>,
+    ) {
+        let failed_now = count(counts, failing);
+        if failed_now > excused && not_passed.is_empty() {
+            not_passed.push(format!("{} tests failed or errored", failed_now - excused));
         }
-        if !required.contains(&id) {
-            not_passed.push(new.named(id, outcome_word(Some(*outcome))));
+        if let Some(base) = self.base.filter(|_| not_passed.is_empty()) {
+            let at_base = tally(&base.counts, &base.tests);
+            let ran =
+                |c: &BTreeMap<TestOutcome, usize>| c.values().sum::<usize>() - count(c, skipped);
+            let (ran_now, ran_base) = (ran(counts), ran(&at_base));
+            if ran_now == 0 && ran_base > 0 {
+                not_passed.push(format!("no test ran, {ran_base} at the base"));
+            } else if ran_now < ran_base {
+                not_passed.push(format!("{ran_now} tests ran, {ran_base} at the base"));
+            }
+            // A runner that names its tests is judged test by test for skips: one the base
+            // never reached (a panic ended its run early) may be skipped now by its marker.
+            let (skipped_now, skipped_base) = (count(counts, skipped), count(&at_base, skipped));
+            if skipped_now > skipped_base && unnamed_passes {
+                not_passed.push(format!(
+                    "{skipped_now} tests skipped or expected to fail, {skipped_base} at the base"
+                ));
+            }
+            let passed_now = count(counts, passing);
+            if passed_now + excused < ran_base && ran_now >= ran_base {
+                not_passed.push(format!(
+                    "{passed_now} tests passed, {ran_base} must (every test that ran at the base)"
+                ));
+            }
         }
     }
-    // The counts, against the base's, where no test named above explains the failure
-    // already: no failure but the excused ones, no fewer tests ran (none ran is never a
-    // pass), none more was skipped, and every test that ran there passes, or fails excused.
-    let failed_now = count(&counts, failing);
-    if failed_now > excused && not_passed.is_empty() {
-        not_passed.push(format!("{} tests failed or errored", failed_now - excused));
-    }
-    if let Some(base) = base.filter(|_| not_passed.is_empty()) {
-        let at_base = tally(&base.counts, &base.tests);
-        let ran = |c: &BTreeMap<TestOutcome, usize>| c.values().sum::<usize>() - count(c, skipped);
-        let (ran_now, ran_base) = (ran(&counts), ran(&at_base));
-        if ran_now == 0 && ran_base > 0 {
-            not_passed.push(format!("no test ran, {ran_base} at the base"));
-        } else if ran_now < ran_base {
-            not_passed.push(format!("{ran_now} tests ran, {ran_base} at the base"));
-        }
-        // A runner that names its tests is judged test by test for skips: one the base
-        // never reached (a panic ended its run early) may be skipped now by its marker.
-        let (skipped_now, skipped_base) = (count(&counts, skipped), count(&at_base, skipped));
-        if skipped_now > skipped_base && unnamed_passes {
-            not_passed.push(format!(
-                "{skipped_now} tests skipped or expected to fail, {skipped_base} at the base"
-            ));
-        }
-        let passed_now = count(&counts, passing);
-        if passed_now + excused < ran_base && ran_now >= ran_base {
-            not_passed.push(format!(
-                "{passed_now} tests passed, {ran_base} must (every test that ran at the base)"
-            ));
-        }
-    }
+}
+
+/// Ends the judging: puts `not_passed` into `summary`, the lists cut to [`MAX_NAMED`], and
+/// says what the exit (`exit_code`, `exit_ok`) or the output claims that no test explains
+/// (`excused` failures do).
+fn finish(
+    mut summary: TestSummary,
+    mut not_passed: Vec<String>,
+    exit_code: Option<i32>,
+    exit_ok: bool,
+    excused: usize,
+    report: &TestReport,
+) -> (bool, TestSummary) {
     summary.not_passed_count = not_passed.len();
     not_passed.truncate(MAX_NAMED);
     summary.not_passed = not_passed;
@@ -426,26 +512,6 @@ mod tests {
             true,
             &[],
         );
-        // The task's own test fails at the base (it sits there, as an orchestrator puts
-        // it) and still fails: a wrong or empty change.
-        let summary = case(
-            1,
-            &[(A, Passed), (B, Failed)],
-            &[(A, Passed), (B, Failed)],
-            &[],
-            false,
-            &[&format!("`{B}` failed")],
-        );
-        assert_eq!(summary.failing_at_base, [format!("`{B}`")]);
-        // Passing now: the change did what the task asks.
-        case(
-            0,
-            &[(A, Passed), (B, Passed)],
-            &[(A, Passed), (B, Failed)],
-            &[],
-            true,
-            &[],
-        );
         // A test that passed at the base is skipped now.
         case(
             0,
@@ -483,6 +549,34 @@ mod tests {
             false,
             &[&format!("(withheld) `{B}` errored")],
         );
+    }
+
+    #[test]
+    fn a_test_failing_at_the_base_must_pass_now() {
+        // The task's own test fails at the base (it sits there, as an orchestrator puts
+        // it) and still fails: a wrong or empty change.
+        let summary = case(
+            1,
+            &[(A, Passed), (B, Failed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            false,
+            &[&format!("`{B}` failed")],
+        );
+        assert_eq!(summary.failing_at_base, [format!("`{B}`")]);
+        // Passing now: the change did what the task asks.
+        case(
+            0,
+            &[(A, Passed), (B, Passed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            true,
+            &[],
+        );
+    }
+
+    #[test]
+    fn no_test_running_where_the_base_ran_some_is_no_pass() {
         // Zero tests where the base ran some, with an exit code of 0.
         // Zero tests where the base ran some (unittest without -v names none).
         let unittest = |passed| TestReport {

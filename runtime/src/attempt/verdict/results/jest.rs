@@ -39,33 +39,13 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             continue;
         }
         if let Some(counts) = line.strip_prefix("Tests:") {
-            let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) else {
-                continue;
-            };
-            sink.saw(TestRunner::Jest, at);
-            let mut failed = false;
-            for (_, outcome, n) in counts {
-                if let Some(outcome) = outcome {
-                    sink.count(outcome, n);
-                    failed |= n > 0 && outcome == TestOutcome::Failed;
-                }
+            if read_tests_counts(counts, at, line, sink) {
+                file = None;
             }
-            if failed {
-                sink.claim(TestRunner::Jest, at, line);
-            }
-            file = None;
             continue;
         }
         if let Some(counts) = line.strip_prefix("Test Suites:") {
-            if let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) {
-                sink.saw(TestRunner::Jest, at);
-                if counts
-                    .iter()
-                    .any(|(word, _, n)| *word == "failed" && *n > 0)
-                {
-                    sink.claim(TestRunner::Jest, at, line);
-                }
-            }
+            read_suites_counts(counts, at, line, sink);
             continue;
         }
         let Some(file) = &file else {
@@ -73,14 +53,7 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         };
         if let Some(title) = line.strip_prefix("  ● ") {
             in_tree = false;
-            match title {
-                "Console" => {}
-                "Test suite failed to run" => sink.test(file.clone(), TestOutcome::Errored),
-                _ => sink.test(
-                    format!("{file} > {}", title.replace(" › ", " > ")),
-                    TestOutcome::Failed,
-                ),
-            }
+            read_failure_head(file, title, sink);
             continue;
         }
         if !in_tree {
@@ -90,32 +63,85 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             in_tree = false;
             continue;
         }
-        let spaces = indent(line);
-        if spaces < 2 || !spaces.is_multiple_of(2) {
-            continue;
+        read_tree_line(file, &mut suites, line, sink);
+    }
+}
+
+/// Reads the counts after `Tests:` on line `at` (`line`); a failure among them is a claim
+/// that the run failed. Returns whether they were counts.
+fn read_tests_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) -> bool {
+    let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) else {
+        return false;
+    };
+    sink.saw(TestRunner::Jest, at);
+    let mut failed = false;
+    for (_, outcome, n) in counts {
+        if let Some(outcome) = outcome {
+            sink.count(outcome, n);
+            failed |= n > 0 && outcome == TestOutcome::Failed;
         }
-        let level = spaces / 2 - 1;
-        let body = &line[spaces..];
-        let mark = JEST_MARKS
+    }
+    if failed {
+        sink.claim(TestRunner::Jest, at, line);
+    }
+    true
+}
+
+/// Reads the counts after `Test Suites:` on line `at` (`line`): a failed suite is a claim
+/// that the run failed.
+fn read_suites_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) {
+    if let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) {
+        sink.saw(TestRunner::Jest, at);
+        if counts
             .iter()
-            .find_map(|(mark, outcome)| Some((body.strip_prefix(mark)?, *outcome)));
-        match mark {
-            Some((title, outcome)) => {
-                let title = strip_duration(title, " ms)", " (");
-                let mut id = file.clone();
-                for suite in suites.iter().take(level) {
-                    id.push_str(" > ");
-                    id.push_str(suite);
-                }
+            .any(|(word, _, n)| *word == "failed" && *n > 0)
+        {
+            sink.claim(TestRunner::Jest, at, line);
+        }
+    }
+}
+
+/// Reads the `● Suite › test` head of a failure in `file` (`title` after the mark): a
+/// failed test, or the file errored when its suite failed to run.
+fn read_failure_head(file: &str, title: &str, sink: &mut Sink) {
+    match title {
+        "Console" => {}
+        "Test suite failed to run" => sink.test(file.to_owned(), TestOutcome::Errored),
+        _ => sink.test(
+            format!("{file} > {}", title.replace(" › ", " > ")),
+            TestOutcome::Failed,
+        ),
+    }
+}
+
+/// Reads one line of the verbose tree of `file`: a test under the open `suites`, or a
+/// suite, which replaces those at its level and deeper.
+fn read_tree_line(file: &str, suites: &mut Vec<String>, line: &str, sink: &mut Sink) {
+    let spaces = indent(line);
+    if spaces < 2 || !spaces.is_multiple_of(2) {
+        return;
+    }
+    let level = spaces / 2 - 1;
+    let body = &line[spaces..];
+    let mark = JEST_MARKS
+        .iter()
+        .find_map(|(mark, outcome)| Some((body.strip_prefix(mark)?, *outcome)));
+    match mark {
+        Some((title, outcome)) => {
+            let title = strip_duration(title, " ms)", " (");
+            let mut id = file.to_owned();
+            for suite in suites.iter().take(level) {
                 id.push_str(" > ");
-                id.push_str(title);
-                sink.test(id, outcome);
+                id.push_str(suite);
             }
-            None => {
-                suites.truncate(level);
-                suites.resize(level, String::new());
-                suites.push(body.to_owned());
-            }
+            id.push_str(" > ");
+            id.push_str(title);
+            sink.test(id, outcome);
+        }
+        None => {
+            suites.truncate(level);
+            suites.resize(level, String::new());
+            suites.push(body.to_owned());
         }
     }
 }

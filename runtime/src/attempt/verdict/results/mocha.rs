@@ -82,51 +82,63 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
             }
             continue;
         }
-        let spaces = indent(line);
-        if spaces < 2 || !spaces.is_multiple_of(2) || held.len() >= MAX_TESTS {
-            continue;
-        }
-        let level = spaces / 2 - 1;
-        let body = &line[spaces..];
-        let pass = MOCHA_PASS_MARKS
-            .iter()
-            .find_map(|mark| body.strip_prefix(mark));
-        let test = if let Some(title) = pass {
-            Some((strip_duration(title, "ms)", " ("), TestOutcome::Passed))
-        } else if let Some(title) = body.strip_prefix("- ") {
-            Some((title, TestOutcome::Skipped))
-        } else if let Some((n, title)) = body.split_once(") ")
-            && number(n).is_some()
-        {
-            let hook = MOCHA_HOOKS.iter().any(|h| title.starts_with(h));
-            Some((
-                title,
-                if hook {
-                    TestOutcome::Errored
-                } else {
-                    TestOutcome::Failed
-                },
-            ))
-        } else {
-            None
-        };
-        match test {
-            Some((title, outcome)) => {
-                let mut id = String::new();
-                for suite in suites.iter().take(level) {
-                    id.push_str(suite);
-                    id.push_str(" > ");
-                }
-                id.push_str(title);
-                held.push((id, outcome));
+        read_tree_line(&mut suites, &mut held, line);
+    }
+}
+
+/// Reads one line of mocha's tree into `held`: a test under the open `suites`, or a suite,
+/// which replaces those at its level and deeper. At most [`MAX_TESTS`] tests are held.
+fn read_tree_line(suites: &mut Vec<String>, held: &mut Vec<(String, TestOutcome)>, line: &str) {
+    let spaces = indent(line);
+    if spaces < 2 || !spaces.is_multiple_of(2) || held.len() >= MAX_TESTS {
+        return;
+    }
+    let level = spaces / 2 - 1;
+    let body = &line[spaces..];
+    match mocha_test(body) {
+        Some((title, outcome)) => {
+            let mut id = String::new();
+            for suite in suites.iter().take(level) {
+                id.push_str(suite);
+                id.push_str(" > ");
             }
-            None if !body.is_empty() => {
-                suites.truncate(level);
-                suites.resize(level, String::new());
-                suites.push(body.to_owned());
-            }
-            None => {}
+            id.push_str(title);
+            held.push((id, outcome));
         }
+        None if !body.is_empty() => {
+            suites.truncate(level);
+            suites.resize(level, String::new());
+            suites.push(body.to_owned());
+        }
+        None => {}
+    }
+}
+
+/// The title and outcome of the test a tree line's `body` (past its indent) reports, if it
+/// reports one: `✔ title (12ms)`, `- title` (pending) or `1) title` (failed; errored when
+/// a hook failed).
+fn mocha_test(body: &str) -> Option<(&str, TestOutcome)> {
+    let pass = MOCHA_PASS_MARKS
+        .iter()
+        .find_map(|mark| body.strip_prefix(mark));
+    if let Some(title) = pass {
+        Some((strip_duration(title, "ms)", " ("), TestOutcome::Passed))
+    } else if let Some(title) = body.strip_prefix("- ") {
+        Some((title, TestOutcome::Skipped))
+    } else if let Some((n, title)) = body.split_once(") ")
+        && number(n).is_some()
+    {
+        let hook = MOCHA_HOOKS.iter().any(|h| title.starts_with(h));
+        Some((
+            title,
+            if hook {
+                TestOutcome::Errored
+            } else {
+                TestOutcome::Failed
+            },
+        ))
+    } else {
+        None
     }
 }
 

@@ -44,16 +44,8 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         let depth_spaces = indent(line);
         let body = &line[depth_spaces..];
-        // A YAML block is as indented as its `---` or more, and ends with `...` there.
-        if let Some(block) = yaml {
-            if depth_spaces == block && body == "..." {
-                yaml = None;
-                continue;
-            }
-            if body.is_empty() || depth_spaces >= block {
-                continue;
-            }
-            yaml = None;
+        if in_yaml(&mut yaml, depth_spaces, body) {
+            continue;
         }
         if body == "---" && depth_spaces % 4 == 2 {
             yaml = Some(depth_spaces);
@@ -64,16 +56,7 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         let depth = depth_spaces / 4;
         if summary {
-            if depth == 0
-                && let Some((key, value)) = body.strip_prefix("# ").and_then(|b| b.split_once(' '))
-                && let Some(outcome) = lookup(TAP_COUNTS, key)
-            {
-                if let (Some(outcome), Some(n)) = (outcome, number(value)) {
-                    sink.count(outcome, n);
-                    if n > 0 && matches!(outcome, TestOutcome::Failed | TestOutcome::Errored) {
-                        sink.claim(TestRunner::NodeTest, at, body);
-                    }
-                }
+            if depth == 0 && read_summary_line(body, at, sink) {
                 continue;
             }
             // The summary is the last thing node prints.
@@ -94,18 +77,7 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         let Some((ok, title)) = tap_result(body) else {
             continue;
         };
-        let (name, directive) = match title.split_once(" # ") {
-            Some((name, directive)) => (name, Some(directive)),
-            None => (title, None),
-        };
-        let word = directive.map(|d| d.split(' ').next().unwrap_or(d).to_ascii_uppercase());
-        let outcome = match (ok, word.as_deref()) {
-            (_, Some("SKIP")) => TestOutcome::Skipped,
-            (true, Some("TODO")) => TestOutcome::Xpassed,
-            (false, Some("TODO")) => TestOutcome::Xfailed,
-            (true, _) => TestOutcome::Passed,
-            (false, _) => TestOutcome::Failed,
-        };
+        let (name, outcome) = tap_outcome(ok, title);
         let mut id = String::new();
         for parent in path.iter().take(depth) {
             id.push_str(parent);
@@ -115,6 +87,60 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         sink.saw(TestRunner::NodeTest, at);
         sink.test(id, outcome);
     }
+}
+
+/// Whether the line (`spaces` of indent, then `body`) is in the YAML block that opened at
+/// `yaml`; a line past the block closes it. A YAML block is as indented as its `---` or
+/// more, and ends with `...` there.
+fn in_yaml(yaml: &mut Option<usize>, spaces: usize, body: &str) -> bool {
+    if let Some(block) = *yaml {
+        if spaces == block && body == "..." {
+            *yaml = None;
+            return true;
+        }
+        if body.is_empty() || spaces >= block {
+            return true;
+        }
+        *yaml = None;
+    }
+    false
+}
+
+/// Reads a line of the summary after the closing plan (`# pass 6`, line `at`, unindented);
+/// a failure or cancellation counted is a claim that the run failed. Returns whether it
+/// was a summary line.
+fn read_summary_line(body: &str, at: usize, sink: &mut Sink) -> bool {
+    let Some((key, value)) = body.strip_prefix("# ").and_then(|b| b.split_once(' ')) else {
+        return false;
+    };
+    let Some(outcome) = lookup(TAP_COUNTS, key) else {
+        return false;
+    };
+    if let (Some(outcome), Some(n)) = (outcome, number(value)) {
+        sink.count(outcome, n);
+        if n > 0 && matches!(outcome, TestOutcome::Failed | TestOutcome::Errored) {
+            sink.claim(TestRunner::NodeTest, at, body);
+        }
+    }
+    true
+}
+
+/// The name and outcome of a TAP result's `title` (`ok` when it passed): a `# SKIP` is
+/// skipped, a `# TODO` an expected failure or an unexpected pass.
+fn tap_outcome(ok: bool, title: &str) -> (&str, TestOutcome) {
+    let (name, directive) = match title.split_once(" # ") {
+        Some((name, directive)) => (name, Some(directive)),
+        None => (title, None),
+    };
+    let word = directive.map(|d| d.split(' ').next().unwrap_or(d).to_ascii_uppercase());
+    let outcome = match (ok, word.as_deref()) {
+        (_, Some("SKIP")) => TestOutcome::Skipped,
+        (true, Some("TODO")) => TestOutcome::Xpassed,
+        (false, Some("TODO")) => TestOutcome::Xfailed,
+        (true, _) => TestOutcome::Passed,
+        (false, _) => TestOutcome::Failed,
+    };
+    (name, outcome)
 }
 
 /// Whether `text` is a TAP plan, `1..N`.

@@ -68,81 +68,115 @@ pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         }
         if let Some(file) = &file
             && let Some((depth, mark, text)) = vitest_tree_line(line)
+            && read_tree_line(file, &mut suites, depth, mark, text, sink)
         {
-            if let Some(suite) = vitest_suite(mark, text) {
-                suites.truncate(depth);
-                if suites.len() == depth {
-                    suites.push(suite.to_owned());
-                }
-                continue;
-            }
-            let outcome = VITEST_MARKS.iter().find(|(m, _)| *m == mark);
-            if let Some((_, outcome)) = outcome
-                && suites.len() >= depth
-            {
-                let mut id = file.clone();
-                for suite in &suites[..depth] {
-                    id.push_str(" > ");
-                    id.push_str(suite);
-                }
-                id.push_str(" > ");
-                id.push_str(vitest_name(text));
-                sink.test(id, *outcome);
-                continue;
-            }
+            continue;
         }
         if text.starts_with('⎯') {
             file = None;
-            let title = text.trim_matches(|c| c == '⎯' || c == ' ');
-            if title.starts_with("Failed Suites") {
-                section = VitestSection::Suites;
-            } else if title.starts_with("Failed Tests") {
-                section = VitestSection::Tests;
-            } else if title.starts_with("Unhandled Error") {
-                section = VitestSection::Other;
-                sink.claim(TestRunner::Vitest, at, title);
-            }
+            read_section_head(text, at, &mut section, sink);
             continue;
         }
         if let Some(rest) = text.strip_prefix("FAIL  ") {
-            let id = match rest.rsplit_once(" [ ") {
-                Some((id, _)) if rest.ends_with(" ]") => id,
-                _ => rest,
-            };
-            match section {
-                VitestSection::Suites => sink.test(id.to_owned(), TestOutcome::Errored),
-                VitestSection::Tests => sink.test(id.to_owned(), TestOutcome::Failed),
-                VitestSection::Other => {}
-            }
+            read_failure_head(rest, section, sink);
             continue;
         }
-        let (counted, summary) = if let Some(rest) = text.strip_prefix("Tests  ") {
-            (true, rest)
-        } else if let Some(rest) = text.strip_prefix("Test Files  ") {
-            (false, rest)
-        } else {
-            if text.starts_with("Errors  ") {
-                sink.claim(TestRunner::Vitest, at, text);
-            }
-            continue;
-        };
-        let summary = match summary.rsplit_once(" (") {
-            Some((counts, total)) if total.strip_suffix(')').and_then(number).is_some() => counts,
-            _ => summary,
-        };
-        let Some(counts) = word_counts(summary, " | ", VITEST_COUNTS) else {
-            continue;
-        };
-        let mut failed = false;
-        for (_, outcome, n) in counts {
-            failed |= n > 0 && outcome == Some(TestOutcome::Failed);
-            if let (true, Some(outcome)) = (counted, outcome) {
-                sink.count(outcome, n);
-            }
+        read_summary_line(text, at, sink);
+    }
+}
+
+/// Reads a line of a file's tree in `file` (at `depth`, with its `mark` and `text`): a
+/// suite, which replaces those at its depth and deeper in `suites`, or a test under them.
+/// Returns whether the line was either.
+fn read_tree_line(
+    file: &str,
+    suites: &mut Vec<String>,
+    depth: usize,
+    mark: char,
+    text: &str,
+    sink: &mut Sink,
+) -> bool {
+    if let Some(suite) = vitest_suite(mark, text) {
+        suites.truncate(depth);
+        if suites.len() == depth {
+            suites.push(suite.to_owned());
         }
-        if failed {
+        return true;
+    }
+    let outcome = VITEST_MARKS.iter().find(|(m, _)| *m == mark);
+    if let Some((_, outcome)) = outcome
+        && suites.len() >= depth
+    {
+        let mut id = file.to_owned();
+        for suite in &suites[..depth] {
+            id.push_str(" > ");
+            id.push_str(suite);
+        }
+        id.push_str(" > ");
+        id.push_str(vitest_name(text));
+        sink.test(id, *outcome);
+        return true;
+    }
+    false
+}
+
+/// Reads the `⎯⎯ Failed Tests 1 ⎯⎯` head of a part of the failure report (`text`, line
+/// `at`) into `section`; an `Unhandled Error` part is a claim that the run failed.
+fn read_section_head(text: &str, at: usize, section: &mut VitestSection, sink: &mut Sink) {
+    let title = text.trim_matches(|c| c == '⎯' || c == ' ');
+    if title.starts_with("Failed Suites") {
+        *section = VitestSection::Suites;
+    } else if title.starts_with("Failed Tests") {
+        *section = VitestSection::Tests;
+    } else if title.starts_with("Unhandled Error") {
+        *section = VitestSection::Other;
+        sink.claim(TestRunner::Vitest, at, title);
+    }
+}
+
+/// Reads the id after `FAIL  ` (`rest`, its `[ file ]` dropped) in `section`: an errored
+/// file or suite, or a failed test.
+fn read_failure_head(rest: &str, section: VitestSection, sink: &mut Sink) {
+    let id = match rest.rsplit_once(" [ ") {
+        Some((id, _)) if rest.ends_with(" ]") => id,
+        _ => rest,
+    };
+    match section {
+        VitestSection::Suites => sink.test(id.to_owned(), TestOutcome::Errored),
+        VitestSection::Tests => sink.test(id.to_owned(), TestOutcome::Failed),
+        VitestSection::Other => {}
+    }
+}
+
+/// Reads a summary line (`text`, line `at`): the counts of `Tests`, and of either that or
+/// `Test Files` a failure, or an `Errors` line, as a claim that the run failed.
+fn read_summary_line(text: &str, at: usize, sink: &mut Sink) {
+    let (counted, summary) = if let Some(rest) = text.strip_prefix("Tests  ") {
+        (true, rest)
+    } else if let Some(rest) = text.strip_prefix("Test Files  ") {
+        (false, rest)
+    } else {
+        if text.starts_with("Errors  ") {
             sink.claim(TestRunner::Vitest, at, text);
         }
+        return;
+    };
+    let summary = match summary.rsplit_once(" (") {
+        Some((counts, total)) if total.strip_suffix(')').and_then(number).is_some() => counts,
+        _ => summary,
+    };
+    let Some(counts) = word_counts(summary, " | ", VITEST_COUNTS) else {
+        return;
+    };
+    let mut failed = false;
+    for (_, outcome, n) in counts {
+        failed |= n > 0 && outcome == Some(TestOutcome::Failed);
+        if let (true, Some(outcome)) = (counted, outcome) {
+            sink.count(outcome, n);
+        }
+    }
+    if failed {
+        sink.claim(TestRunner::Vitest, at, text);
     }
 }
 
