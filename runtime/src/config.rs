@@ -831,7 +831,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
             "2:20: [recipe] runners: unknown runner `rake` (known: just, pkg, cargo, make, task, \
-             python, tox, nox, go)"
+             python, tox, nox, go, scripts)"
         );
         assert_eq!(
             error("[commands]\nallow = [[\"cargo\", 1]]\n"),

@@ -1055,7 +1055,10 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
     let records = || std::fs::read_dir(&journal).expect("journal").count();
     let before = records();
     // The next run: refused, since the branch is there, and saying the pass was recorded.
-    let out = repo.command(&["--json"], &[]).output().expect("speccoder starts");
+    let out = repo
+        .command(&["--json"], &[])
+        .output()
+        .expect("speccoder starts");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

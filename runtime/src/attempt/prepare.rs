@@ -66,14 +66,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     let ops = check_ops(config, &recipe)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    let mut protected_paths: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    protected_paths.push(config.wording.intent_file.clone());
-    let rules = Rules::new(
-        &config.attempt.protected,
-        &config.attempt.tests,
-        protected_paths,
-        &prefix,
-    )?;
+    let rules = attempt_rules(config, &acceptance_files, &prefix)?;
     Ok(Prepared {
         bundle,
         repo,
@@ -108,6 +101,19 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
             &config.attempt.agent_env,
         ),
     })
+}
+
+/// The rules of paths: `[attempt] protected` and `tests`, with the acceptance tests and
+/// the intent file protected.
+fn attempt_rules(config: &Config, acceptance: &[String], prefix: &str) -> Result<Rules, String> {
+    let mut protected_paths = acceptance.to_vec();
+    protected_paths.push(config.wording.intent_file.clone());
+    Rules::new(
+        &config.attempt.protected,
+        &config.attempt.tests,
+        protected_paths,
+        prefix,
+    )
 }
 
 /// The executor and the bundle: `--baseline` runs the checks alone, with no agent, no task
