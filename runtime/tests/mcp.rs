@@ -1008,7 +1008,13 @@ fn a_background_server_is_started_read_in_pages_and_stopped() {
             content["next"].as_u64().expect("next"),
         )
     };
-    let (whole, end) = page(&mut server, 4, 0);
+    // The server logs the request as it answers: the log reaches the job a moment later.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (mut whole, mut end) = page(&mut server, 4, 0);
+    while !whole.contains("GET /hello.txt") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        (whole, end) = page(&mut server, 4, 0);
+    }
     assert!(
         whole.contains("Serving HTTP") && whole.contains("GET /hello.txt"),
         "{whole}"
