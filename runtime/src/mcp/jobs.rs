@@ -178,12 +178,13 @@ impl Job {
         })
     }
 
-    /// The output from byte `since`, at most `max` bytes: the text, the next offset, and
-    /// whether output past `since` was not kept.
-    pub(crate) fn output(&self, since: u64, max: u64) -> (String, u64) {
+    /// The output kept from byte `since` (at most the bytes kept), one page of at most
+    /// [`MAX_PAGE`] bytes ending on a whole character: the text, and the offset the next
+    /// page starts at.
+    pub(crate) fn output(&self, since: u64) -> (String, u64) {
         let kept = self.kept.load(Ordering::Acquire);
         let from = since.min(kept);
-        let len = (kept - from).min(max.min(MAX_PAGE));
+        let len = (kept - from).min(MAX_PAGE);
         let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(0)];
         let read = std::fs::File::open(&self.path).and_then(|mut f| {
             f.seek(SeekFrom::Start(from))?;

@@ -434,7 +434,7 @@ impl Shared {
                     // Ended before it was ready: the answer a foreground call gets.
                     Some(result) if !ready => result,
                     _ => {
-                        let (text, next) = job.output(0, jobs::MAX_PAGE);
+                        let (text, next) = job.output(0);
                         let mut summary = job.summary();
                         summary["ready"] = json!(ready);
                         summary["next"] = json!(next);
@@ -538,7 +538,7 @@ impl Shared {
             Ok(job) => job,
             Err(text) => return tool::error_result(&text),
         };
-        let (text, next) = job.output(since, jobs::MAX_PAGE);
+        let (text, next) = job.output(since);
         let mut summary = job.summary();
         summary["since"] = json!(since);
         summary["next"] = json!(next);
