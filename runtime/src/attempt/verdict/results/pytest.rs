@@ -204,21 +204,25 @@ mod tests {
     use crate::attempt::verdict::results::tests::{case, report};
     use crate::attempt::verdict::results::tests::{keys, sorted};
 
+    /// The tests of `tests/test_mixed.py`, one of each outcome, as every pytest version's
+    /// sample of it reads.
+    const MIXED: &[(&str, TestOutcome)] = &[
+        ("tests/test_mixed.py::TestGroup::test_in_class", Passed),
+        ("tests/test_mixed.py::TestGroup::test_param[1]", Passed),
+        ("tests/test_mixed.py::TestGroup::test_param[2]", Failed),
+        ("tests/test_mixed.py::test_error", Errored),
+        ("tests/test_mixed.py::test_fail", Failed),
+        ("tests/test_mixed.py::test_pass", Passed),
+        ("tests/test_mixed.py::test_skip", Skipped),
+        ("tests/test_mixed.py::test_xfail", Xfailed),
+        ("tests/test_mixed.py::test_xpass", Xpassed),
+    ];
+
     #[test]
     fn pytest_reads_its_junit_xml_and_summary_lines() {
         let expected = report(
             &[Pytest],
-            &[
-                ("tests/test_mixed.py::TestGroup::test_in_class", Passed),
-                ("tests/test_mixed.py::TestGroup::test_param[1]", Passed),
-                ("tests/test_mixed.py::TestGroup::test_param[2]", Failed),
-                ("tests/test_mixed.py::test_error", Errored),
-                ("tests/test_mixed.py::test_fail", Failed),
-                ("tests/test_mixed.py::test_pass", Passed),
-                ("tests/test_mixed.py::test_skip", Skipped),
-                ("tests/test_mixed.py::test_xfail", Xfailed),
-                ("tests/test_mixed.py::test_xpass", Xpassed),
-            ],
+            MIXED,
             &[
                 (Passed, 3),
                 (Failed, 2),
@@ -362,17 +366,7 @@ mod tests {
         // The sample of `pytest_reads_its_junit_xml_and_summary_lines` (pytest 9.2.0) under
         // pytest 7.0 (an expected failure's reason on a line of its own), 7.4 (an unexpected
         // pass's reason after a bare space) and 8.4, with their XML and without.
-        let tests = [
-            ("tests/test_mixed.py::TestGroup::test_in_class", Passed),
-            ("tests/test_mixed.py::TestGroup::test_param[1]", Passed),
-            ("tests/test_mixed.py::TestGroup::test_param[2]", Failed),
-            ("tests/test_mixed.py::test_error", Errored),
-            ("tests/test_mixed.py::test_fail", Failed),
-            ("tests/test_mixed.py::test_pass", Passed),
-            ("tests/test_mixed.py::test_skip", Skipped),
-            ("tests/test_mixed.py::test_xfail", Xfailed),
-            ("tests/test_mixed.py::test_xpass", Xpassed),
-        ];
+        let tests = MIXED;
         let counts = [
             (Passed, 3),
             (Failed, 2),
@@ -400,7 +394,7 @@ mod tests {
         ] {
             let claim =
                 format!("2 failed, 3 passed, 1 skipped, 1 xfailed, 1 xpassed, 1 error in {time}");
-            let expected = report(&[Pytest], &tests, &counts, &[&claim]);
+            let expected = report(&[Pytest], tests, &counts, &[&claim]);
             case(output, Some(xml), expected.clone());
             let mut text_only = expected;
             text_only.tests.remove("tests/test_mixed.py::test_skip");
