@@ -70,6 +70,9 @@ struct State {
     secs: Option<f64>,
     /// It was stopped by `recipe_stop` or by the session's end.
     stopped: bool,
+    /// Its end was announced (the `ended` callback returned): a `recipe_stop` answer
+    /// waits for this, so a client hears of the end before the answer.
+    announced: bool,
 }
 
 /// One background job.
@@ -117,11 +120,11 @@ impl Job {
         }
     }
 
-    /// Waits for the job's end; its result.
+    /// Waits for the job's end and its announcement; its result.
     pub(crate) fn wait_end(&self) -> Value {
         let mut state = lock(&self.state);
         loop {
-            if let Some(result) = &state.result {
+            if let (Some(result), true) = (&state.result, state.announced) {
                 return result.clone();
             }
             state = self
@@ -308,6 +311,8 @@ impl Jobs {
                 }
                 job.changed.notify_all();
                 ended(&job);
+                lock(&job.state).announced = true;
+                job.changed.notify_all();
             })
             .map_err(|err| format!("cannot start the job: {err}"))?;
         Ok(job)
