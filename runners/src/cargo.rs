@@ -608,12 +608,7 @@ mod tests {
         std::fs::write(home.join("settings.toml"), "default_toolchain = [1]\n").expect("w");
         assert_eq!(settings_default(home, &|_| {}), None);
         std::fs::remove_file(home.join("settings.toml")).expect("rm");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            home.join("settings.toml"),
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .expect("fifo");
+        crate::files::make_fifo(&home.join("settings.toml"));
         assert_eq!(settings_default(home, &|_| {}), None);
     }
 

@@ -290,20 +290,31 @@ pub struct WalkedDir {
 }
 
 impl WalkedDir {
-    /// Opens the folder `path` (only for looking names up below it: `O_PATH`).
+    /// Opens the folder `path` for looking names up below it ([`open_lookup_dir`]).
     pub fn open(path: &Path) -> Result<Self, ReadError> {
-        use rustix::fs::{Mode, OFlags};
-        let fd = rustix::fs::open(
-            path,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|err| ReadError::Io(err.into()))?;
+        let fd = open_lookup_dir(path).map_err(ReadError::Io)?;
         Ok(Self {
             fd,
             path: path.to_path_buf(),
         })
     }
+}
+
+/// Opens the folder `path` only to look names up below it (`openat`, `statat`), following
+/// a symlink at `path` itself. On Linux that is `O_PATH`, which needs no read permission
+/// and reads nothing; elsewhere a read-only descriptor of the folder, which needs it.
+pub fn open_lookup_dir(path: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    #[cfg(target_os = "linux")]
+    let lookup = OFlags::PATH;
+    #[cfg(not(target_os = "linux"))]
+    let lookup = OFlags::RDONLY;
+    rustix::fs::open(
+        path,
+        lookup | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(Into::into)
 }
 
 impl Root {
@@ -393,6 +404,17 @@ pub fn is_regular_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// Makes a FIFO at `path` for a test, with the `mkfifo` command, which every platform has
+/// (the call itself differs between them).
+#[cfg(test)]
+pub(crate) fn make_fifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,12 +443,7 @@ mod tests {
     fn special_files_are_refused_without_blocking() {
         let dir = tempfile::tempdir().expect("temp dir");
         let fifo = dir.path().join("fifo");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .expect("mkfifo");
+        crate::files::make_fifo(&fifo);
         let zero = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
         #[track_caller]
@@ -474,12 +491,7 @@ mod tests {
         std::fs::write(dir.path().join("secret"), "s").expect("secret");
         std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).expect("link");
         std::os::unix::fs::symlink("/dev/zero", root.join("zero")).expect("link");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            root.join("fifo"),
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .expect("mkfifo");
+        crate::files::make_fifo(&root.join("fifo"));
         let inside = Root::new(&root);
         assert_eq!(
             inside
@@ -512,12 +524,7 @@ mod tests {
         std::fs::write(root.join("real"), "r").expect("real");
         std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).expect("link");
         std::os::unix::fs::symlink("real", root.join("in")).expect("link");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            root.join("fifo"),
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .expect("mkfifo");
+        crate::files::make_fifo(&root.join("fifo"));
         let inside = Root::new(&root);
         assert_eq!(
             inside.read_walked(&root.join("real"), 10).expect("real"),
@@ -560,12 +567,7 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join("secret"), root.join("sub/out")).expect("link");
         std::os::unix::fs::symlink("real", root.join("sub/in")).expect("link");
         std::os::unix::fs::symlink("/dev/zero", root.join("sub/zero")).expect("link");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            root.join("sub/fifo"),
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .expect("mkfifo");
+        crate::files::make_fifo(&root.join("sub/fifo"));
         std::fs::create_dir(root.join("sub/folder")).expect("folder");
         let huge = std::fs::File::create(root.join("sub/huge")).expect("huge");
         huge.set_len(1 << 30).expect("sparse");

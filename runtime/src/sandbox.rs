@@ -19,11 +19,14 @@
 //! over; without capabilities `umount` fails, and `/proc/<pid>/root` of processes outside
 //! is out of reach.
 
+#[cfg(target_os = "linux")]
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::process::Command;
 use std::time::Duration;
 
+#[cfg(target_os = "linux")]
 use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +35,12 @@ use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnErr
 /// The folders made private: `/dev/shm` gets a fresh tmpfs, `/tmp` and `/var/tmp` an
 /// overlay whose writes stay in the namespace (in this order: the overlays' layers live in
 /// the fresh `/dev/shm`).
+#[cfg(target_os = "linux")]
 const PRIVATE_TMP: &[&str] = &["/dev/shm", "/tmp", "/var/tmp"];
+
+/// Why there is no sandbox on a platform other than Linux.
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+const NO_NAMESPACES: &str = "this platform has no mount and PID namespaces (Linux only)";
 
 /// The exit status of the sandbox's first process when it could not make the sandbox.
 pub const SETUP_FAILED: i32 = 125;
@@ -160,6 +168,9 @@ impl Namespaces {
     /// folder takes a file, the rest of the file system refuses one, a hidden folder is
     /// empty, and `umount` fails.
     pub(crate) fn probe() -> Result<Self, String> {
+        if cfg!(not(target_os = "linux")) {
+            return Err(NO_NAMESPACES.to_owned());
+        }
         let scratch = crate::private_dir::temp_dir("speccoder-probe-")
             .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
         let root = scratch
@@ -290,6 +301,7 @@ fn startable(program: &str, cwd: &Path) -> bool {
 }
 
 /// One line of `/proc/self/mountinfo`: where a mount is, and its per-mount flags.
+#[cfg(target_os = "linux")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct MountPoint {
     path: PathBuf,
@@ -298,6 +310,7 @@ struct MountPoint {
 
 /// The mount points of `mountinfo` text, with the per-mount flags a read-only remount must
 /// keep (a user namespace refuses to clear them).
+#[cfg(target_os = "linux")]
 fn mount_points(mountinfo: &str) -> Vec<MountPoint> {
     mountinfo
         .lines()
@@ -326,6 +339,7 @@ fn mount_points(mountinfo: &str) -> Vec<MountPoint> {
 }
 
 /// Mountinfo writes a space, tab, newline and backslash in a path as `\040`-style octal.
+#[cfg(target_os = "linux")]
 fn unescape(path: &str) -> String {
     let bytes = path.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -353,6 +367,8 @@ fn unescape(path: &str) -> String {
 /// The first process of the sandbox (`speccoder __sandbox LAUNCH`): makes the mounts, runs
 /// the command without capabilities, and returns its exit status.
 pub fn main(launch_file: &Path) -> i32 {
+    #[cfg(not(target_os = "linux"))]
+    let enter = |_: &Path| -> Result<i32, String> { Err(NO_NAMESPACES.to_owned()) };
     match enter(launch_file) {
         Ok(code) => code,
         Err(err) => {
@@ -362,6 +378,7 @@ pub fn main(launch_file: &Path) -> i32 {
     }
 }
 
+#[cfg(target_os = "linux")]
 fn enter(launch_file: &Path) -> Result<i32, String> {
     // `unshare` kills this process when it dies; this covers the moment before.
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
@@ -406,6 +423,7 @@ fn enter(launch_file: &Path) -> Result<i32, String> {
 /// the fresh `/dev/shm`): what is there stays readable (a tool or a project under `/tmp`
 /// still runs), and every write stays in the namespace. `false` when the kernel refuses,
 /// and the caller covers it with an empty tmpfs instead.
+#[cfg(target_os = "linux")]
 fn private_overlay(path: &Path) -> bool {
     let name = path.display().to_string().replace('/', "-");
     let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay{name}"));
@@ -432,10 +450,12 @@ fn private_overlay(path: &Path) -> bool {
 }
 
 /// Whether `path` is `base` or below it.
+#[cfg(target_os = "linux")]
 fn within(path: &Path, base: &Path) -> bool {
     path.starts_with(base)
 }
 
+#[cfg(target_os = "linux")]
 fn make_mounts(spec: &Spec) -> Result<(), String> {
     let err = |what: &str, path: &Path, e: rustix::io::Errno| {
         format!("cannot {what} {}: {e}", path.display())
@@ -563,7 +583,7 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -166,22 +166,9 @@ fn read(shared: &Arc<Shared>, input: &mut dyn BufRead, calls: &Sender<Call>, clo
     }
 }
 
-/// Whether stdin has closed, though unread requests may still be in it: a pipe whose
-/// writer closed reports a hangup, a socket whose peer shut its side down too.
+/// Whether stdin has closed, though unread requests may still be in it.
 fn stdin_closed() -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let stdin = std::io::stdin();
-    let mut fds = [PollFd::new(&stdin, PollFlags::RDHUP)];
-    let now = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    match poll(&mut fds, Some(&now)) {
-        Ok(_) => fds[0]
-            .revents()
-            .intersects(PollFlags::HUP | PollFlags::RDHUP | PollFlags::ERR | PollFlags::NVAL),
-        Err(_) => false,
-    }
+    crate::process::input_hung_up(std::io::stdin())
 }
 
 /// What the threads share.

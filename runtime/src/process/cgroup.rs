@@ -3,6 +3,8 @@
 //! or session and closed its pipes (`setsid daemon &`), which neither `killpg` nor the pipe
 //! sweep can see.
 //!
+//! Linux only: elsewhere [`cgroups_available`] is false and no run gets one.
+//!
 //! Available when a cgroup2 hierarchy is mounted and this process may create a cgroup below
 //! its own and move a process into it: as root, or under a delegated user cgroup (systemd's
 //! `user@.service`). Elsewhere every run goes without one, and the process group, the pidfd
@@ -19,7 +21,6 @@ use std::time::{Duration, Instant};
 
 use std::os::fd::{BorrowedFd, OwnedFd};
 
-use rustix::fs::{Mode, OFlags};
 use rustix::process::{Pid, Signal, kill_process};
 
 /// The cgroup this process runs in, when cgroup v2 is mounted and a child cgroup can be made
@@ -29,6 +30,12 @@ fn base() -> Option<&'static Path> {
     BASE.get_or_init(find_base).as_deref()
 }
 
+#[cfg(not(target_os = "linux"))]
+fn find_base() -> Option<PathBuf> {
+    None
+}
+
+#[cfg(target_os = "linux")]
 fn find_base() -> Option<PathBuf> {
     // Where systemd and container runtimes mount it (unified, then hybrid), known by the
     // file system's magic number; elsewhere, wherever the mount table says. One `statfs`
@@ -60,6 +67,7 @@ fn has_kill(made: &Path) -> bool {
 static HAS_KILL: OnceLock<bool> = OnceLock::new();
 
 /// The first cgroup2 mount point in this process's mount table.
+#[cfg(target_os = "linux")]
 fn cgroup2_in_mount_table() -> Option<PathBuf> {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     // Fields: id, parent, major:minor, root, mount point, options, optional fields, `-`,
@@ -74,6 +82,7 @@ fn cgroup2_in_mount_table() -> Option<PathBuf> {
 
 /// Removes the cgroups left by speccoder processes that are gone (killed before they could
 /// remove theirs). A cgroup that still holds a process is refused by the kernel and stays.
+#[cfg(target_os = "linux")]
 fn remove_stale(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
@@ -135,8 +144,7 @@ impl TaskCgroup {
             let _ = std::fs::remove_dir(&dir);
             return None;
         }
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        match rustix::fs::open(&dir, flags, Mode::empty()) {
+        match speccoder_runners::files::open_lookup_dir(&dir) {
             Ok(fd) => Some(Self {
                 dir,
                 fd,
@@ -266,7 +274,7 @@ pub(crate) fn kill_dir(dir: &Path) -> bool {
     !pids.is_empty()
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -30,14 +30,21 @@
 #![allow(unsafe_code)]
 
 use std::ffi::{CString, OsStr, OsString};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+#[cfg(target_os = "linux")]
+use std::os::fd::{AsFd, AsRawFd, FromRawFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+#[cfg(target_os = "linux")]
+use std::sync::atomic::AtomicI32;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+use rustix::process::Pid;
+#[cfg(target_os = "linux")]
+use rustix::process::{WaitId, WaitIdOptions, waitid};
 
 /// `struct clone_args` of `<linux/sched.h>` up to `cgroup` (Linux 5.7), 88 bytes.
+#[cfg(target_os = "linux")]
 #[repr(C)]
 #[derive(Default)]
 struct CloneArgs {
@@ -55,19 +62,24 @@ struct CloneArgs {
 }
 
 // From <linux/sched.h>; libc's own constants are typed for `clone(2)`.
+#[cfg(target_os = "linux")]
 const CLONE_VM: u64 = 0x100;
+#[cfg(target_os = "linux")]
 const CLONE_VFORK: u64 = 0x4000;
+#[cfg(target_os = "linux")]
 const CLONE_PIDFD: u64 = 0x1000;
+#[cfg(target_os = "linux")]
 const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
+#[cfg(target_os = "linux")]
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 
 /// Set once `clone3` has refused a cgroup: runs start the old way from then on.
 static REFUSED: AtomicBool = AtomicBool::new(false);
 
 /// Whether starting children inside a cgroup has not been refused yet (and is written for
-/// this architecture: x86_64 only, see `clone3_then`).
+/// this platform: Linux on x86_64 only, see `clone3_then`).
 pub(crate) fn usable() -> bool {
-    cfg!(target_arch = "x86_64") && !REFUSED.load(Ordering::Relaxed)
+    cfg!(all(target_os = "linux", target_arch = "x86_64")) && !REFUSED.load(Ordering::Relaxed)
 }
 
 /// Makes this process start children the old way, as after a refusal (tests of that way).
@@ -78,6 +90,7 @@ pub(crate) fn refuse() {
 
 /// A program ready to be started: every byte the child needs, prepared by the parent.
 #[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) struct Program {
     /// The paths to try in turn, as `execvp` tries the folders of `PATH`.
     candidates: Vec<CString>,
@@ -174,12 +187,14 @@ pub(crate) enum Failure {
     Unsupported,
     /// The child started but could not run the program (missing, not executable, a working
     /// directory it could not enter); it has exited and been reaped.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Start(std::io::Error),
 }
 
 /// Starts `program` as the leader of a new process group inside the cgroup whose folder is
 /// open as `cgroup`, with `stdio` as its fds 0, 1 and 2, signals at their defaults and none
 /// blocked, as std's `Command` would start it, and at most `data_limit_kib` of data memory.
+#[cfg(target_os = "linux")]
 pub(crate) fn spawn(
     program: &Program,
     stdio: [BorrowedFd<'_>; 3],
@@ -257,10 +272,24 @@ pub(crate) fn spawn(
     }
 }
 
+/// Elsewhere there are no cgroups to start in, and nothing is started.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn spawn(
+    _program: &Program,
+    _stdio: [BorrowedFd<'_>; 3],
+    _cgroup: BorrowedFd<'_>,
+    _data_limit_kib: Option<u64>,
+) -> Result<Started, Failure> {
+    REFUSED.store(true, Ordering::Relaxed);
+    Err(Failure::Unsupported)
+}
+
 /// The child's stack size: it only calls a few system call wrappers.
+#[cfg(target_os = "linux")]
 const STACK_BYTES: usize = 64 * 1024;
 
 /// A stack for the child, with an inaccessible page below it.
+#[cfg(target_os = "linux")]
 struct Stack {
     /// The lowest byte the child may use.
     base: *mut libc::c_void,
@@ -268,6 +297,7 @@ struct Stack {
     mapping: *mut libc::c_void,
 }
 
+#[cfg(target_os = "linux")]
 impl Stack {
     fn new() -> std::io::Result<Self> {
         let page = 4096;
@@ -296,6 +326,7 @@ impl Stack {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Stack {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `new`, no longer used (the child has left it).
@@ -311,7 +342,7 @@ impl Drop for Stack {
 /// A plain `syscall()` cannot be used: with CLONE_VM the child would return through this
 /// thread's frames on its own, empty stack. So the call is made here, and the child's side
 /// jumps straight into `child_main`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn clone3_then(args: &CloneArgs, child: &Child<'_>) -> i64 {
     let ret: i64;
     // SAFETY: `args` is a valid `clone_args` of the size given, naming a stack of
@@ -345,18 +376,23 @@ fn clone3_then(args: &CloneArgs, child: &Child<'_>) -> i64 {
 }
 
 /// Elsewhere `usable` is false and this is never called.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(all(target_os = "linux", not(target_arch = "x86_64")))]
 fn clone3_then(_args: &CloneArgs, _child: &Child<'_>) -> i64 {
+    // Never called here (`usable` is false); naming the child's entry keeps it compiled
+    // and linted on this architecture too.
+    let _ = child_main as extern "C" fn(*const Child<'_>) -> !;
     -i64::from(libc::ENOSYS)
 }
 
 /// Where the child starts.
+#[cfg(target_os = "linux")]
 extern "C" fn child_main(child: *const Child<'_>) -> ! {
     // SAFETY: see `clone3_then`.
     unsafe { (*child).exec() }
 }
 
 /// What the child needs, as raw pointers and fds.
+#[cfg(target_os = "linux")]
 struct Child<'a> {
     candidates: &'a [CString],
     argv: *const *const libc::c_char,
@@ -368,6 +404,7 @@ struct Child<'a> {
     failed: AtomicI32,
 }
 
+#[cfg(target_os = "linux")]
 impl Child<'_> {
     /// Runs in the child: sets it up and starts the program, or leaves the errno in
     /// `failed` and exits 127.
@@ -444,7 +481,7 @@ impl Child<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -11,21 +11,19 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
-use rustix::pipe::fcntl_setpipe_size;
 use rustix::process::{
-    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process, kill_process_group, pidfd_open,
-    pidfd_send_signal, waitid,
+    Pid, Signal, WaitId, WaitIdOptions, kill_process, kill_process_group, waitid,
 };
 
 use speccoder_runners::{single_quote, split_words};
 
 use super::capture::StreamCapture;
 use super::cgroup::TaskCgroup;
-use super::clone_into;
 use super::{
     CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
     SpawnError, StartMode, registry, sweep,
 };
+use super::{clone_into, platform};
 
 /// Runs command lines through `/bin/sh -c` on this machine: stdin closed, its own process
 /// group, output drained by one thread with `poll(2)`, the whole group stopped at the
@@ -257,7 +255,7 @@ impl LocalRunner {
                 *cgroup = None;
             }
             // The leader's pidfd reaches it even after it left its process group.
-            (pid, pidfd_open(pid, PidfdFlags::empty()).ok())
+            (pid, platform::pidfd_open(pid))
         };
         // Our copies of the pipes' write ends must close now, or the pipes never reach end
         // of file (on the std path `command` held them, and is gone).
@@ -280,7 +278,7 @@ impl LocalRunner {
             // Watching failed (a read or poll error): nothing of the run may outlive the call.
             let _ = kill_process_group(pgid, Signal::KILL);
             if let Some(pidfd) = &pidfd {
-                let _ = pidfd_send_signal(pidfd, Signal::KILL);
+                platform::pidfd_signal(pidfd, Signal::KILL);
             }
         }
         registry::unregister(pgid);
@@ -368,7 +366,7 @@ impl Stream {
     fn new(reader: PipeReader, spec: &CaptureSpec) -> Result<Self, SpawnError> {
         // A larger pipe lets a chatty command write more per wake-up (Linux lets anyone
         // raise it to 1 MiB); when refused, the default 64 KiB works as well, only slower.
-        let _ = fcntl_setpipe_size(&reader, 1 << 20);
+        platform::grow_pipe(&reader, 1 << 20);
         // Only our end becomes non-blocking: the child's end is a separate file description.
         let flags = fcntl_getfl(&reader).map_err(std::io::Error::from)?;
         fcntl_setfl(&reader, flags | OFlags::NONBLOCK).map_err(std::io::Error::from)?;
@@ -620,7 +618,7 @@ impl Supervisor<'_> {
         for &signal in signals {
             self.signal(signal);
             if let Some(pidfd) = self.pidfd {
-                let _ = pidfd_send_signal(pidfd, signal);
+                platform::pidfd_signal(pidfd, signal);
             }
             match self.cgroup {
                 Some(cgroup) if signal == Signal::KILL => {

@@ -6,6 +6,7 @@ mod cgroup;
 mod cleanup;
 mod clone_into;
 mod local_runner;
+mod platform;
 mod registry;
 mod sweep;
 
@@ -16,10 +17,12 @@ pub use capture::{Captured, Spill};
 pub use cgroup::cgroups_available;
 pub use cleanup::RemoveOnSignal;
 pub use local_runner::{Cgroups, LocalRunner};
+pub use platform::input_hung_up;
 pub use registry::{
     ExitDeferral, defer_exit, reaper_main, shutdown_signal, start_reaper, stop_all_process_groups,
     stop_process_groups_on_signals,
 };
+pub(crate) use sweep::start_time;
 
 /// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN` less the NUL).
 /// A longer command line goes to `sh` through a script file instead.

@@ -97,7 +97,7 @@ fn tell_reaper(line: &str) {
 /// here closes on exec, so no task holds it open.
 pub fn start_reaper() -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
-    let mut child = std::process::Command::new("/proc/self/exe")
+    let mut child = std::process::Command::new(super::platform::this_program()?)
         .arg("__reaper")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())

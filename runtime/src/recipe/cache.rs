@@ -140,24 +140,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The fingerprint of `path` (symlinks followed), looked up from the folder `dir` when it is
-/// relative; `None` when there is nothing there. Only what the fingerprint holds is asked
-/// for.
+/// relative; `None` when there is nothing there.
 fn fingerprint(dir: impl AsFd, path: &Path) -> Option<Fingerprint> {
-    use rustix::fs::{AtFlags, FileType, StatxFlags};
-    let mask = StatxFlags::TYPE
-        | StatxFlags::SIZE
-        | StatxFlags::MTIME
-        | StatxFlags::CTIME
-        | StatxFlags::INO;
-    let st = rustix::fs::statx(dir, path, AtFlags::empty(), mask).ok()?;
+    use rustix::fs::{AtFlags, FileType};
+    let st = rustix::fs::statat(dir, path, AtFlags::empty()).ok()?;
     Some(Fingerprint(
-        FileType::from_raw_mode(u32::from(st.stx_mode)) == FileType::Directory,
-        st.stx_size,
-        st.stx_mtime.tv_sec,
-        st.stx_mtime.tv_nsec,
-        st.stx_ctime.tv_sec,
-        st.stx_ctime.tv_nsec,
-        st.stx_ino,
+        FileType::from_raw_mode(st.st_mode) == FileType::Directory,
+        u64::try_from(st.st_size).unwrap_or_default(),
+        st.st_mtime,
+        u32::try_from(st.st_mtime_nsec).unwrap_or(0),
+        st.st_ctime,
+        u32::try_from(st.st_ctime_nsec).unwrap_or(0),
+        st.st_ino,
     ))
 }
 
@@ -280,11 +274,7 @@ fn env_print(name: &str) -> Option<u64> {
 fn inputs_unchanged(root: &Path, inputs: &[(PathBuf, Option<Fingerprint>)]) -> bool {
     // Relative inputs are looked up from the root, not through every folder above it again;
     // without a root, there is nothing there.
-    let root_dir = rustix::fs::open(
-        root,
-        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    );
+    let root_dir = speccoder_runners::files::open_lookup_dir(root);
     let now = |path: &Path| match &root_dir {
         Ok(dir) => fingerprint(dir, path),
         Err(_) if path.is_absolute() => fingerprint(rustix::fs::CWD, path),

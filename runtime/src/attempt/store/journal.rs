@@ -251,12 +251,9 @@ impl Drop for Running {
     }
 }
 
-/// When process `pid` started (field 22 of `/proc/<pid>/stat`), if it is alive.
+/// When process `pid` started, if it is alive.
 fn start_time(pid: u64) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name in parentheses may hold spaces; fields count from after it.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split(' ').nth(19)?.parse().ok()
+    crate::process::start_time(u32::try_from(pid).ok()?)
 }
 
 #[cfg(test)]
