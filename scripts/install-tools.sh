@@ -6,12 +6,14 @@
 #   TOOLS_DIR       where everything goes (default: $HOME/.cache/speccoder-tools)
 #   WITH_AGENTS=0   skip Claude Code and Codex (about 800 MB)
 #   WITH_HYPERFINE=1  also install hyperfine from apt (benchmarks only)
+#   WITH_TARGETS=0  skip the Rust targets CI checks besides this machine's (macOS, aarch64)
 #   *_VERSION       override a pinned version (JUST_VERSION, TASK_VERSION, PNPM_VERSION, ...)
 set -euo pipefail
 
 TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/speccoder-tools}
 WITH_AGENTS=${WITH_AGENTS:-1}
 WITH_HYPERFINE=${WITH_HYPERFINE:-0}
+WITH_TARGETS=${WITH_TARGETS:-1}
 JUST_VERSION=${JUST_VERSION:-1.59.0}
 TASK_VERSION=${TASK_VERSION:-3.54.0}
 PNPM_VERSION=${PNPM_VERSION:-12.21.0}
@@ -234,6 +236,23 @@ if [[ "$WITH_HYPERFINE" == 1 ]]; then
     apt-get update -qq >/dev/null && apt-get install -y -qq hyperfine >/dev/null
     done_step "installed"
   fi
+fi
+
+# --- Rust targets: the platforms CI checks and lints beside this one's build ------------
+# (only their standard library: nothing is linked for them here). Where one cannot be added,
+# this says so and goes on; `.ci/run` then fails on it.
+CHECK_TARGETS="x86_64-apple-darwin aarch64-apple-darwin aarch64-unknown-linux-gnu"
+if [[ "$WITH_TARGETS" == 1 ]] && command -v rustup >/dev/null; then
+  for target in $CHECK_TARGETS; do
+    step "target $target"
+    if rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+      done_step "present"
+    elif rustup target add "$target" >/dev/null 2>&1; then
+      done_step "added"
+    else
+      done_step "cannot be added"
+    fi
+  done
 fi
 
 # --- check every tool answers ------------------------------------------------------------

@@ -51,32 +51,57 @@ pub(crate) fn snapshot_settings() -> insta::Settings {
 
 #[cfg(test)]
 mod tests {
-    /// `unsafe` is denied in the workspace (forbidden in speccoder_runners) and allowed in
-    /// one file, process/clone_into.rs, for the reason written there; a second file that
-    /// allows it fails here.
-    #[test]
-    fn one_file_allows_unsafe_code() {
-        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+    /// The workspace's source files (`runtime/src`, `runners/src`) whose text contains
+    /// `needle`, as paths below their `src/`, sorted.
+    fn sources_containing(needle: &str) -> Vec<String> {
+        fn walk(dir: &std::path::Path, needle: &str, found: &mut Vec<String>) {
             for entry in std::fs::read_dir(dir).expect("source folder") {
                 let path = entry.expect("entry").path();
                 if path.is_dir() {
-                    walk(&path, found);
+                    walk(&path, needle, found);
                 } else if path.extension().is_some_and(|e| e == "rs") {
                     let text = std::fs::read_to_string(&path).expect("source file");
-                    if text.contains(concat!("allow(", "unsafe_code)")) {
-                        found.push(path.display().to_string());
+                    if text.contains(needle) {
+                        let shown = path.display().to_string();
+                        let below = shown.rsplit_once("/src/").map_or(&*shown, |(_, r)| r);
+                        found.push(below.to_owned());
                     }
                 }
             }
         }
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut found = Vec::new();
-        walk(&root.join("runtime/src"), &mut found);
-        walk(&root.join("runners/src"), &mut found);
-        let found: Vec<_> = found
-            .iter()
-            .map(|p| p.rsplit_once("/src/").map_or(p.as_str(), |(_, rest)| rest))
-            .collect();
-        assert_eq!(found, ["process/clone_into.rs"]);
+        walk(&root.join("runtime/src"), needle, &mut found);
+        walk(&root.join("runners/src"), needle, &mut found);
+        found.sort();
+        found
+    }
+
+    /// `unsafe` is denied in the workspace (forbidden in speccoder_runners) and allowed in
+    /// one file, process/clone_into.rs, for the reason written there; a second file that
+    /// allows it fails here.
+    #[test]
+    fn one_file_allows_unsafe_code() {
+        assert_eq!(
+            sources_containing(concat!("allow(", "unsafe_code)")),
+            ["process/clone_into.rs"]
+        );
+    }
+
+    /// What differs between platforms is chosen in the modules that own it: the process
+    /// module (cgroups, `clone3`, pidfds, the `/proc` sweeps), the sandbox and the file
+    /// reads (`O_PATH`). Nothing else knows which platform it runs on.
+    #[test]
+    fn only_the_owning_modules_know_the_platform() {
+        let found = sources_containing(concat!("target_", "os"));
+        let owners = |path: &String| {
+            path.starts_with("process/") || path == "sandbox.rs" || path == "files.rs"
+        };
+        let elsewhere: Vec<_> = found.iter().filter(|p| !owners(p)).collect();
+        assert!(
+            elsewhere.is_empty(),
+            "platform choices outside their owners: {elsewhere:?}"
+        );
+        assert!(found.contains(&"sandbox.rs".to_owned()), "{found:?}");
     }
 }

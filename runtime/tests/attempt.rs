@@ -1040,6 +1040,15 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
     // As a run killed with SIGKILL just after it set the branch leaves it: its mark, with
     // the commit it was making, a dead process and its private folder.
     let journal = repo.root().join(".git/speccoder/attempts/T7");
+    // Each record says how the agent and the checks were isolated, as the story does.
+    let first: Value =
+        serde_json::from_slice(&std::fs::read(journal.join("1.json")).expect("record"))
+            .expect("json");
+    assert!(
+        ["namespaces", "none"].contains(&story["isolation"].as_str().unwrap_or_default()),
+        "{story}"
+    );
+    assert_eq!(first["isolation"], story["isolation"], "{first}");
     let folder = tempfile::Builder::new()
         .prefix("speccoder-attempt-")
         .tempdir()

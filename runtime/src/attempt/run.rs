@@ -159,10 +159,7 @@ fn record_attempt(
             story.notes.push(n);
         }
     }
-    if let Err(err) = prepared
-        .journal
-        .write(&record.journal_entry(&story.task, story.max_attempts))
-    {
+    if let Err(err) = prepared.journal.write(&record.journal_entry(story)) {
         story.notes.push(err);
     }
     story.verdict = record.verdict;
@@ -567,10 +564,7 @@ fn interrupted(
         reason: format!("interrupted by signal {}", stop.signal),
         digest: Value::Null,
     };
-    if let Err(err) = prepared
-        .journal
-        .write(&record.journal_entry(&story.task, story.max_attempts))
-    {
+    if let Err(err) = prepared.journal.write(&record.journal_entry(story)) {
         story.notes.push(err);
     }
     story.attempts.push(record);

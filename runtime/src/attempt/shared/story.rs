@@ -86,11 +86,13 @@ pub struct Story {
 }
 
 impl AttemptRecord {
-    /// The journal's file for this attempt: the record with the task and the limit.
-    pub(crate) fn journal_entry(&self, task: &str, max: u32) -> Value {
+    /// The journal's file for this attempt: the record with the task, the limit and how
+    /// the agent and the checks were isolated.
+    pub(crate) fn journal_entry(&self, story: &Story) -> Value {
         let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
-        value["task"] = json!(task);
-        value["max_attempts"] = json!(max);
+        value["task"] = json!(story.task);
+        value["max_attempts"] = json!(story.max_attempts);
+        value["isolation"] = json!(story.isolation);
         value
     }
 }
