@@ -350,20 +350,80 @@ fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
     );
     req.timeout = Duration::from_millis(500);
     req.grace = Duration::from_millis(500);
-    // With the run's cgroup, and without one (the pidfd and the descendants in /proc).
-    for cgroups in [Cgroups::WhenAvailable, Cgroups::Never] {
+    // With the run's cgroup, without one (the pidfd and the descendants in /proc), and as
+    // macOS runs it (the leader by its pid, the descendants from `ps`).
+    for (cgroups, portable) in [
+        (Cgroups::WhenAvailable, false),
+        (Cgroups::Never, false),
+        (Cgroups::WhenAvailable, true),
+    ] {
         let mut runner = LocalRunner::default();
         runner.cgroups = cgroups;
+        runner.portable = portable;
         let started = Instant::now();
         let out = runner.run(&req).expect("starts");
         assert!(out.timed_out);
         assert!(
             started.elapsed() < Duration::from_secs(2),
-            "{cgroups:?}: {:?}",
+            "{cgroups:?}, portable {portable}: {:?}",
             started.elapsed()
         );
         assert_no_process("40.401");
     }
+}
+
+/// The path macOS takes, run here: no cgroup, no pidfd (the exit is polled for), no sweep of
+/// pipe holders, the process table from `ps`. What it must stop, it stops; a `setsid`
+/// escapee that holds the pipe is given up on in bounded time and left running, as the
+/// README says.
+#[test]
+fn the_portable_path_stops_the_run_its_group_and_its_descendants() {
+    let mut runner = LocalRunner::default();
+    runner.portable = true;
+    let run = |command: &str, timeout_ms: u64| {
+        let mut req = request(command);
+        req.timeout = Duration::from_millis(timeout_ms);
+        req.grace = Duration::from_millis(400);
+        let started = Instant::now();
+        let out = runner.run(&req).expect("starts");
+        (out, started.elapsed())
+    };
+    let (out, took) = run("echo out; echo err >&2; exit 3", 30_000);
+    assert_eq!(
+        (out.exit, out.stdout.text()),
+        (Exit::Code(3), "out\nerr\n".into())
+    );
+    assert!(!out.leftovers.cgroup_killed && out.leftovers.swept == 0);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let (out, _) = run("sleep 100.601", 300);
+    assert_eq!((out.timed_out, out.exit), (true, Exit::Signal(15)));
+    assert_no_process("100.601");
+    let (out, took) = run(
+        "trap '' TERM; sleep 100.602 & sleep 100.602; echo never",
+        300,
+    );
+    assert_eq!((out.timed_out, out.exit), (true, Exit::Signal(9)));
+    assert!(took >= Duration::from_millis(700), "{took:?}");
+    assert_no_process("100.602");
+    let (out, took) = run("sleep 100.603 & echo done", 30_000);
+    assert_eq!(out.stdout.text(), "done\n");
+    assert!(
+        out.leftovers.killed_group && took < Duration::from_secs(2),
+        "{took:?}"
+    );
+    assert_no_process("100.603");
+    // A child that left the group but not the tree is stopped at the deadline as a
+    // descendant.
+    let (out, _) = run("setsid sleep 100.604 >/dev/null 2>&1 & sleep 100.605", 300);
+    assert!(out.timed_out);
+    assert_no_process("100.604");
+    let (out, took) = run("setsid sleep 3.606 & sleep 0.2; echo done", 30_000);
+    assert_eq!(out.stdout.text(), "done\n");
+    assert_eq!(out.leftovers.swept, 0);
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    let _ = std::process::Command::new("pkill")
+        .args(["-f", "sleep 3.606"])
+        .status();
 }
 
 /// With a cgroup per run, a daemon that left the session and closed every pipe is stopped

@@ -38,6 +38,11 @@ pub struct LocalRunner {
     pub abandon_wait: Duration,
     /// Whether each run gets a cgroup of its own where the machine allows.
     pub cgroups: Cgroups,
+    /// Whether runs use only what every Unix has: no cgroup, no pidfd, no `/proc` sweep of
+    /// pipe holders, the process table read with `ps`, the leader signalled by its pid
+    /// (safe while it is an unreaped child). Always so off Linux (macOS); on Linux it is off
+    /// unless set, and set, it lets Linux's tests run the path macOS takes.
+    pub portable: bool,
 }
 
 /// Whether runs are contained in cgroups.
@@ -59,6 +64,7 @@ impl Default for LocalRunner {
             leak_wait: Duration::from_millis(100),
             abandon_wait: Duration::from_millis(100),
             cgroups: Cgroups::WhenAvailable,
+            portable: cfg!(not(target_os = "linux")),
         }
     }
 }
@@ -107,8 +113,8 @@ impl LocalRunner {
         // Where the machine allows, the run gets a cgroup, which holds everything it starts,
         // in its process group or not (see `cgroup.rs`).
         let mut cgroup = match self.cgroups {
-            Cgroups::WhenAvailable => TaskCgroup::create(),
-            Cgroups::Never => None,
+            Cgroups::WhenAvailable if !self.portable => TaskCgroup::create(),
+            Cgroups::WhenAvailable | Cgroups::Never => None,
         };
         // Whether the child can start inside it (`clone_into.rs`).
         let born_inside = cgroup.is_some() && clone_into::usable();
@@ -255,7 +261,7 @@ impl LocalRunner {
                 *cgroup = None;
             }
             // The leader's pidfd reaches it even after it left its process group.
-            (pid, platform::pidfd_open(pid))
+            (pid, platform::pidfd_open(pid).filter(|_| !self.portable))
         };
         // Our copies of the pipes' write ends must close now, or the pipes never reach end
         // of file (on the std path `command` held them, and is gone).
@@ -524,7 +530,9 @@ impl Supervisor<'_> {
                                 .iter()
                                 .filter_map(|s| s.reader.as_ref().map(AsFd::as_fd))
                                 .collect();
-                            leftovers.swept = sweep::kill_pipe_holders(&fds);
+                            if !self.runner.portable {
+                                leftovers.swept = sweep::kill_pipe_holders(&fds);
+                            }
                             cleanup = Cleanup::Swept(now);
                         }
                         wake = earliest(wake, Some(at + self.runner.leak_wait));
@@ -607,18 +615,22 @@ impl Supervisor<'_> {
     }
 
     /// Sends each of `signals` to everything of the run while its leader lives: the group,
-    /// the leader through its pidfd (it may have moved to another group, even ours), and
-    /// either everything in the run's cgroup or, without one, the leader's descendants as
-    /// `/proc` shows them.
+    /// the leader through its pidfd or its pid (it may have moved to another group, even
+    /// ours), and either everything in the run's cgroup or, without one, the leader's
+    /// descendants as the process table shows them.
     fn stop_all(&self, signals: &[Signal]) {
         let descendants = match self.cgroup {
             Some(_) => Vec::new(),
-            None => sweep::descendants(self.leader.as_raw_pid() as u32),
+            None => sweep::descendants(self.leader.as_raw_pid() as u32, self.runner.portable),
         };
         for &signal in signals {
             self.signal(signal);
-            if let Some(pidfd) = self.pidfd {
-                platform::pidfd_signal(pidfd, signal);
+            match self.pidfd {
+                Some(pidfd) => platform::pidfd_signal(pidfd, signal),
+                // Unreaped, the leader keeps its pid: no other process can have it.
+                None => {
+                    let _ = kill_process(self.leader, signal);
+                }
             }
             match self.cgroup {
                 Some(cgroup) if signal == Signal::KILL => {

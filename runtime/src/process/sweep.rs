@@ -55,12 +55,19 @@ pub(crate) fn kill_pipe_holders<F: AsFd>(_pipes: &[F]) -> u32 {
 }
 
 /// The descendants of `pid` now: children, their children, and so on, found by their parent
-/// ids in one read of the process table.
-pub(crate) fn descendants(pid: u32) -> Vec<Pid> {
+/// ids in one read of the process table: `/proc` on Linux unless `portable`, else `ps`.
+pub(crate) fn descendants(pid: u32, portable: bool) -> Vec<Pid> {
     #[cfg(target_os = "linux")]
-    let table = proc_parents();
+    let table = if portable {
+        ps_parents()
+    } else {
+        proc_parents()
+    };
     #[cfg(not(target_os = "linux"))]
-    let table = ps_parents();
+    let table = {
+        let _ = portable;
+        ps_parents()
+    };
     descendants_in(pid, &table)
 }
 
@@ -78,8 +85,7 @@ fn proc_parents() -> Vec<(u32, u32)> {
 }
 
 /// Every process's (pid, parent pid), from `ps` (POSIX options), for where there is no
-/// `/proc`. Compiled everywhere, so that Linux's tests hold it to `/proc`'s answer.
-#[cfg_attr(target_os = "linux", allow(dead_code))]
+/// `/proc`, and for Linux's portable runs.
 fn ps_parents() -> Vec<(u32, u32)> {
     let Ok(out) = std::process::Command::new("ps")
         .args(["-A", "-o", "pid=", "-o", "ppid="])
@@ -192,7 +198,7 @@ mod tests {
             .spawn()
             .expect("sh");
         let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while descendants(shell.id()).len() < 3 && std::time::Instant::now() < until {
+        while descendants(shell.id(), false).len() < 3 && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let from_proc = descendants_in(shell.id(), &proc_parents());
