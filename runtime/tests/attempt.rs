@@ -1031,6 +1031,51 @@ fn real_codex_without_network_fails_at_its_deadline() {
     repo.assert_untouched(&main, &[]);
 }
 
+/// Where no namespace can be made (macOS; here `SPECCODER_ISOLATION=none` takes that path on
+/// purpose), the verdict still holds: an honest change passes, a wrong one and an empty one
+/// fail, the story and the journal say `none`, and withheld tests are refused unless the
+/// user allows them unhidden.
+#[test]
+fn without_namespaces_the_verdict_still_holds_and_says_so() {
+    let none = [("SPECCODER_ISOLATION", std::ffi::OsStr::new("none"))];
+    for (mode, passes) in [("honest", true), ("subtract", false), ("nothing", false)] {
+        let repo = Repo::new(mode, "[attempt]\nmax_attempts = 1\n");
+        let (code, story, stderr) = repo.attempt(&[], &none);
+        assert_eq!(story["isolation"], "none", "{mode}: {story}");
+        assert!(
+            story["notes"].to_string().contains("without a sandbox"),
+            "{mode}: {story}"
+        );
+        let journal = repo.root().join(".git/speccoder/attempts/T7/1.json");
+        let record: Value =
+            serde_json::from_slice(&std::fs::read(journal).expect("record")).expect("json");
+        assert_eq!(record["isolation"], "none", "{mode}: {record}");
+        if passes {
+            assert_eq!(
+                (code, &story["verdict"]),
+                (Some(0), &serde_json::json!("passed")),
+                "{stderr}"
+            );
+        } else {
+            assert_eq!(code, Some(1), "{mode}: {story}\n{stderr}");
+            assert_ne!(story["verdict"], "passed", "{mode}: {story}");
+        }
+    }
+    let repo = Repo::new("honest", "");
+    let withheld = repo.dir.path().join("withheld");
+    std::fs::create_dir_all(withheld.join("tests")).expect("mkdir");
+    let out = repo
+        .command(
+            &["--json", "--withheld", withheld.to_str().expect("utf-8")],
+            &none,
+        )
+        .output()
+        .expect("speccoder starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("allow_unisolated_withheld"), "{stderr}");
+}
+
 #[test]
 fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_run() {
     let repo = Repo::new("honest", "");
