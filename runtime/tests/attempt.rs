@@ -1031,6 +1031,61 @@ fn real_codex_without_network_fails_at_its_deadline() {
     repo.assert_untouched(&main, &[]);
 }
 
+/// The checks share Python's bytecode across attempts (`.git/speccoder/pycache`): the
+/// base's checks write the standard library's there, the candidate's cannot write it, and
+/// no tree's own bytecode goes there, so each tree's files run from their source.
+#[test]
+fn the_checks_share_python_bytecode_but_never_a_trees_own() {
+    let repo = Repo::new("poison-pycache", "");
+    // Set or not, Python writes the shared bytecode: it is speccoder's folder, not yours.
+    let (code, story, stderr) = repo.attempt(
+        &[],
+        &[("PYTHONDONTWRITEBYTECODE", std::ffi::OsStr::new("1"))],
+    );
+    if story["isolation"] != "namespaces" {
+        eprintln!("no namespaces here: every check gets an empty bytecode folder");
+        return;
+    }
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    assert!(
+        !story["attempts"][0]["checks"][0]["command"].is_null(),
+        "{story}"
+    );
+    let shared = repo.root().join(".git/speccoder/pycache");
+    let mut files = Vec::new();
+    let mut stack = vec![shared.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("folder").flatten() {
+            if entry.file_type().expect("type").is_dir() {
+                stack.push(entry.path());
+            } else {
+                files.push(entry.path().display().to_string());
+            }
+        }
+    }
+    assert!(
+        files
+            .iter()
+            .any(|f| f.contains("/unittest/") && f.ends_with(".pyc")),
+        "{files:?}"
+    );
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.contains("calc.") || f.contains("test_")),
+        "a tree's own bytecode is shared: {files:?}"
+    );
+    assert!(
+        !shared.join("poisoned").exists(),
+        "the candidate wrote the shared bytecode"
+    );
+    // What the run blocked for its own trees went with it.
+    assert!(
+        !files.iter().any(|f| f.contains("speccoder-attempt-")),
+        "{files:?}"
+    );
+}
+
 /// Where no namespace can be made (macOS; here `SPECCODER_ISOLATION=none` takes that path on
 /// purpose), the verdict still holds: an honest change passes, a wrong one and an empty one
 /// fail, the story and the journal say `none`, and withheld tests are refused unless the

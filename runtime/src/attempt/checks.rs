@@ -60,17 +60,33 @@ impl CommandRunner for WithEnv<'_> {
     }
 }
 
-/// Runs `ops` with `recipe` in the project folder `root` of the check tree `tree`, each to
-/// its end, in order, and reads each one's tests.
+/// Where checks run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'a> {
+    /// The check tree.
+    pub(crate) tree: &'a Path,
+    /// The fixed path the tree is seen at, when `[attempt] setup` ran.
+    pub(crate) seen_at: Option<&'a Path>,
+    /// Python's bytecode prefix (`PYTHONPYCACHEPREFIX`), which the checks must not be able
+    /// to write but for the base's.
+    pub(crate) pycache: &'a Path,
+    /// Whether the checks write it (the base's, into the shared one): Python is then told
+    /// to write bytecode even where your `PYTHONDONTWRITEBYTECODE` says not to, since it
+    /// goes to speccoder's folder, not yours.
+    pub(crate) fills_pycache: bool,
+}
+
+/// Runs `ops` with `recipe` in the project folder `root` of the check tree at `place`, each
+/// to its end, in order, and reads each one's tests.
 pub(crate) fn run_checks(
     recipe: &Recipe,
     ops: &[String],
     root: &Path,
-    tree: &Path,
-    seen_at: Option<&Path>,
+    place: Place<'_>,
     runner: &dyn CommandRunner,
     pass: Pass,
 ) -> Vec<Ran> {
+    let (tree, seen_at, pycache) = (place.tree, place.seen_at, place.pycache);
     ops.iter()
         .enumerate()
         .map(|(i, op)| {
@@ -80,7 +96,6 @@ pub(crate) fn run_checks(
             let _ = std::fs::remove_file(&junit);
             let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
             addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
-            let pycache = tree.join(super::check_tree::NO_PYCACHE);
             // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes
             // it name every one (go's own `test` task is `go test ./...`, without it).
             let mut goflags = std::env::var("GOFLAGS").unwrap_or_default();
@@ -90,6 +105,9 @@ pub(crate) fn run_checks(
                 ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
                 ("GOFLAGS".into(), goflags.trim().to_owned()),
             ];
+            if place.fills_pycache {
+                env.push(("PYTHONDONTWRITEBYTECODE".into(), String::new()));
+            }
             // A `CARGO_TARGET_DIR` of the user's lies outside the check tree: read-only in
             // the sandbox (cargo could not build), and shared with what the agent built.
             // The checks build in a folder of the check tree instead.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::shared::environment::{self, Stage};
+use super::shared::pycache::SharedPycache;
 use super::shared::{
     AttemptBundle, AttemptRequest, FileText, Isolation, KnownFailures, MAX_READ_BYTES, Prepared,
     Rules, Withheld,
@@ -67,6 +68,11 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
     let rules = attempt_rules(config, &acceptance_files, &prefix)?;
+    // Outside the sandbox the checks could write it: each check tree gets an empty one.
+    let pycache = match isolation {
+        Isolation::Namespaces(_) => SharedPycache::open(&repo.common_dir, trees.folder.path()),
+        Isolation::None => None,
+    };
     Ok(Prepared {
         bundle,
         repo,
@@ -94,6 +100,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         acceptance_files,
         known: KnownFailures::new(&config.attempt.known_failures),
         tmp_mib: config.attempt.tmp_size_mib,
+        pycache,
         check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
         agent_env: environment::allowed(
             std::env::vars(),

@@ -10,6 +10,7 @@ pub(super) mod finding;
 pub(super) mod known_failures;
 pub(super) mod prepared;
 pub(super) mod products;
+pub(super) mod pycache;
 pub(super) mod rules;
 pub(super) mod story;
 pub(super) mod test_summary;

@@ -6,6 +6,7 @@ use super::bundle::AttemptBundle;
 use super::environment::Allowed;
 use super::known_failures::KnownFailures;
 use super::products::Products;
+use super::pycache::SharedPycache;
 use super::rules::Rules;
 use super::warning::FileText;
 use crate::agent::{Allowances, RecipeServer};
@@ -96,6 +97,8 @@ pub(crate) struct Prepared {
     pub(crate) agent_env: Vec<(String, String)>,
     /// `[attempt] tmp_size_mib`: the bound of each sandbox's private `/tmp`.
     pub(crate) tmp_mib: u64,
+    /// The Python bytecode the checks share, in the sandbox only (`pycache.rs`).
+    pub(crate) pycache: Option<SharedPycache>,
 }
 
 impl Prepared {
@@ -151,19 +154,35 @@ impl Prepared {
         })
     }
 
-    /// The runner of the checks in `check_tree`: nothing writable but that tree and a
-    /// private `/tmp`, and `read_only` files read-only in it.
+    /// The shared bytecode folder, when there is one and the fixed path the setup's trees
+    /// are seen at could be kept out of it (`pycache.rs`).
+    pub(crate) fn shared_pycache(&self) -> Option<&Path> {
+        let cache = self.pycache.as_ref()?;
+        if let Some(products) = &self.products {
+            cache.block_for_good(&products.at).ok()?;
+        }
+        Some(cache.dir())
+    }
+
+    /// The runner of the checks in `check_tree`: nothing writable but that tree, a private
+    /// `/tmp` and `also_writable` (the shared bytecode, for the base's checks), and
+    /// `read_only` files read-only in it.
     pub(crate) fn check_runner(
         &self,
         check_tree: &Path,
         read_only: Vec<PathBuf>,
+        also_writable: Option<&Path>,
     ) -> Box<dyn crate::process::CommandRunner> {
         let inner: Box<dyn crate::process::CommandRunner> = match self.isolation {
             Isolation::None => Box::new(LocalRunner::default()),
             Isolation::Namespaces(namespaces) => Box::new(Sandbox {
                 namespaces,
                 spec: Spec {
-                    writable: vec![check_tree.to_path_buf()],
+                    writable: [Some(check_tree), also_writable]
+                        .into_iter()
+                        .flatten()
+                        .map(Path::to_path_buf)
+                        .collect(),
                     hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only,
                     tmp_mib: Some(self.tmp_mib),
