@@ -17,7 +17,7 @@ use crate::attempt::{
 use crate::config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
 use crate::process::{LocalRunner, defer_exit, shutdown_signal};
 use crate::recipe::{
-    Follow, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
+    Follow, ListJson, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
 };
 use crate::root;
 
@@ -335,7 +335,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                         }
                         print_json(&value);
                     }
-                    None => print_json(&list_json(&recipe, *explain)),
+                    None => print_list_json(&list_json(&recipe, *explain)),
                 }
             } else {
                 let mut text = String::new();
@@ -750,6 +750,19 @@ fn print_text(text: &str) {
 }
 
 fn print_json(value: &impl serde::Serialize) {
+    write_json(value, |out| Ok(serde_json::to_writer(out, value)?));
+}
+
+/// [`print_json`] of a listing, whose compact form has a quicker writer of its own.
+fn print_list_json(list: &ListJson<'_>) {
+    write_json(list, |out| list.write_compact(out));
+}
+
+/// Writes `value` to stdout, indented at a terminal and else by `compact`.
+fn write_json(
+    value: &impl serde::Serialize,
+    compact: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'_>>) -> std::io::Result<()>,
+) {
     use std::io::Write;
     let stdout = std::io::stdout();
     // Indented for a person at a terminal; compact for a program reading a pipe (a listing
@@ -758,12 +771,11 @@ fn print_json(value: &impl serde::Serialize) {
     // Large enough that a listing of 50,000 tasks (6 MB) takes about a hundred writes.
     let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
     let written = if pretty {
-        serde_json::to_writer_pretty(&mut out, value)
+        serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)
     } else {
-        serde_json::to_writer(&mut out, value)
+        compact(&mut out)
     };
     let written = written
-        .map_err(std::io::Error::from)
         .and_then(|()| writeln!(out))
         .and_then(|()| out.flush());
     // A reader that went away (`| head`) is not an error worth a message.
