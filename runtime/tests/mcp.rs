@@ -1026,6 +1026,15 @@ fn a_background_server_is_started_read_in_pages_and_stopped() {
     assert_eq!(format!("{}{rest}", &whole[..10]), whole);
     assert_eq!(at, end);
     assert_eq!(page(&mut server, 7, end), (String::new(), end));
+    // An offset that is not one is refused, not read as 0.
+    let (refused, _) = server.call(71, "recipe_output", json!({"job": id, "since": "10"}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("`since` must be a byte offset")),
+        "{refused}"
+    );
     let (jobs, _) = server.call(8, "recipe_jobs", json!({}));
     assert_eq!(
         jobs["result"]["structuredContent"]["jobs"][0]["state"],

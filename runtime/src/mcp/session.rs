@@ -378,7 +378,7 @@ impl Shared {
             Some(JOBS_TOOL) => return Err(Refusal::Result(self.jobs_result())),
             Some(OUTPUT_TOOL) => {
                 let job = tool::job_argument(raw).map_err(refuse)?;
-                let since = raw.get("since").and_then(Value::as_u64).unwrap_or(0);
+                let since = tool::since_argument(raw).map_err(refuse)?;
                 return Err(Refusal::Result(self.output_result(job, since)));
             }
             Some(STOP_TOOL) => {

@@ -254,6 +254,18 @@ pub(crate) fn job_argument(args: &Value) -> Result<&str, String> {
     }
 }
 
+/// `recipe_output`'s `since`: 0 when left out, else a byte offset.
+pub(crate) fn since_argument(args: &Value) -> Result<u64, String> {
+    match args.get("since") {
+        None | Some(Value::Null) => Ok(0),
+        Some(value) => value.as_u64().ok_or_else(|| {
+            format!(
+                "`since` must be a byte offset (0, or the `next` of the last answer), not {value}."
+            )
+        }),
+    }
+}
+
 /// The result of a run: the text `recipe run` prints, `isError` unless it exited 0 in
 /// time, and the `recipe run --json` object.
 pub(crate) fn run_result(result: &RunResult) -> Value {
