@@ -426,7 +426,7 @@ fn an_editable_install_made_by_setup_works_in_every_check() {
                 "Makefile",
                 "test:\n\t.venv/bin/python -m unittest discover -v -s tests\n",
             ),
-            (".gitignore", ".venv/\n*.egg-info/\nbuild/\n"),
+            (".gitignore", ".venv/\n*.egg-info/\nbuild/\n__pycache__/\n"),
         ],
         "setup = [\"python3 -m venv .venv && .venv/bin/python setup.py -q develop\"]\nchecks = [\"make:test\"]\n",
     );
