@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::probe::{Probe, find_on_path};
-use crate::runner::{Runner, Task};
+use crate::runner::{Runner, Task, TaskIndex};
 
 /// What a runner's detection needs: the root, a way to run probes, and their deadline.
 #[derive(Clone, Copy)]
@@ -202,7 +202,9 @@ pub struct RunnerDef {
     /// Whether a task is one a developer rarely types: a lifecycle hook that runs by
     /// itself around others (npm's `prepare`, `pretest`), a target that exists only under
     /// a condition make decides. Such tasks are shown last and never as examples.
-    pub is_aside: fn(&Runner, &Task) -> bool,
+    /// The tasks by name ([`TaskIndex`]) answer the runners whose asides depend on their
+    /// siblings without a scan of every task.
+    pub is_aside: fn(&TaskIndex<'_>, &Task) -> bool,
     /// Whether a task stands for a pattern (`release:*`, `test-%`) that [`RunnerDef::pattern`]
     /// matches: its command shows the pattern (`make test-<stem>`) and is never run as it
     /// is, an op names one of its matches, and it gets no allowance of its own.

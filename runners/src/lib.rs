@@ -30,7 +30,7 @@ pub use detection::{
 };
 pub use probe::{Probe, find_on_path};
 pub use quote::{quote, single_quote, split_words};
-pub use runner::{Repeats, Runner, TailRule, Task, aliases};
+pub use runner::{Asides, Repeats, Runner, TailRule, Task, TaskIndex, aliases};
 
 /// Every runner, in the default probe order. Adding a runner: one file beside this one with
 /// a `pub(crate) const RUNNER: RunnerDef`, and one line here.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::detection::{Absence, Context, RunnerDef, Words};
 use crate::files::{MAX_MAKEFILE, ReadError, read_limited};
 use crate::quote::quote_cow;
-use crate::runner::{Repeats, Runner, Task};
+use crate::runner::{Repeats, Runner, Task, TaskIndex};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "make",
@@ -878,7 +878,7 @@ fn is_pattern(task: &Task) -> bool {
 
 /// Targets the prompt shows last and never as examples: those under a condition only make
 /// decides, and those a pattern rule gives a shorter name.
-fn is_aside(_: &Runner, task: &Task) -> bool {
+fn is_aside(_: &TaskIndex<'_>, task: &Task) -> bool {
     task.doc.as_deref().is_some_and(|doc| {
         doc.ends_with(UNDECIDED)
             || doc.ends_with(FILE_TARGET)
@@ -2253,7 +2253,7 @@ mod tests {
                 ("test", None),
             ]
         );
-        assert!(is_aside(&runner, &runner.tasks[0]) && !is_aside(&runner, &runner.tasks[2]));
+        assert!(runner.is_aside(&runner.tasks[0]) && !runner.is_aside(&runner.tasks[2]));
         assert_eq!(
             runner.notes,
             [

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::quote::{push_single_quoted, single_quote};
-use crate::runner::{Repeats, Runner, TailRule, Task};
+use crate::runner::{Repeats, Runner, TailRule, Task, TaskIndex};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "pkg",
@@ -40,20 +40,15 @@ const LIFECYCLE: &[&str] = &[
 
 /// Whether a script is a lifecycle hook: one npm runs by itself (`prepare`), or the
 /// `pre`/`post` script of a sibling (`pretest` beside `test`, in the same package).
-fn is_hook(runner: &Runner, task: &Task) -> bool {
+fn is_hook(tasks: &TaskIndex<'_>, task: &Task) -> bool {
     let (scope, leaf) = match task.name.rsplit_once('/') {
         Some((scope, leaf)) => (Some(scope), leaf),
         None => (None, task.name.as_str()),
     };
-    let sibling = |name: &str| {
-        runner
-            .tasks
-            .iter()
-            .any(|t| match (scope, t.name.rsplit_once('/')) {
-                (Some(scope), Some((s, l))) => s == scope && l == name,
-                (None, None) => t.name == name,
-                _ => false,
-            })
+    // A sibling is in the same package: the same scope, or none for both.
+    let sibling = |name: &str| match scope {
+        Some(scope) => tasks.get(&format!("{scope}/{name}")).is_some(),
+        None => tasks.get(name).is_some(),
     };
     LIFECYCLE.contains(&leaf)
         || ["pre", "post"].iter().any(|p| {

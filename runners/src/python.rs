@@ -38,7 +38,7 @@ use std::path::Path;
 use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
-use crate::runner::{Runner, TailRule, Task};
+use crate::runner::{Runner, TailRule, Task, TaskIndex};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "python",
@@ -70,7 +70,7 @@ fn is_hatch_test(command: &str) -> bool {
 }
 
 /// pdm runs `pre_NAME` and `post_NAME` around `NAME`, and its own hooks around its commands.
-fn is_hook(runner: &Runner, task: &Task) -> bool {
+fn is_hook(tasks: &TaskIndex<'_>, task: &Task) -> bool {
     if !task.command.starts_with("pdm run -- ") {
         return false;
     }
@@ -80,10 +80,9 @@ fn is_hook(runner: &Runner, task: &Task) -> bool {
     ["pre_", "post_"].iter().any(|prefix| {
         task.name.strip_prefix(prefix).is_some_and(|rest| {
             PDM_HOOKS.contains(&rest)
-                || runner
-                    .tasks
-                    .iter()
-                    .any(|t| t.name == rest && t.command.starts_with("pdm run -- "))
+                || tasks
+                    .get(rest)
+                    .is_some_and(|t| t.command.starts_with("pdm run -- "))
         })
     })
 }

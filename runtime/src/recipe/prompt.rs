@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use speccoder_runners::{Runner, Task, Words};
+use speccoder_runners::{Asides, Runner, Task, Words};
 
 use super::resolve::{LIST_OP, op_name};
 
@@ -46,7 +46,9 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
          project's task runner and returns its output.\n\n",
     );
     out.push_str("How to use it:\n");
-    let examples = examples(runners);
+    // Which tasks are asides, found once: asked of every task below.
+    let asides = Asides::of(runners.iter().copied());
+    let examples = examples(&asides, runners);
     let _ = writeln!(
         out,
         "- `op` is a single string: the task name, then any arguments for it, separated by \
@@ -85,12 +87,12 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
     }
     if runners.len() > 1 {
         let ids: Vec<String> = runners.iter().map(|r| format!("`{}`", r.id)).collect();
-        let example = shared_name(runners).or_else(|| {
+        let example = shared_name(&asides, runners).or_else(|| {
             runners.iter().find_map(|r| {
                 // Not `just:build` when that is also another task's whole name.
                 let task = r.tasks.iter().find(|t| {
                     let op = format!("{}:{}", r.id, t.name);
-                    example_worthy(r, t)
+                    example_worthy(&asides, r, t)
                         && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
                 })?;
                 Some((r.id, task.name.as_str()))
@@ -119,7 +121,10 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
                     Some(test) if runner.is_builtin(test) => {
                         (example_of(runners, runner, test), test_argument)
                     }
-                    _ => (example_name(runners, runner, "<task>"), "--verbose"),
+                    _ => (
+                        example_name(&asides, runners, runner, "<task>"),
+                        "--verbose",
+                    ),
                 };
                 let _ = writeln!(
                     out,
@@ -129,7 +134,7 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
                 );
             }
             Words::Settings => {
-                let example = example_name(runners, runner, "<target>");
+                let example = example_name(&asides, runners, runner, "<target>");
                 let _ = writeln!(
                     out,
                     "- With `{}`, words after the target are more targets or `NAME=value` \
@@ -162,7 +167,7 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         let hidden_unsafe = runner.tasks.len() - shown.len();
         // The tasks a developer runs most come first (a stable sort keeps the runner's
         // order within each rank); `recipe list` keeps the declared order.
-        shown.sort_by_cached_key(|t| importance(runner, t));
+        shown.sort_by_cached_key(|t| importance(&asides, t));
         for task in shown.iter().take(limits.task_limit) {
             // A pattern task is shown as the op its matches take (`test-<stem>`): the last
             // word of its shown command.
@@ -191,13 +196,13 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
 /// Where a task goes when a runner has more tasks than the prompt shows: root tasks with
 /// a common verb, other root tasks, workspace tasks with a common verb, other workspace
 /// tasks, and lifecycle hooks (`pre*`/`post*` of a sibling, `prepare`) last.
-fn importance(runner: &Runner, task: &Task) -> (u8, usize) {
+fn importance(asides: &Asides, task: &Task) -> (u8, usize) {
     let (scope, leaf) = match task.name.rsplit_once('/') {
         Some((scope, leaf)) => (Some(scope), leaf),
         None => (None, task.name.as_str()),
     };
     // A lifecycle hook (npm's `prepare`, `pretest` beside `test`) runs by itself.
-    let hook = runner.is_aside(task);
+    let hook = asides.contains(task);
     let verb = COMMON_VERBS.iter().position(|v| *v == leaf);
     let root = scope.is_none() && task.cwd.is_none();
     match (hook, root, verb) {
@@ -211,7 +216,7 @@ fn importance(runner: &Runner, task: &Task) -> (u8, usize) {
 
 /// Up to two ops to show as examples: real tasks of this project that resolve as written,
 /// common verbs first.
-fn examples(runners: &[&Runner]) -> Vec<String> {
+fn examples(asides: &Asides, runners: &[&Runner]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // A common verb that resolves as written (to whichever runner it goes), then any task.
     let verbs = COMMON_VERBS.iter().filter_map(|verb| {
@@ -219,11 +224,11 @@ fn examples(runners: &[&Runner]) -> Vec<String> {
         Some((resolved.runner, resolved.task))
     });
     let candidates = verbs
-        .filter(|(runner, task)| example_worthy(runner, task))
+        .filter(|(runner, task)| example_worthy(asides, runner, task))
         .chain(runners.iter().flat_map(|r| {
-            ranked(r)
+            ranked(asides, r)
                 .into_iter()
-                .filter(move |t| example_worthy(r, t))
+                .filter(move |t| example_worthy(asides, r, t))
                 .map(move |t| (*r, t))
         }));
     let mut names: Vec<&str> = Vec::new();
@@ -335,10 +340,10 @@ fn neutral(text: &str, max: usize) -> String {
 
 /// A plain task name of `runner` to show in an example, with the runner id in front when
 /// another runner has the same name (the example must resolve as written).
-fn example_name(runners: &[&Runner], runner: &Runner, fallback: &str) -> String {
-    match ranked(runner)
+fn example_name(asides: &Asides, runners: &[&Runner], runner: &Runner, fallback: &str) -> String {
+    match ranked(asides, runner)
         .into_iter()
-        .find(|t| example_worthy(runner, t))
+        .find(|t| example_worthy(asides, runner, t))
     {
         Some(task) => example_of(runners, runner, task),
         None => fallback.to_owned(),
@@ -359,15 +364,15 @@ fn example_of(runners: &[&Runner], runner: &Runner, task: &Task) -> String {
 
 /// Whether a task may be an example: its name plain, and neither an aside (a lifecycle
 /// hook, a target only a condition make decides defines) nor a pattern.
-fn example_worthy(runner: &Runner, task: &Task) -> bool {
-    plain(task) && !runner.is_aside(task) && !runner.is_pattern(task)
+fn example_worthy(asides: &Asides, runner: &Runner, task: &Task) -> bool {
+    plain(task) && !asides.contains(task) && !runner.is_pattern(task)
 }
 
 /// A runner's tasks in the order the prompt shows them: common verbs first, asides last
 /// (a stable sort keeps the runner's order within each rank).
-fn ranked(runner: &Runner) -> Vec<&Task> {
+fn ranked<'r>(asides: &Asides, runner: &'r Runner) -> Vec<&'r Task> {
     let mut tasks: Vec<&Task> = runner.tasks.iter().collect();
-    tasks.sort_by_cached_key(|t| importance(runner, t));
+    tasks.sort_by_cached_key(|t| importance(asides, t));
     tasks
 }
 
@@ -383,9 +388,13 @@ fn plain(task: &Task) -> bool {
 
 /// The first task name (in runner order) that needs a runner id because several runners
 /// hold it, with the first runner holding it.
-fn shared_name<'r>(runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
+fn shared_name<'r>(asides: &Asides, runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
     for (i, runner) in runners.iter().enumerate() {
-        for task in runner.tasks.iter().filter(|t| example_worthy(runner, t)) {
+        for task in runner
+            .tasks
+            .iter()
+            .filter(|t| example_worthy(asides, runner, t))
+        {
             if runners[i + 1..]
                 .iter()
                 .any(|other| other.tasks.iter().any(|t| t.name == task.name))
