@@ -389,15 +389,21 @@ fn plain(task: &Task) -> bool {
 /// The first task name (in runner order) that needs a runner id because several runners
 /// hold it, with the first runner holding it.
 fn shared_name<'r>(asides: &Asides, runners: &[&'r Runner]) -> Option<(&'r str, &'r str)> {
+    // The last runner holding each name: one pass, where asking every later runner of each
+    // task was quadratic in a project of two large runners.
+    let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, runner) in runners.iter().enumerate() {
+        for task in &runner.tasks {
+            last.insert(&task.name, i);
+        }
+    }
     for (i, runner) in runners.iter().enumerate() {
         for task in runner
             .tasks
             .iter()
             .filter(|t| example_worthy(asides, runner, t))
         {
-            if runners[i + 1..]
-                .iter()
-                .any(|other| other.tasks.iter().any(|t| t.name == task.name))
+            if last.get(task.name.as_str()).is_some_and(|&at| at > i)
                 && matches!(
                     super::resolve::resolve(runners, &task.name),
                     Err(super::resolve::ResolveError::Ambiguous { .. })
