@@ -439,9 +439,15 @@ fn closest_with_owner<'n>(
     wanted: &str,
     names: impl Iterator<Item = (&'n str, &'n str)>,
 ) -> Option<(&'n str, &'n str)> {
-    let limit = (wanted.chars().count() / 3).max(1);
+    let length = wanted.chars().count();
+    let limit = (length / 3).max(1);
     let mut best: Option<(usize, (&str, &str))> = None;
     for (owner, name) in names {
+        // The distance is at least the difference in length: most names are ruled out
+        // without the table (bytes bound characters from above, so no close name is).
+        if name.len() + limit < length || name.chars().count().abs_diff(length) > limit {
+            continue;
+        }
         let distance = edit_distance(wanted, name);
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, (owner, name)));
