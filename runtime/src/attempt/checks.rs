@@ -76,6 +76,37 @@ pub(crate) struct Place<'a> {
     pub(crate) fills_pycache: bool,
 }
 
+/// The variables a check gets on top of its environment: where pytest writes its JUnit
+/// report (`junit`), Python's bytecode prefix, `go test -v`, and a build folder of the
+/// check tree for cargo when you set one of your own.
+fn check_env(place: &Place<'_>, junit: &Path) -> Vec<(String, String)> {
+    let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
+    addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
+    // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes it
+    // name every one (go's own `test` task is `go test ./...`, without it).
+    let mut goflags = std::env::var("GOFLAGS").unwrap_or_default();
+    goflags.push_str(" -v");
+    let mut env = vec![
+        ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
+        (
+            "PYTHONPYCACHEPREFIX".into(),
+            place.pycache.display().to_string(),
+        ),
+        ("GOFLAGS".into(), goflags.trim().to_owned()),
+    ];
+    if place.fills_pycache {
+        env.push(("PYTHONDONTWRITEBYTECODE".into(), String::new()));
+    }
+    // A `CARGO_TARGET_DIR` of the user's lies outside the check tree: read-only in the
+    // sandbox (cargo could not build), and shared with what the agent built. The checks
+    // build in a folder of the check tree instead.
+    if std::env::var_os("CARGO_TARGET_DIR").is_some() {
+        let target = place.tree.join(".speccoder-cargo-target");
+        env.push(("CARGO_TARGET_DIR".into(), target.display().to_string()));
+    }
+    env
+}
+
 /// Runs `ops` with `recipe` in the project folder `root` of the check tree at `place`, each
 /// to its end, in order, and reads each one's tests.
 pub(crate) fn run_checks(
@@ -86,7 +117,7 @@ pub(crate) fn run_checks(
     runner: &dyn CommandRunner,
     pass: Pass,
 ) -> Vec<Ran> {
-    let (tree, seen_at, pycache) = (place.tree, place.seen_at, place.pycache);
+    let (tree, seen_at) = (place.tree, place.seen_at);
     ops.iter()
         .enumerate()
         .map(|(i, op)| {
@@ -94,27 +125,7 @@ pub(crate) fn run_checks(
             // first, so a report the code under test left is not read as this one.
             let junit = tree.join(format!(".speccoder-junit-{i}.xml"));
             let _ = std::fs::remove_file(&junit);
-            let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
-            addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
-            // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes
-            // it name every one (go's own `test` task is `go test ./...`, without it).
-            let mut goflags = std::env::var("GOFLAGS").unwrap_or_default();
-            goflags.push_str(" -v");
-            let mut env = vec![
-                ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
-                ("PYTHONPYCACHEPREFIX".into(), pycache.display().to_string()),
-                ("GOFLAGS".into(), goflags.trim().to_owned()),
-            ];
-            if place.fills_pycache {
-                env.push(("PYTHONDONTWRITEBYTECODE".into(), String::new()));
-            }
-            // A `CARGO_TARGET_DIR` of the user's lies outside the check tree: read-only in
-            // the sandbox (cargo could not build), and shared with what the agent built.
-            // The checks build in a folder of the check tree instead.
-            if std::env::var_os("CARGO_TARGET_DIR").is_some() {
-                let target = tree.join(".speccoder-cargo-target");
-                env.push(("CARGO_TARGET_DIR".into(), target.display().to_string()));
-            }
+            let env = check_env(&place, &junit);
             let with_env = WithEnv { inner: runner, env };
             match recipe.run_in(op, root, &with_env) {
                 Ok(result) => {

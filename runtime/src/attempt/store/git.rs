@@ -74,32 +74,7 @@ impl Git {
     ) -> Result<String, String> {
         let mut command = self.command(args);
         command.envs(env.iter().copied());
-        let output = match input {
-            None => command.output(),
-            Some(bytes) => {
-                command
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped());
-                command.spawn().and_then(|mut child| {
-                    if let Some(mut stdin) = child.stdin.take() {
-                        use std::io::Write;
-                        stdin.write_all(bytes)?;
-                    }
-                    child.wait_with_output()
-                })
-            }
-        }
-        .map_err(|err| format!("cannot run git: {err}"))?;
-        if output.status.success() {
-            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-        } else {
-            Err(format!(
-                "`git {}` failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&output.stderr).trim()
-            ))
-        }
+        output_of(command, args, input).map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
     /// Whether git exits 0.
@@ -144,5 +119,48 @@ impl Git {
             }
         }
         env
+    }
+}
+
+/// Runs the git `command` (whose arguments are `args`) to its end with `input` on its
+/// stdin, and returns its stdout; a non-zero exit is an error naming the command and its
+/// stderr. The input is written by a thread of its own: git may fill its stdout before it
+/// has read all of it, and would wait on us as we wait on it.
+pub(super) fn output_of(
+    mut command: Command,
+    args: &[&str],
+    input: Option<&[u8]>,
+) -> Result<Vec<u8>, String> {
+    let output = match input {
+        None => command.output(),
+        Some(bytes) => {
+            command
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            command.spawn().and_then(|mut child| {
+                let mut stdin = child.stdin.take();
+                let bytes = bytes.to_vec();
+                let writer = std::thread::spawn(move || {
+                    if let Some(stdin) = stdin.as_mut() {
+                        use std::io::Write;
+                        let _ = stdin.write_all(&bytes);
+                    }
+                });
+                let output = child.wait_with_output();
+                let _ = writer.join();
+                output
+            })
+        }
+    }
+    .map_err(|err| format!("cannot run git: {err}"))?;
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
     }
 }

@@ -177,39 +177,7 @@ impl Store {
         args: &[&str],
         input: Option<&[u8]>,
     ) -> Result<Vec<u8>, String> {
-        let mut command = self.command(work, args);
-        let output = match input {
-            None => command.output(),
-            Some(bytes) => {
-                command
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped());
-                command.spawn().and_then(|mut child| {
-                    // A writer thread: git may fill its stdout before it has read all input.
-                    let mut stdin = child.stdin.take();
-                    let bytes = bytes.to_vec();
-                    let writer = std::thread::spawn(move || {
-                        if let Some(stdin) = stdin.as_mut() {
-                            let _ = stdin.write_all(&bytes);
-                        }
-                    });
-                    let output = child.wait_with_output();
-                    let _ = writer.join();
-                    output
-                })
-            }
-        }
-        .map_err(|err| format!("cannot run git: {err}"))?;
-        if output.status.success() {
-            Ok(output.stdout)
-        } else {
-            Err(format!(
-                "`git {}` failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&output.stderr).trim()
-            ))
-        }
+        git::output_of(self.command(work, args), args, input)
     }
 
     /// Runs git on the store alone and returns its stdout, trimmed.
