@@ -244,13 +244,13 @@ fi
 CHECK_TARGETS="x86_64-apple-darwin aarch64-apple-darwin aarch64-unknown-linux-gnu"
 if [[ "$WITH_TARGETS" == 1 ]] && command -v rustup >/dev/null; then
   for target in $CHECK_TARGETS; do
-    step "target $target"
+    step "rust target"
     if rustup target list --installed 2>/dev/null | grep -qx "$target"; then
-      done_step "present"
+      done_step "$target present"
     elif rustup target add "$target" >/dev/null 2>&1; then
-      done_step "added"
+      done_step "$target added"
     else
-      done_step "cannot be added"
+      done_step "$target cannot be added"
     fi
   done
 fi
