@@ -591,19 +591,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     }
     let inside = files::Root::new(root);
     let mut notes = Vec::new();
-    let read = |name: &str, notes: &mut Vec<String>| -> Option<String> {
-        let path = root.join(name);
-        if !files::exists(&path) {
-            return None;
-        }
-        match inside.read(&path, MAX_MANIFEST) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(err) => {
-                notes.push(format!("{name}: {err}"));
-                None
-            }
-        }
-    };
+    let read = |name: &str, notes: &mut Vec<String>| read_manifest(&inside, root, name, notes);
     // pyproject.toml is the project's description: when it cannot be read, nothing said of
     // the project can be trusted.
     let pyproject = match files::exists(&root.join("pyproject.toml")) {
@@ -947,6 +935,27 @@ fn launcher(
     ))
 }
 
+/// The manifest `name` in `root`, read within the root and its bound; `None` when it is
+/// not there, or with a note when it cannot be read.
+fn read_manifest(
+    inside: &files::Root,
+    root: &Path,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    let path = root.join(name);
+    if !files::exists(&path) {
+        return None;
+    }
+    match inside.read(&path, MAX_MANIFEST) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(err) => {
+            notes.push(format!("{name}: {err}"));
+            None
+        }
+    }
+}
+
 /// tox run through the tool that manages the project's environment, when that
 /// environment provides tox: click and attrs name `tox` and `tox-uv` in a dev dependency
 /// group, and their contributors run `uv run tox`, which also brings the plugin a bare
@@ -964,19 +973,9 @@ pub(crate) struct ToxLauncher {
 /// into the project's environment; notes say why not when a file cannot be read.
 pub(crate) fn tox_launcher(ctx: &Context<'_>, notes: &mut Vec<String>) -> Option<ToxLauncher> {
     let inside = files::Root::new(ctx.root);
-    let read = |name: &str, notes: &mut Vec<String>| -> Option<String> {
+    let read = |name: &str, notes: &mut Vec<String>| {
         ctx.depends_on_file(name);
-        let path = ctx.root.join(name);
-        if !files::exists(&path) {
-            return None;
-        }
-        match inside.read(&path, MAX_MANIFEST) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(err) => {
-                notes.push(format!("{name}: {err}"));
-                None
-            }
-        }
+        read_manifest(&inside, ctx.root, name, notes)
     };
     let pyproject = read("pyproject.toml", notes);
     let hatch_toml = read("hatch.toml", notes);
