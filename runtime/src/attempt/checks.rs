@@ -2,9 +2,10 @@
 //! check tree with the recipe's deadline and the whole process group stopped, and the
 //! tests' own report is read from its output (and pytest's JUnit XML).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::shared::{CheckResult, Pass, TestSummary};
+use super::check_tree::NO_PYCACHE;
+use super::shared::{CheckResult, Pass, Prepared, TestSummary};
 use super::verdict::results::{self, TestReport};
 use crate::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
 use crate::recipe::{Recipe, RunResult};
@@ -61,19 +62,39 @@ impl CommandRunner for WithEnv<'_> {
 }
 
 /// Where checks run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Place<'a> {
     /// The check tree.
-    pub(crate) tree: &'a Path,
+    tree: &'a Path,
     /// The fixed path the tree is seen at, when `[attempt] setup` ran.
-    pub(crate) seen_at: Option<&'a Path>,
+    seen_at: Option<&'a Path>,
     /// Python's bytecode prefix (`PYTHONPYCACHEPREFIX`), which the checks must not be able
     /// to write but for the base's.
-    pub(crate) pycache: &'a Path,
+    pycache: PathBuf,
     /// Whether the checks write it (the base's, into the shared one): Python is then told
     /// to write bytecode even where your `PYTHONDONTWRITEBYTECODE` says not to, since it
     /// goes to speccoder's folder, not yours.
-    pub(crate) fills_pycache: bool,
+    fills_pycache: bool,
+}
+
+impl<'a> Place<'a> {
+    /// The check tree `tree` of `prepared`'s attempt, with the shared bytecode where there
+    /// is one (`shared/pycache.rs`), which the checks fill when `base` (the base's alone
+    /// may), else an empty folder of the tree.
+    pub(crate) fn new(prepared: &'a Prepared, tree: &'a Path, base: bool) -> Self {
+        let shared = prepared.shared_pycache();
+        Self {
+            tree,
+            seen_at: prepared.products.as_ref().map(|p| p.at.as_path()),
+            pycache: shared.map_or_else(|| tree.join(NO_PYCACHE), Path::to_path_buf),
+            fills_pycache: base && shared.is_some(),
+        }
+    }
+
+    /// What the checks may write besides their tree: the shared bytecode they fill.
+    pub(crate) fn also_writable(&self) -> Option<&Path> {
+        self.fills_pycache.then_some(self.pycache.as_path())
+    }
 }
 
 /// The variables a check gets on top of its environment: where pytest writes its JUnit
@@ -113,7 +134,7 @@ pub(crate) fn run_checks(
     recipe: &Recipe,
     ops: &[String],
     root: &Path,
-    place: Place<'_>,
+    place: &Place<'_>,
     runner: &dyn CommandRunner,
     pass: Pass,
 ) -> Vec<Ran> {
@@ -125,7 +146,7 @@ pub(crate) fn run_checks(
             // first, so a report the code under test left is not read as this one.
             let junit = tree.join(format!(".speccoder-junit-{i}.xml"));
             let _ = std::fs::remove_file(&junit);
-            let env = check_env(&place, &junit);
+            let env = check_env(place, &junit);
             let with_env = WithEnv { inner: runner, env };
             match recipe.run_in(op, root, &with_env) {
                 Ok(result) => {

@@ -3,14 +3,12 @@
 //! turn (the agent) → candidate → audit → check tree → checks → verdict → commit. A stop
 //! signal between stages ends the loop in one place ([`Stop`]).
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use super::audit::ran_from;
 use super::audit::{self, Inputs};
 use super::candidate;
-use super::check_tree::{CheckTree, NO_PYCACHE};
+use super::check_tree::CheckTree;
 use super::checks;
 use super::commit::{self, PassTree};
 use super::prepare::{join, prepare};
@@ -411,22 +409,14 @@ fn check_pass(
     )
     .map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
     let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
-    let runner = prepared.check_runner(&check.dir, check.read_only.clone(), None);
-    let pycache = prepared
-        .shared_pycache()
-        .map_or_else(|| check.dir.join(NO_PYCACHE), Path::to_path_buf);
-    let place = checks::Place {
-        tree: &check.dir,
-        seen_at: prepared.products.as_ref().map(|p| p.at.as_path()),
-        pycache: &pycache,
-        fills_pycache: false,
-    };
+    let place = checks::Place::new(prepared, &check.dir, false);
+    let runner = prepared.check_runner(&check.dir, check.read_only.clone(), place.also_writable());
     let run = |pass: Pass| {
         let ran = checks::run_checks(
             &prepared.recipe,
             &prepared.ops,
             &check.project,
-            place,
+            &place,
             runner.as_ref(),
             pass,
         );

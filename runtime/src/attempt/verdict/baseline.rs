@@ -5,14 +5,14 @@
 //! known_failures` excuses one. The result is kept in the journal, per base tree and
 //! checks, so a later run at the same base reuses it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::canary;
 use super::outcomes::{self, BaseTests, NewTests};
 use super::results::TestOutcome;
-use crate::attempt::check_tree::{CheckTree, NO_PYCACHE};
+use crate::attempt::check_tree::CheckTree;
 use crate::attempt::checks;
 use crate::attempt::prepare::prepare;
 use crate::attempt::setup::{self, fingerprint};
@@ -224,19 +224,13 @@ fn run_at(
     let mut tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
     let canary = canary::plant_in(prepared, commit, &mut tree);
     // The base's checks alone write the shared bytecode (`shared/pycache.rs`).
-    let shared = prepared.shared_pycache();
-    let runner = prepared.check_runner(&tree.dir, tree.read_only.clone(), shared);
-    let place = checks::Place {
-        tree: &tree.dir,
-        seen_at: prepared.products.as_ref().map(|p| p.at.as_path()),
-        pycache: &shared.map_or_else(|| tree.dir.join(NO_PYCACHE), Path::to_path_buf),
-        fills_pycache: shared.is_some(),
-    };
+    let place = checks::Place::new(prepared, &tree.dir, true);
+    let runner = prepared.check_runner(&tree.dir, tree.read_only.clone(), place.also_writable());
     let ran = checks::run_checks(
         &prepared.recipe,
         &prepared.ops,
         &tree.project,
-        place,
+        &place,
         runner.as_ref(),
         Pass::Baseline,
     );
