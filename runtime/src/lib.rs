@@ -41,6 +41,14 @@ pub mod recipe;
 pub mod root;
 pub mod sandbox;
 
+/// FNV-1a: a stable 64-bit hash (std's hasher may change between releases), for names of
+/// cache files and fingerprints kept across runs.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// Insta settings that keep this crate's unit-test snapshots in `snapshots/runtime`.
 #[cfg(test)]
 pub(crate) fn snapshot_settings() -> insta::Settings {

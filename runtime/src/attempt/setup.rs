@@ -186,10 +186,5 @@ pub(crate) fn add_products(prepared: &Prepared) -> Result<(), String> {
 
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{hash:016x}")
+    format!("{:016x}", crate::fnv1a(text.as_bytes()))
 }

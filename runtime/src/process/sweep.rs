@@ -158,11 +158,7 @@ fn ps_start_time(pid: u32) -> Option<u64> {
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let text = text.trim();
-    (out.status.success() && !text.is_empty()).then(|| {
-        text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
-            (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
-    })
+    (out.status.success() && !text.is_empty()).then(|| crate::fnv1a(text.as_bytes()))
 }
 
 #[cfg(target_os = "linux")]

@@ -17,6 +17,8 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use speccoder_runners::{Detection, RUNNERS, Repeats, Runner, TailRule, Task};
 
+use crate::fnv1a;
+
 /// How many projects' entries are kept; the least recently written go first.
 const MAX_ENTRIES: usize = 1000;
 
@@ -130,13 +132,6 @@ fn entry_path(dir: &Path, root: &Path) -> PathBuf {
 fn is_entry_name(name: &str) -> bool {
     name.strip_suffix(".json")
         .is_some_and(|hash| hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// FNV-1a: a stable 64-bit hash (std's hasher may change between releases).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// The fingerprint of `path` (symlinks followed), looked up from the folder `dir` when it is
