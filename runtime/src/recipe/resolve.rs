@@ -444,8 +444,8 @@ fn closest_with_owner<'n>(
     let mut best: Option<(usize, (&str, &str))> = None;
     for (owner, name) in names {
         // The distance is at least the difference in length: most names are ruled out
-        // without the table (bytes bound characters from above, so no close name is).
-        if name.len() + limit < length || name.chars().count().abs_diff(length) > limit {
+        // without the table.
+        if name.chars().count().abs_diff(length) > limit {
             continue;
         }
         let distance = edit_distance(wanted, name);
