@@ -50,6 +50,14 @@ impl Repo {
         self.dir.path().join("repo")
     }
 
+    /// Record `n` of task T7's journal.
+    fn journal_record(&self, n: u64) -> Value {
+        let path = self
+            .root()
+            .join(format!(".git/speccoder/attempts/T7/{n}.json"));
+        serde_json::from_slice(&std::fs::read(path).expect("record")).expect("json")
+    }
+
     fn bundle(&self) -> PathBuf {
         self.dir.path().join("bundle.json")
     }
@@ -1101,9 +1109,7 @@ fn without_namespaces_the_verdict_still_holds_and_says_so() {
             story["notes"].to_string().contains("without a sandbox"),
             "{mode}: {story}"
         );
-        let journal = repo.root().join(".git/speccoder/attempts/T7/1.json");
-        let record: Value =
-            serde_json::from_slice(&std::fs::read(journal).expect("record")).expect("json");
+        let record = repo.journal_record(1);
         assert_eq!(record["isolation"], "none", "{mode}: {record}");
         if passes {
             assert_eq!(
@@ -1141,9 +1147,7 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
     // the commit it was making, a dead process and its private folder.
     let journal = repo.root().join(".git/speccoder/attempts/T7");
     // Each record says how the agent and the checks were isolated, as the story does.
-    let first: Value =
-        serde_json::from_slice(&std::fs::read(journal.join("1.json")).expect("record"))
-            .expect("json");
+    let first = repo.journal_record(1);
     assert!(
         ["namespaces", "none"].contains(&story["isolation"].as_str().unwrap_or_default()),
         "{story}"
@@ -1190,10 +1194,7 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
         })
         .max()
         .expect("records");
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(journal.join(format!("{last}.json"))).expect("record"),
-    )
-    .expect("json");
+    let record = repo.journal_record(last);
     assert_eq!(record["verdict"], "passed", "{record}");
     assert_eq!(record["commit"], serde_json::json!(commit));
 }
