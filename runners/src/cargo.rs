@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
+use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef, Words};
 use crate::files;
 use crate::probe::find_on_path;
 use crate::quote::single_quote;
@@ -22,6 +22,11 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     words: Words::AfterDashDash {
         test_argument: "--nocapture",
     },
+    caches: &[Cache {
+        // The registry's sources and index, and git dependencies.
+        variables: &[("CARGO_HOME", "")],
+        default: CacheDefault::Home(".cargo"),
+    }],
     ..RunnerDef::BASE
 };
 

@@ -217,6 +217,63 @@ pub struct RunnerDef {
     /// `import`): the files a manifest's text names, relative to its folder, whether they
     /// exist or not. An attempt freezes them with the manifest.
     pub included: Option<fn(&str) -> Vec<String>>,
+    /// The folders outside the project the runner's tools write when a task runs (a build
+    /// cache, a download cache), which an agent's own sandbox must leave writable.
+    pub caches: &'static [Cache],
+}
+
+/// A folder a runner's tools write outside the project: the first of `variables` that is
+/// set (with its `suffix` joined), else `default`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cache {
+    /// Variables that name it, in the order the tool reads them, each with the path inside
+    /// the folder it names (`("GOPATH", "pkg/mod")`); `""` for the folder itself.
+    pub variables: &'static [(&'static str, &'static str)],
+    /// Where it is when no variable says.
+    pub default: CacheDefault,
+}
+
+/// Where a cache is by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheDefault {
+    /// Under the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`).
+    UserCache(&'static str),
+    /// Under the user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`).
+    UserData(&'static str),
+    /// Under the home folder.
+    Home(&'static str),
+}
+
+impl Cache {
+    /// The folder, with the environment `var` and the home folder `home`; `None` when
+    /// neither a variable nor a home folder says where.
+    pub fn path(
+        &self,
+        var: &dyn Fn(&str) -> Option<PathBuf>,
+        home: Option<&Path>,
+    ) -> Option<PathBuf> {
+        // Relative values are ignored, as the tools ignore (or refuse) them.
+        let absolute = |name: &str| var(name).filter(|p| p.is_absolute());
+        for (name, suffix) in self.variables {
+            if let Some(dir) = absolute(name) {
+                return Some(if suffix.is_empty() {
+                    dir
+                } else {
+                    dir.join(suffix)
+                });
+            }
+        }
+        let under = |variable: &str, fallback: &str, rest: &str| {
+            absolute(variable)
+                .or_else(|| home.map(|h| h.join(fallback)))
+                .map(|base| base.join(rest))
+        };
+        match self.default {
+            CacheDefault::UserCache(rest) => under("XDG_CACHE_HOME", ".cache", rest),
+            CacheDefault::UserData(rest) => under("XDG_DATA_HOME", ".local/share", rest),
+            CacheDefault::Home(rest) => home.map(|h| h.join(rest)),
+        }
+    }
 }
 
 impl RunnerDef {
@@ -236,6 +293,7 @@ impl RunnerDef {
         arguments: |_, _| Arguments::Exact,
         words: Words::AsWritten,
         included: None,
+        caches: &[],
     };
 
     /// Whether a file named `name` is one of this runner's manifests (in any case: just
@@ -381,6 +439,47 @@ mod tests {
     use std::sync::{Arc, Barrier};
 
     use super::*;
+
+    #[test]
+    fn a_cache_is_where_its_variables_say_else_under_home() {
+        let go_mod = Cache {
+            variables: &[("GOMODCACHE", ""), ("GOPATH", "pkg/mod")],
+            default: CacheDefault::Home("go/pkg/mod"),
+        };
+        let build = Cache {
+            variables: &[("GOCACHE", "")],
+            default: CacheDefault::UserCache("go-build"),
+        };
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| PathBuf::from(v))
+            }
+        };
+        let home = Some(Path::new("/h"));
+        let path = |cache: &Cache, pairs| cache.path(&env(pairs), home);
+        assert_eq!(path(&go_mod, &[]), Some(PathBuf::from("/h/go/pkg/mod")));
+        assert_eq!(
+            path(&go_mod, &[("GOPATH", "/g"), ("GOMODCACHE", "/m")]),
+            Some(PathBuf::from("/m"))
+        );
+        assert_eq!(
+            path(&go_mod, &[("GOPATH", "/g")]),
+            Some(PathBuf::from("/g/pkg/mod"))
+        );
+        // A relative value is no place: the default stands.
+        assert_eq!(
+            path(&build, &[("GOCACHE", "rel")]),
+            Some(PathBuf::from("/h/.cache/go-build"))
+        );
+        assert_eq!(
+            path(&build, &[("XDG_CACHE_HOME", "/x")]),
+            Some(PathBuf::from("/x/go-build"))
+        );
+        assert_eq!(build.path(&env(&[]), None), None);
+    }
 
     /// A probe that only answers once all three probing runners are inside it at the same
     /// time, so it can only succeed when detection runs them concurrently.

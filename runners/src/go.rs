@@ -23,7 +23,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, Root};
 use crate::quote::quote_cow;
 use crate::runner::{Runner, Task};
@@ -43,6 +43,17 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
             Arguments::WithArguments
         }
     },
+    caches: &[
+        // The build cache: a cold `go test` writes it.
+        Cache {
+            variables: &[("GOCACHE", "")],
+            default: CacheDefault::UserCache("go-build"),
+        },
+        Cache {
+            variables: &[("GOMODCACHE", ""), ("GOPATH", "pkg/mod")],
+            default: CacheDefault::Home("go/pkg/mod"),
+        },
+    ],
     ..RunnerDef::BASE
 };
 

@@ -25,8 +25,8 @@ mod tox;
 mod yaml_tree;
 
 pub use detection::{
-    Absence, Arguments, Context, Detection, Inputs, RunnerDef, Words, detect_all,
-    detect_all_with_inputs,
+    Absence, Arguments, Cache, CacheDefault, Context, Detection, Inputs, RunnerDef, Words,
+    detect_all, detect_all_with_inputs,
 };
 pub use probe::{Probe, find_on_path};
 pub use quote::{quote, single_quote, split_words};

@@ -26,6 +26,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     // One parameter set of a parametrised session (`downstream(project='pip')`): `nox -s
     // downstream` runs them all, so each alone is rarely what a developer types.
     is_aside: |_, task| is_parameter_set(&task.name),
+    caches: crate::python::PYTHON_CACHES,
     ..RunnerDef::BASE
 };
 

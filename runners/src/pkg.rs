@@ -5,7 +5,7 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::quote::{push_single_quoted, single_quote};
 use crate::runner::{Repeats, Runner, TailRule, Task, TaskIndex};
@@ -21,6 +21,29 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
         TailRule::DashDashFirst => Arguments::AfterDashDash,
         TailRule::AsWritten | TailRule::NoLeadingDashDash => Arguments::WithArguments,
     },
+    caches: &[
+        Cache {
+            variables: &[("NPM_CONFIG_CACHE", ""), ("npm_config_cache", "")],
+            default: CacheDefault::Home(".npm"),
+        },
+        // pnpm's content-addressed store and its metadata cache.
+        Cache {
+            variables: &[("PNPM_HOME", "store")],
+            default: CacheDefault::UserData("pnpm"),
+        },
+        Cache {
+            variables: &[],
+            default: CacheDefault::UserCache("pnpm"),
+        },
+        Cache {
+            variables: &[("YARN_CACHE_FOLDER", "")],
+            default: CacheDefault::UserCache("yarn"),
+        },
+        Cache {
+            variables: &[("BUN_INSTALL_CACHE_DIR", "")],
+            default: CacheDefault::Home(".bun/install/cache"),
+        },
+    ],
     ..RunnerDef::BASE
 };
 

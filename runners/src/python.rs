@@ -35,10 +35,23 @@
 
 use std::path::Path;
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
 use crate::runner::{Runner, TailRule, Task, TaskIndex};
+
+/// The caches of Python's installers: uv's (`uv run`, `uv sync`) and pip's (a tox or nox
+/// environment being made).
+pub(crate) const PYTHON_CACHES: &[Cache] = &[
+    Cache {
+        variables: &[("UV_CACHE_DIR", "")],
+        default: CacheDefault::UserCache("uv"),
+    },
+    Cache {
+        variables: &[("PIP_CACHE_DIR", "")],
+        default: CacheDefault::UserCache("pip"),
+    },
+];
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "python",
@@ -49,6 +62,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     is_builtin,
     is_aside: is_hook,
     arguments,
+    caches: PYTHON_CACHES,
     ..RunnerDef::BASE
 };
 

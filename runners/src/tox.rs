@@ -34,6 +34,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     words: Words::AfterDashDash {
         test_argument: "--verbose",
     },
+    caches: crate::python::PYTHON_CACHES,
     ..RunnerDef::BASE
 };
 

@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use speccoder_runners::quote;
 
 use crate::agent::{
-    Allowances, Attempt, Bundle, CLAUDE_RECIPE_TOOL, ClaudePermissions, Placement, RecipeServer,
-    agent_argv, allowances, build_prompt,
+    Allowances, Attempt, Bundle, CLAUDE_RECIPE_RULE, ClaudePermissions, Containment, Placement,
+    RecipeServer, agent_argv, allowances, build_prompt, writable_roots,
 };
 use crate::attempt::{
     AttemptRequest, BaselineReport, Story, Verdict, measure_baseline, run_attempt,
@@ -59,10 +59,29 @@ pub enum Command {
     #[command(subcommand)]
     Agent(AgentCommand),
     /// Serves the recipe tool over MCP on stdin and stdout, until stdin closes.
-    Mcp,
+    Mcp(McpArgs),
     /// Carries one task of a bundle to a verified commit: worktree, frozen acceptance
     /// tests, agent, audit, checks, verdict, retries, commit.
     Attempt(AttemptArgs),
+}
+
+/// Arguments of `speccoder mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Print the configuration an agent needs to start this server for this project, and
+    /// exit: Claude Code's `--mcp-config` JSON (with the permission rule to allow), or
+    /// Codex's `config.toml` table.
+    #[arg(long, value_name = "AGENT")]
+    pub print_config: Option<AgentName>,
+}
+
+/// An agent CLI, for `mcp --print-config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentName {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
 }
 
 /// Arguments of `speccoder attempt`.
@@ -278,7 +297,7 @@ impl Project {
             ExecutorKind::Claude => {
                 let mut rules = self.allowances().claude_rules;
                 if self.recipe_server(executor).is_some() {
-                    rules.push(CLAUDE_RECIPE_TOOL.to_owned());
+                    rules.push(CLAUDE_RECIPE_RULE.to_owned());
                 }
                 rules
             }
@@ -292,12 +311,36 @@ impl Project {
         if !(executor.recipe_mcp && self.config.recipe.enabled) {
             return None;
         }
+        Some(self.server())
+    }
+
+    /// `speccoder mcp` for this project: this very binary, with the project's
+    /// configuration file and the variables it needs passed through.
+    fn server(&self) -> RecipeServer {
         // Without a path to ourselves, the agent's PATH may still find us.
         let program = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder"));
-        Some(RecipeServer {
+        RecipeServer {
             program,
             config: self.config.source.clone(),
-        })
+            env_vars: crate::attempt::recipe_server_env(),
+        }
+    }
+
+    /// What an agent outside any namespace of ours may write besides its worktree: the
+    /// caches of the project's runners and `[attempt] writable`, for Codex's own sandbox.
+    fn writable(&self, executor: &ExternalExecutor) -> Vec<PathBuf> {
+        if executor.kind != ExecutorKind::Codex {
+            return Vec::new();
+        }
+        let recipe = self
+            .config
+            .recipe
+            .enabled
+            .then(|| Recipe::detect(&self.root, &self.config.recipe));
+        writable_roots(
+            recipe.as_ref(),
+            &crate::attempt::writable(&self.config.attempt.writable),
+        )
     }
 
     /// Detects the runners, unless the recipe tool is turned off.
@@ -424,7 +467,13 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             let code = result.shell_code().clamp(0, 255);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
-        Command::Mcp => {
+        Command::Mcp(McpArgs {
+            print_config: Some(agent),
+        }) => {
+            print_text(&mcp_config(&project.server(), &project.root, *agent));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp(McpArgs { print_config: None }) => {
             let recipe = project.recipe()?;
             crate::mcp::serve(
                 &project.root,
@@ -451,10 +500,11 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             let settings = match executor.kind {
                 ExecutorKind::Claude => Some(
                     ClaudePermissions::new(&project.claude_rules(executor), withheld.as_deref())?
-                        .settings_json(),
+                        .settings_json(Containment::Host),
                 ),
                 ExecutorKind::Codex | ExecutorKind::Command => None,
             };
+            let writable = project.writable(executor);
             let argv = agent_argv(
                 executor,
                 Placement {
@@ -462,6 +512,8 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                     last_message: Path::new("<last-message-file>"),
                     settings: Path::new("<settings-file>"),
                     recipe_server: project.recipe_server(executor).as_ref(),
+                    containment: Containment::Host,
+                    writable: &writable,
                 },
             );
             if args.json {
@@ -504,6 +556,7 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
             let withheld = args.withheld.as_deref().map(|p| project.path(p));
             let rules = project.claude_rules(executor);
             let recipe_server = project.recipe_server(executor);
+            let writable = project.writable(executor);
             let outcome = Attempt {
                 executor,
                 claude_rules: &rules,
@@ -512,12 +565,34 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
                 prompt: &prompt,
                 recipe_server: recipe_server.as_ref(),
                 folder: None,
+                containment: Containment::Host,
+                writable: &writable,
             }
             .run(&LocalRunner::default());
             print_json(&outcome);
             Ok(ExitCode::from(outcome.status.exit_code()))
         }
         Command::Attempt(args) => attempt(&project, args),
+    }
+}
+
+/// What `mcp --print-config` prints: the lines that start this server for the project
+/// at `root`, for `agent`.
+fn mcp_config(server: &RecipeServer, root: &Path, agent: AgentName) -> String {
+    match agent {
+        AgentName::Claude => {
+            let config = serde_json::json!({
+                "mcpServers": { crate::agent::SERVER_NAME: server.claude_entry(root) }
+            });
+            let pretty = serde_json::to_string_pretty(&config).unwrap_or_default();
+            format!(
+                "{pretty}\n\n# Save the JSON as .mcp.json in the project (or pass it to claude --mcp-config),\n# and allow the server's four tools in .claude/settings.json:\n#   {{\"permissions\": {{\"allow\": [\"{CLAUDE_RECIPE_RULE}\"]}}}}\n"
+            )
+        }
+        AgentName::Codex => format!(
+            "# Add to ~/.codex/config.toml (or $CODEX_HOME/config.toml):\n{}",
+            server.codex_table(root)
+        ),
     }
 }
 

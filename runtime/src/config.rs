@@ -307,6 +307,39 @@ pub struct ExternalExecutor {
     /// tool is enabled).
     #[serde(default = "yes")]
     pub recipe_mcp: bool,
+    /// The most turns the agent may take (Claude's `--max-turns`).
+    #[serde(default, deserialize_with = "some_ranged::<_, _, 1, 100_000>")]
+    pub max_turns: Option<u32>,
+    /// The most the agent may spend, in US dollars (Claude's `--max-budget-usd`).
+    #[serde(default)]
+    pub max_budget_usd: Option<Usd>,
+}
+
+/// An amount in US dollars: finite and above zero.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Usd(pub f64);
+
+// Finite by construction, so equality is reflexive.
+impl Eq for Usd {}
+
+impl<'de> Deserialize<'de> for Usd {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let amount = f64::deserialize(d)?;
+        if amount.is_finite() && amount > 0.0 {
+            Ok(Self(amount))
+        } else {
+            Err(de::Error::custom(format!(
+                "{amount} is not an amount above zero"
+            )))
+        }
+    }
+}
+
+/// [`ranged`], for a key that may be left out.
+fn some_ranged<'de, D: Deserializer<'de>, T: TryFrom<u64>, const LO: u64, const HI: u64>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    ranged::<D, T, LO, HI>(d).map(Some)
 }
 
 /// `[commands]`.
@@ -439,6 +472,23 @@ impl Config {
         {
             let message = "[executor]: kind = \"command\" needs `argv`".to_owned();
             return Err(at("executor", "kind", None, message));
+        }
+        // Limits only Claude's CLI has a flag for: refused for the others rather than
+        // dropped, since an agent that runs past a limit you set costs you.
+        if let Some(executor) = &self.executor
+            && executor.kind != ExecutorKind::Claude
+        {
+            let set = [
+                ("max_turns", executor.max_turns.is_some()),
+                ("max_budget_usd", executor.max_budget_usd.is_some()),
+            ];
+            if let Some((key, _)) = set.iter().find(|(_, set)| *set) {
+                let message = format!(
+                    "[executor] {key}: kind = \"{}\" has no such limit; only kind = \"claude\" takes it",
+                    executor.kind.name()
+                );
+                return Err(at("executor", key, None, message));
+            }
         }
         Ok(self)
     }
@@ -769,6 +819,8 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
                 model: Some("m1".into()),
                 timeout_secs: 90,
                 recipe_mcp: false,
+                max_turns: None,
+                max_budget_usd: None,
             })
         );
         assert_eq!(
@@ -793,7 +845,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
-            "3:1: [executor] flavour: unknown key (known: kind, argv, model, timeout_secs, recipe_mcp)"
+            "3:1: [executor] flavour: unknown key (known: kind, argv, model, timeout_secs, recipe_mcp, max_turns, max_budget_usd)"
         );
     }
 
@@ -1002,7 +1054,37 @@ agent_env = ["GH_TOKEN"]
                 model: Some("sonnet".into()),
                 timeout_secs: 1800,
                 recipe_mcp: true,
+                max_turns: None,
+                max_budget_usd: None,
             })
+        );
+        let limited =
+            Config::parse("[executor]\nkind = \"claude\"\nmax_turns = 40\nmax_budget_usd = 2.5\n")
+                .expect("valid");
+        let limited = limited.executor.expect("claude");
+        assert_eq!(limited.max_turns, Some(40));
+        assert_eq!(limited.max_budget_usd, Some(Usd(2.5)));
+        let whole = Config::parse("[executor]\nkind = \"claude\"\nmax_budget_usd = 3\n")
+            .expect("an integer is an amount too");
+        assert_eq!(
+            whole.executor.and_then(|e| e.max_budget_usd),
+            Some(Usd(3.0))
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"codex\"\nmax_turns = 5\n"),
+            "3:13: [executor] max_turns: kind = \"codex\" has no such limit; only kind = \"claude\" takes it"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"command\"\nargv = [\"a\"]\nmax_budget_usd = 1.0\n"),
+            "4:18: [executor] max_budget_usd: kind = \"command\" has no such limit; only kind = \"claude\" takes it"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\nmax_budget_usd = -1.0\n"),
+            "3:18: [executor]: max_budget_usd: -1 is not an amount above zero"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\nmax_turns = 0\n"),
+            "3:13: [executor]: max_turns: 0 is out of range (1..=100000)"
         );
         let codex = Config::parse("[executor]\nkind = \"codex\"\n").expect("valid");
         assert_eq!(codex.executor.map(|e| e.kind), Some(ExecutorKind::Codex));

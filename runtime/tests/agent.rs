@@ -334,10 +334,7 @@ fn allowances_never_widen_from_hostile_names() {
     // ...and the recipe tool over MCP, which `recipe_mcp` (on by default) adds.
     assert_eq!(
         allow.join(","),
-        format!(
-            "Read,Edit,Write,MultiEdit,Glob,Grep,LS,{},mcp__speccoder__recipe",
-            rules.join(",")
-        )
+        format!("Read,Edit,Write,{},mcp__speccoder", rules.join(","))
     );
 }
 
@@ -522,6 +519,7 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
                     root.join("speccoder.toml"),
                     "mcp"
                 ],
+                "alwaysLoad": true,
             }}})
             .to_string(),
             "--strict-mcp-config",
@@ -543,12 +541,8 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
             "Read",
             "Edit",
             "Write",
-            "MultiEdit",
-            "Glob",
-            "Grep",
-            "LS",
             "Bash(cargo test)",
-            "mcp__speccoder__recipe"
+            "mcp__speccoder"
         ])
     );
     // Only the owner can read the prompt and the rules, and both are gone afterwards.
@@ -579,10 +573,10 @@ fn thousands_of_tasks_fit_in_the_settings_file() {
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
     let report = fake_claude_report(&outcome);
     // Claude's own tools, the tasks, and the recipe tool over MCP.
-    assert_eq!(report["allow_count"], 7 + 6000 + 1, "{report}");
+    assert_eq!(report["allow_count"], 3 + 6000 + 1, "{report}");
     // make reads options anywhere on its line: its tasks are allowed exactly.
     assert_eq!(
-        report["allow_head"][7],
+        report["allow_head"][3],
         "Bash(make target-with-a-long-name-00000)"
     );
 }
@@ -631,8 +625,8 @@ fn real_claude_reads_the_settings_file() {
     let log = std::fs::read_to_string(&debug).expect("debug log");
     assert!(
         log.contains(
-            "Adding 9 allow rule(s) to destination 'flagSettings': [\"Read\",\"Edit\",\"Write\",\
-             \"MultiEdit\",\"Glob\",\"Grep\",\"LS\",\"Bash(cargo test)\",\"mcp__speccoder__recipe\"]"
+            "Adding 5 allow rule(s) to destination 'flagSettings': [\"Read\",\"Edit\",\"Write\",\
+             \"Bash(cargo test)\",\"mcp__speccoder\"]"
         ),
         "{log}"
     );

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use speccoder_runners::single_quote;
 
-use super::argv::{ClaudePermissions, Placement, agent_argv};
+use super::argv::{ClaudePermissions, Containment, Placement, agent_argv};
 use super::outcome::{Finished, Outcome, failed, interpret};
 use super::recipe_server::RecipeServer;
 use crate::config::{ExecutorKind, ExternalExecutor};
@@ -35,6 +35,10 @@ pub struct Attempt<'a> {
     /// temporary folder when `None`. A sandboxed agent gets a private `/tmp`, so its folder
     /// must be somewhere it can see.
     pub folder: Option<&'a Path>,
+    /// Whose sandbox holds the agent.
+    pub containment: Containment,
+    /// Folders besides the worktree the agent writes to.
+    pub writable: &'a [std::path::PathBuf],
 }
 
 /// A run id `external_<kind>_<unix seconds>_<pid>_<n>`: the process id and a counter make
@@ -92,7 +96,7 @@ impl Attempt<'_> {
                 Ok(permissions) => permissions,
                 Err(err) => return cannot_start(err),
             };
-            let json = permissions.settings_json().to_string();
+            let json = permissions.settings_json(self.containment).to_string();
             if let Err(err) = write_private(&settings, json.as_bytes()) {
                 return cannot_start(format!("cannot write the settings file: {err}"));
             }
@@ -104,6 +108,8 @@ impl Attempt<'_> {
                 last_message: &last_message,
                 settings: &settings,
                 recipe_server: self.recipe_server,
+                containment: self.containment,
+                writable: self.writable,
             },
         );
         // The prompt arrives on stdin: an argument could be mistaken for a value of an option

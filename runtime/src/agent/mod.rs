@@ -3,17 +3,21 @@
 mod allowances;
 mod argv;
 mod attempt;
+mod caches;
 mod outcome;
 mod prompt;
 mod recipe_server;
 mod rule;
 
 pub use allowances::{Allowances, Dropped, Match};
-pub use argv::{CLAUDE_DENIED, CLAUDE_TOOLS, ClaudePermissions, Placement, agent_argv};
+pub use argv::{
+    CLAUDE_DENIED, CLAUDE_TOOLS, ClaudePermissions, Containment, Placement, agent_argv,
+};
 pub use attempt::{Attempt, new_run_id};
-pub use outcome::{Finished, Outcome, Report, Status, Usage, interpret};
+pub use caches::writable_roots;
+pub use outcome::{Denials, Finished, Outcome, Report, Status, Usage, interpret};
 pub use prompt::{Bundle, BundleTask, build_prompt};
-pub use recipe_server::{CLAUDE_RECIPE_TOOL, RecipeServer, SERVER_NAME};
+pub use recipe_server::{CLAUDE_RECIPE_RULE, RecipeServer, SERVER_NAME, server_env_vars};
 
 use speccoder_runners::split_words;
 

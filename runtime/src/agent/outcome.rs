@@ -80,6 +80,56 @@ pub struct Outcome {
     pub tool_calls: Vec<Value>,
     /// Token counts, when the agent reports them.
     pub usage: Option<Usage>,
+    /// The tool calls the agent's CLI refused, when it reports them (Claude).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_denials: Option<Denials>,
+}
+
+/// The tool calls an agent's CLI refused by its permission rules.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Denials {
+    /// How many calls were refused.
+    pub count: usize,
+    /// The refused tools' names, each once, in the order first refused.
+    pub tools: Vec<String>,
+    /// The refused shell commands, each once (at most [`MAX_DENIED_COMMANDS`], each cut
+    /// to [`DENIED_COMMAND_CHARS`]), so the next attempt knows what not to run again.
+    pub commands: Vec<String>,
+}
+
+/// Refused shell commands kept in an outcome.
+const MAX_DENIED_COMMANDS: usize = 20;
+/// Characters of a refused command kept.
+const DENIED_COMMAND_CHARS: usize = 200;
+
+impl Denials {
+    /// Reads Claude's `permission_denials`: `[{"tool_name": …, "tool_input": {…}}, …]`.
+    fn from_claude(list: &[Value]) -> Self {
+        let mut out = Self {
+            count: list.len(),
+            ..Self::default()
+        };
+        for denial in list {
+            let tool = denial
+                .get("tool_name")
+                .and_then(Value::as_str)
+                .unwrap_or("(unnamed)");
+            if !out.tools.iter().any(|t| t == tool) {
+                out.tools.push(first_chars(tool, DENIED_COMMAND_CHARS));
+            }
+            if let Some(command) = denial
+                .get("tool_input")
+                .and_then(|input| input.get("command"))
+                .and_then(Value::as_str)
+            {
+                let command = first_chars(command.trim(), DENIED_COMMAND_CHARS);
+                if out.commands.len() < MAX_DENIED_COMMANDS && !out.commands.contains(&command) {
+                    out.commands.push(command);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// What a finished agent left behind.
@@ -99,7 +149,11 @@ pub struct Finished {
 
 /// Interprets a finished attempt: exit code, then `BLOCKED:`, then `FAILED:`, else completed.
 pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
-    let (message, usage) = match message_and_usage(finished) {
+    let Read {
+        message,
+        usage,
+        denials,
+    } = match message_and_usage(finished) {
         Ok(read) => read,
         // Exit 0 with output that is not Claude's JSON: nothing says the task was done.
         Err(why) if finished.exit_code == Some(0) => {
@@ -111,7 +165,10 @@ pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
                 ),
             );
         }
-        Err(_) => (finished.stdout.clone(), None),
+        Err(_) => Read {
+            message: finished.stdout.clone(),
+            ..Read::default()
+        },
     };
     let message = message.trim();
     let summary = first_chars(message, SUMMARY_CHARS);
@@ -122,6 +179,7 @@ pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
         reason,
         tool_calls: Vec::new(),
         usage: usage.clone(),
+        permission_denials: denials.clone(),
     };
     if finished.exit_code != Some(0) {
         let how = finished
@@ -172,30 +230,44 @@ pub fn failed(run_id: String, reason: String) -> Outcome {
         reason: Some(reason),
         tool_calls: Vec::new(),
         usage: None,
+        permission_denials: None,
     }
+}
+
+/// What an agent's output says: its final message, usage and refused calls.
+#[derive(Debug, Default)]
+struct Read {
+    message: String,
+    usage: Option<Usage>,
+    denials: Option<Denials>,
 }
 
 /// The agent's final message and usage; for Claude, an error when its stdout is not its
 /// JSON result.
-fn message_and_usage(finished: &Finished) -> Result<(String, Option<Usage>), String> {
+fn message_and_usage(finished: &Finished) -> Result<Read, String> {
     Ok(match finished.kind {
         ExecutorKind::Claude => claude_message(&finished.stdout)?,
-        ExecutorKind::Codex => (
-            finished
+        ExecutorKind::Codex => Read {
+            message: finished
                 .last_message
                 .clone()
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| finished.stdout.clone()),
-            None,
-        ),
-        ExecutorKind::Command => (finished.stdout.clone(), None),
+            ..Read::default()
+        },
+        ExecutorKind::Command => Read {
+            message: finished.stdout.clone(),
+            ..Read::default()
+        },
     })
 }
 
-/// Claude's `--output-format json` result: the message and usage, or why stdout is not that
-/// JSON object (the parser's error and the start of stdout). `subtype` is never read: Claude
-/// says "success" even when `is_error` is true.
-fn claude_message(stdout: &str) -> Result<(String, Option<Usage>), String> {
+/// Claude's `--output-format json` result: the message, usage and refused calls, or why
+/// stdout is not that JSON object (the parser's error and the start of stdout). `subtype`
+/// alone never decides: Claude says "success" even when `is_error` is true. When Claude
+/// stops on a limit (`--max-turns`, `--max-budget-usd`) its JSON has no `result`: the
+/// reason is then its `errors`, else its `subtype`.
+fn claude_message(stdout: &str) -> Result<Read, String> {
     let start = || {
         let start = first_chars(stdout.trim(), 200);
         if start.is_empty() {
@@ -216,14 +288,12 @@ fn claude_message(stdout: &str) -> Result<(String, Option<Usage>), String> {
         .to_owned();
     let message = if result.get("is_error").and_then(Value::as_bool) == Some(true) {
         let text = text.trim();
-        format!(
-            "FAILED: {}",
-            if text.is_empty() {
-                "the agent reported an error"
-            } else {
-                text
-            }
-        )
+        let why = if text.is_empty() {
+            claude_error(&result)
+        } else {
+            text.to_owned()
+        };
+        format!("FAILED: {why}")
     } else {
         text
     };
@@ -243,7 +313,43 @@ fn claude_message(stdout: &str) -> Result<(String, Option<Usage>), String> {
         cache_write_tokens: cache_write,
         cost_usd: result.get("total_cost_usd").and_then(Value::as_f64),
     };
-    Ok((message, Some(usage)))
+    let denials = result
+        .get("permission_denials")
+        .and_then(Value::as_array)
+        .filter(|list| !list.is_empty())
+        .map(|list| Denials::from_claude(list));
+    Ok(Read {
+        message,
+        usage: Some(usage),
+        denials,
+    })
+}
+
+/// Why Claude stopped with an error and no `result`: its `errors`, joined, then its
+/// `subtype` (`error_max_turns`, `error_max_budget_usd`).
+fn claude_error(result: &serde_json::Map<String, Value>) -> String {
+    let errors: Vec<String> = result
+        .get("errors")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| match e {
+            Value::String(text) => Some(text.trim().to_owned()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        })
+        .filter(|text| !text.is_empty())
+        .collect();
+    let subtype = result
+        .get("subtype")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && *s != "success");
+    match (errors.is_empty(), subtype) {
+        (false, Some(subtype)) => format!("{} ({subtype})", errors.join("; ")),
+        (false, None) => errors.join("; "),
+        (true, Some(subtype)) => format!("the agent stopped with `{subtype}`"),
+        (true, None) => "the agent reported an error".to_owned(),
+    }
 }
 
 fn first_chars(text: &str, n: usize) -> String {
@@ -473,5 +579,68 @@ mod tests {
                 "usage": null,
             })
         );
+    }
+
+    /// Claude 2.1 at `--max-budget-usd` or `--max-turns`: no `result`, the reason in
+    /// `errors` and `subtype` (measured).
+    #[test]
+    fn claude_stopped_on_a_limit_says_which() {
+        let out = outcome(&finished(
+            ExecutorKind::Claude,
+            Some(1),
+            r#"{"type":"result","subtype":"error_max_budget_usd","is_error":true,"errors":["Reached maximum budget ($0.0002)"],"total_cost_usd":0.0003}"#,
+            "",
+        ));
+        assert_eq!(out.status, Status::Failed);
+        assert_eq!(
+            out.reason.as_deref(),
+            Some(
+                "the agent exited 1: FAILED: Reached maximum budget ($0.0002) (error_max_budget_usd)"
+            )
+        );
+        let out = outcome(&finished(
+            ExecutorKind::Claude,
+            Some(1),
+            r#"{"type":"result","subtype":"error_max_turns","is_error":true}"#,
+            "",
+        ));
+        assert_eq!(
+            out.reason.as_deref(),
+            Some("the agent exited 1: FAILED: the agent stopped with `error_max_turns`")
+        );
+    }
+
+    #[test]
+    fn claude_denials_are_counted_with_their_tools_and_commands() {
+        let out = outcome(&finished(
+            ExecutorKind::Claude,
+            Some(0),
+            r#"{"is_error":false,"result":"Done.","permission_denials":[
+                {"tool_name":"Bash","tool_use_id":"a","tool_input":{"command":"curl http://x"}},
+                {"tool_name":"WebFetch","tool_use_id":"b","tool_input":{"url":"http://x"}},
+                {"tool_name":"Bash","tool_use_id":"c","tool_input":{"command":"curl http://x"}},
+                {"tool_name":"Bash","tool_use_id":"d","tool_input":{"command":"rm -rf /"}}]}"#,
+            "",
+        ));
+        assert_eq!(out.status, Status::Completed);
+        assert_eq!(
+            out.permission_denials,
+            Some(Denials {
+                count: 4,
+                tools: vec!["Bash".into(), "WebFetch".into()],
+                commands: vec!["curl http://x".into(), "rm -rf /".into()],
+            })
+        );
+        let json = serde_json::to_value(&out).expect("json");
+        assert_eq!(json["permission_denials"]["count"], 4);
+        // None refused: no key at all.
+        let clean = outcome(&finished(
+            ExecutorKind::Claude,
+            Some(0),
+            r#"{"is_error":false,"result":"Done.","permission_denials":[]}"#,
+            "",
+        ));
+        let json = serde_json::to_value(&clean).expect("json");
+        assert!(json.get("permission_denials").is_none(), "{json}");
     }
 }

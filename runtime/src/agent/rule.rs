@@ -22,7 +22,7 @@ pub(crate) fn is_format(c: char) -> bool {
 }
 
 /// Checks that `rule` is one of the forms the runtime writes: a bare tool name
-/// (`WebFetch`) or MCP tool name (`mcp__speccoder__recipe`), `Bash(<command>)` or `Bash(<command> *)` with a command free of rule
+/// (`WebFetch`), an MCP server's or tool's name (`mcp__speccoder`, `mcp__speccoder__recipe`), `Bash(<command>)` or `Bash(<command> *)` with a command free of rule
 /// syntax, or `Read(//<absolute folder>/**)`.
 pub(crate) fn check_rule(rule: &str) -> Result<(), String> {
     let bad = |why: &str| Err(format!("the rule `{}` {why}", rule.escape_debug()));
@@ -94,9 +94,12 @@ fn is_mcp_tool_name(name: &str) -> bool {
             && p.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
     };
+    // `mcp__server` (every tool of the server) or `mcp__server__tool`.
     name.strip_prefix("mcp__")
-        .and_then(|rest| rest.split_once("__"))
-        .is_some_and(|(server, tool)| part(server) && part(tool))
+        .is_some_and(|rest| match rest.split_once("__") {
+            Some((server, tool)) => part(server) && part(tool),
+            None => part(rest),
+        })
 }
 
 #[cfg(test)]
@@ -142,6 +145,8 @@ mod tests {
         case("Web Fetch", false);
         case("mcp__speccoder__recipe", true);
         case("mcp__speccoder__", false);
+        case("mcp__speccoder", true);
+        case("mcp__", false);
         case("mcp__a b__c", false);
     }
 

@@ -26,9 +26,24 @@ mod tasks_file;
 mod turn;
 mod verdict;
 
+pub(crate) use prepare::writable;
 pub use run::run_attempt;
 pub use shared::{
     AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Rule,
     Story, TestSummary, Verdict, Warning,
 };
 pub use verdict::baseline::{BaselineReport, measure as measure_baseline};
+
+/// The variables of this process's environment the recipe server needs from an agent
+/// whose CLI strips the environment of its MCP servers (Codex): the allow-list every stage
+/// gets (the toolchains' variables, screened for secrets), the state and temporary
+/// folders, speccoder's own settings.
+pub(crate) fn recipe_server_env() -> Vec<String> {
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    crate::agent::server_env_vars(
+        names.iter().map(String::as_str),
+        shared::environment::in_allow_list,
+    )
+}

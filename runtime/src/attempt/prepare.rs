@@ -15,7 +15,7 @@ use super::shared::{
 use super::store::Store;
 use super::store::journal::{self, Journal, Running};
 use super::store::repo::Repo;
-use crate::agent::{Allowances, CLAUDE_RECIPE_TOOL, Match, RecipeServer, allowances};
+use crate::agent::{Allowances, CLAUDE_RECIPE_RULE, Match, RecipeServer, allowances};
 use crate::config::{Config, ExecutorKind, ExternalExecutor};
 use crate::recipe::Recipe;
 use crate::sandbox::Namespaces;
@@ -279,9 +279,10 @@ fn agent_allowances(
         .map(|_| RecipeServer {
             program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder")),
             config: config.source.clone(),
+            env_vars: super::recipe_server_env(),
         });
     if recipe_server.is_some() && executor.is_some_and(|e| e.kind == ExecutorKind::Claude) {
-        allowed.claude_rules.push(CLAUDE_RECIPE_TOOL.to_owned());
+        allowed.claude_rules.push(CLAUDE_RECIPE_RULE.to_owned());
     }
     for op in ops {
         if let Ok(resolved) = recipe.resolve(op)
@@ -299,7 +300,7 @@ const AGENT_HOMES: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME"];
 
 /// The `[attempt] writable` entries that exist, `~/` read as the home folder, and the
 /// agents' own state folders.
-fn writable(entries: &[String]) -> Vec<PathBuf> {
+pub(crate) fn writable(entries: &[String]) -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     entries
         .iter()

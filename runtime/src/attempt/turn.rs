@@ -4,8 +4,10 @@
 use serde_json::Value;
 
 use super::setup::add_products;
-use super::shared::Prepared;
-use crate::agent::{Attempt, Outcome, Status, build_prompt, new_run_id};
+use super::shared::{Isolation, Prepared};
+use crate::agent::{
+    Attempt, Containment, Outcome, Status, build_prompt, new_run_id, writable_roots,
+};
 use crate::config::Config;
 
 /// Makes the agent's tree anew from the base: whatever an earlier attempt left (ignored
@@ -42,6 +44,16 @@ pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Va
         );
     }
     let runner = prepared.agent_runner(&folder);
+    // Inside the namespaces the agents' own sandboxes cannot start, and speccoder's is the
+    // boundary; without them, Codex keeps its own, with the caches and `[attempt] writable`
+    // open in it.
+    let (containment, writable) = match prepared.isolation {
+        Isolation::Namespaces(_) => (Containment::Namespaces, Vec::new()),
+        Isolation::None => (
+            Containment::Host,
+            writable_roots(Some(&prepared.recipe), &prepared.writable),
+        ),
+    };
     Attempt {
         executor,
         claude_rules: &prepared.allowed.claude_rules,
@@ -50,6 +62,8 @@ pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Va
         prompt: &prompt,
         recipe_server: prepared.recipe_server.as_ref(),
         folder: Some(&folder),
+        containment,
+        writable: &writable,
     }
     .run(runner.as_ref())
 }
@@ -85,5 +99,6 @@ pub(crate) fn never_started(config: &Config, why: &str) -> Outcome {
         reason: Some(format!("the agent was not started: {why}")),
         tool_calls: Vec::new(),
         usage: None,
+        permission_denials: None,
     }
 }

@@ -76,6 +76,7 @@ pub(crate) fn job_definitions() -> Vec<Value> {
             "title": "Background jobs",
             "description": "Lists every background job of this session: id, op, state (running, exited, timed_out, stopped), exit code or signal, seconds, bytes of output.",
             "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+            "annotations": annotations(true),
         }),
         json!({
             "name": OUTPUT_TOOL,
@@ -90,6 +91,7 @@ pub(crate) fn job_definitions() -> Vec<Value> {
                 "required": ["job"],
                 "additionalProperties": false,
             },
+            "annotations": annotations(true),
         }),
         json!({
             "name": STOP_TOOL,
@@ -101,8 +103,16 @@ pub(crate) fn job_definitions() -> Vec<Value> {
                 "required": ["job"],
                 "additionalProperties": false,
             },
+            "annotations": annotations(false),
         }),
     ]
+}
+
+/// A tool's annotations: whether it only reads (Codex runs a tool marked read-only
+/// without asking; under `codex exec`'s approval policy `never`, any other tool needs the
+/// server's tools approved), and that it reaches nothing outside the project's tasks.
+fn annotations(read_only: bool) -> Value {
+    json!({"readOnlyHint": read_only, "openWorldHint": false})
 }
 
 /// The tool as `tools/list` gives it: the prompt as its description, and an input schema
@@ -111,6 +121,11 @@ pub(crate) fn definition(prompt: &str, default_timeout: u64) -> Value {
     json!({
         "name": TOOL_NAME,
         "title": "Run a project task",
+        "annotations": annotations(false),
+        // Claude Code defers MCP tools behind its tool search, showing the model the name
+        // alone; the description is the whole prompt (the tasks, the op syntax), so it
+        // asks to be loaded up front.
+        "_meta": {"anthropic/alwaysLoad": true},
         "outputSchema": output_schema(),
         "description": format!("{}\n\n{}\n", prompt.trim_end(), background_paragraph(prompt)),
         "inputSchema": {

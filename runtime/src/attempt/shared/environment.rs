@@ -117,6 +117,12 @@ fn matches(name: &str, entry: &str, prefix: bool) -> bool {
     name == entry || (prefix && name.starts_with(entry))
 }
 
+/// Whether every stage gets `name`: one of [`BASE`], or of a toolchain's family and not
+/// a secret's name.
+pub(crate) fn in_allow_list(name: &str) -> bool {
+    BASE.contains(&name) || (TOOLCHAINS.iter().any(|e| matches(name, e, true)) && !secret(name))
+}
+
 /// Who runs with the environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stage {
@@ -140,10 +146,9 @@ pub(crate) fn allowed(
     };
     let mut kept: Vec<(String, String)> = vars
         .filter(|(name, _)| {
-            BASE.contains(&name.as_str())
+            in_allow_list(name)
                 || named.iter().any(|n| n == name)
                 || own.iter().any(|e| matches(name, e, e.ends_with('_')))
-                || (TOOLCHAINS.iter().any(|e| matches(name, e, true)) && !secret(name))
         })
         .collect();
     kept.sort();

@@ -170,6 +170,10 @@ pub(crate) fn digest(
     if let Some(reason) = &agent.reason {
         agent_part["reason"] = json!(reason);
     }
+    // The calls the agent's CLI refused: the next attempt should not spend turns on them.
+    if let Some(denials) = &agent.permission_denials {
+        agent_part["refused_by_its_permissions"] = json!(denials);
+    }
     json!({
         "verdict": verdict,
         "findings": findings,
