@@ -470,7 +470,9 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
         Command::Mcp(McpArgs {
             print_config: Some(agent),
         }) => {
-            print_text(&mcp_config(&project.server(), &project.root, *agent));
+            let (config, hint) = mcp_config(&project.server(), &project.root, *agent);
+            eprintln!("{hint}");
+            print_text(&config);
             Ok(ExitCode::SUCCESS)
         }
         Command::Mcp(McpArgs { print_config: None }) => {
@@ -577,21 +579,26 @@ fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
 }
 
 /// What `mcp --print-config` prints: the lines that start this server for the project
-/// at `root`, for `agent`.
-fn mcp_config(server: &RecipeServer, root: &Path, agent: AgentName) -> String {
+/// at `root`, for `agent`, and a hint for stderr. Claude's is pure JSON, so that it can be
+/// saved as `.mcp.json` as it is.
+fn mcp_config(server: &RecipeServer, root: &Path, agent: AgentName) -> (String, String) {
     match agent {
         AgentName::Claude => {
             let config = serde_json::json!({
                 "mcpServers": { crate::agent::SERVER_NAME: server.claude_entry(root) }
             });
             let pretty = serde_json::to_string_pretty(&config).unwrap_or_default();
-            format!(
-                "{pretty}\n\n# Save the JSON as .mcp.json in the project (or pass it to claude --mcp-config),\n# and allow the server's four tools in .claude/settings.json:\n#   {{\"permissions\": {{\"allow\": [\"{CLAUDE_RECIPE_RULE}\"]}}}}\n"
+            (
+                format!("{pretty}\n"),
+                format!(
+                    "speccoder: save this as .mcp.json in the project (or pass it to claude --mcp-config), and allow the server's four tools with the rule \"{CLAUDE_RECIPE_RULE}\" in .claude/settings.json"
+                ),
             )
         }
-        AgentName::Codex => format!(
-            "# Add to ~/.codex/config.toml (or $CODEX_HOME/config.toml):\n{}",
-            server.codex_table(root)
+        AgentName::Codex => (
+            server.codex_table(root),
+            "speccoder: add this table to ~/.codex/config.toml (or $CODEX_HOME/config.toml)"
+                .to_owned(),
         ),
     }
 }

@@ -49,6 +49,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
     let isolation = isolation(&mut notes);
+    note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
         .common_dir
         .canonicalize()
@@ -190,6 +191,30 @@ fn isolation(notes: &mut Vec<String>) -> Isolation {
             Isolation::None
         }
     }
+}
+
+/// A note when the agent's own sandbox is turned off because speccoder's namespace holds
+/// it: neither Claude's nor Codex's can start inside it (bubblewrap cannot write its uid
+/// map there), and a person's `sandbox.enabled` with `failIfUnavailable` would make Claude
+/// exit at start.
+fn note_agent_sandbox(
+    executor: Option<&ExternalExecutor>,
+    isolation: Isolation,
+    notes: &mut Vec<String>,
+) {
+    let Isolation::Namespaces(_) = isolation else {
+        return;
+    };
+    let how = match executor.map(|e| e.kind) {
+        Some(ExecutorKind::Claude) => {
+            "Claude's own sandbox is off (`sandbox.enabled = false` in its settings)"
+        }
+        Some(ExecutorKind::Codex) => "Codex runs with `--sandbox danger-full-access`",
+        Some(ExecutorKind::Command) | None => return,
+    };
+    notes.push(format!(
+        "{how}: speccoder's namespace is the agent's sandbox, and the agent's own cannot start inside it"
+    ));
 }
 
 /// Withheld tests need a namespace to hide them, unless the configuration says otherwise.
