@@ -178,6 +178,10 @@ pub fn agent_argv(executor: &ExternalExecutor, placement: Placement<'_>) -> Vec<
                     serde_json::Value::from(roots)
                 ));
             }
+            // Codex runs commands in a login shell by default, whose profile resets PATH
+            // (Debian's /etc/profile does for every user): the agent's shell would not find
+            // the tools the checks find with the environment speccoder hands on.
+            argv.extend(["-c".to_owned(), "allow_login_shell=false".to_owned()]);
             argv.extend(["--skip-git-repo-check".to_owned(), "-C".to_owned()]);
             argv.push(placement.worktree.display().to_string());
             argv.push("-o".into());
@@ -264,6 +268,8 @@ mod tests {
                 "exec",
                 "--sandbox",
                 "danger-full-access",
+                "-c",
+                "allow_login_shell=false",
                 "--skip-git-repo-check",
                 "-C",
                 "/w/tree",
@@ -338,6 +344,7 @@ mod tests {
             "{with_server:?}"
         );
         assert_eq!(with_server.last().map(String::as_str), Some("-"));
+        assert!(with_server.contains(&"allow_login_shell=false".to_owned()));
     }
 
     #[test]
