@@ -290,16 +290,22 @@ struct Raw {
 
 impl Raw {
     fn start(root: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_speccoder"))
+        Self::start_with(root, |_| {})
+    }
+
+    /// [`Self::start`], with the server's environment changed by `env`.
+    fn start_with(root: &Path, env: impl FnOnce(&mut Command)) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        command
             .arg("-C")
             .arg(root)
             .arg("mcp")
             .env("PATH", support::path_var())
             .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("server starts");
+            .stdout(Stdio::piped());
+        env(&mut command);
+        let mut child = command.spawn().expect("server starts");
         let stdin = child.stdin.take();
         let stdout = Some(BufReader::new(child.stdout.take().expect("stdout")));
         Self {
@@ -461,11 +467,29 @@ fn agent_argv(config: &str, json: bool) -> String {
     } else {
         &["agent", "argv"]
     };
-    let out = support::speccoder(&root, args);
+    // A home of its own, so that the folders Codex may write (`[attempt] writable`: the
+    // ones of `~/.npm`, `~/.codex`… that exist) are the same on every machine.
+    let home = tempfile::tempdir().expect("home");
+    std::fs::create_dir(home.path().join(".npm")).expect("npm cache");
+    let out = support::speccoder_with(&root, args, &[("HOME", home.path().as_os_str())]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    stdout_of(&out)
+    let home_path = home.path().canonicalize().expect("real home");
+    let text = stdout_of(&out)
+        .replace(&home_path.display().to_string(), "<home>")
         .replace(env!("CARGO_BIN_EXE_speccoder"), "<speccoder>")
-        .replace(&root.display().to_string(), "<root>")
+        .replace(&root.display().to_string(), "<root>");
+    // The variables passed through are this machine's names: checked apart, not snapshot.
+    match text.split_once("env_vars=[") {
+        Some((before, after)) => {
+            let (names, rest) = after.split_once(']').expect("the list ends");
+            assert!(
+                names.contains("\"XDG_STATE_HOME\"") && names.contains("\"TMPDIR\""),
+                "{names}"
+            );
+            format!("{before}env_vars=[<names>]{rest}")
+        }
+        None => text,
+    }
 }
 
 #[test]
@@ -1196,4 +1220,84 @@ fn the_python_sdk_client_initializes_lists_calls_and_calls_twenty_at_once() {
     // Twenty at once, each answered with its own output, none lost or swapped.
     let many: Vec<String> = (0..20).map(|i| format!("hello {i}\n")).collect();
     assert_eq!(seen["many"], json!(many));
+}
+
+#[test]
+fn a_stopped_job_says_stopped_not_timed_out() {
+    let secs = 4800 + std::process::id() % 600;
+    let dir = project(&format!("long:\n\t@echo started; sleep {secs}\n"));
+    let mut server = Raw::start(&root(&dir));
+    let (started, _) = server.call(
+        1,
+        "recipe",
+        json!({"op": "long", "background": true, "ready": "started"}),
+    );
+    let id = started["result"]["structuredContent"]["job"]
+        .as_str()
+        .expect("a job id")
+        .to_owned();
+    wait_for_process(&format!("sleep {secs}"));
+    let (stopped, _) = server.call(2, "recipe_stop", json!({"job": id}));
+    let run = &stopped["result"]["structuredContent"];
+    assert_eq!(
+        (&run["state"], &run["stopped"], &run["timed_out"]),
+        (&json!("stopped"), &json!(true), &json!(false)),
+        "{stopped}"
+    );
+    let text = stopped["result"]["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|c| c["text"].as_str().expect("text"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // make may or may not get to say its recipe was terminated.
+    assert!(
+        text.starts_with(&format!("{id} `long`: stopped\nstarted\n"))
+            && text.ends_with("\n\nCommand was stopped on request\n"),
+        "{text}"
+    );
+    assert_eq!(stopped["result"]["isError"], false, "{stopped}");
+    let (jobs, _) = server.call(3, "recipe_jobs", json!({}));
+    assert_eq!(
+        jobs["result"]["structuredContent"]["jobs"][0]["state"],
+        "stopped"
+    );
+    assert!(support::processes_with(&format!("sleep {secs}")).is_empty());
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn a_job_past_its_deadline_stays_timed_out_when_stopped_later() {
+    let dir = project("long:\n\t@sleep 60\n");
+    let root = root(&dir);
+    std::fs::write(root.join("speccoder.toml"), "[mcp]\njob_timeout_secs = 1\n").expect("config");
+    let mut server = Raw::start(&root);
+    let (started, _) = server.call(1, "recipe", json!({"op": "long", "background": true}));
+    let id = started["result"]["structuredContent"]["job"]
+        .as_str()
+        .expect("a job id")
+        .to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (jobs, _) = server.call(2, "recipe_jobs", json!({}));
+        if jobs["result"]["structuredContent"]["jobs"][0]["state"] != "running" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never ended: {jobs}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (stopped, _) = server.call(3, "recipe_stop", json!({"job": id}));
+    let run = &stopped["result"]["structuredContent"];
+    assert_eq!(
+        (&run["state"], &run["stopped"], &run["timed_out"]),
+        (&json!("timed_out"), &json!(false), &json!(true)),
+        "{stopped}"
+    );
+    let (jobs, _) = server.call(4, "recipe_jobs", json!({}));
+    assert_eq!(
+        jobs["result"]["structuredContent"]["jobs"][0]["state"],
+        "timed_out"
+    );
+    assert_eq!(server.close(), Some(0));
 }

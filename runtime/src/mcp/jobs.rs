@@ -68,8 +68,6 @@ struct State {
     result: Option<Value>,
     /// Its time, once it ended.
     secs: Option<f64>,
-    /// It was stopped by `recipe_stop` or by the session's end.
-    stopped: bool,
     /// Its end was announced (the `ended` callback returned): a `recipe_stop` answer
     /// waits for this, so a client hears of the end before the answer.
     announced: bool,
@@ -139,9 +137,9 @@ impl Job {
         lock(&self.state).result.clone()
     }
 
-    /// Asks the job to stop (TERM, the grace, KILL).
+    /// Asks the job to stop (TERM, the grace, KILL). Its run then says `stopped`, unless
+    /// it had already ended or passed its deadline.
     pub(crate) fn stop(&self) {
-        lock(&self.state).stopped = true;
         self.stop.store(true, Ordering::Relaxed);
     }
 
@@ -154,8 +152,10 @@ impl Job {
             .and_then(|r| r.get("structuredContent"));
         let (label, exit_code, signal) = match (&state.result, run) {
             (None, _) => ("running", None, None),
+            // The run says how it ended: a job asked to stop after it ended, or in its
+            // deadline's grace, ended as it would have anyway.
             (Some(_), Some(run)) => (
-                if state.stopped {
+                if run["stopped"] == true {
                     "stopped"
                 } else if run["timed_out"] == true {
                     "timed_out"

@@ -293,7 +293,7 @@ impl LocalRunner {
             // Dropping it kills whatever is still in it and removes it.
             drop(cgroup);
         }
-        let (timed_out, leftovers) = match supervised {
+        let (cut, leftovers) = match supervised {
             Ok(done) => done,
             Err(err) => {
                 let _ = reap(pgid);
@@ -306,7 +306,8 @@ impl LocalRunner {
         let stdout = captures.next().expect("one stream is always captured");
         Ok(RunOutput {
             exit,
-            timed_out,
+            timed_out: cut == Some(Cut::Deadline),
+            stopped: cut == Some(Cut::Stopped),
             duration: start.elapsed(),
             stdout,
             stderr: captures.next(),
@@ -436,6 +437,15 @@ struct Supervisor<'a> {
     start: Instant,
 }
 
+/// Why the supervisor signalled the group before the shell exited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// The deadline passed.
+    Deadline,
+    /// The caller asked for it ([`RunRequest::stop`]).
+    Stopped,
+}
+
 /// The steps after the shell exited while its pipes were still open.
 enum Cleanup {
     /// Waiting for the moment to kill the group (at once, or at the end of the grace).
@@ -449,7 +459,7 @@ enum Cleanup {
 impl Supervisor<'_> {
     /// Drains the streams until the shell has exited and the pipes are closed (or given up),
     /// signalling the group on the way as the deadlines pass.
-    fn supervise(&self, streams: &mut [Stream]) -> std::io::Result<(bool, Leftovers)> {
+    fn supervise(&self, streams: &mut [Stream]) -> std::io::Result<(Option<Cut>, Leftovers)> {
         // With a pidfd the shell's exit is one more event for poll; without one (old
         // kernels) we check for it with a short backoff.
         let pidfd = self.pidfd;
@@ -457,7 +467,7 @@ impl Supervisor<'_> {
         let mut buf = vec![0u8; 64 * 1024];
 
         let deadline = self.start + self.request.timeout;
-        let mut timed_out = false;
+        let mut cut: Option<Cut> = None;
         let mut kill_at: Option<Instant> = None;
         let mut killed = false;
         let mut exited = false;
@@ -478,8 +488,14 @@ impl Supervisor<'_> {
             if !exited {
                 let stop = self.request.stop.as_ref();
                 let asked = stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
-                if !timed_out && (now >= deadline || asked) {
-                    timed_out = true;
+                if cut.is_none() && (now >= deadline || asked) {
+                    // A deadline that has passed is what ended the run, even when a stop was
+                    // asked in the same moment.
+                    cut = Some(if now >= deadline {
+                        Cut::Deadline
+                    } else {
+                        Cut::Stopped
+                    });
                     // A stopped process cannot act on SIGTERM until it is continued.
                     self.stop_all(&[Signal::TERM, Signal::CONT]);
                     kill_at = Some(now + self.request.grace);
@@ -491,9 +507,9 @@ impl Supervisor<'_> {
                     self.stop_all(&[Signal::KILL]);
                     killed = true;
                 }
-                wake = earliest(wake, (!timed_out).then_some(deadline));
+                wake = earliest(wake, cut.is_none().then_some(deadline));
                 // A stop asked from another thread is seen within this much.
-                if stop.is_some() && !timed_out {
+                if stop.is_some() && cut.is_none() {
                     wake = earliest(wake, Some(now + STOP_CHECK_EVERY));
                 }
                 wake = earliest(wake, kill_at.filter(|_| !killed));
@@ -595,7 +611,7 @@ impl Supervisor<'_> {
                 streams[i].drain(&mut buf)?;
             }
         }
-        Ok((timed_out, leftovers))
+        Ok((cut, leftovers))
     }
 
     /// Whether the shell has exited, without reaping it.
@@ -687,6 +703,37 @@ mod tests {
         request.command = "sh -c 'sleep 0.2; cat /proc/self/cgroup'".into();
         let out = runner.run(&request).expect("runs");
         assert!(inside(&out.stdout.text()), "{}", out.stdout.text());
+    }
+
+    /// A run stopped on request says `stopped`, and one past its deadline `timed_out`, never
+    /// both.
+    #[test]
+    fn a_stop_asked_for_is_told_from_a_deadline() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::time::Duration;
+        let runner = LocalRunner::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut request =
+            RunRequest::new("sleep 30", std::env::temp_dir(), Duration::from_secs(30));
+        request.grace = Duration::from_millis(200);
+        request.stop = Some(Arc::clone(&stop));
+        let asker = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                stop.store(true, Ordering::Relaxed);
+            })
+        };
+        let out = runner.run(&request).expect("runs");
+        asker.join().expect("asker");
+        assert_eq!((out.stopped, out.timed_out), (true, false), "{out:?}");
+        assert!(!out.success());
+
+        request.stop = Some(Arc::new(AtomicBool::new(false)));
+        request.timeout = Duration::from_millis(200);
+        let out = runner.run(&request).expect("runs");
+        assert_eq!((out.stopped, out.timed_out), (false, true), "{out:?}");
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub struct RunRequest {
     /// Whether the command gets `env` alone, none of the caller's environment.
     pub env_clear: bool,
     /// Set from another thread to stop the command as its deadline would: TERM to the
-    /// group (and cgroup), the grace, then KILL. The run then reports `timed_out`.
+    /// group (and cgroup), the grace, then KILL. The run then reports `stopped`.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// When the command is stopped.
     pub timeout: Duration,
@@ -160,6 +160,9 @@ pub struct RunOutput {
     pub exit: Exit,
     /// The deadline passed and the group was signalled.
     pub timed_out: bool,
+    /// The caller stopped the run ([`RunRequest::stop`]) before its deadline and the group
+    /// was signalled; `timed_out` is then false.
+    pub stopped: bool,
     /// From start to return.
     pub duration: Duration,
     /// stdout, or both streams in merged mode.
@@ -182,9 +185,9 @@ impl RunOutput {
         }
     }
 
-    /// Whether the command exited 0 within its deadline.
+    /// Whether the command exited 0 within its deadline, unstopped.
     pub fn success(&self) -> bool {
-        !self.timed_out && self.exit == Exit::Code(0)
+        !self.timed_out && !self.stopped && self.exit == Exit::Code(0)
     }
 }
 

@@ -36,6 +36,8 @@ pub struct RunResult {
     pub signal: Option<i32>,
     /// Whether the deadline passed.
     pub timed_out: bool,
+    /// Whether it was stopped on request (an MCP job's `recipe_stop`) before its deadline.
+    pub stopped: bool,
     /// How long it took.
     pub duration_ms: u64,
     /// The output, cut in the middle when long, with a marker saying how much was left out.
@@ -51,9 +53,9 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    /// Whether the command exited 0 within its deadline.
+    /// Whether the command exited 0 within its deadline, unstopped.
     pub fn success(&self) -> bool {
-        !self.timed_out && self.exit_code == Some(0)
+        !self.timed_out && !self.stopped && self.exit_code == Some(0)
     }
 
     /// The exit code a shell would give: the code, 128 + signal, or 124 on timeout.
@@ -95,6 +97,11 @@ impl RunResult {
                 self.timeout_secs,
                 self.shell_code()
             )
+        } else if self.stopped {
+            format!(
+                "stopped on request after {took} (exit code {})",
+                self.shell_code()
+            )
         } else if let Some(signal) = self.signal {
             format!(
                 "killed by signal {signal} after {took} (exit code {})",
@@ -123,6 +130,8 @@ impl RunResult {
                 text.trim_end(),
                 self.timeout_secs
             );
+        } else if self.stopped {
+            text = format!("{}\n\nCommand was stopped on request", text.trim_end());
         } else if let Some(code) = self.exit_code.filter(|&c| c != 0) {
             text = format!("{}\n\nCommand exited with code {code}", text.trim_end());
         } else if let Some(signal) = self.signal {
@@ -340,6 +349,7 @@ pub fn run(
         exit_code,
         signal,
         timed_out: output.timed_out,
+        stopped: output.stopped,
         duration_ms: u64::try_from(output.duration.as_millis()).unwrap_or(u64::MAX),
         truncated: full_output.is_some(),
         output: output_text,
