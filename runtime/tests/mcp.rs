@@ -1301,3 +1301,100 @@ fn a_job_past_its_deadline_stays_timed_out_when_stopped_later() {
     );
     assert_eq!(server.close(), Some(0));
 }
+
+/// How a test ends a server.
+#[derive(Debug, Clone, Copy)]
+enum Ending {
+    /// Its stdin closes.
+    InputClosed,
+    /// Its client stops reading: a write fails while stdin stays open, so the thread
+    /// reading stdin never ends.
+    OutputClosed,
+    /// SIGTERM, which its signal thread sees.
+    Term,
+    /// SIGKILL, which nothing of it sees: its reaper is left to tidy up.
+    Kill,
+}
+
+/// The `speccoder-jobs-*` folders in `tmp`.
+fn jobs_folders(tmp: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
+        .expect("the temporary folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("speccoder-jobs-"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_jobs_folder_goes_with_the_server_however_it_ends() {
+    let endings = [
+        Ending::InputClosed,
+        Ending::OutputClosed,
+        Ending::Term,
+        Ending::Kill,
+    ];
+    for (n, ending) in endings.into_iter().enumerate() {
+        let secs = 5000 + std::process::id() % 200 + n as u32 * 200;
+        let dir = project(&format!("long:\n\t@echo started; sleep {secs}\n"));
+        // A temporary folder of its own, so that only this server's folders are in it.
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut server = Raw::start_with(&root(&dir), |c| {
+            c.env("TMPDIR", tmp.path());
+        });
+        let (started, _) = server.call(
+            1,
+            "recipe",
+            json!({"op": "long", "background": true, "ready": "started"}),
+        );
+        assert_eq!(
+            started["result"]["structuredContent"]["ready"], true,
+            "{started}"
+        );
+        let folders = jobs_folders(tmp.path());
+        assert_eq!(folders.len(), 1, "{ending:?}: {folders:?}");
+        assert!(
+            folders[0].join("job-1.out").is_file(),
+            "{ending:?}: the job's output is kept there"
+        );
+        match ending {
+            Ending::InputClosed => assert_eq!(server.close(), Some(0)),
+            Ending::OutputClosed => {
+                // With a progress token, the server writes every second while the call runs.
+                server.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recipe","arguments":{"op":"long"},"_meta":{"progressToken":"p"}}}"#);
+                drop(server.stdout.take());
+                let (code, _) = server.exits_within(EXIT_BOUND + Duration::from_secs(1));
+                assert_eq!(code, Some(0));
+            }
+            Ending::Term | Ending::Kill => {
+                let signal = if matches!(ending, Ending::Term) {
+                    "-TERM"
+                } else {
+                    "-KILL"
+                };
+                let sent = Command::new("kill")
+                    .args([signal, &server.child.id().to_string()])
+                    .status()
+                    .expect("kill");
+                assert!(sent.success());
+                let _ = server.child.wait();
+            }
+        }
+        let ended = Instant::now();
+        while !jobs_folders(tmp.path()).is_empty() {
+            assert!(
+                ended.elapsed() < Duration::from_secs(5),
+                "{ending:?}: the jobs folder outlived the server: {:?}",
+                jobs_folders(tmp.path())
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            support::processes_with(&format!("sleep {secs}")).is_empty(),
+            "{ending:?}"
+        );
+    }
+}

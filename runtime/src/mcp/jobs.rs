@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnError};
+use crate::process::{
+    CommandRunner, LocalRunner, ProcessTempDir, RunOutput, RunRequest, SpawnError,
+};
 use crate::recipe::{Follow, Progress, Recipe};
 
 /// The most output a job keeps for `recipe_output`.
@@ -212,7 +214,8 @@ impl Job {
 pub(crate) struct Jobs {
     max: usize,
     timeout: u64,
-    dir: tempfile::TempDir,
+    /// The jobs' output files: gone with the server, however it ends.
+    dir: ProcessTempDir,
     next: AtomicU64,
     list: Mutex<Vec<Arc<Job>>>,
 }
@@ -231,9 +234,7 @@ impl Jobs {
         Ok(Self {
             max,
             timeout,
-            dir: tempfile::Builder::new()
-                .prefix("speccoder-jobs-")
-                .tempdir()?,
+            dir: ProcessTempDir::new("speccoder-jobs-")?,
             next: AtomicU64::new(1),
             list: Mutex::new(Vec::new()),
         })
@@ -327,6 +328,12 @@ impl Jobs {
         for job in list.iter().filter(|j| j.running()) {
             let _ = job.wait_end();
         }
+    }
+
+    /// Removes the jobs' output files and their folder, once every job has ended
+    /// ([`Self::stop_all`]): `recipe_output` reads nothing after this.
+    pub(crate) fn remove_outputs(&self) {
+        self.dir.remove();
     }
 }
 

@@ -121,9 +121,12 @@ pub fn serve(
             state.stop.store(true, Ordering::Relaxed);
         }
     }
-    // Every background job too, each waited for; then whatever is left of any run.
+    // Every background job too, each waited for; then whatever is left of any run. The
+    // jobs' outputs go with them: `shared` lives on in the threads left as they are, so
+    // nothing it holds is dropped.
     shared.jobs.stop_all();
     stop_all_process_groups();
+    shared.jobs.remove_outputs();
     match end {
         End::InputClosed => outbox.close(DRAIN_GRACE),
         End::OutputFailed => {}

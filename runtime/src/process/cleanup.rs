@@ -40,6 +40,65 @@ impl Drop for RemoveOnSignal {
     }
 }
 
+/// A temporary folder of this process's own, private to the user, that goes however the
+/// process ends: when removed or dropped, by the signal thread on a stop signal, and by the
+/// reaper (when [`super::start_reaper`] started one) after SIGKILL, which no handler sees.
+/// `speccoder mcp` keeps its jobs' outputs in one; its threads outlive the session's end,
+/// so it is removed there rather than when dropped.
+#[derive(Debug)]
+pub(crate) struct ProcessTempDir {
+    path: PathBuf,
+    _on_signal: RemoveOnSignal,
+}
+
+impl ProcessTempDir {
+    /// Makes `<prefix>XXXXXX` (0700) in the temporary folder.
+    pub(crate) fn new(prefix: &str) -> std::io::Result<Self> {
+        let path = crate::private_dir::temp_dir(prefix)?.keep();
+        super::registry::register_dir(&path);
+        Ok(Self {
+            _on_signal: RemoveOnSignal::new(&path),
+            path,
+        })
+    }
+
+    /// The folder.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the folder and all in it; the reaper is then told it is gone. A second call
+    /// finds nothing to do.
+    pub(crate) fn remove(&self) {
+        // A folder that will not go stays the reaper's to try once this process is gone.
+        if remove_own_dir(&self.path).is_ok() {
+            super::registry::unregister_dir(&self.path);
+        }
+    }
+}
+
+impl Drop for ProcessTempDir {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Removes `dir` and everything in it when it is a real folder of this user's, and nothing
+/// else: a symlink or another user's folder put in its place is left as it is, and no link
+/// inside it is followed (`remove_dir_all` removes a link, never what it points to).
+pub(crate) fn remove_own_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir)?;
+    let own = meta.is_dir() && meta.uid() == rustix::process::geteuid().as_raw();
+    if !dir.is_absolute() || !own {
+        return Err(std::io::Error::other(format!(
+            "{}: not a folder of this user's, so it is left as it is",
+            dir.display()
+        )));
+    }
+    std::fs::remove_dir_all(dir)
+}
+
 /// Removes every registered file and folder. Called by the signal thread before it exits.
 pub(crate) fn remove_registered() {
     for path in std::mem::take(&mut *paths()) {
@@ -73,5 +132,41 @@ mod tests {
         remove_registered();
         assert!(!folder.exists() && !file.exists());
         assert!(kept.exists());
+    }
+
+    #[test]
+    fn an_own_folder_is_removed_without_following_links() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).expect("mkdir");
+        std::fs::write(outside.join("keep.txt"), "x").expect("write");
+        let folder = dir.path().join("jobs");
+        std::fs::create_dir_all(folder.join("sub")).expect("mkdir");
+        std::fs::write(folder.join("sub/job-1.out"), "x").expect("write");
+        std::os::unix::fs::symlink(&outside, folder.join("link")).expect("link");
+        // A link put where the folder was is left, and so is what it points to.
+        let swapped = dir.path().join("swapped");
+        std::os::unix::fs::symlink(&outside, &swapped).expect("link");
+        assert!(remove_own_dir(&swapped).is_err());
+        assert!(swapped.symlink_metadata().is_ok());
+
+        remove_own_dir(&folder).expect("removed");
+        assert!(!folder.exists());
+        assert!(outside.join("keep.txt").exists());
+        assert!(remove_own_dir(Path::new("relative")).is_err());
+    }
+
+    #[test]
+    fn a_process_temp_dir_goes_when_removed_or_dropped() {
+        let dir = ProcessTempDir::new("speccoder-test-").expect("made");
+        let path = dir.path().to_path_buf();
+        std::fs::write(path.join("job-1.out"), "x").expect("write");
+        dir.remove();
+        assert!(!path.exists());
+        dir.remove();
+        let dir = ProcessTempDir::new("speccoder-test-").expect("made");
+        let path = dir.path().to_path_buf();
+        drop(dir);
+        assert!(!path.exists());
     }
 }

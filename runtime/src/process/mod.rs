@@ -15,6 +15,7 @@ use std::time::Duration;
 
 pub use capture::{Captured, Spill};
 pub use cgroup::cgroups_available;
+pub(crate) use cleanup::ProcessTempDir;
 pub use cleanup::RemoveOnSignal;
 pub use local_runner::{Cgroups, LocalRunner};
 pub use platform::input_hung_up;

@@ -70,22 +70,51 @@ pub(crate) fn unregister(pgid: Pid) {
 
 pub(crate) fn register_cgroup(dir: &Path) {
     live_cgroups().insert(dir.to_path_buf());
-    tell_reaper(&format!("+c {}", dir.display()));
+    tell_reaper_path("+c ", dir);
 }
 
 pub(crate) fn unregister_cgroup(dir: &Path) {
     live_cgroups().remove(dir);
-    tell_reaper(&format!("-c {}", dir.display()));
+    tell_reaper_path("-c ", dir);
+}
+
+/// Tells the reaper to remove `dir` once this process is gone, unless told otherwise by
+/// [`unregister_dir`]. A path holding a newline cannot be told in a line, and is not.
+pub(crate) fn register_dir(dir: &Path) {
+    tell_reaper_path("+d ", dir);
+}
+
+/// Tells the reaper that `dir` is no longer its to remove.
+pub(crate) fn unregister_dir(dir: &Path) {
+    tell_reaper_path("-d ", dir);
+}
+
+/// A line of `kind` and `path` to the reaper, byte for byte: a path need not be UTF-8, and
+/// one changed on the way could name another folder.
+fn tell_reaper_path(kind: &str, path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.contains(&b'\n') {
+        return;
+    }
+    tell_reaper_bytes(&[kind.as_bytes(), bytes].concat());
 }
 
 /// One line to the reaper, when there is one; a reaper gone is forgotten.
 fn tell_reaper(line: &str) {
+    tell_reaper_bytes(line.as_bytes());
+}
+
+/// One line of bytes to the reaper, when there is one; a reaper gone is forgotten.
+fn tell_reaper_bytes(line: &[u8]) {
     use std::io::Write;
     let mut reaper = REAPER
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One write for the line and its end, so that lines of two threads never interleave.
+    let line = [line, b"\n"].concat();
     if let Some(pipe) = reaper.as_mut()
-        && pipe.write_all(format!("{line}\n").as_bytes()).is_err()
+        && pipe.write_all(&line).is_err()
     {
         *reaper = None;
     }
@@ -93,8 +122,8 @@ fn tell_reaper(line: &str) {
 
 /// Starts a reaper for this process: `speccoder __reaper`, in a process group of its own,
 /// which outlives this process and, once this process is gone (even by SIGKILL, which no
-/// handler sees), kills every process group and cgroup still registered. The pipe's end
-/// here closes on exec, so no task holds it open.
+/// handler sees), kills every process group and cgroup still registered and removes every
+/// folder registered. The pipe's end here closes on exec, so no task holds it open.
 pub fn start_reaper() -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     let mut child = std::process::Command::new(super::platform::this_program()?)
@@ -114,13 +143,15 @@ pub fn start_reaper() -> std::io::Result<()> {
     Ok(())
 }
 
-/// The reaper (`speccoder __reaper`): reads `+g PGID`, `-g PGID`, `+c DIR` and `-c DIR`
-/// lines until its input closes, which happens when the process that started it is gone;
-/// then kills what is still registered. Stop signals are ignored: it goes when its owner
-/// does, not before.
+/// The reaper (`speccoder __reaper`): reads `+g PGID`, `-g PGID`, `+c DIR`, `-c DIR`,
+/// `+d DIR` and `-d DIR` lines until its input closes, which happens when the process that
+/// started it is gone; then kills the process groups and cgroups still registered, and
+/// removes the folders (`+d`) still registered. Stop signals are ignored: it goes when its
+/// owner does, not before.
 pub fn reaper_main() -> i32 {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use std::io::BufRead;
+    use std::os::unix::ffi::OsStrExt;
     for signal in [SIGHUP, SIGINT, SIGTERM] {
         // Registered with no action, a signal no longer ends the process.
         let _ = signal_hook::flag::register(
@@ -130,22 +161,33 @@ pub fn reaper_main() -> i32 {
     }
     let mut groups: BTreeSet<i32> = BTreeSet::new();
     let mut cgroups: BTreeSet<PathBuf> = BTreeSet::new();
-    for line in std::io::stdin().lock().lines() {
+    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    // Lines of bytes: a folder's path is told byte for byte.
+    for line in std::io::stdin().lock().split(b'\n') {
         let Ok(line) = line else { break };
-        match line.split_at_checked(3) {
-            Some(("+g ", n)) => {
-                groups.extend(n.parse::<i32>());
-            }
-            Some(("-g ", n)) => {
-                if let Ok(n) = n.parse::<i32>() {
+        let Some((kind, rest)) = line.split_at_checked(3) else {
+            continue;
+        };
+        let path = || PathBuf::from(std::ffi::OsStr::from_bytes(rest));
+        let pgid = || std::str::from_utf8(rest).ok()?.parse::<i32>().ok();
+        match kind {
+            b"+g " => groups.extend(pgid()),
+            b"-g " => {
+                if let Some(n) = pgid() {
                     groups.remove(&n);
                 }
             }
-            Some(("+c ", dir)) => {
-                cgroups.insert(PathBuf::from(dir));
+            b"+c " => {
+                cgroups.insert(path());
             }
-            Some(("-c ", dir)) => {
-                cgroups.remove(Path::new(dir));
+            b"-c " => {
+                cgroups.remove(&path());
+            }
+            b"+d " => {
+                dirs.insert(path());
+            }
+            b"-d " => {
+                dirs.remove(&path());
             }
             _ => {}
         }
@@ -155,6 +197,11 @@ pub fn reaper_main() -> i32 {
     }
     for dir in &cgroups {
         super::cgroup::kill_dir(dir);
+    }
+    // After the kills: nothing of the owner's writes to these folders any more.
+    for dir in &dirs {
+        // Nothing more can be done for a folder that will not go, this late.
+        let _ = super::cleanup::remove_own_dir(dir);
     }
     0
 }
