@@ -49,6 +49,12 @@ pub(crate) fn ensure_private_dirs(base: &Path, parts: &[&OsStr]) -> std::io::Res
     for part in parts {
         path.push(part);
         let refuse = |why: String| Error::other(format!("{}: {why}", path.display()));
+        let not_ours = |why: String| {
+            Error::other(NotSafelyOurs {
+                path: path.clone(),
+                why,
+            })
+        };
         match rustix::fs::mkdirat(&dir, *part, Mode::from_raw_mode(0o700)) {
             Ok(()) | Err(rustix::io::Errno::EXIST) => {}
             Err(err) => return Err(with_path(&path, err.into())),
@@ -61,7 +67,7 @@ pub(crate) fn ensure_private_dirs(base: &Path, parts: &[&OsStr]) -> std::io::Res
                     .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode));
                 return Err(match what {
                     Ok(rustix::fs::FileType::Symlink) => {
-                        refuse("is a symlink; a private folder must be a real folder".into())
+                        not_ours("is a symlink; a private folder must be a real folder".into())
                     }
                     Ok(kind) if kind != rustix::fs::FileType::Directory => {
                         refuse("is not a folder".into())
@@ -72,7 +78,7 @@ pub(crate) fn ensure_private_dirs(base: &Path, parts: &[&OsStr]) -> std::io::Res
         };
         let stat = rustix::fs::fstat(&next).map_err(|err| with_path(&path, err.into()))?;
         if stat.st_uid != me {
-            return Err(refuse(format!(
+            return Err(not_ours(format!(
                 "is owned by user {}, not by this user ({me})",
                 stat.st_uid
             )));
@@ -84,6 +90,23 @@ pub(crate) fn ensure_private_dirs(base: &Path, parts: &[&OsStr]) -> std::io::Res
         dir = next;
     }
     Ok(path)
+}
+
+/// A folder on the way that is there but not safely this user's: a symlink, or another
+/// user's folder. Unlike a folder that cannot be made, it may be someone aiming the
+/// runtime's writes, so a caller refuses it rather than go elsewhere quietly.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {why}", path.display())]
+pub(crate) struct NotSafelyOurs {
+    path: PathBuf,
+    why: String,
+}
+
+/// Whether `err`, from [`ensure_private_dirs`], says a folder is there but not safely this
+/// user's ([`NotSafelyOurs`]).
+pub(crate) fn is_not_safely_ours(err: &Error) -> bool {
+    err.get_ref()
+        .is_some_and(|inner| inner.is::<NotSafelyOurs>())
 }
 
 /// `err` with the path it is about.
@@ -152,10 +175,15 @@ mod tests {
             err.to_string()
                 .ends_with("is a symlink; a private folder must be a real folder")
         );
+        assert!(is_not_safely_ours(&err), "{err}");
         let file = base.path().join("file");
         std::fs::write(&file, "").expect("file");
         let err = ensure_private_dir(&file).expect_err("a file");
         assert!(err.to_string().ends_with("is not a folder"), "{err}");
+        // A folder that cannot be made is not someone aiming the writes.
+        assert!(!is_not_safely_ours(&err), "{err}");
+        let err = ensure_private_dir(&file.join("under")).expect_err("under a file");
+        assert!(!is_not_safely_ours(&err), "{err}");
     }
 
     #[test]

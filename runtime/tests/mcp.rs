@@ -1398,3 +1398,121 @@ fn the_jobs_folder_goes_with_the_server_however_it_ends() {
         );
     }
 }
+
+/// Where the state folder cannot be made, and how the test's environment says so.
+#[derive(Debug, Clone, Copy)]
+enum Unusable {
+    /// `HOME` is a folder no one may write (a sandbox's read-only home); root writes
+    /// anyway, so this case is skipped for root.
+    ReadOnlyHome,
+    /// `HOME` is a regular file: nothing can be made under it, root or not.
+    HomeIsAFile,
+    /// `XDG_STATE_HOME` is a path under a regular file.
+    StateUnderAFile,
+}
+
+#[test]
+fn a_state_folder_that_cannot_be_made_sends_full_outputs_to_the_temp_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project("big:\n\t@seq 1 100000\n");
+    let root = root(&dir);
+    std::fs::write(
+        root.join("speccoder.toml"),
+        "[recipe]\noutput_head_bytes = 100\noutput_tail_bytes = 50\n",
+    )
+    .expect("config");
+    let full: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    let uid = rustix::process::geteuid().as_raw();
+    for unusable in [
+        Unusable::ReadOnlyHome,
+        Unusable::HomeIsAFile,
+        Unusable::StateUnderAFile,
+    ] {
+        if matches!(unusable, Unusable::ReadOnlyHome) && rustix::process::geteuid().is_root() {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("tmp");
+        let place = tempfile::tempdir().expect("home");
+        let file = place.path().join("file");
+        std::fs::write(&file, "not a folder").expect("file");
+        let home = place.path().join("home");
+        std::fs::create_dir(&home).expect("home");
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        // The environment Codex gives an MCP server: no XDG_STATE_HOME of the test's.
+        let (home, state, base) = match unusable {
+            Unusable::ReadOnlyHome => (home.clone(), None, home.join(".local/state")),
+            Unusable::HomeIsAFile => (file.clone(), None, file.join(".local/state")),
+            Unusable::StateUnderAFile => {
+                (home.clone(), Some(file.join("state")), file.join("state"))
+            }
+        };
+        let why = match unusable {
+            Unusable::ReadOnlyHome => "Permission denied (os error 13)",
+            Unusable::HomeIsAFile | Unusable::StateUnderAFile => "Not a directory (os error 20)",
+        };
+        let why = format!("{}: {why}", base.display());
+        let note = format!(
+            "The full output is in the temporary folder instead of the state folder, which \
+             could not be used: {why}."
+        );
+        let env = |c: &mut Command| {
+            c.env("TMPDIR", tmp.path()).env("HOME", &home);
+            match &state {
+                Some(state) => c.env("XDG_STATE_HOME", state),
+                None => c.env_remove("XDG_STATE_HOME"),
+            };
+        };
+        let kept = tmp.path().join(format!("speccoder-outputs-{uid}"));
+        let check = |how: &str, run: &Value, note: &str| {
+            assert_eq!(run["exit_code"], 0, "{how} {unusable:?}: {run}");
+            assert_eq!(run["note"], note, "{how} {unusable:?}");
+            let path = run["full_output"].as_str().expect("a kept output");
+            assert!(
+                Path::new(path).starts_with(&kept),
+                "{how} {unusable:?}: {path} is not in {}",
+                kept.display()
+            );
+            assert_eq!(
+                std::fs::read_to_string(path).expect("the full output"),
+                full,
+                "{how} {unusable:?}"
+            );
+        };
+
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_speccoder"));
+        cli.arg("-C")
+            .arg(&root)
+            .args(["recipe", "run", "--json", "--timeout", "5000", "big"])
+            .env("PATH", support::path_var())
+            .env("SPECCODER_CACHE_DIR", support::test_cache_dir());
+        env(&mut cli);
+        let out = cli.output().expect("speccoder starts");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{unusable:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Both notes, when both apply.
+        check(
+            "recipe run",
+            &serde_json::from_slice(&out.stdout).expect("json"),
+            &format!("Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s). {note}"),
+        );
+
+        let mut server = Raw::start_with(&root, env);
+        let (answer, _) = server.call(1, "recipe", json!({"op": "big"}));
+        assert_eq!(answer["result"]["isError"], false, "{unusable:?}: {answer}");
+        check("mcp", &answer["result"]["structuredContent"], &note);
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text");
+        assert!(
+            text.ends_with(&format!("\n\n{note}\n")),
+            "{unusable:?}: {text}"
+        );
+        assert_eq!(server.close(), Some(0));
+        // The home was left as it was.
+        assert!(!place.path().join("home/.local").exists(), "{unusable:?}");
+    }
+}

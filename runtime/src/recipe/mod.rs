@@ -25,7 +25,7 @@ pub use prompt::{PromptLimits, prompt};
 pub use resolve::{ResolveError, Resolved, build_command, task_list};
 pub use run::{
     MAX_KEPT_OUTPUT_BYTES, MAX_KEPT_OUTPUTS, OutputDir, RunError, RunResult, RunSettings,
-    TIMEOUT_RANGE, default_output_dir,
+    TIMEOUT_RANGE, default_output_dir, temp_output_dir,
 };
 
 use crate::config::RecipeConfig;

@@ -48,7 +48,8 @@ pub struct RunResult {
     pub full_output: Option<PathBuf>,
     /// The effective timeout in seconds.
     pub timeout_secs: u64,
-    /// Set when the requested timeout was outside the allowed range.
+    /// Set when the requested timeout was outside the allowed range, or the full output
+    /// went to the temporary folder because the state folder could not be used.
     pub note: Option<String>,
 }
 
@@ -204,7 +205,8 @@ impl OutputDir {
 
 /// The folder full outputs go to by default, private to the user:
 /// `$XDG_STATE_HOME/speccoder/outputs`, else `$HOME/.local/state/speccoder/outputs`, else
-/// (no home) `speccoder-outputs-<uid>` in the temporary folder, checked like the others.
+/// (no home) [`temp_output_dir`]. A run whose folder cannot be made or written uses
+/// [`temp_output_dir`] too, and says so.
 pub fn default_output_dir() -> OutputDir {
     let var = |name| {
         std::env::var_os(name)
@@ -219,13 +221,18 @@ pub fn default_output_dir() -> OutputDir {
             base,
             parts: vec!["speccoder".into(), "outputs".into()],
         },
-        None => {
-            let uid = rustix::process::geteuid().as_raw();
-            OutputDir {
-                base: std::env::temp_dir(),
-                parts: vec![format!("speccoder-outputs-{uid}")],
-            }
-        }
+        None => temp_output_dir(),
+    }
+}
+
+/// `speccoder-outputs-<uid>` in the temporary folder, checked like the others: where full
+/// outputs go when the user has no home, or their state folder cannot be used (Codex starts
+/// MCP servers inside a sandbox where the home folder is read-only).
+pub fn temp_output_dir() -> OutputDir {
+    let uid = rustix::process::geteuid().as_raw();
+    OutputDir {
+        base: std::env::temp_dir(),
+        parts: vec![format!("speccoder-outputs-{uid}")],
     }
 }
 
@@ -265,7 +272,7 @@ pub fn run(
     let timeout_secs = settings
         .timeout_secs
         .clamp(*TIMEOUT_RANGE.start(), *TIMEOUT_RANGE.end());
-    let note = (timeout_secs != settings.timeout_secs).then(|| {
+    let clamped = (timeout_secs != settings.timeout_secs).then(|| {
         format!(
             "Timeout clamped to {timeout_secs}s (requested {}s; allowed range {}-{}s).",
             settings.timeout_secs,
@@ -273,25 +280,12 @@ pub fn run(
             TIMEOUT_RANGE.end()
         )
     });
-    // Every folder on the way is checked, through the one checked before it.
-    let parts: Vec<&std::ffi::OsStr> = settings
-        .output_dir
-        .parts
-        .iter()
-        .map(std::ffi::OsStr::new)
-        .chain([std::ffi::OsStr::new(RUNNING)])
-        .collect();
-    let running = crate::private_dir::ensure_private_dirs(&settings.output_dir.base, &parts)
-        .map_err(RunError::OutputFile)?;
-    let output_dir = settings.output_dir.path();
-    // Every run writes its whole output (a file only its owner reads); the file is kept only
-    // when the output was cut.
-    let spill = tempfile::Builder::new()
-        .prefix(OUTPUT_PREFIX)
-        .suffix(OUTPUT_SUFFIX)
-        .rand_bytes(OUTPUT_RANDOM)
-        .tempfile_in(&running)
-        .map_err(RunError::OutputFile)?;
+    let SpillFile {
+        file: spill,
+        running,
+        outputs: output_dir,
+        moved,
+    } = spill_file(&settings.output_dir)?;
     // `recipe run` stopped by a signal exits without dropping `spill`.
     let remove_on_signal = RemoveOnSignal::new(spill.path());
     let mut request = RunRequest::new(
@@ -337,6 +331,17 @@ pub fn run(
     } else {
         (captured.text(), None)
     };
+    // Where the full output went matters only when it was kept.
+    let moved = moved.filter(|_| full_output.is_some()).map(|why| {
+        format!(
+            "The full output is in the temporary folder instead of the state folder, which \
+             could not be used: {why}."
+        )
+    });
+    let note = match (clamped, moved) {
+        (Some(clamped), Some(moved)) => Some(format!("{clamped} {moved}")),
+        (clamped, moved) => clamped.or(moved),
+    };
     let (exit_code, signal) = match output.exit {
         Exit::Code(code) => (Some(code), None),
         Exit::Signal(signal) => (None, Some(signal)),
@@ -356,6 +361,70 @@ pub fn run(
         full_output,
         timeout_secs,
         note,
+    })
+}
+
+/// A run's output file, written while it runs, and the outputs folder it is kept in.
+struct SpillFile {
+    file: tempfile::NamedTempFile,
+    /// The folder of runs in progress it is in.
+    running: PathBuf,
+    /// The outputs folder it is moved to when kept.
+    outputs: PathBuf,
+    /// Why the outputs folder asked for could not be used, when the temporary folder's is.
+    moved: Option<String>,
+}
+
+/// Makes the run's output file in `asked`, or, when that folder cannot be made or written,
+/// in [`temp_output_dir`]: nothing is lost for a read-only home. A folder that is there but
+/// not safely ours (a symlink, another user's) is refused instead, so that whoever aimed it
+/// is seen.
+fn spill_file(asked: &OutputDir) -> Result<SpillFile, RunError> {
+    let why = match spill_file_in(asked) {
+        Ok(spill) => return Ok(spill),
+        Err(err) if crate::private_dir::is_not_safely_ours(&err) => {
+            return Err(RunError::OutputFile(err));
+        }
+        Err(err) => err,
+    };
+    let fallback = temp_output_dir();
+    if *asked == fallback {
+        return Err(RunError::OutputFile(why));
+    }
+    match spill_file_in(&fallback) {
+        Ok(spill) => Ok(SpillFile {
+            moved: Some(why.to_string()),
+            ..spill
+        }),
+        Err(err) => Err(RunError::OutputFile(std::io::Error::new(
+            why.kind(),
+            format!("{why}; nor in the temporary folder: {err}"),
+        ))),
+    }
+}
+
+/// Makes the run's output file in `dir`'s folder of runs in progress.
+fn spill_file_in(dir: &OutputDir) -> std::io::Result<SpillFile> {
+    // Every folder on the way is checked, through the one checked before it.
+    let parts: Vec<&std::ffi::OsStr> = dir
+        .parts
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .chain([std::ffi::OsStr::new(RUNNING)])
+        .collect();
+    let running = crate::private_dir::ensure_private_dirs(&dir.base, &parts)?;
+    // Every run writes its whole output (a file only its owner reads); the file is kept only
+    // when the output was cut.
+    let file = tempfile::Builder::new()
+        .prefix(OUTPUT_PREFIX)
+        .suffix(OUTPUT_SUFFIX)
+        .rand_bytes(OUTPUT_RANDOM)
+        .tempfile_in(&running)?;
+    Ok(SpillFile {
+        file,
+        running,
+        outputs: dir.path(),
+        moved: None,
     })
 }
 
