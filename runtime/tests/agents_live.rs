@@ -418,3 +418,125 @@ fn codex_agent_run_builds_go_with_a_cold_cache() {
         "the build cache was made in the fake home"
     );
 }
+
+/// Wiring done by hand: the table `mcp --print-config codex` prints, pasted into Codex's
+/// own `config.toml`, lets `codex exec` (approval `never`) call the recipe tool, which a
+/// bare `codex mcp add` entry would have refused.
+#[test]
+fn codex_wired_by_hand_from_print_config_runs_the_recipe() {
+    require_tools(&["codex"]);
+    let cell = Cell::new(Agent::Codex);
+    let printed = support::speccoder(&cell.root(), &["mcp", "--print-config", "codex"]);
+    assert_eq!(printed.status.code(), Some(0), "{printed:?}");
+    let table = String::from_utf8(printed.stdout).expect("utf-8");
+    let model = ScriptedModel::start(vec![
+        Step::mcp("speccoder", "recipe", json!({"op": "test"})),
+        Step::text("Ran the tests."),
+    ]);
+    let codex_home = cell.home().join(".codex");
+    model.write_codex_config(&codex_home).expect("config");
+    let config = codex_home.join("config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push('\n');
+    text.push_str(&table);
+    std::fs::write(&config, text).expect("config");
+    let out = Command::new("codex")
+        .args(["exec", "--skip-git-repo-check", "-C"])
+        .arg(cell.root())
+        .arg("Run the tests.")
+        .env_clear()
+        .env("PATH", path_var())
+        .env("HOME", cell.home())
+        .env("CODEX_HOME", &codex_home)
+        .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
+        .envs(model.codex_env())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("codex starts");
+    let results = model.tool_results();
+    assert!(
+        results
+            .iter()
+            .any(|r| squeezed(r).contains("\"exit_code\":0") && r.contains("Ran 3 tests")),
+        "{results:#?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Claude stopped by `[executor] max_turns`: its JSON has no `result`, and the outcome
+/// says why from its `errors` and `subtype`.
+#[test]
+fn claude_stopped_by_max_turns_says_so() {
+    require_tools(&["claude"]);
+    let cell = Cell::new(Agent::Claude);
+    let config = cell.root().join("speccoder.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace(
+            "timeout_secs = 300\n",
+            "timeout_secs = 300\nmax_turns = 1\n",
+        ),
+    )
+    .expect("config");
+    let model = ScriptedModel::start(vec![
+        Step::shell("make test"),
+        Step::shell("make test"),
+        Step::shell("make test"),
+        Step::text("Done."),
+    ]);
+    let out = cell.speccoder(&model, &["agent", "run", "--bundle", "../bundle.json"]);
+    let outcome: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(outcome["status"], "failed", "{outcome}");
+    let reason = outcome["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("error_max_turns"), "{reason}");
+    assert!(!reason.contains("the agent reported an error"), "{reason}");
+}
+
+/// A command Claude's rules refuse is counted in the outcome, and reaches the next
+/// attempt's prompt through the digest: the second conversation is told what was refused.
+#[test]
+fn claudes_refused_commands_reach_the_next_attempt() {
+    require_tools(&["claude"]);
+    let cell = Cell::new(Agent::Claude);
+    let config = cell.root().join("speccoder.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace("max_attempts = 1", "max_attempts = 2"),
+    )
+    .expect("config");
+    let mut script = vec![Step::shell("curl -s http://127.0.0.1:9/nowhere")];
+    script.push(Step::text("I could not fetch the page."));
+    script.extend(cell.script("a + b", false));
+    let model = ScriptedModel::start(script);
+    let out = cell.speccoder(&model, &["attempt", "--json", "--bundle", "../bundle.json"]);
+    let story: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(story["verdict"], "passed", "{story:#}");
+    let first = &story["attempts"][0];
+    assert_eq!(
+        first["agent"]["permission_denials"]["count"], 1,
+        "{first:#}"
+    );
+    assert_eq!(
+        first["agent"]["permission_denials"]["commands"],
+        json!(["curl -s http://127.0.0.1:9/nowhere"])
+    );
+    // The first request of the second conversation: its prompt holds the digest.
+    let second = model
+        .requests()
+        .into_iter()
+        .find(|r| {
+            let text = r.to_string();
+            text.contains("Previous attempt") && !text.contains("tool_result")
+        })
+        .expect("a second conversation with the digest");
+    assert!(
+        second
+            .to_string()
+            .contains("curl -s http://127.0.0.1:9/nowhere"),
+        "{second}"
+    );
+}

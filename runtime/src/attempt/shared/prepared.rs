@@ -129,6 +129,8 @@ impl Prepared {
                     self.withheld.iter().map(|w| w.dir.clone()).collect();
                 hidden.push(self.repo.common_dir.join("speccoder"));
                 hidden.push(crate::recipe::default_output_dir().path());
+                // Where kept outputs go when the state folder cannot be used.
+                hidden.push(crate::recipe::temp_output_dir().path());
                 Box::new(Sandbox {
                     namespaces,
                     spec: Spec {
