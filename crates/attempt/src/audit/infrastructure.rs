@@ -1,0 +1,1315 @@
+//! Test infrastructure: the files (and the keys of shared manifests) that define what a
+//! check runs, frozen like the tests themselves (`spec/verdict.md`). Three pure readings:
+//! which paths are infrastructure, whether a manifest's frozen keys changed, and whether the
+//! tests inside a Rust source file changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use speccoder_runners::{RUNNERS, RunnerDef};
+
+/// How a path is test infrastructure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Infra {
+    /// The whole file is frozen; the text says what it is ("a makefile make reads").
+    Whole(&'static str),
+    /// A manifest that honest work also edits: only some keys are frozen
+    /// (`frozen_keys_changed`).
+    Keys,
+}
+
+/// What the classification needs to know of the project.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Project {
+    /// Vitest runs the tests, and vitest reads `vite.config.*`.
+    pub(crate) vitest: bool,
+}
+
+/// What a makefile is.
+const MAKEFILE: &str = "a makefile make reads";
+/// What a justfile is.
+const JUSTFILE: &str = "a justfile just reads";
+/// What a Taskfile is.
+const TASKFILE: &str = "a Taskfile go-task reads";
+/// What pytest's own file is.
+const PYTEST: &str = "pytest's configuration";
+/// What Python runs at start-up.
+const STARTUP: &str = "a module Python imports at start-up";
+/// What a CI file is.
+const CI: &str = "a CI definition";
+/// What an environment file is to the runners that load it (just's `dotenv-load`, bun,
+/// vite, go-task's `dotenv`).
+const ENV_FILE: &str = "an environment file the runners load";
+
+/// Whole files by name in any folder (`*.ext` and `stem.*` as well), compared in lower case:
+/// just reads `Justfile` like `justfile`, and on a case-insensitive disk so do the others.
+const FILE_NAMES: &[(&str, &str)] = &[
+    ("*.just", "a module or import of a justfile"),
+    ("*.mk", "a make include file"),
+    ("*.pth", "a path file Python runs at start-up"),
+    (".env", ENV_FILE),
+    (".env.*", ENV_FILE),
+    (".justfile", JUSTFILE),
+    (".mocharc.*", "mocha's configuration"),
+    (".pytest.ini", PYTEST),
+    (".pytest.toml", PYTEST),
+    ("ava.config.*", "ava's configuration"),
+    ("conftest.py", "a conftest pytest loads"),
+    ("gnumakefile", MAKEFILE),
+    ("jest.config.*", "jest's configuration"),
+    ("justfile", JUSTFILE),
+    ("makefile", MAKEFILE),
+    ("noxfile.py", "nox's sessions"),
+    ("pytest.ini", PYTEST),
+    ("pytest.toml", PYTEST),
+    ("sitecustomize.py", STARTUP),
+    ("taskfile.dist.yaml", TASKFILE),
+    ("taskfile.dist.yml", TASKFILE),
+    ("taskfile.yaml", TASKFILE),
+    ("taskfile.yml", TASKFILE),
+    ("tox.ini", "tox's configuration"),
+    ("usercustomize.py", STARTUP),
+    ("vitest.config.*", "vitest's configuration"),
+    ("vitest.workspace.*", "vitest's workspace"),
+];
+/// CI files and folders (ending in `/`) at the project root.
+const CI_PATHS: &[&str] = &[
+    ".buildkite/",
+    ".ci/",
+    ".circleci/",
+    ".github/",
+    ".gitlab-ci.yml",
+    ".travis.yml",
+    "Jenkinsfile",
+    "azure-pipelines.yml",
+];
+/// Shared manifests, in any folder: only their frozen keys are infrastructure.
+const KEYED_MANIFESTS: &[&str] = &["Cargo.toml", "package.json", "pyproject.toml", "setup.cfg"];
+/// Folder names that make `__init__.py` and `__main__.py` part of a test suite.
+const TEST_FOLDERS: &[&str] = &["test", "testing", "tests"];
+
+/// Whether and how `path` (relative to the project root, `/`-separated) is test
+/// infrastructure.
+pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let folders: Vec<&str> = folder.split('/').collect();
+    let lower = name.to_ascii_lowercase();
+    let by_name = FILE_NAMES.iter().find(|(pattern, _)| {
+        match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+            (Some(extension), _) => lower.ends_with(extension),
+            (_, Some(stem)) => lower.starts_with(stem),
+            _ => lower == *pattern,
+        }
+    });
+    let whole = if CI_PATHS
+        .iter()
+        .any(|ci| path == *ci || ci.ends_with('/') && path.starts_with(ci))
+    {
+        Some(CI)
+    } else if path == speccoder_config::CONFIG_FILE {
+        Some("speccoder's configuration")
+    } else if let Some((_, why)) = by_name {
+        Some(*why)
+    } else if project.vitest && name.starts_with("vite.config.") {
+        Some("vite's configuration, which vitest reads")
+    } else if name == "build.rs" && !folders.contains(&"src") {
+        // Cargo runs the `build.rs` beside a manifest; one under `src/` is a module.
+        Some("a build script cargo runs")
+    } else if folders.last() == Some(&".cargo") && matches!(name, "config" | "config.toml") {
+        Some("cargo's configuration")
+    } else if matches!(name, "__init__.py" | "__main__.py")
+        && folders.iter().any(|f| TEST_FOLDERS.contains(f))
+    {
+        Some("a package file of a test folder")
+    } else {
+        None
+    };
+    match whole {
+        Some(why) => Some(Infra::Whole(why)),
+        None => KEYED_MANIFESTS.contains(&name).then_some(Infra::Keys),
+    }
+}
+
+/// The runner that reads `path` (a project path) and follows what it includes, when one
+/// does (a makefile, justfile or Taskfile).
+pub(crate) fn runner_file(path: &str) -> Option<&'static RunnerDef> {
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    RUNNERS
+        .iter()
+        .find(|def| def.included.is_some() && def.reads_file(name))
+}
+
+/// The files that the runner file `path` (a makefile, justfile or Taskfile, a project
+/// path) makes its runner read, as project paths, whether they exist or not (each
+/// runner's `included` says which it names). Names built from variables or globs are left
+/// out (the file names frozen anywhere cover the usual ones), and so are names outside the
+/// project.
+pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let join = |rel: &str| -> Option<String> {
+        let rel = rel.trim().trim_matches(['\'', '"']);
+        if rel.is_empty() || rel.starts_with('/') || rel.contains(['$', '*', '?', '[', '{']) {
+            return None;
+        }
+        let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+        for part in rel.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                part => parts.push(part),
+            }
+        }
+        Some(parts.join("/"))
+    };
+    let named = runner_file(path)
+        .and_then(|def| def.included)
+        .map(|named_in| named_in(text))
+        .unwrap_or_default();
+    let mut found: Vec<String> = named.iter().filter_map(|rel| join(rel)).collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Keys of `package.json` that configure a test runner, frozen whole (`scripts` is frozen
+/// script by script).
+const PACKAGE_JSON_KEYS: &[&str] = &["ava", "jest", "mocha", "vitest"];
+/// `[package]` keys of `Cargo.toml` that decide which targets cargo finds, or what it runs
+/// before them.
+const PACKAGE_KEYS: &[&str] = &["autobins", "autoexamples", "autolib", "autotests", "build"];
+/// Keys of a `Cargo.toml` target that decide whether and how `cargo test` runs it.
+const TARGET_KEYS: &[&str] = &["doctest", "harness", "path", "required-features", "test"];
+/// Tables under `[tool]` of `pyproject.toml` that configure a test or task runner, frozen
+/// key by key (and each hatch environment's `scripts`).
+const PYPROJECT_TABLES: &[&str] = &[
+    "nox",
+    "pdm.scripts",
+    "poe.tasks",
+    "pytest",
+    "pytest.ini_options",
+    "tox",
+];
+
+/// The frozen parts of one manifest, by the label a detail names them with, as JSON values
+/// (key order inside objects does not count).
+type Parts = BTreeMap<String, serde_json::Value>;
+
+/// For an `Infra::Keys` path: `None` when the frozen parts of `old` and `new` are equal,
+/// else a detail naming what changed. `None` for a side means the file is absent there.
+pub(crate) fn frozen_keys_changed(
+    path: &str,
+    old: Option<&str>,
+    new: Option<&str>,
+) -> Option<String> {
+    let read: fn(&str) -> Result<Parts, String> = match path.rsplit('/').next() {
+        Some("Cargo.toml") => cargo_parts,
+        Some("package.json") => package_json_parts,
+        Some("pyproject.toml") => pyproject_parts,
+        Some("setup.cfg") => |text| Ok(setup_cfg_parts(text)),
+        _ => return None,
+    };
+    let side = |text: Option<&str>| text.map_or_else(|| Ok(Parts::new()), read);
+    let (before, now) = match (side(old), side(new)) {
+        (Ok(before), Ok(now)) => (before, now),
+        (Ok(_), Err(err)) => return Some(err),
+        (Err(err), Ok(_)) => return Some(format!("the base's version {err}")),
+        // Neither side says what is frozen, so any edit counts.
+        (Err(_), Err(err)) => return (old != new).then_some(err),
+    };
+    let labels: BTreeSet<&String> = before.keys().chain(now.keys()).collect();
+    let changes: Vec<String> = labels
+        .into_iter()
+        .filter_map(|label| match (before.get(label), now.get(label)) {
+            (Some(a), Some(b)) if a != b => Some(format!("{label} changed")),
+            (Some(_), None) => Some(format!("{label} removed")),
+            (None, Some(_)) => Some(format!("{label} added")),
+            _ => None,
+        })
+        .collect();
+    (!changes.is_empty()).then(|| changes.join("; "))
+}
+
+/// The frozen parts of a `package.json`: each script, and the test runners' keys.
+fn package_json_parts(text: &str) -> Result<Parts, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|err| format!("cannot be read as JSON: {err}"))?;
+    let object = value
+        .as_object()
+        .ok_or("cannot be read as JSON: not an object")?;
+    let mut parts = Parts::new();
+    match object.get("scripts") {
+        Some(serde_json::Value::Object(scripts)) => {
+            for (name, script) in scripts {
+                parts.insert(format!("`scripts.{name}`"), script.clone());
+            }
+        }
+        Some(other) => _ = parts.insert("`scripts`".to_owned(), other.clone()),
+        None => {}
+    }
+    for key in PACKAGE_JSON_KEYS {
+        if let Some(value) = object.get(*key) {
+            parts.insert(format!("`{key}`"), value.clone());
+        }
+    }
+    Ok(parts)
+}
+
+/// `text` as a TOML table, or why it cannot be read, with the line.
+fn read_toml(text: &str) -> Result<toml::Table, String> {
+    text.parse::<toml::Table>().map_err(|err| {
+        let at = err.span().map_or(0, |span| span.start.min(text.len()));
+        let line = text.as_bytes()[..at].split(|b| *b == b'\n').count();
+        format!("cannot be read as TOML: {} (line {line})", err.message())
+    })
+}
+
+/// A TOML value as JSON, so that every manifest's parts compare alike.
+fn json(value: &toml::Value) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_default()
+}
+
+/// The frozen parts of a `Cargo.toml`: what decides what `cargo test` builds and runs.
+fn cargo_parts(text: &str) -> Result<Parts, String> {
+    let manifest = read_toml(text)?;
+    let mut parts = Parts::new();
+    let mut put = |label: String, value: Option<&toml::Value>| {
+        if let Some(value) = value {
+            parts.insert(label, json(value));
+        }
+    };
+    let (package, lib) = (manifest.get("package"), manifest.get("lib"));
+    for key in PACKAGE_KEYS {
+        let value = package.and_then(|p| p.get(*key));
+        put(format!("`[package] {key}`"), value);
+    }
+    for key in TARGET_KEYS {
+        put(format!("`[lib] {key}`"), lib.and_then(|l| l.get(*key)));
+    }
+    // Targets are matched by name, else by position.
+    for kind in ["bin", "example", "test"] {
+        let Some(value) = manifest.get(kind) else {
+            continue;
+        };
+        let one = std::slice::from_ref(value);
+        let targets = value.as_array().map_or(one, Vec::as_slice);
+        for (i, target) in targets.iter().enumerate() {
+            let name = target.get("name").and_then(|n| n.as_str());
+            let name = name.map_or_else(|| format!("#{}", i + 1), |name| format!("`{name}`"));
+            if kind == "test" {
+                put(format!("`[[test]]` target {name}"), Some(target));
+            }
+            for key in TARGET_KEYS.iter().filter(|_| kind != "test") {
+                let label = format!("`[[{kind}]]` target {name}: `{key}`");
+                put(label, target.get(*key));
+            }
+        }
+    }
+    let profile = manifest.get("profile").and_then(|p| p.get("test"));
+    put("`[profile.test]`".to_owned(), profile);
+    Ok(parts)
+}
+
+/// The frozen parts of a `pyproject.toml`: the test and task runners' tables, key by key.
+fn pyproject_parts(text: &str) -> Result<Parts, String> {
+    let manifest = read_toml(text)?;
+    let mut parts = Parts::new();
+    let Some(tool) = manifest.get("tool") else {
+        return Ok(parts);
+    };
+    let mut tables = Vec::new();
+    for dotted in PYPROJECT_TABLES {
+        if let Some(table) = dotted.split('.').try_fold(tool, |v, key| v.get(key)) {
+            tables.push((format!("tool.{dotted}"), table));
+        }
+    }
+    let envs = tool
+        .get("hatch")
+        .and_then(|h| h.get("envs"))
+        .and_then(|e| e.as_table());
+    for (env, config) in envs.into_iter().flatten() {
+        if let Some(scripts) = config.get("scripts") {
+            tables.push((format!("tool.hatch.envs.{env}.scripts"), scripts));
+        }
+    }
+    for (section, value) in tables {
+        match value.as_table() {
+            Some(table) if !table.is_empty() => {
+                // `[tool.pytest.ini_options]` is a table of its own.
+                for (key, value) in table
+                    .iter()
+                    .filter(|(key, _)| section != "tool.pytest" || *key != "ini_options")
+                {
+                    parts.insert(format!("`[{section}] {key}`"), json(value));
+                }
+            }
+            // An empty `[tool.pytest.ini_options]` still makes its file pytest's configuration.
+            _ => _ = parts.insert(format!("`[{section}]`"), json(value)),
+        }
+    }
+    Ok(parts)
+}
+
+/// The frozen part of a `setup.cfg`: the lines of its `[tool:pytest]` section, trimmed,
+/// without blank and comment lines.
+fn setup_cfg_parts(text: &str) -> Parts {
+    let (mut lines, mut in_pytest) = (None::<Vec<String>>, false);
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        // pytest's reader (iniconfig) takes a header only at the start of a line, comments
+        // cut off; an indented `[x]` continues a value.
+        let header = line.split(['#', ';']).next().unwrap_or("").trim_end();
+        if let Some(name) = header.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            in_pytest = name == "tool:pytest";
+            if in_pytest {
+                lines.get_or_insert_default();
+            }
+        } else if in_pytest {
+            let words: Vec<&str> = trimmed.split_whitespace().collect();
+            lines.get_or_insert_default().push(words.join(" "));
+        }
+    }
+    let part = lines.map(|lines| ("`[tool:pytest]`".to_owned(), lines.into()));
+    part.into_iter().collect()
+}
+
+/// Attributes that make a function a test, by their path's last segment (`tokio::test`).
+const TEST_ATTRIBUTES: &[&str] = &[
+    "quickcheck",
+    "rstest",
+    "test",
+    "test_case",
+    "wasm_bindgen_test",
+];
+/// Attributes that change warnings or docs, never what runs, by their first segment.
+const FREE_ATTRIBUTES: &[&str] = &[
+    "allow", "deny", "doc", "expect", "forbid", "rustfmt", "warn",
+];
+/// Macros whose replacement would change what every test asserts.
+const ASSERTION_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_matches",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+];
+
+/// Items named by the word after their keyword.
+const NAMED_ITEMS: &[&str] = &[
+    "const", "enum", "fn", "mod", "static", "struct", "trait", "type", "union",
+];
+/// Items that end at their `;` though they may hold braces before it.
+const TO_SEMICOLON: &[&str] = &["const", "static", "type", "use"];
+
+/// The problems with the Rust tests of `old` in `new`: every test of `old`, and every item
+/// of its `#[cfg(test)]` modules, must be in `new` with the same tokens; so must the
+/// attributes of each module holding tests; and `new` must not bring in a replacement for an
+/// assertion macro. Whitespace, comments and lint attributes do not count.
+pub(crate) fn rust_tests_changed(old: &str, new: &str) -> Vec<String> {
+    let (old, new) = (Reading::of(old), Reading::of(new));
+    let mut by_key: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
+    for item in &new.items {
+        by_key.entry(&item.key).or_default().push(item);
+    }
+    let mut problems = Vec::new();
+    for item in old.items.iter().filter(|item| item.frozen(&old.items)) {
+        let same_key = by_key.get(item.key.as_str()).map_or(&[][..], Vec::as_slice);
+        let same = |n: &&Item| n.kind == item.kind && n.text == item.text;
+        if same_key.iter().any(same) {
+            continue;
+        }
+        let label = item.snippet.as_ref().unwrap_or(&item.key);
+        problems.push(match (item.kind, same_key.first().map(|n| n.line)) {
+            (Kind::Test, Some(line)) => format!("test `{label}` changed (line {line})"),
+            (Kind::Test, None) => format!("test `{label}` removed"),
+            (Kind::Module, Some(line)) if label.is_empty() => {
+                format!("the file's `#![…]` attributes changed (line {line})")
+            }
+            (Kind::Module, Some(line)) => {
+                format!("the attributes of `mod {label}` changed (line {line})")
+            }
+            (Kind::Module, None) => format!("`mod {label}` removed"),
+            (Kind::Other, Some(line)) => {
+                format!("`{label}` in a `#[cfg(test)]` module changed (line {line})")
+            }
+            (Kind::Other, None) => {
+                format!("`{label}` in a `#[cfg(test)]` module changed or removed")
+            }
+        });
+    }
+    for (n, (form, line)) in new.shadows.iter().enumerate() {
+        let seen = new.shadows[..=n].iter().filter(|(f, _)| f == form).count();
+        if seen > old.shadows.iter().filter(|(f, _)| f == form).count() {
+            problems.push(format!(
+                "{form} added (line {line}): it replaces the assertion macro"
+            ));
+        }
+    }
+    problems
+}
+
+/// What a token of Rust source is, as far as finding items needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    /// An identifier, keyword, number or lifetime.
+    Word,
+    /// A string, raw string, byte string or char literal.
+    Literal,
+    /// One punctuation byte.
+    Punct(u8),
+}
+
+/// One token and where its bytes are; comments are not tokens.
+#[derive(Debug, Clone, Copy)]
+struct Token {
+    /// What it is.
+    tok: Tok,
+    /// Its first byte.
+    start: usize,
+    /// One past its last byte.
+    end: usize,
+}
+
+/// Whether `c` can be part of a word (the bytes of non-ASCII characters included).
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// One past the string, raw string or char literal that starts at `i`, if one does.
+fn literal_end(b: &[u8], i: usize) -> Option<usize> {
+    let j = i + usize::from(matches!(b[i], b'b' | b'c'));
+    if b.get(j) == Some(&b'r') {
+        let hashes = b[j + 1..].iter().take_while(|c| **c == b'#').count();
+        let open = j + 1 + hashes;
+        if b.get(open) != Some(&b'"') {
+            return None;
+        }
+        let mut quote = vec![b'"'];
+        quote.resize(hashes + 1, b'#');
+        let close = (open + 1..b.len()).find(|k| b[*k..].starts_with(&quote));
+        return Some(close.map_or(b.len(), |k| k + quote.len()));
+    }
+    match (b.get(j), b.get(j + 1)) {
+        (Some(b'"'), _) => {
+            let mut k = j + 1;
+            while k < b.len() && b[k] != b'"' {
+                k += 1 + usize::from(b[k] == b'\\');
+            }
+            Some((k + 1).min(b.len()))
+        }
+        // `'\''`, `'\n'`, `'\u{1F600}'`: the closing quote comes within a few bytes.
+        (Some(b'\''), Some(b'\\')) => (j + 3..b.len().min(j + 16))
+            .find(|k| b[*k] == b'\'')
+            .map(|k| k + 1),
+        // One character and a quote; else it is a lifetime or a label.
+        (Some(b'\''), Some(c)) => {
+            let width = [0xC0, 0xE0, 0xF0].iter().filter(|lead| c >= *lead).count() + 1;
+            (b.get(j + 1 + width) == Some(&b'\'')).then_some(j + 2 + width)
+        }
+        _ => None,
+    }
+}
+
+/// The tokens of `src`: a `}` in a string, char literal or comment is none of them.
+fn tokens(src: &str) -> Vec<Token> {
+    let b = src.as_bytes();
+    let (mut out, mut i) = (Vec::new(), 0);
+    while i < b.len() {
+        let start = i;
+        let tok = if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        } else if b[i..].starts_with(b"//") {
+            let line = b[i..].iter().position(|c| *c == b'\n');
+            i = line.map_or(b.len(), |n| i + n);
+            continue;
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                let (opens, closes) = (b[i..].starts_with(b"/*"), b[i..].starts_with(b"*/"));
+                depth += i32::from(opens) - i32::from(closes);
+                i += if opens || closes { 2 } else { 1 };
+                if depth == 0 {
+                    break;
+                }
+            }
+            continue;
+        } else if let Some(end) = literal_end(b, i) {
+            i = end;
+            Tok::Literal
+        } else if is_word(b[i]) || b[i] == b'\'' {
+            // `r#type` and `'a` are one word each.
+            i += 1 + usize::from(b[i..].starts_with(b"r#") || b[i] == b'\'');
+            while i < b.len() && is_word(b[i]) {
+                i += 1;
+            }
+            Tok::Word
+        } else {
+            i += 1;
+            Tok::Punct(b[start])
+        };
+        let end = i.min(b.len());
+        out.push(Token { tok, start, end });
+    }
+    out
+}
+
+/// What an item is, for the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A test function.
+    Test,
+    /// A module; its text is its attributes, inner ones included.
+    Module,
+    /// Any other item.
+    Other,
+}
+
+/// One item of a Rust file, as the comparison reads it.
+#[derive(Debug)]
+struct Item {
+    /// Module path and name (`tests::adds`, `""` for the file); an unnamed item (`use`,
+    /// `impl`) is keyed by its module and text, so it can be removed but not changed.
+    key: String,
+    /// How a detail names an unnamed item: its first line.
+    snippet: Option<String>,
+    /// What it is.
+    kind: Kind,
+    /// Whether it is frozen whatever it holds: a `#[cfg(test)]` item, or one inside such a
+    /// module (`#[cfg(test)] mod tests;` has its tests in another file).
+    test_code: bool,
+    /// Attributes (but the free ones), signature and body, tokens joined by single spaces.
+    text: String,
+    /// The line where it starts, after its attributes.
+    line: usize,
+}
+
+impl Item {
+    /// Whether `new` must hold this item of `old`, one of `items`, unchanged.
+    fn frozen(&self, items: &[Item]) -> bool {
+        let inside = format!("{}::", self.key);
+        let holds =
+            |t: &Item| t.kind == Kind::Test && (self.key.is_empty() || t.key.starts_with(&inside));
+        match self.kind {
+            Kind::Test => true,
+            Kind::Other => self.test_code,
+            Kind::Module => self.test_code || items.iter().any(holds),
+        }
+    }
+}
+
+/// The outer attributes before an item, as `Reading::read_attributes` finds them.
+#[derive(Debug)]
+struct Attributes {
+    /// Those not free, normalized, each followed by a space.
+    attrs: String,
+    /// Whether one marks a test (`#[test]`, `#[tokio::test]`).
+    test: bool,
+    /// Whether one is `#[cfg(test)]`.
+    cfg_test: bool,
+}
+
+/// A Rust file read far enough to compare its tests.
+#[derive(Debug)]
+struct Reading<'s> {
+    /// The text.
+    src: &'s str,
+    /// Its tokens.
+    toks: Vec<Token>,
+    /// For each opening `(`, `[` or `{`, the index of its closing token (`toks.len()` when
+    /// unclosed).
+    close: Vec<usize>,
+    /// Every item at item level, those of modules and brace macros included; the file
+    /// itself comes first, as the module `""`.
+    items: Vec<Item>,
+    /// Each `macro_rules!` or `use` that names an assertion macro, with its line.
+    shadows: Vec<(String, usize)>,
+    /// Where each line ends.
+    newlines: Vec<usize>,
+}
+
+impl<'s> Reading<'s> {
+    /// The items of the Rust source `src`.
+    fn of(src: &'s str) -> Self {
+        let toks = tokens(src);
+        let (mut close, mut open) = (vec![toks.len(); toks.len()], Vec::new());
+        for (i, token) in toks.iter().enumerate() {
+            let want = match token.tok {
+                Tok::Punct(b'(' | b'[' | b'{') => {
+                    open.push(i);
+                    continue;
+                }
+                Tok::Punct(b')') => b'(',
+                Tok::Punct(b']') => b'[',
+                Tok::Punct(b'}') => b'{',
+                _ => continue,
+            };
+            // Groups left open inside this one end with it.
+            if let Some(at) = open.iter().rposition(|o| toks[*o].tok == Tok::Punct(want)) {
+                open.drain(at..).for_each(|o| close[o] = i);
+            }
+        }
+        let file = Item {
+            key: String::new(),
+            snippet: None,
+            kind: Kind::Module,
+            test_code: false,
+            text: String::new(),
+            line: 1,
+        };
+        let mut reading = Self {
+            src,
+            toks,
+            close,
+            newlines: src.match_indices('\n').map(|(at, _)| at).collect(),
+            items: vec![file],
+            shadows: Vec::new(),
+        };
+        let inner = reading.read(0, reading.toks.len(), "", false);
+        reading.items[0].text = inner.join(" ");
+        reading
+    }
+
+    /// Whether token `i` is the punctuation `c`.
+    fn is(&self, i: usize, c: u8) -> bool {
+        self.toks.get(i).is_some_and(|t| t.tok == Tok::Punct(c))
+    }
+
+    /// Token `i` when it is a word.
+    fn word(&self, i: usize) -> Option<&'s str> {
+        let token = self.toks.get(i).filter(|t| t.tok == Tok::Word);
+        token.map(|t| &self.src[t.start..t.end])
+    }
+
+    /// Whether token `i` is a word of `table`.
+    fn word_in(&self, i: usize, table: &[&str]) -> bool {
+        self.word(i).is_some_and(|w| table.contains(&w))
+    }
+
+    /// The first line of the source from token `i`, trimmed to 60 characters at most.
+    fn first_line(&self, i: usize) -> String {
+        let line = self.src[self.toks[i].start..].lines().next().unwrap_or("");
+        line.trim().chars().take(60).collect()
+    }
+
+    /// One past the closing token of the group opened at `i`.
+    fn end_of(&self, i: usize) -> usize {
+        (self.close[i] + 1).min(self.toks.len())
+    }
+
+    /// Tokens `lo..hi` joined by single spaces, so whitespace and comments do not count.
+    fn norm(&self, lo: usize, hi: usize) -> String {
+        let toks = &self.toks[lo.min(self.toks.len())..hi.min(self.toks.len())];
+        let texts: Vec<&str> = toks.iter().map(|t| &self.src[t.start..t.end]).collect();
+        texts.join(" ")
+    }
+
+    /// The 1-based line of token `i`.
+    fn line(&self, i: usize) -> usize {
+        let at = self.toks.get(i).map_or(self.src.len(), |t| t.start);
+        self.newlines.partition_point(|n| *n < at) + 1
+    }
+
+    /// One past the item starting at `i`: its `;`, or its first `{ … }` unless `to_semicolon`
+    /// (a `const` value may hold braces).
+    fn item_end(&self, mut i: usize, hi: usize, to_semicolon: bool) -> usize {
+        while i < hi {
+            match self.toks[i].tok {
+                Tok::Punct(b';') => return i + 1,
+                Tok::Punct(b'{') if !to_semicolon => return self.end_of(i),
+                Tok::Punct(b'(' | b'[' | b'{') => i = self.end_of(i),
+                _ => i += 1,
+            }
+        }
+        hi
+    }
+
+    /// Reads the items of tokens `lo..hi` in `module` (`test_code` when it is compiled for
+    /// tests only), and returns the module's inner attributes.
+    fn read(&mut self, lo: usize, hi: usize, module: &str, test_code: bool) -> Vec<String> {
+        let (mut inner, mut i) = (Vec::new(), lo);
+        while i < hi {
+            let Attributes {
+                attrs,
+                test,
+                cfg_test,
+            } = self.read_attributes(&mut i, &mut inner);
+            if i >= hi || self.is(i, b';') {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            i = self.skip_qualifiers(i);
+            let word = self.word(i).unwrap_or("");
+            let mut call = i;
+            while self.is(call + 1, b':') && self.is(call + 2, b':') {
+                call += 3;
+            }
+            let bang = self.word(call).is_some() && self.is(call + 1, b'!');
+            let name = self.item_name(i, word, bang);
+            let kind = match word {
+                "fn" if test => Kind::Test,
+                "mod" => Kind::Module,
+                _ => Kind::Other,
+            };
+            let key = name.map(|name| match module {
+                "" => name,
+                _ => format!("{module}::{name}"),
+            });
+            let test_code = test_code || cfg_test;
+            let group = if word == "mod" { i + 2 } else { call + 2 };
+            let braced = word == "mod" || bang && word != "macro_rules";
+            let (end, text) = if braced && self.is(group, b'{') {
+                // An inline module, or a brace macro (`proptest! { #[test] fn … }`), holds
+                // items of its own; a macro's inner attributes count as its module's.
+                let close = self.close[group].min(hi);
+                let inside = key.as_deref().unwrap_or(module);
+                let inside = self.read(group + 1, close, inside, test_code);
+                if kind != Kind::Module {
+                    inner.extend(inside);
+                    i = close + 1;
+                    continue;
+                }
+                (close + 1, format!("{attrs}{}", inside.join(" ")))
+            } else {
+                let end = self.item_end(i, hi, self.word_in(i, TO_SEMICOLON));
+                (end, format!("{attrs}{}", self.norm(start, end)))
+            };
+            self.note_shadows(i, end, word);
+            let snippet = key.is_none().then(|| self.first_line(start));
+            let key = key.unwrap_or_else(|| format!("{module} {text}"));
+            let line = self.line(start);
+            self.items.push(Item {
+                key,
+                snippet,
+                kind,
+                test_code,
+                text,
+                line,
+            });
+            i = end.max(start + 1);
+        }
+        inner
+    }
+
+    /// Reads the attributes before the item at `*i` and moves `*i` past them: inner ones
+    /// (`#![…]`) go to `inner`, outer ones are returned with what they say of the item.
+    fn read_attributes(&self, i: &mut usize, inner: &mut Vec<String>) -> Attributes {
+        let (mut attrs, mut test, mut cfg_test) = (String::new(), false, false);
+        loop {
+            let open = *i + 1 + usize::from(self.is(*i + 1, b'!'));
+            if !self.is(*i, b'#') || !self.is(open, b'[') {
+                break;
+            }
+            let mut last = open + 1;
+            while self.is(last + 1, b':') && self.word(last + 3).is_some() {
+                last += 3;
+            }
+            test |= self.word_in(last, TEST_ATTRIBUTES);
+            let end = self.end_of(open);
+            let text = self.norm(*i, end);
+            cfg_test |= text == "# [ cfg ( test ) ]";
+            match (self.word_in(open + 1, FREE_ATTRIBUTES), open > *i + 1) {
+                (true, _) => {}
+                (false, true) => inner.push(text),
+                (false, false) => attrs = format!("{attrs}{text} "),
+            }
+            *i = end;
+        }
+        Attributes {
+            attrs,
+            test,
+            cfg_test,
+        }
+    }
+
+    /// The name of the item whose keyword `word` is at `i` (`bang` when it is a macro call),
+    /// or `None` for an item without one.
+    fn item_name(&self, i: usize, word: &str, bang: bool) -> Option<String> {
+        match word {
+            "macro_rules" if bang => self.word(i + 2).map(|n| format!("macro_rules! {n}")),
+            "static" if self.word(i + 1) == Some("mut") => self.word(i + 2).map(str::to_owned),
+            _ if NAMED_ITEMS.contains(&word) => self.word(i + 1).map(str::to_owned),
+            _ => None,
+        }
+    }
+
+    /// Notes what the item `i..end` with keyword `word` shadows: a `use` of an assertion
+    /// macro, or a `macro_rules!` named like one.
+    fn note_shadows(&mut self, i: usize, end: usize, word: &str) {
+        if word == "use" {
+            self.use_shadows(i, end);
+        }
+        if word == "macro_rules" && self.word_in(i + 2, ASSERTION_MACROS) {
+            let form = format!("`macro_rules! {}`", self.word(i + 2).unwrap_or(""));
+            self.shadows.push((form, self.line(i)));
+        }
+    }
+
+    /// Past the visibility and qualifiers (`pub(crate) async unsafe extern "C"`) at `i`.
+    fn skip_qualifiers(&self, mut i: usize) -> usize {
+        loop {
+            match self.word(i) {
+                Some("pub") if self.is(i + 1, b'(') => i = self.end_of(i + 1),
+                Some("async" | "pub" | "unsafe") => i += 1,
+                // `const fn`, but not `const X: u8`.
+                Some("const") if !self.is(i + 2, b':') => i += 1,
+                Some("extern") if self.word(i + 1) != Some("crate") => {
+                    i += 1;
+                    let abi = self.toks.get(i).is_some_and(|t| t.tok == Tok::Literal);
+                    i += usize::from(abi);
+                }
+                _ => return i,
+            }
+        }
+    }
+
+    /// Records each import or rename, in the `use` item of tokens `lo..hi`, that brings in
+    /// the name of an assertion macro (but the standard library's own: `use std::panic;`).
+    fn use_shadows(&mut self, lo: usize, hi: usize) {
+        let root = (lo + 1..hi).find(|k| !self.is(*k, b':')).unwrap_or(hi);
+        let std = self.word_in(root, &["core", "std"]);
+        for k in lo + 1..hi {
+            let Some(name) = self.word(k).filter(|w| ASSERTION_MACROS.contains(w)) else {
+                continue;
+            };
+            let renamed = self.word(k - 1) == Some("as");
+            let leaf = [b',', b'}', b';'].iter().any(|c| self.is(k + 1, *c));
+            if renamed || leaf && !std {
+                let how = if renamed { " as " } else { "::" };
+                self.shadows
+                    .push((format!("`use …{how}{name}`"), self.line(k)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        let init = "a package file of a test folder";
+        for (path, want) in [
+            ("Makefile", Some(MAKEFILE)),
+            ("sub/GNUmakefile", Some(MAKEFILE)),
+            ("mk/rules.mk", Some("a make include file")),
+            ("Justfile", Some(JUSTFILE)),
+            ("sub/.justfile", Some(JUSTFILE)),
+            ("mods/db.just", Some("a module or import of a justfile")),
+            ("sub/Taskfile.dist.yaml", Some(TASKFILE)),
+            ("pkg/tests/conftest.py", Some("a conftest pytest loads")),
+            ("pytest.ini", Some(PYTEST)),
+            ("tox.ini", Some("tox's configuration")),
+            ("noxfile.py", Some("nox's sessions")),
+            ("usercustomize.py", Some(STARTUP)),
+            ("lib/x.pth", Some("a path file Python runs at start-up")),
+            ("tests/unit/__init__.py", Some(init)),
+            ("testing/__main__.py", Some(init)),
+            ("src/pkg/__init__.py", None),
+            ("web/jest.config.ts", Some("jest's configuration")),
+            ("vitest.config.mts", Some("vitest's configuration")),
+            ("vitest.workspace.ts", Some("vitest's workspace")),
+            (".mocharc.yml", Some("mocha's configuration")),
+            ("ava.config.js", Some("ava's configuration")),
+            ("vite.config.ts", None),
+            (".c8rc.json", None),
+            (".nycrc", None),
+            ("crates/a/build.rs", Some("a build script cargo runs")),
+            ("src/build.rs", None),
+            ("sub/.cargo/config", Some("cargo's configuration")),
+            (".cargo/config.toml", Some("cargo's configuration")),
+            ("speccoder.toml", Some("speccoder's configuration")),
+            ("fixtures/speccoder.toml", None),
+            (".github/workflows/ci.yml", Some(CI)),
+            (".gitlab-ci.yml", Some(CI)),
+            ("Jenkinsfile", Some(CI)),
+            ("src/.github/x", None),
+            ("src/lib.rs", None),
+        ] {
+            let got = classify(path, Project::default());
+            assert_eq!(got, want.map(Infra::Whole), "{path}");
+        }
+        for path in [
+            "web/package.json",
+            "a/Cargo.toml",
+            "pyproject.toml",
+            "setup.cfg",
+        ] {
+            assert_eq!(
+                classify(path, Project::default()),
+                Some(Infra::Keys),
+                "{path}"
+            );
+        }
+        let vite = Infra::Whole("vite's configuration, which vitest reads");
+        assert_eq!(
+            classify("vite.config.ts", Project { vitest: true }),
+            Some(vite)
+        );
+    }
+
+    #[test]
+    fn name_tables_are_sorted() {
+        let file_names: Vec<&str> = FILE_NAMES.iter().map(|(name, _)| *name).collect();
+        for (name, table) in [
+            ("FILE_NAMES", file_names.as_slice()),
+            ("CI_PATHS", CI_PATHS),
+            ("KEYED_MANIFESTS", KEYED_MANIFESTS),
+            ("TEST_FOLDERS", TEST_FOLDERS),
+            ("PACKAGE_JSON_KEYS", PACKAGE_JSON_KEYS),
+            ("PACKAGE_KEYS", PACKAGE_KEYS),
+            ("TARGET_KEYS", TARGET_KEYS),
+            ("PYPROJECT_TABLES", PYPROJECT_TABLES),
+            ("TEST_ATTRIBUTES", TEST_ATTRIBUTES),
+            ("FREE_ATTRIBUTES", FREE_ATTRIBUTES),
+            ("ASSERTION_MACROS", ASSERTION_MACROS),
+            ("NAMED_ITEMS", NAMED_ITEMS),
+            ("TO_SEMICOLON", TO_SEMICOLON),
+        ] {
+            let mut sorted = table.to_vec();
+            sorted.sort_unstable();
+            assert_eq!(table, sorted, "keep {name} sorted");
+        }
+    }
+
+    /// `base` with its first `from` replaced by `to`, or `to` appended when `from` is empty.
+    fn edit(base: &str, from: &str, to: &str) -> String {
+        assert!(base.contains(from), "{from}");
+        if from.is_empty() {
+            format!("{base}{to}")
+        } else {
+            base.replacen(from, to, 1)
+        }
+    }
+
+    /// Checks the detail for a manifest at `path` from `old` to `new` (`""`: none).
+    #[track_caller]
+    fn keys(path: &str, old: Option<&str>, new: Option<&str>, want: &str) {
+        let got = frozen_keys_changed(path, old, new).unwrap_or_default();
+        assert_eq!(got, want, "{new:?}");
+    }
+
+    /// Checks the detail for each edit `(from, to, want)` of the manifest `base`.
+    #[track_caller]
+    fn edits(path: &str, base: &str, edits: &[(&str, &str, &str)]) {
+        for (from, to, want) in edits {
+            keys(path, Some(base), Some(&edit(base, from, to)), want);
+        }
+    }
+
+    #[test]
+    fn package_json() {
+        let base = r#"{"scripts": {"test": "t"}, "jest": {"a": 1, "b": 2}}"#;
+        let eof = "EOF while parsing an object at line 1 column 51";
+        let broken = format!("cannot be read as JSON: {eof}");
+        let rows = [
+            ("}}", r#"}, "dependencies": {"x": "1"}}"#, ""),
+            ("}}", r#"}, "c8": {}, "nyc": {}}"#, ""),
+            (r#""a": 1, "b": 2"#, r#""b": 2, "a": 1"#, ""),
+            ("\"t\"}", "\"t -x\"}", "`scripts.test` changed"),
+            ("\"t\"}", "\"t\", \"lint\": \"x\"}", "`scripts.lint` added"),
+            ("2}", "3}, \"mocha\": {}", "`jest` changed; `mocha` added"),
+            ("}}", "}", &broken),
+        ];
+        edits("web/package.json", base, &rows);
+        let removed = "`jest` removed; `scripts.test` removed";
+        keys("package.json", Some(base), None, removed);
+        let eof = "EOF while parsing an object at line 1 column 1";
+        let base_broken = format!("the base's version cannot be read as JSON: {eof}");
+        keys("package.json", Some("{"), Some(base), &base_broken);
+        keys("package.json", None, Some("{}"), "");
+        keys("README.md", Some("a"), Some("b"), "");
+    }
+
+    #[test]
+    fn cargo_toml() {
+        let base = "[package]\nname = \"a\"\n[dependencies]\nx = \"1\"\n[[bin]]\nname = \"cli\"\n";
+        let test = "`[[test]]` target `it` added";
+        let harness = "`[[bin]]` target `cli`: `harness` added";
+        let broken = "cannot be read as TOML: duplicate key (line 7)";
+        let rows = [
+            ("\"1\"", "\"1\"\ny = \"1\"", ""),
+            ("", "[[bench]]\nname = \"b\"\nharness = false\n", ""),
+            ("", "[features]\nslow = []\n", ""),
+            ("", "[[test]]\nname = \"it\"\n", test),
+            ("", "[lib]\ntest = false\n", "`[lib] test` added"),
+            (
+                "",
+                "[profile.test]\nopt-level = 1\n",
+                "`[profile.test]` added",
+            ),
+            ("\"cli\"", "\"cli\"\nharness = false", harness),
+            (
+                "\"a\"",
+                "\"a\"\nautotests = false",
+                "`[package] autotests` added",
+            ),
+            ("", "[package]\n", broken),
+        ];
+        edits("Cargo.toml", base, &rows);
+    }
+
+    #[test]
+    fn pyproject_toml() {
+        let base = "[project]\ndependencies = []\n[tool.pytest.ini_options]\naddopts = \"-q\"\n";
+        let options = "`[tool.pytest.ini_options]";
+        let (changed, emptied) = (
+            format!("{options} addopts` changed"),
+            format!("{options} addopts` removed; {options}` added"),
+        );
+        let rows = [
+            ("[]", "[\"rich\"]", ""),
+            ("", "[tool.coverage.run]\nbranch = true\n", ""),
+            ("\"-q\"", "\"-k x\"", &changed),
+            ("addopts = \"-q\"\n", "", &emptied),
+            (
+                "",
+                "[tool.poe.tasks]\nt = \"x\"\n",
+                "`[tool.poe.tasks] t` added",
+            ),
+            (
+                "",
+                "[tool.hatch.envs.ci.scripts]\nt = \"x\"\n",
+                "`[tool.hatch.envs.ci.scripts] t` added",
+            ),
+            (
+                "",
+                "[tool.tox]\nenv_list = []\n",
+                "`[tool.tox] env_list` added",
+            ),
+            ("", "[tool.pytest]\nx = \"9\"\n", "`[tool.pytest] x` added"),
+        ];
+        edits("pyproject.toml", base, &rows);
+    }
+
+    #[test]
+    fn setup_cfg() {
+        let base = "[flake8]\nmax = 99\n[tool:pytest]\nmarkers =\n    [slow]\naddopts = -q\n";
+        let (added, removed) = ("`[tool:pytest]` added", "`[tool:pytest]` removed");
+        let rows = [
+            ("99", "120", ""),
+            ("addopts = -q", "# why\naddopts  =  -q\n", ""),
+            ("[tool:pytest]", "[tool:pytest] # tests", ""),
+            ("-q", "-q -p no:randomly", "`[tool:pytest]` changed"),
+            ("[tool:pytest]", "[other]", removed),
+        ];
+        edits("setup.cfg", base, &rows);
+        keys("setup.cfg", Some("[flake8]\n"), Some(base), added);
+        keys("setup.cfg", None, Some("[tool:pytest]\n"), added);
+        keys("setup.cfg", Some(base), None, removed);
+        keys("setup.cfg", None, Some("[metadata]\n"), "");
+    }
+
+    #[test]
+    fn tokens_skip_strings_chars_and_comments() {
+        let src = r###"a /* /* */ } */ "}\"" r##"}"#"## '}' '\'' b'x' 'a: c"s" br#"}"# // }
+}"###;
+        let got: Vec<&str> = tokens(src).iter().map(|t| &src[t.start..t.end]).collect();
+        let want = [
+            "a",
+            r#""}\"""#,
+            r###"r##"}"#"##"###,
+            "'}'",
+            r"'\''",
+            "b'x'",
+            "'a",
+            ":",
+        ];
+        assert_eq!(got[..8], want);
+        assert_eq!(got[8..], [r#"c"s""#, r##"br#"}"#"##, "}"]);
+    }
+
+    /// A library and its test module: a helper, a test, and a test whose body holds braces in
+    /// a string, a raw string, a comment, a char and a label.
+    const LIB: &str = r##"pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(got: i32, want: i32) {
+        assert_eq!(got, want, "a }} in a string");
+    }
+
+    #[test]
+    fn adds() {
+        check(add(1, 2), 3);
+    }
+
+    #[test]
+    fn tricky() {
+        let s: &'static str = r#"}"#; /* } */
+        let c = '}'; // }
+        'outer: loop { break 'outer; }
+        assert_eq!((s, c), ("}", '}'));
+    }
+}
+"##;
+
+    /// Checks the problems, one a line, for each edit `(from, to, want)` of the Rust `base`.
+    #[track_caller]
+    fn rust(base: &str, edits: &[(&str, &str, &str)]) {
+        for (from, to, want) in edits {
+            let got = rust_tests_changed(base, &edit(base, from, to));
+            assert_eq!(got.join("\n"), *want, "{to}");
+        }
+    }
+
+    #[test]
+    fn rust_tests_in_a_source_file() {
+        let (adds, moved) = (
+            "test `tests::adds` changed (line 15)",
+            "test `tests::adds` changed (line 13)",
+        );
+        let tricky = "test `tests::tricky` changed (line 19)";
+        let module = "the attributes of `mod tests` changed (line 6)";
+        let helper = "`tests::check` in a `#[cfg(test)]` module changed (line 9)";
+        let import = "`use super::*;` in a `#[cfg(test)]` module changed or removed";
+        let body = &LIB[LIB.find("    #[test]\n    fn tricky").unwrap_or(0)..LIB.len() - 2];
+        let rows = [
+            ("a + b", "b + a", ""),
+            ("add(1, 2), 3", "\n        add(1,2),3\n", ""),
+            ("    }\n}\n", "    }\n#[test]\nfn more() {}\n}\n", ""),
+            (
+                "mod tests {",
+                "#[expect(unused)]\n/// Doc.\nmod tests {",
+                "",
+            ),
+            ("3);", "4);", "test `tests::adds` changed (line 14)"),
+            ("    fn adds", "#[ignore]\n    fn adds", adds),
+            ("    fn adds", "#[cfg_attr(all(), ignore)]\nfn adds", adds),
+            ("    fn adds", "#[should_panic]\n    fn adds", adds),
+            ("#[test]\n    fn adds", "fn adds", moved),
+            ("'}'));", "'{'));", tricky),
+            ("'outer: loop { break 'outer; }", "", tricky),
+            (body, "", "test `tests::tricky` removed"),
+            ("#[cfg(test)]", "#[cfg(any())]", module),
+            ("mod tests {", "mod tests {\n#![cfg(any())]", module),
+            ("want, \"a", "want + 1, \"a", helper),
+            ("super::*", "super::add", import),
+        ];
+        rust(LIB, &rows);
+    }
+
+    #[test]
+    fn replaced_assertion_macros() {
+        let rules = "macro_rules! assert_eq { ($($t:tt)*) => {}; }\n";
+        let replaces = |what: &str, line: u8| {
+            format!("`{what}` added (line {line}): it replaces the assertion macro")
+        };
+        let (defining, defined) = (
+            format!("{rules}pub fn"),
+            replaces("macro_rules! assert_eq", 1),
+        );
+        let (renamed, imported) = (
+            replaces("use … as assert_eq", 8),
+            replaces("use …::assert_eq", 8),
+        );
+        let rows = [
+            ("pub fn", defining.as_str(), defined.as_str()),
+            ("super::*;", "super::*;\nuse x::y as assert_eq;", &renamed),
+            (
+                "super::*;",
+                "super::*;\nuse p::{assert_eq, a as b};",
+                &imported,
+            ),
+            ("super::*;", "super::*;\nuse std::{assert_eq, panic};", ""),
+            (
+                "super::*;",
+                "super::*;\nmacro_rules! check { () => {} }",
+                "",
+            ),
+        ];
+        rust(LIB, &rows);
+        let both = format!("{rules}{LIB}");
+        rust(&both, &[("", "", "")]);
+        assert_eq!(rust_tests_changed(&both, LIB), Vec::<String>::new());
+    }
+
+    /// Tests of other frameworks, at the top of a file.
+    const OTHERS: &str = r"#![allow(dead_code)]
+#[tokio::test]
+async fn waits() { assert!(f().await > 0); }
+#[rstest]
+#[case(1)]
+fn cases(#[case] n: u8) { assert!(n > 0); }
+#[test_case(2)]
+fn numbered(n: u8) { assert!(n > 0); }
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(9))]
+    #[test]
+    fn holds(n in 0..10u8) { prop_assert!(n > 0); }
+}
+";
+
+    #[test]
+    fn rust_tests_of_other_frameworks_and_places() {
+        let changed = rust_tests_changed(OTHERS, &OTHERS.replace("> 0", ">= 0"));
+        let lines = [("waits", 3), ("cases", 6), ("numbered", 8), ("holds", 12)];
+        let want = lines.map(|(name, line)| format!("test `{name}` changed (line {line})"));
+        assert_eq!(changed, want);
+        let file = "the file's `#![…]` attributes changed (line 1)";
+        let rows = [
+            ("#![allow(dead_code)]", "#![warn(missing_docs)]", ""),
+            ("(9)", "(0)", file),
+            ("#![allow", "#![cfg(any())]\n#![allow", file),
+        ];
+        rust(OTHERS, &rows);
+        let hidden = "the attributes of `mod tests` changed (line 3)";
+        let rows = [
+            ("#[cfg(test)]\nmod tests;\n", "", "`mod tests` removed"),
+            ("mod util;\n", "", ""),
+            ("(test)", "(all(test, any()))", hidden),
+        ];
+        rust("mod util;\n#[cfg(test)]\nmod tests;\n", &rows);
+    }
+
+    #[test]
+    fn files_the_runner_files_include() {
+        #[track_caller]
+        fn case(path: &str, text: &str, want: &[&str]) {
+            assert_eq!(included(path, text), want, "{path}");
+        }
+        case(
+            "Makefile",
+            "include rules.make\n-include local.mk $(EXTRA)\nsinclude ../out.mk\ntest:\n\t@true\n",
+            &["local.mk", "rules.make"],
+        );
+        case(
+            "sub/Makefile",
+            "include ../common/rules\n",
+            &["common/rules"],
+        );
+        case(
+            "justfile",
+            "set dotenv-load\nimport 'ci.justfile'\nimport? \"local.just\"\nmod tools\nmod web 'web/tasks.just'\nset dotenv-filename := '.env.test'\n",
+            &[
+                ".env",
+                ".env.test",
+                "ci.justfile",
+                "local.just",
+                "tools.just",
+                "tools/.justfile",
+                "tools/justfile",
+                "tools/mod.just",
+                "web/tasks.just",
+            ],
+        );
+        case(
+            "Taskfile.yml",
+            "version: '3'\ndotenv: ['.env', 'ci.env']\nincludes:\n  ci:\n    taskfile: ./ci.yml\n    flatten: true\n  docs: ./docs/Tasks.yml\ntasks:\n  test:\n    cmds: [go test]\n",
+            &[".env", "ci.env", "ci.yml", "docs/Tasks.yml"],
+        );
+        case("README.md", "include x\n", &[]);
+    }
+}

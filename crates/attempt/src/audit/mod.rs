@@ -1,0 +1,1205 @@
+//! The auditor's room: `audit()` runs its rules in order over the candidate's changes and
+//! gathers their findings. Its files are the rules' helpers: `tampering` and `loads` (code
+//! that reaches into what judges it), `gaming` (the monitor's warnings), `scan` (counts and
+//! literals of test files), `infrastructure` (what a runner reads to define a check),
+//! `ran_from` (what the base's run ran tests from). It may use `shared/`, `store/` and the
+//! `prepare` stage; nothing here uses a later stage.
+//!
+//! The audit of an attempt's candidate against its base: what the agent changed of what
+//! judges it (frozen tests, protected files, test infrastructure), what in the tree git
+//! would never read (nested repositories, links outside), and tampering in non-test code.
+//! Any finding rejects the attempt. It also decides what the checks run: the frozen
+//! files as the base has them, and which test files are the agent's own.
+
+pub(super) mod gaming;
+pub(super) mod infrastructure;
+pub(super) mod loads;
+pub(super) mod ran_from;
+pub(super) mod scan;
+pub(super) mod tampering;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::shared::{FileText, Warning};
+use super::shared::{Finding, FindingKind, MAX_READ_BYTES, Rules};
+use super::store::{Entry, GITLINK, SYMLINK, Store};
+use gaming::SourceChange;
+use infrastructure::{Infra, Project};
+use scan::Counts;
+use speccoder_config::TestEdits;
+
+/// Test files read by the gaming monitor at most, so a huge suite costs a bounded time.
+const MAX_TEST_FILES_READ: usize = 300;
+
+/// Files loaded as code at run time (`include!("impl.inc")`) that the scans read at most;
+/// loading more, each new or changed, is a finding of its own.
+const MAX_LOADED_FILES: usize = 64;
+
+/// How many times a file loaded as code is followed into what it loads in turn (an `.inc`
+/// that includes another).
+const MAX_LOAD_DEPTH: usize = 4;
+
+/// What the audit needs besides the two trees.
+#[derive(Debug)]
+pub(crate) struct Inputs<'a> {
+    /// The store holding both trees' objects.
+    pub(crate) store: &'a Store,
+    /// Which paths are tests, protected, snapshots.
+    pub(crate) rules: &'a Rules,
+    /// Frozen tests or audited edits.
+    pub(crate) test_edits: TestEdits,
+    /// The withheld tests' repository paths, which replace whatever is there in the checks.
+    pub(crate) withheld: &'a [String],
+    /// The withheld tests' texts, for the gaming monitor.
+    pub(crate) withheld_texts: &'a [FileText],
+    /// The tasks file's repository path, restored from the base whatever the agent did.
+    pub(crate) tasks_file: &'a str,
+    /// Whether gaming warnings reject.
+    pub(crate) reject_gaming: bool,
+}
+
+/// What the audit decided.
+#[derive(Debug, Default)]
+pub(crate) struct Audit {
+    /// Everything that rejects the attempt.
+    pub(crate) findings: Vec<Finding>,
+    /// The gaming monitor's warnings.
+    pub(crate) warnings: Vec<Warning>,
+    /// Paths put back as the base has them in every tree the checks run (`None`: removed).
+    pub(crate) restore: BTreeMap<String, Option<(String, String)>>,
+    /// Test files the agent added: they run in the second pass only.
+    pub(crate) agent_tests: Vec<String>,
+    /// Frozen paths of the check tree, read-only while the checks run.
+    pub(crate) frozen: Vec<String>,
+    /// Things a person should know.
+    pub(crate) notes: Vec<String>,
+    /// The paths that differ between the base and the candidate.
+    pub(crate) changed: Vec<String>,
+}
+
+/// How a path changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl How {
+    fn word(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "changed",
+            Self::Deleted => "deleted",
+        }
+    }
+}
+
+/// The entries by path, and the paths that are not exactly their names (not UTF-8, or two
+/// names that read the same).
+fn by_path(entries: Vec<Entry>) -> (BTreeMap<String, Entry>, Vec<String>) {
+    let mut map = BTreeMap::new();
+    let mut unreadable = Vec::new();
+    for entry in entries {
+        if !entry.utf8 {
+            unreadable.push(entry.path.clone());
+        }
+        if let Some(other) = map.insert(entry.path.clone(), entry) {
+            unreadable.push(other.path);
+        }
+    }
+    unreadable.sort();
+    unreadable.dedup();
+    (map, unreadable)
+}
+
+/// The most links followed when resolving one, as the kernel's own limit.
+const MAX_LINK_HOPS: usize = 40;
+
+/// Whether the link at `path` leaves the tree, following the candidate's other `links`
+/// (path → target) on the way, as the kernel would: `.d/p1 -> up/..` with `.d/up -> ..`
+/// leaves it although each target alone stays inside.
+fn leaves_tree(path: &str, links: &BTreeMap<String, Vec<u8>>) -> bool {
+    let mut stack: Vec<String> = path.split('/').map(str::to_owned).collect();
+    stack.pop();
+    let mut pending: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut hops = 0;
+    let push_target = |target: &[u8], pending: &mut std::collections::VecDeque<String>| {
+        let Ok(target) = std::str::from_utf8(target) else {
+            return false;
+        };
+        if target.starts_with('/') || target.is_empty() {
+            return false;
+        }
+        for part in target.split('/').rev() {
+            pending.push_front(part.to_owned());
+        }
+        true
+    };
+    let Some(first) = links.get(path) else {
+        return false;
+    };
+    if !push_target(first, &mut pending) {
+        return true;
+    }
+    while let Some(part) = pending.pop_front() {
+        match part.as_str() {
+            "" | "." => {}
+            ".." => {
+                if stack.pop().is_none() {
+                    return true;
+                }
+            }
+            _ => {
+                stack.push(part);
+                if let Some(target) = links.get(&stack.join("/")) {
+                    hops += 1;
+                    stack.pop();
+                    if hops > MAX_LINK_HOPS || !push_target(target, &mut pending) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `path` is compiled Python, which runs in place of its source.
+fn compiled_python(path: &str) -> bool {
+    path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
+}
+
+/// The project's own top-level Python modules in `entries`: what a file in a test folder
+/// must not be named after.
+fn python_modules(entries: &BTreeMap<String, Entry>, rules: &Rules) -> Vec<String> {
+    let mut modules = BTreeSet::new();
+    for path in entries.keys() {
+        let rel = rules.project(path);
+        let rel = rel.strip_prefix("src/").unwrap_or(rel);
+        if rules.is_test(path) {
+            continue;
+        }
+        match rel.split_once('/') {
+            Some((package, "__init__.py")) => {
+                modules.insert(package.to_owned());
+            }
+            None => {
+                if let Some(module) = rel.strip_suffix(".py") {
+                    modules.insert(module.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    modules.into_iter().collect()
+}
+
+/// The part of `path` inside a Python package's metadata folder (`x-1.0.dist-info/`,
+/// `x.egg-info/`), with that folder's name: `x.egg-info/entry_points.txt`.
+fn python_metadata(path: &str) -> Option<&str> {
+    let mut at = 0;
+    for part in path.split('/') {
+        let end = at + part.len();
+        if end < path.len() && (part.ends_with(".dist-info") || part.ends_with(".egg-info")) {
+            return Some(&path[at..]);
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// Whether an `entry_points.txt` registers a plugin a test runner loads by itself.
+fn registers_runner_plugin(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        line.eq_ignore_ascii_case("[pytest11]")
+    })
+}
+
+/// Audits the candidate tree against the base tree (both tree or commit ids in `store`).
+///
+/// The rules run in order over every changed path, the first that decides a path ending
+/// its turn; then the tampering scan over the changed sources and what they load, the
+/// gaming monitor, and the frozen paths of the check tree.
+pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<Audit, String> {
+    let (base_entries, unreadable_at_base) = by_path(inputs.store.entries(base)?);
+    let (new_entries, unreadable) = by_path(inputs.store.entries(candidate)?);
+    let mut audit = Audit::default();
+    unreadable_names(&mut audit, &unreadable, &unreadable_at_base);
+    if !audit.findings.is_empty() {
+        return Ok(audit);
+    }
+    let changes = changes(&base_entries, &new_entries);
+    audit.changed = changes.iter().map(|(p, _)| p.clone()).collect();
+    let sides = Sides::read(inputs, base_entries, new_entries, &changes)?;
+    let mut sources: Vec<SourceChange> = Vec::new();
+    'changes: for (path, how) in &changes {
+        let change = sides.change(path, *how);
+        for rule in PATH_RULES {
+            if rule(&sides, &change, &mut audit) == Next::Done {
+                continue 'changes;
+            }
+        }
+        sources.extend(non_test_code(&sides, &change, &mut audit));
+    }
+    let sources = scan_sources(&sides, sources, &mut audit)?;
+    monitor_gaming(&sides, &sources, &mut audit)?;
+    freeze(&sides, &mut audit);
+    Ok(audit)
+}
+
+/// Whether a rule decided a path, or leaves it to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// The rule decided the path: no later rule sees it.
+    Done,
+    /// The path is not the rule's: the next rule judges it.
+    Pass,
+}
+
+/// A rule over one changed path.
+type PathRule = fn(&Sides<'_>, &Change<'_>, &mut Audit) -> Next;
+
+/// The rules over each changed path, in the order they judge it; the first that decides a
+/// path ends its turn, and a path no rule decides is non-test code.
+const PATH_RULES: &[PathRule] = &[
+    unreachable_entry,
+    tasks_file,
+    withheld_path,
+    protected,
+    python_metadata_rule,
+    included_file,
+    infrastructure_file,
+    snapshot,
+    compiled_or_shadowing,
+    test_file,
+];
+
+impl Audit {
+    /// Adds a finding of `kind` at `path`.
+    fn add(&mut self, kind: FindingKind, path: &str, detail: String) {
+        self.findings.push(Finding {
+            kind,
+            path: path.to_owned(),
+            detail,
+        });
+    }
+}
+
+/// A name read lossily could stand for another file: every rule would judge the wrong one.
+fn unreadable_names(audit: &mut Audit, unreadable: &[String], at_base: &[String]) {
+    for path in unreadable.iter().filter(|p| !at_base.contains(p)) {
+        audit.add(
+            FindingKind::UnreadableName,
+            path,
+            "a name that is not UTF-8, or reads as another: speccoder cannot judge it".into(),
+        );
+    }
+}
+
+/// Every path that differs, with how, in path order.
+fn changes(base: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> Vec<(String, How)> {
+    let mut changes: Vec<(String, How)> = Vec::new();
+    for (path, entry) in new {
+        match base.get(path) {
+            None => changes.push((path.clone(), How::Added)),
+            Some(old) if old.object != entry.object || old.mode != entry.mode => {
+                changes.push((path.clone(), How::Modified));
+            }
+            Some(_) => {}
+        }
+    }
+    for path in base.keys() {
+        if !new.contains_key(path) {
+            changes.push((path.clone(), How::Deleted));
+        }
+    }
+    changes.sort_by(|a, b| a.0.cmp(&b.0));
+    changes
+}
+
+/// What the rules read: both trees, the texts of their changes, and what the base defines.
+struct Sides<'a> {
+    inputs: &'a Inputs<'a>,
+    base: BTreeMap<String, Entry>,
+    new: BTreeMap<String, Entry>,
+    /// The texts the audit reads, by object: both sides of every change, and every new link.
+    blobs: BTreeMap<String, Option<Vec<u8>>>,
+    /// Every link of the candidate (path → target), to resolve links through each other.
+    links: BTreeMap<String, Vec<u8>>,
+    /// The files the base's makefiles, justfiles and Taskfiles include, with the file that
+    /// includes each: frozen whatever their names, present or not.
+    included: BTreeMap<String, String>,
+    withheld: BTreeSet<&'a str>,
+    context: tampering::Context,
+    project: Project,
+}
+
+/// One changed path, as the rules see it.
+struct Change<'c> {
+    path: &'c str,
+    /// The path from the project root.
+    rel: &'c str,
+    how: How,
+    old: Option<&'c Entry>,
+    new: Option<&'c Entry>,
+}
+
+impl<'a> Sides<'a> {
+    /// Reads what the rules need of both trees, in as few batches as the store allows.
+    fn read(
+        inputs: &'a Inputs<'a>,
+        base: BTreeMap<String, Entry>,
+        new: BTreeMap<String, Entry>,
+        changes: &[(String, How)],
+    ) -> Result<Self, String> {
+        let rules = inputs.rules;
+        let project = Project {
+            vitest: new
+                .keys()
+                .chain(base.keys())
+                .any(|p| rules.project(p).starts_with("vitest.")),
+        };
+        let blobs = changed_blobs(inputs.store, &base, &new, changes)?;
+        let links = links(inputs.store, &new)?;
+        let included = included(inputs.store, rules, &base)?;
+        let context = tampering::Context {
+            test_paths: base
+                .keys()
+                .filter(|p| rules.is_test(p))
+                .map(|p| rules.project(p).to_owned())
+                .collect(),
+            project_modules: python_modules(&base, rules),
+        };
+        Ok(Self {
+            withheld: inputs.withheld.iter().map(String::as_str).collect(),
+            inputs,
+            base,
+            new,
+            blobs,
+            links,
+            included,
+            context,
+            project,
+        })
+    }
+
+    /// The change at `path`.
+    fn change<'c>(&'c self, path: &'c str, how: How) -> Change<'c> {
+        Change {
+            path,
+            rel: self.inputs.rules.project(path),
+            how,
+            old: self.base.get(path),
+            new: self.new.get(path),
+        }
+    }
+
+    /// The bytes of `path` in `entries`: `None` when it is not there, `Some(None)` when it
+    /// is too large to read.
+    fn bytes(&self, entries: &BTreeMap<String, Entry>, path: &str) -> Option<Option<&[u8]>> {
+        entries
+            .get(path)
+            .map(|e| self.blobs.get(&e.object).and_then(|b| b.as_deref()))
+    }
+
+    /// The text of `path` in `entries`, read lossily, as [`Sides::bytes`].
+    fn text(&self, entries: &BTreeMap<String, Entry>, path: &str) -> Option<Option<String>> {
+        self.bytes(entries, path)
+            .map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
+    }
+}
+
+/// The texts the audit reads, in one batch: both sides of every change that is not plainly
+/// frozen, and every new link.
+fn changed_blobs(
+    store: &Store,
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    changes: &[(String, How)],
+) -> Result<BTreeMap<String, Option<Vec<u8>>>, String> {
+    let mut wanted: Vec<String> = Vec::new();
+    for (path, _) in changes {
+        for entries in [base, new] {
+            if let Some(e) = entries.get(path)
+                && e.mode != GITLINK
+            {
+                wanted.push(e.object.clone());
+            }
+        }
+    }
+    wanted.sort();
+    wanted.dedup();
+    Ok(wanted
+        .iter()
+        .cloned()
+        .zip(store.read_blobs(&wanted, MAX_READ_BYTES)?)
+        .collect())
+}
+
+/// Every link of the candidate, to resolve links through each other.
+fn links(
+    store: &Store,
+    new: &BTreeMap<String, Entry>,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let link_entries: Vec<&Entry> = new.values().filter(|e| e.mode == SYMLINK).collect();
+    let objects: Vec<String> = link_entries.iter().map(|e| e.object.clone()).collect();
+    Ok(link_entries
+        .iter()
+        .zip(store.read_blobs(&objects, 4096)?)
+        .map(|(e, target)| (e.path.clone(), target.unwrap_or_default()))
+        .collect())
+}
+
+/// The files the base's makefiles, justfiles and Taskfiles include: frozen whatever their
+/// names, present or not.
+fn included(
+    store: &Store,
+    rules: &Rules,
+    base: &BTreeMap<String, Entry>,
+) -> Result<BTreeMap<String, String>, String> {
+    let runner_files: Vec<&Entry> = base
+        .values()
+        .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
+        .collect();
+    let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
+    let mut included = BTreeMap::new();
+    for (entry, text) in runner_files
+        .iter()
+        .zip(store.read_blobs(&objects, MAX_READ_BYTES)?)
+    {
+        let Some(text) = text else { continue };
+        let rel = rules.project(&entry.path);
+        let prefix = &entry.path[..entry.path.len() - rel.len()];
+        for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
+            included.insert(format!("{prefix}{file}"), rel.to_owned());
+        }
+    }
+    Ok(included)
+}
+
+/// What git would never read, or what reaches outside the tree.
+fn unreachable_entry(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, Some(entry)) = (change.path, change.new) else {
+        return Next::Pass;
+    };
+    if entry.mode == GITLINK {
+        audit.add(
+            FindingKind::NestedRepository,
+            path,
+            "a nested git repository: its files are not part of the candidate, and the checks would not run them".into(),
+        );
+        return Next::Done;
+    }
+    if entry.mode == SYMLINK
+        && let Some(target) = sides.links.get(path)
+        && leaves_tree(path, &sides.links)
+    {
+        audit.add(
+            FindingKind::LinkOutside,
+            path,
+            format!(
+                "a symbolic link to `{}`, outside the tree",
+                String::from_utf8_lossy(target)
+            ),
+        );
+        return Next::Done;
+    }
+    Next::Pass
+}
+
+/// The tasks file: speccoder ticks the task itself, so the agent's edit is left out.
+fn tasks_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let path = change.path;
+    if path != sides.inputs.tasks_file {
+        return Next::Pass;
+    }
+    if change.how != How::Deleted || change.old.is_some() {
+        let restore_base = change.old.map(|e| (e.mode.clone(), e.object.clone()));
+        audit.restore.insert(path.to_owned(), restore_base);
+        audit.notes.push(format!(
+            "the agent's edit of {path} was left out: speccoder ticks the task itself"
+        ));
+    }
+    Next::Done
+}
+
+/// A path where a withheld test goes.
+fn withheld_path(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if !sides.withheld.contains(change.path) {
+        return Next::Pass;
+    }
+    audit.add(
+        FindingKind::TestChanged,
+        change.path,
+        format!(
+            "{} where a withheld test goes: the checks run the withheld test instead",
+            change.how.word()
+        ),
+    );
+    Next::Done
+}
+
+/// A protected file.
+fn protected(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if !sides.inputs.rules.is_protected(change.path) {
+        return Next::Pass;
+    }
+    audit.add(
+        FindingKind::ProtectedChanged,
+        change.path,
+        format!("protected file {}", change.how.word()),
+    );
+    Next::Done
+}
+
+/// Python's package metadata: what pytest loads as a plugin from anywhere on `sys.path`,
+/// the project root included, and the build metadata an honest `pip install -e .` leaves.
+fn python_metadata_rule(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, rel, how) = (change.path, change.rel, change.how);
+    let Some(metadata) = python_metadata(rel) else {
+        return Next::Pass;
+    };
+    let registers = how != How::Deleted
+        && metadata.ends_with("entry_points.txt")
+        && sides
+            .text(&sides.new, path)
+            .flatten()
+            .is_some_and(|t| registers_runner_plugin(&t));
+    if registers {
+        audit.add(
+            FindingKind::Tampering,
+            path,
+            "package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into(),
+        );
+        return Next::Done;
+    }
+    if how == How::Added && !rel.ends_with(".pth") {
+        // Build metadata an honest `pip install -e .` leaves: not part of the work.
+        audit.restore.insert(path.to_owned(), None);
+        let inside = metadata.split_once('/').map_or(metadata, |(f, _)| f);
+        let folder = format!("{}{inside}/", &path[..path.len() - metadata.len()]);
+        let note = format!("{folder} (package build metadata) was left out of the candidate");
+        if !audit.notes.contains(&note) {
+            audit.notes.push(note);
+        }
+        return Next::Done;
+    }
+    Next::Pass
+}
+
+/// A file a base makefile, justfile or Taskfile includes.
+fn included_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let Some(by) = sides.included.get(change.path) else {
+        return Next::Pass;
+    };
+    audit.add(
+        FindingKind::TestConfigChanged,
+        change.path,
+        format!(
+            "a file `{by}` includes, which defines the checks, was {}",
+            change.how.word()
+        ),
+    );
+    Next::Done
+}
+
+/// Test infrastructure: a file that defines the checks whole, or the frozen keys of a
+/// manifest.
+fn infrastructure_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, how) = (change.path, change.how);
+    match infrastructure::classify(change.rel, sides.project) {
+        Some(Infra::Whole(what)) => {
+            // A new empty file does nothing (an `__init__.py` of a new test folder).
+            let empty_new = how == How::Added
+                && matches!(sides.bytes(&sides.new, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
+            if !empty_new {
+                audit.add(
+                    FindingKind::TestConfigChanged,
+                    path,
+                    format!("{what}, which defines the checks, was {}", how.word()),
+                );
+            }
+            Next::Done
+        }
+        Some(Infra::Keys) => {
+            let old = sides.text(&sides.base, path).flatten();
+            let new = sides.text(&sides.new, path).flatten();
+            if let Some(detail) =
+                infrastructure::frozen_keys_changed(change.rel, old.as_deref(), new.as_deref())
+            {
+                audit.add(FindingKind::TestConfigChanged, path, detail);
+            }
+            Next::Done
+        }
+        None => Next::Pass,
+    }
+}
+
+/// A snapshot file: changed, deleted, or a pending one accepted.
+fn snapshot(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let (path, how) = (change.path, change.how);
+    if !sides.inputs.rules.is_snapshot(path) {
+        return Next::Pass;
+    }
+    let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
+    let accepted = how == How::Added && pending.iter().any(|p| sides.base.contains_key(p));
+    if how != How::Added || accepted {
+        let word = if accepted { "accepted" } else { how.word() };
+        audit.add(
+            FindingKind::SnapshotChanged,
+            path,
+            format!("snapshot {word}: the tests are checked against it"),
+        );
+    }
+    Next::Done
+}
+
+/// A new file that runs in place of code: compiled Python, or a module that shadows one the
+/// tests import.
+fn compiled_or_shadowing(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    if change.new.is_none() || change.how != How::Added {
+        return Next::Pass;
+    }
+    if compiled_python(change.rel) {
+        audit.add(
+            FindingKind::Tampering,
+            change.path,
+            "compiled Python: it runs in place of its source, which nobody reviews".into(),
+        );
+        return Next::Done;
+    }
+    if let Some(detail) = tampering::shadows(change.rel, &sides.context) {
+        audit.add(FindingKind::Tampering, change.path, detail);
+        return Next::Done;
+    }
+    Next::Pass
+}
+
+/// A test file: the agent's own new one runs in the second pass; an existing one is frozen,
+/// or its edits are audited.
+fn test_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+    let path = change.path;
+    if !sides.inputs.rules.is_test(path) {
+        return Next::Pass;
+    }
+    match (change.old, sides.inputs.test_edits) {
+        // The agent's own new test: the second pass runs it.
+        (None, _) => audit.agent_tests.push(path.to_owned()),
+        (Some(_), TestEdits::Frozen) => frozen_test(sides, change, audit),
+        (Some(_), TestEdits::Audit) => audited_test(sides, change, audit),
+    }
+    Next::Done
+}
+
+/// A frozen test file changed or deleted.
+fn frozen_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+    let path = change.path;
+    let old = sides.text(&sides.base, path).flatten();
+    let new = sides.text(&sides.new, path).flatten();
+    let (kind, detail) = match (change.how, &old, &new) {
+        (How::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
+        (_, Some(old), Some(new)) => (FindingKind::TestChanged, frozen_change(path, old, new)),
+        _ => (
+            FindingKind::TestChanged,
+            "test file changed; existing test files are frozen: add new tests in new files"
+                .to_owned(),
+        ),
+    };
+    audit.add(kind, path, detail);
+}
+
+/// An existing test file edited under audited test edits: what the edit weakened.
+fn audited_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+    let path = change.path;
+    let old = sides.text(&sides.base, path).flatten();
+    match sides.text(&sides.new, path) {
+        None => audit.add(FindingKind::TestDeleted, path, "test file deleted".into()),
+        Some(None) => audit.add(
+            FindingKind::TestChanged,
+            path,
+            format!("over {} MiB: too large to audit", MAX_READ_BYTES >> 20),
+        ),
+        Some(Some(new)) => {
+            for (kind, detail) in weakened(path, old.as_deref().unwrap_or(""), &new) {
+                audit.add(kind, path, detail);
+            }
+        }
+    }
+}
+
+/// Non-test code: a changed source file, with the tests and doctests it holds judged, is
+/// handed on to the tampering scan and the gaming monitor.
+fn non_test_code(
+    sides: &Sides<'_>,
+    change: &Change<'_>,
+    audit: &mut Audit,
+) -> Option<SourceChange> {
+    let path = change.path;
+    let new_text = sides.text(&sides.new, path)?;
+    let old_text = sides.text(&sides.base, path).flatten();
+    if !scan::is_source(path) {
+        return None;
+    }
+    let Some(new_text) = new_text else {
+        audit.add(
+            FindingKind::Tampering,
+            path,
+            format!("over {} MiB: too large to scan", MAX_READ_BYTES >> 20),
+        );
+        return None;
+    };
+    let old = old_text.as_deref().unwrap_or("");
+    tests_in_source(sides, path, old, &new_text, audit);
+    Some(SourceChange {
+        path: path.to_owned(),
+        old: old_text.unwrap_or_default(),
+        new: new_text,
+    })
+}
+
+/// The tests in a changed source file. Every changed Rust file: the base's tests in it stay
+/// as they were, and no file may bring a macro that replaces the assertion macros. With
+/// audited test edits, the counters judge the tests in it instead. A source file whose
+/// doctests the base ran: its examples are tests.
+fn tests_in_source(sides: &Sides<'_>, path: &str, old: &str, new: &str, audit: &mut Audit) {
+    let test_edits = sides.inputs.test_edits;
+    match test_edits {
+        TestEdits::Frozen if scan::Lang::of(path) == scan::Lang::Rust => {
+            for detail in infrastructure::rust_tests_changed(old, new) {
+                audit.add(FindingKind::TestChanged, path, detail);
+            }
+        }
+        TestEdits::Audit if scan::holds_rust_tests(path, old) => {
+            for (kind, detail) in weakened(path, old, new) {
+                audit.add(kind, path, detail);
+            }
+        }
+        TestEdits::Frozen | TestEdits::Audit => {}
+    }
+    if test_edits == TestEdits::Frozen && sides.inputs.rules.has_doctests(path) {
+        for detail in ran_from::doctests_changed(old, new) {
+            audit.add(FindingKind::TestChanged, path, detail);
+        }
+    }
+}
+
+/// Tampering in the changed non-test sources and in what they load at run time (code kept
+/// in files that are not source, read as the loader's language); returns the sources with
+/// what they load, for the gaming monitor.
+fn scan_sources(
+    sides: &Sides<'_>,
+    mut sources: Vec<SourceChange>,
+    audit: &mut Audit,
+) -> Result<Vec<SourceChange>, String> {
+    let rules = sides.inputs.rules;
+    let (loaded, too_many) = loaded_files(
+        &sources,
+        &sides.base,
+        &sides.new,
+        &sides.blobs,
+        sides.inputs.store,
+        rules.prefix(),
+    )?;
+    audit.findings.extend(too_many);
+    let files: Vec<tampering::SourceFile<'_>> = sources
+        .iter()
+        .map(|s| tampering::SourceFile {
+            path: rules.project(&s.path),
+            read_as: rules.project(&s.path),
+            old: (!s.old.is_empty()).then_some(s.old.as_str()),
+            new: &s.new,
+        })
+        .chain(loaded.iter().map(|l| tampering::SourceFile {
+            path: rules.project(&l.path),
+            read_as: rules.project(&l.loader),
+            old: l.old.as_deref(),
+            new: &l.new,
+        }))
+        .collect();
+    let prefix_of = |rel: &str| -> String {
+        let mut paths = (sources.iter().map(|s| &s.path)).chain(loaded.iter().map(|l| &l.path));
+        paths
+            .find(|p| rules.project(p) == rel)
+            .map_or_else(|| rel.to_owned(), Clone::clone)
+    };
+    for mut finding in tampering::scan(&files, &sides.context) {
+        finding.path = prefix_of(&finding.path);
+        audit.findings.push(finding);
+    }
+    sources.extend(loaded.into_iter().map(|l| SourceChange {
+        path: l.path,
+        old: l.old.unwrap_or_default(),
+        new: l.new,
+    }));
+    Ok(sources)
+}
+
+/// The gaming monitor over the changed sources, warnings unless they reject.
+fn monitor_gaming(
+    sides: &Sides<'_>,
+    sources: &[SourceChange],
+    audit: &mut Audit,
+) -> Result<(), String> {
+    if sources.is_empty() {
+        return Ok(());
+    }
+    let (rules, new) = (sides.inputs.rules, &sides.new);
+    let tests: Vec<String> = new
+        .keys()
+        .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
+        .take(MAX_TEST_FILES_READ)
+        .cloned()
+        .collect();
+    let objects: Vec<String> = tests.iter().map(|p| new[p].object.clone()).collect();
+    let mut texts: Vec<FileText> = tests
+        .into_iter()
+        .zip(sides.inputs.store.read_blobs(&objects, MAX_READ_BYTES)?)
+        .filter_map(|(path, b)| {
+            Some(FileText {
+                path,
+                text: String::from_utf8_lossy(&b?).into_owned(),
+            })
+        })
+        .collect();
+    texts.extend(sides.inputs.withheld_texts.iter().cloned());
+    audit.warnings = gaming::monitor(sources, &texts);
+    if sides.inputs.reject_gaming {
+        let gaming: Vec<Finding> = audit
+            .warnings
+            .iter()
+            .filter(|w| !w.weak)
+            .map(|w| Finding {
+                kind: FindingKind::Gaming,
+                path: w.path.clone(),
+                detail: format!("line {}: {}", w.line, w.detail),
+            })
+            .collect();
+        audit.findings.extend(gaming);
+    }
+    Ok(())
+}
+
+/// The frozen paths of the check tree: the base's tests, protected files and test
+/// infrastructure, as the base has them. Restoring is a no-op when nothing was found,
+/// except where the rules let the agent's version stand.
+fn freeze(sides: &Sides<'_>, audit: &mut Audit) {
+    let (rules, test_edits) = (sides.inputs.rules, sides.inputs.test_edits);
+    for (path, entry) in &sides.base {
+        let rel = rules.project(path);
+        let frozen_test = rules.is_test(path) && test_edits == TestEdits::Frozen;
+        let infra = matches!(
+            infrastructure::classify(rel, sides.project),
+            Some(Infra::Whole(_))
+        ) || sides.included.contains_key(path);
+        if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
+            audit.frozen.push(path.clone());
+            if sides.new.get(path) != Some(entry) {
+                audit.restore.insert(
+                    path.clone(),
+                    Some((entry.mode.clone(), entry.object.clone())),
+                );
+            }
+        }
+    }
+}
+
+/// A file that a changed source loads as code at run time, as the scans read it.
+#[derive(Debug)]
+struct Loaded {
+    /// Its repository path.
+    path: String,
+    /// The source whose language and kind it is read as.
+    loader: String,
+    /// Its text at the base, `None` when the load itself is new: then all of it is new code.
+    old: Option<String>,
+    /// Its text in the candidate.
+    new: String,
+}
+
+/// The files the changed `sources` load as code ([`loads`]), and what they load in turn,
+/// that hold new code: a new load, or a changed file. A file the base loaded the same way
+/// and that did not change holds nothing new. Each is read at most to [`MAX_READ_BYTES`]
+/// (a larger one is a finding), at most [`MAX_LOADED_FILES`] of them (more is a finding),
+/// followed [`MAX_LOAD_DEPTH`] deep.
+fn loaded_files(
+    sources: &[SourceChange],
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    store: &Store,
+    root: &str,
+) -> Result<(Vec<Loaded>, Vec<Finding>), String> {
+    let mut out: Vec<Loaded> = Vec::new();
+    let mut findings = Vec::new();
+    // The files read at this depth: (path, read as, old text, new text).
+    let mut level: Vec<(&str, &str, &str, &str)> = sources
+        .iter()
+        .map(|s| {
+            (
+                s.path.as_str(),
+                s.path.as_str(),
+                s.old.as_str(),
+                s.new.as_str(),
+            )
+        })
+        .collect();
+    let mut from = 0;
+    for _ in 0..MAX_LOAD_DEPTH {
+        let wanted = wanted_loads(level, new, root);
+        let (unread, full) = unread_loads(wanted, &out, base, new, blobs, &mut findings);
+        read_loads(unread, blobs, store, &mut out, &mut findings)?;
+        level = out[from..]
+            .iter()
+            .map(|l| {
+                (
+                    l.path.as_str(),
+                    l.loader.as_str(),
+                    l.old.as_deref().unwrap_or(""),
+                    l.new.as_str(),
+                )
+            })
+            .collect();
+        from = out.len();
+        if level.is_empty() || full {
+            break;
+        }
+    }
+    Ok((out, findings))
+}
+
+/// A file's bytes as text, invalid UTF-8 replaced.
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// What the files of one depth (path, read as, old text, new text) load, as (path, loader,
+/// whether the load is new), one per path, a new load before an old one.
+fn wanted_loads(
+    level: Vec<(&str, &str, &str, &str)>,
+    new: &BTreeMap<String, Entry>,
+    root: &str,
+) -> Vec<(String, String, bool)> {
+    let exists = |p: &str| {
+        new.get(p)
+            .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
+    };
+    let mut wanted: Vec<(String, String, bool)> = Vec::new();
+    for (path, read_as, old, text) in level {
+        let lang = scan::Lang::of(read_as);
+        let added: BTreeSet<usize> = scan::added_lines(old, text)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        for load in loads::loads(path, lang, root, text, exists) {
+            let fresh = added.contains(&load.line);
+            wanted.push((load.path, read_as.to_owned(), fresh));
+        }
+    }
+    wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
+    wanted.dedup_by(|a, b| a.0 == b.0);
+    wanted
+}
+
+/// A load to read: a file that holds new code.
+#[derive(Debug)]
+struct Unread {
+    /// Its repository path.
+    path: String,
+    /// The source whose language and kind it is read as.
+    loader: String,
+    /// Its text at the base, `None` when the load itself is new.
+    old: Option<String>,
+    /// Its object in the candidate.
+    object: String,
+}
+
+/// Of the `wanted` loads, those that hold new code and are not read yet, and whether they
+/// passed [`MAX_LOADED_FILES`] (then a finding says so, and the rest are left).
+fn unread_loads(
+    wanted: Vec<(String, String, bool)>,
+    out: &[Loaded],
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    findings: &mut Vec<Finding>,
+) -> (Vec<Unread>, bool) {
+    let mut unread: Vec<Unread> = Vec::new();
+    for (path, loader, fresh) in wanted {
+        let (Some(entry), old_entry) = (new.get(&path), base.get(&path)) else {
+            continue;
+        };
+        let changed = old_entry.is_none_or(|o| o.object != entry.object);
+        if out.iter().any(|l| l.path == path) || (!fresh && !changed) {
+            continue;
+        }
+        if out.len() + unread.len() >= MAX_LOADED_FILES {
+            findings.push(Finding {
+                kind: FindingKind::Tampering,
+                path: loader,
+                detail: format!(
+                    "loads more than {MAX_LOADED_FILES} new or changed files as code at run time: too many to scan"
+                ),
+            });
+            return (unread, true);
+        }
+        let old = old_entry.filter(|_| !fresh).map(|o| {
+            blobs
+                .get(&o.object)
+                .and_then(|b| b.as_deref())
+                .map(lossy)
+                .unwrap_or_default()
+        });
+        unread.push(Unread {
+            path,
+            loader,
+            old,
+            object: entry.object.clone(),
+        });
+    }
+    (unread, false)
+}
+
+/// Reads the `unread` loads into `out`, each one's object from `blobs` or else from the
+/// store; one over [`MAX_READ_BYTES`] is a finding instead.
+fn read_loads(
+    unread: Vec<Unread>,
+    blobs: &BTreeMap<String, Option<Vec<u8>>>,
+    store: &Store,
+    out: &mut Vec<Loaded>,
+    findings: &mut Vec<Finding>,
+) -> Result<(), String> {
+    // Unchanged files newly loaded are not among the changes read before.
+    let missing: Vec<String> = unread
+        .iter()
+        .filter(|u| !blobs.contains_key(&u.object))
+        .map(|u| u.object.clone())
+        .collect();
+    let read: BTreeMap<String, Option<Vec<u8>>> = missing
+        .iter()
+        .cloned()
+        .zip(store.read_blobs(&missing, MAX_READ_BYTES)?)
+        .collect();
+    for Unread {
+        path,
+        loader,
+        old,
+        object,
+    } in unread
+    {
+        let bytes = blobs
+            .get(&object)
+            .or_else(|| read.get(&object))
+            .and_then(|b| b.as_deref());
+        match bytes {
+            Some(bytes) => out.push(Loaded {
+                path,
+                loader,
+                old,
+                new: lossy(bytes),
+            }),
+            None => findings.push(Finding {
+                kind: FindingKind::Tampering,
+                path,
+                detail: format!(
+                    "loaded as code, and over {} MiB: too large to scan",
+                    MAX_READ_BYTES >> 20
+                ),
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// What changed in a frozen test file, as specific as the counters can say.
+fn frozen_change(path: &str, old: &str, new: &str) -> String {
+    let mut parts: Vec<String> = weakened(path, old, new)
+        .into_iter()
+        .map(|(_, detail)| detail)
+        .collect();
+    if parts.is_empty() {
+        parts.push("its content changed".into());
+    }
+    format!(
+        "{}; existing test files are frozen (the checks run the base's version): add new tests in new files",
+        parts.join("; ")
+    )
+}
+
+/// The weakening the counters see between two versions of a test file.
+fn weakened(path: &str, old: &str, new: &str) -> Vec<(FindingKind, String)> {
+    let before: Counts = scan::counts(path, old);
+    let after = scan::counts(path, new);
+    let mut out = Vec::new();
+    if after.tests < before.tests {
+        out.push((
+            FindingKind::TestsRemoved,
+            format!(
+                "{} test functions before, {} now",
+                before.tests, after.tests
+            ),
+        ));
+    }
+    if after.skips > before.skips {
+        out.push((
+            FindingKind::TestSkipped,
+            format!(
+                "{} skip or focus markers before, {} now",
+                before.skips, after.skips
+            ),
+        ));
+    }
+    if after.assertions < before.assertions {
+        out.push((
+            FindingKind::AssertionsRemoved,
+            format!(
+                "{} assertions before, {} now",
+                before.assertions, after.assertions
+            ),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_that_leave_the_tree() {
+        #[track_caller]
+        fn case(links: &[(&str, &str)], path: &str, leaves: bool) {
+            let links: BTreeMap<String, Vec<u8>> = links
+                .iter()
+                .map(|(p, t)| ((*p).to_owned(), t.as_bytes().to_vec()))
+                .collect();
+            assert_eq!(leaves_tree(path, &links), leaves, "{path} in {links:?}");
+        }
+        case(&[("a", "/etc/passwd")], "a", true);
+        case(&[("a", "../x")], "a", true);
+        case(&[("d/a", "../x")], "d/a", false);
+        case(&[("d/a", "../../x")], "d/a", true);
+        case(&[("d/a", "./b/../../c")], "d/a", false);
+        case(&[("a", "b/c")], "a", false);
+        case(&[("a", "")], "a", true);
+        // Each target stays inside alone; together they climb out.
+        let chain = [
+            (".d/up", ".."),
+            (".d/p1", "up/.."),
+            (".d/p2", "p1/.."),
+            (".d/passwd", "p2/etc/passwd"),
+        ];
+        case(&chain, ".d/passwd", true);
+        case(&chain, ".d/up", false);
+        // A loop is cut off.
+        case(&[("a", "b"), ("b", "a")], "a", true);
+    }
+
+    #[test]
+    fn compiled_python_is_told_apart() {
+        assert!(compiled_python("tests/test_x.pyc"));
+        assert!(compiled_python("tests/__pycache__/test_x.cpython-311.pyc"));
+        assert!(!compiled_python("tests/test_x.py"));
+    }
+}

@@ -1,0 +1,573 @@
+//! The loop of `speccoder attempt`: stages over values, attempt after attempt, until one
+//! passes, the agent blocks, or the attempts run out. Each stage is a file: prepare →
+//! turn (the agent) → candidate → audit → check tree → checks → verdict → commit. A stop
+//! signal between stages ends the loop in one place ([`Stop`]).
+
+use serde_json::Value;
+
+use super::audit::ran_from;
+use super::audit::{self, Inputs};
+use super::candidate;
+use super::check_tree::CheckTree;
+use super::checks;
+use super::commit::{self, PassTree};
+use super::prepare::{join, prepare};
+use super::setup;
+use super::shared::environment;
+use super::shared::{
+    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Prepared,
+    Story, Verdict, Warning,
+};
+use super::turn;
+use super::verdict;
+use super::verdict::baseline::{self, Baseline};
+use super::verdict::canary;
+use super::verdict::outcomes;
+use speccoder_agent::{Outcome, Status};
+use speccoder_foundation::process::shutdown_signal;
+
+/// How the agent's outcome starts when its program could not be started.
+const CANNOT_START: &str = "the agent could not be started";
+
+/// Why the loop ends early: a stop signal, with the agent's outcome when it had one.
+#[derive(Debug)]
+struct Stop {
+    signal: i32,
+    outcome: Option<Box<Outcome>>,
+}
+
+/// Fails with [`Stop`] when a stop signal has come.
+fn go_on(outcome: Option<&Outcome>) -> Result<(), Stop> {
+    match shutdown_signal() {
+        Some(signal) => Err(Stop {
+            signal,
+            outcome: outcome.cloned().map(Box::new),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Runs the whole loop. `Err` means the attempt could not start (exit 2); once the
+/// attempt's folder exists every outcome is a [`Story`]. `note` receives notes as they
+/// arise.
+pub fn run_attempt(
+    request: &AttemptRequest<'_>,
+    note: &mut dyn FnMut(&str),
+) -> Result<Story, String> {
+    let mut prepared = prepare(request)?;
+    for n in &prepared.notes {
+        note(n);
+    }
+    let mut story = new_story(request, &mut prepared);
+    let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
+    setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
+    if shutdown_signal().is_some() {
+        return Err("stopped by a signal before the agent started".into());
+    }
+    let (baseline, at_base) = baseline::baseline(&prepared, &mut story.notes);
+    story.baseline = at_base;
+    if let Some(baseline) = &baseline {
+        story.notes.extend(passing_already(baseline, &prepared));
+        freeze_ran_from(baseline, &mut prepared, &mut story.notes);
+    }
+    let mut digest: Option<Value> = None;
+    for n in 1..=story.max_attempts {
+        let run = attempt_once(request, &prepared, baseline.as_ref(), n, digest.as_ref());
+        let (record, pass) = match run {
+            Ok(done) => done,
+            Err(stop) => {
+                interrupted(&mut story, &prepared, request, n, stop);
+                break;
+            }
+        };
+        match record_attempt(&mut story, &prepared, record, &pass) {
+            Next::Commit => {
+                commit::commit(&mut story, &prepared, request, &pass, n);
+                break;
+            }
+            Next::Stop => break,
+            Next::Retry(this_digest) => digest = Some(this_digest),
+        }
+    }
+    if story.verdict != Verdict::Passed && request.keep_worktree {
+        story.worktree = Some(prepared.tree.clone());
+    }
+    commit::finish(&mut story, prepared, request.keep_worktree);
+    Ok(story)
+}
+
+/// The story before any attempt: the notes so far, the isolation and the environment.
+fn new_story(request: &AttemptRequest<'_>, prepared: &mut Prepared) -> Story {
+    Story {
+        task: prepared.bundle.bundle.task.id.clone(),
+        verdict: Verdict::Failed,
+        branch: None,
+        commit: None,
+        worktree: None,
+        attempts: Vec::new(),
+        max_attempts: request.config.attempt.max_attempts,
+        notes: std::mem::take(&mut prepared.notes),
+        signal: None,
+        isolation: prepared.isolation.name(),
+        baseline: Vec::new(),
+        environment: [
+            ("agent", environment::names(&prepared.agent_env)),
+            ("checks", environment::names(&prepared.check_env)),
+        ]
+        .into(),
+    }
+}
+
+/// The files the base ran tests from are tests, whatever their names.
+fn freeze_ran_from(baseline: &Baseline, prepared: &mut Prepared, notes: &mut Vec<String>) {
+    let ids = baseline.checks.iter().flat_map(|c| c.tests.keys());
+    let ran_from = prepared.store.entries(&prepared.base).and_then(|entries| {
+        ran_from::ran_from(
+            ids,
+            &entries,
+            &prepared.prefix,
+            |p| prepared.rules.is_test(p),
+            &prepared.store,
+        )
+    });
+    match ran_from {
+        Ok(ran_from) => prepared.rules.add_ran_from(ran_from),
+        Err(err) => notes.push(format!("the files the base ran tests from cannot be read ({err}): only the `[attempt] tests` globs freeze test files")),
+    }
+}
+
+/// What comes after an attempt.
+enum Next {
+    /// It passed: commit it.
+    Commit,
+    /// No attempt after it: blocked, or an agent that cannot start.
+    Stop,
+    /// Another attempt, with this digest.
+    Retry(Value),
+}
+
+/// Adds an attempt's record to the story and the journal, and says what comes next.
+fn record_attempt(
+    story: &mut Story,
+    prepared: &Prepared,
+    record: AttemptRecord,
+    pass: &PassTree,
+) -> Next {
+    story.notes.extend(pass.notes.iter().cloned());
+    for n in known_passing(&record.checks) {
+        if !story.notes.contains(&n) {
+            story.notes.push(n);
+        }
+    }
+    if let Err(err) = prepared.journal.write(&record.journal_entry(story)) {
+        story.notes.push(err);
+    }
+    story.verdict = record.verdict;
+    let verdict = record.verdict;
+    let cannot_start = record
+        .agent
+        .reason
+        .as_deref()
+        .is_some_and(|why| why.starts_with(CANNOT_START));
+    let this_digest = record.digest.clone();
+    story.attempts.push(record);
+    match verdict {
+        Verdict::Passed => Next::Commit,
+        Verdict::Blocked => Next::Stop,
+        // A program that cannot be started will not start on a retry either.
+        Verdict::Failed if cannot_start => Next::Stop,
+        Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => Next::Retry(this_digest),
+    }
+}
+
+/// A note for each new withheld or acceptance test that passes at the base already: it
+/// checks nothing the task adds. An old test in a withheld file (the visible file had it
+/// too) is not new.
+fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
+    let required = prepared.required_tests();
+    let mut ids: Vec<&String> = baseline
+        .checks
+        .iter()
+        .flat_map(|c| {
+            let new = baseline::new_tests(prepared, Some(baseline), &c.op);
+            let required = &required;
+            c.tests.iter().filter(move |(id, outcome)| {
+                **outcome == super::verdict::results::TestOutcome::Passed
+                    && outcomes::from_files(id, required)
+                    && new.is_new(id, Some(c))
+            })
+        })
+        .map(|(id, _)| id)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .take(20)
+        .map(|id| format!("the withheld or acceptance test `{id}` passes at the base already: it checks nothing the task adds"))
+        .collect()
+}
+
+/// A note for each `[attempt] known_failures` entry's test that passed in `checks`.
+fn known_passing(checks: &[CheckResult]) -> Vec<String> {
+    let mut ids: Vec<&String> = checks
+        .iter()
+        .flat_map(|c| c.tests.known_failures_passing.iter())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .take(20)
+        .map(|id| format!("`{id}` is listed in [attempt] known_failures and passes now: remove it from the list"))
+        .collect()
+}
+
+/// One attempt, from a fresh tree to its verdict.
+fn attempt_once(
+    request: &AttemptRequest<'_>,
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    n: u32,
+    digest: Option<&Value>,
+) -> Result<(AttemptRecord, PassTree), Stop> {
+    let config = request.config;
+    go_on(None)?;
+    let outcome = match turn::fresh_tree(prepared, n) {
+        Ok(()) => turn::run_agent(prepared, config, digest),
+        Err(err) => turn::never_started(config, &err),
+    };
+    go_on(Some(&outcome))?;
+    let mut done = Finished::new(n, outcome, prepared);
+    let judged = judge(prepared, config, &mut done);
+    go_on(Some(&done.outcome))?;
+    if let Some((tree, audit)) = judged
+        && done.outcome.status == Status::Completed
+        && done.findings.is_empty()
+    {
+        match check_pass(prepared, config, baseline, &tree, &audit, n) {
+            Ok((results, tree)) => {
+                done.checks = results;
+                done.pass.tree = tree;
+                done.ran_checks = true;
+            }
+            Err(finding) => done.findings.push(finding),
+        }
+        go_on(Some(&done.outcome))?;
+    }
+    Ok(done.decide())
+}
+
+/// The candidate and its audit: the findings, warnings and notes go into `done`; the
+/// candidate tree and the audit come back when they could be made.
+fn judge(
+    prepared: &Prepared,
+    config: &speccoder_config::Config,
+    done: &mut Finished,
+) -> Option<(String, audit::Audit)> {
+    let candidate = match candidate::build(prepared) {
+        Ok(candidate) => candidate,
+        Err(err) => {
+            done.findings.push(unreadable(&err));
+            return None;
+        }
+    };
+    done.findings.extend(candidate.findings());
+    let tree = candidate.tree?;
+    let no_texts = Vec::new();
+    let inputs = Inputs {
+        store: &prepared.store,
+        rules: &prepared.rules,
+        test_edits: config.attempt.test_edits,
+        withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.paths),
+        withheld_texts: prepared.withheld.as_ref().map_or(&no_texts, |w| &w.texts),
+        tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
+        reject_gaming: config.attempt.reject_gaming,
+    };
+    match audit::audit(&prepared.base, &tree, &inputs) {
+        Ok(audit) => {
+            if let Some(report) = done.outcome.report.as_mut() {
+                report.files_changed = audit.changed.clone();
+            }
+            done.findings.extend(audit.findings.iter().cloned());
+            done.warnings = audit.warnings.clone();
+            done.pass.notes = audit.notes.clone();
+            Some((tree, audit))
+        }
+        Err(err) => {
+            done.findings.push(unreadable(&err));
+            None
+        }
+    }
+}
+
+/// An attempt's parts, before its verdict.
+struct Finished {
+    n: u32,
+    outcome: Outcome,
+    findings: Vec<Finding>,
+    warnings: Vec<Warning>,
+    checks: Vec<CheckResult>,
+    pass: PassTree,
+    quote: verdict::Quote,
+    /// Whether the checks ran (an empty list of checks runs too: the audit decides).
+    ran_checks: bool,
+}
+
+impl Finished {
+    /// The parts of an attempt whose agent ended with `outcome`.
+    fn new(n: u32, outcome: Outcome, prepared: &Prepared) -> Self {
+        let summary = outcome
+            .report
+            .as_ref()
+            .map(|r| r.summary.clone())
+            .unwrap_or_default();
+        Self {
+            n,
+            outcome,
+            findings: Vec::new(),
+            warnings: Vec::new(),
+            checks: Vec::new(),
+            pass: PassTree {
+                summary,
+                ..PassTree::default()
+            },
+            quote: match prepared.withheld {
+                Some(_) => verdict::Quote::TestIdsOnly,
+                None => verdict::Quote::Output,
+            },
+            ran_checks: false,
+        }
+    }
+
+    /// The verdict, its reason and the digest.
+    fn decide(self) -> (AttemptRecord, PassTree) {
+        let checks = self.ran_checks.then_some(self.checks.as_slice());
+        let verdict = Verdict::decide(&self.outcome, &self.findings, checks);
+        let reason = verdict::reason(verdict, &self.outcome, &self.findings, &self.checks);
+        let digest = verdict::digest(
+            verdict,
+            &self.outcome,
+            &self.findings,
+            &self.checks,
+            self.quote,
+        );
+        (
+            AttemptRecord {
+                n: self.n,
+                run_id: self.outcome.run_id.clone(),
+                agent: self.outcome,
+                findings: self.findings,
+                warnings: self.warnings,
+                checks: self.checks,
+                verdict,
+                reason,
+                digest,
+            },
+            self.pass,
+        )
+    }
+}
+
+/// A finding for a candidate speccoder could not read.
+fn unreadable(err: &str) -> Finding {
+    Finding {
+        kind: FindingKind::ProtectedChanged,
+        path: ".".into(),
+        detail: format!("the agent's tree cannot be staged: {err}"),
+    }
+}
+
+/// A finding for a tree the checks cannot get.
+fn tree_finding(detail: String) -> Finding {
+    Finding {
+        kind: FindingKind::ProtectedChanged,
+        path: ".".into(),
+        detail,
+    }
+}
+
+/// Both passes of the checks. Returns their results and the tree they ran on (the commit
+/// of a pass), or a finding when the check tree cannot be made.
+fn check_pass(
+    prepared: &Prepared,
+    config: &speccoder_config::Config,
+    baseline: Option<&Baseline>,
+    candidate: &str,
+    audit: &audit::Audit,
+    n: u32,
+) -> Result<(Vec<CheckResult>, String), Finding> {
+    let (full, verdict_tree) = pass_trees(prepared, config, candidate, audit)?;
+    // With no checks the audit alone decides, and there is nothing to run a tree for.
+    if prepared.ops.is_empty() {
+        return Ok((Vec::new(), full));
+    }
+    let mut check = CheckTree::make(
+        prepared,
+        &verdict_tree,
+        &format!("check-{n}"),
+        &audit.frozen,
+        true,
+    )
+    .map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
+    let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
+    let place = checks::Place::new(prepared, &check.dir, false);
+    let runner = prepared.check_runner(&check.dir, check.read_only.clone(), place.also_writable());
+    let run = |pass: Pass| {
+        let ran = checks::run_checks(
+            &prepared.recipe,
+            &prepared.ops,
+            &check.project,
+            &place,
+            runner.as_ref(),
+            pass,
+        );
+        ran.into_iter()
+            .map(|ran| judged(prepared, baseline, &canary, ran))
+            .collect::<Result<Vec<CheckResult>, Finding>>()
+    };
+    let mut results = run(Pass::Verdict)?;
+    if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
+        if shutdown_signal().is_some() {
+            return Ok((results, full));
+        }
+        check
+            .add(
+                &prepared.store,
+                &full,
+                &audit.agent_tests,
+                &prepared.scratch,
+            )
+            .map_err(|err| {
+                tree_finding(format!(
+                    "the agent's tests cannot be added to the checks' tree: {err}"
+                ))
+            })?;
+        results.extend(run(Pass::AgentTests)?);
+    }
+    Ok((results, full))
+}
+
+/// The full candidate with the frozen files restored and the task ticked (what a pass
+/// commits, and what the second pass runs), and the verdict's tree: the same without the
+/// agent's own new tests.
+fn pass_trees(
+    prepared: &Prepared,
+    config: &speccoder_config::Config,
+    candidate: &str,
+    audit: &audit::Audit,
+) -> Result<(String, String), Finding> {
+    let (store, scratch) = (&prepared.store, &prepared.scratch);
+    let mut restore = audit.restore.clone();
+    let tasks_path = join(&prepared.prefix, &config.attempt.tasks_file);
+    if let Some(ticked) = commit::ticked(prepared, &tasks_path) {
+        restore.insert(tasks_path, Some(ticked));
+    }
+    let full = store
+        .edit(scratch, candidate, &restore)
+        .map_err(tree_finding)?;
+    let without: std::collections::BTreeMap<String, Option<(String, String)>> = audit
+        .agent_tests
+        .iter()
+        .map(|p| (p.clone(), None))
+        .collect();
+    let verdict_tree = store.edit(scratch, &full, &without).map_err(tree_finding)?;
+    Ok((full, verdict_tree))
+}
+
+/// One check's result, judged: its canary read (a report that is not the runner's is the
+/// finding `forged_results`), then its tests against the base's.
+fn judged(
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    canary: &canary::Canary,
+    checks::Ran { mut result, report }: checks::Ran,
+) -> Result<CheckResult, Finding> {
+    let base = baseline.and_then(|b| b.of(&result.op));
+    result.output_tail = canary.scrub(&result.output_tail);
+    let (report, state) = held(canary, report, &result, base).map_err(|detail| Finding {
+        kind: FindingKind::ForgedResults,
+        path: result.op.clone(),
+        detail: format!("check `{}`: {detail}", result.op),
+    })?;
+    let new = baseline::new_tests(prepared, baseline, &result.op);
+    let (passed, mut summary) = outcomes::judge(
+        result.exit_code,
+        result.timed_out,
+        &report,
+        base,
+        new,
+        &prepared.known,
+    );
+    summary.canary = state;
+    result.passed = passed;
+    result.tests = summary;
+    Ok(result)
+}
+
+/// What a check's canary says of its report (invariant 11): the report without the canary,
+/// with the canary's state, or why the report is not the runner's.
+fn held(
+    canary: &canary::Canary,
+    report: super::verdict::results::TestReport,
+    result: &CheckResult,
+    base: Option<&outcomes::BaseTests>,
+) -> Result<(super::verdict::results::TestReport, Option<CanaryState>), String> {
+    // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
+    // print is no forgery.
+    if result.timed_out || result.exit_code.is_none() {
+        return Ok((canary.strip(&report), None));
+    }
+    // The runner misreads the canary at the base itself: the check goes without one.
+    if base.is_some_and(|b| b.canary_misread) {
+        return Ok((canary.strip(&report), Some(CanaryState::Unreliable)));
+    }
+    let ended_well = result.exit_code == Some(0);
+    match canary.read(&report, ended_well)? {
+        Some(held) => {
+            let missing = base
+                .filter(|_| ended_well)
+                .and_then(|b| b.canary_places.difference(&held.places).next());
+            if let Some(place) = missing {
+                return Err(format!(
+                    "the canary `{place}`, which the base's run reported, is missing from the report: its part of the run ended early, or its report is not the runner's"
+                ));
+            }
+            Ok((held.report, Some(CanaryState::Held)))
+        }
+        None if ended_well && base.is_some_and(|b| b.canary) => Err(
+            "the canary the base's run collected is missing from the report: the run ended early, or its report is not the runner's"
+                .into(),
+        ),
+        None => Ok((canary.strip(&report), Some(CanaryState::NotCollected))),
+    }
+}
+
+/// Ends the story of an attempt stopped by a signal: journalled as interrupted.
+fn interrupted(
+    story: &mut Story,
+    prepared: &Prepared,
+    request: &AttemptRequest<'_>,
+    n: u32,
+    stop: Stop,
+) {
+    let outcome = stop.outcome.map_or_else(
+        || turn::never_started(request.config, "a stop signal came first"),
+        |outcome| *outcome,
+    );
+    let record = AttemptRecord {
+        n,
+        run_id: outcome.run_id.clone(),
+        agent: outcome,
+        findings: Vec::new(),
+        warnings: Vec::new(),
+        checks: Vec::new(),
+        verdict: Verdict::Interrupted,
+        reason: format!("interrupted by signal {}", stop.signal),
+        digest: Value::Null,
+    };
+    if let Err(err) = prepared.journal.write(&record.journal_entry(story)) {
+        story.notes.push(err);
+    }
+    story.attempts.push(record);
+    story.verdict = Verdict::Interrupted;
+    story.signal = Some(stop.signal);
+}

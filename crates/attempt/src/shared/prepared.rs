@@ -1,0 +1,207 @@
+//! The prepared attempt: everything fixed before the first attempt.
+
+use std::path::{Path, PathBuf};
+
+use super::bundle::AttemptBundle;
+use super::environment::Allowed;
+use super::known_failures::KnownFailures;
+use super::products::Products;
+use super::pycache::SharedPycache;
+use super::rules::Rules;
+use super::warning::FileText;
+use crate::store::Store;
+use crate::store::journal::{Journal, Running};
+use crate::store::repo::Repo;
+use speccoder_agent::{Allowances, RecipeServer};
+use speccoder_foundation::process::LocalRunner;
+use speccoder_foundation::sandbox::{Namespaces, Sandbox, Spec, TreeAt};
+use speccoder_recipe::Recipe;
+
+/// How the agent and the checks are kept apart from the rest of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    /// In the sandbox's namespaces.
+    Namespaces(Namespaces),
+    /// Nowhere to make them: the agent runs as the user, with a PID namespace nowhere.
+    None,
+}
+
+impl Isolation {
+    /// Its name in the story.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Namespaces(_) => "namespaces",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The withheld tests.
+#[derive(Debug)]
+pub(crate) struct Withheld {
+    /// The folder, as given (canonical).
+    pub(crate) dir: PathBuf,
+    /// Its files, relative to it.
+    pub(crate) files: Vec<String>,
+    /// The same files as repository paths (under the project's prefix).
+    pub(crate) paths: Vec<String>,
+    /// Their texts, for the gaming monitor.
+    pub(crate) texts: Vec<FileText>,
+}
+
+/// Everything fixed before the first attempt.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) bundle: AttemptBundle,
+    pub(crate) repo: Repo,
+    /// The project root's path inside the repository (`""` at the top).
+    pub(crate) prefix: String,
+    pub(crate) withheld: Option<Withheld>,
+    pub(crate) isolation: Isolation,
+    pub(crate) branch: String,
+    pub(crate) notes: Vec<String>,
+    /// The attempt's private folder (0700): the store, the agent's tree, the check trees.
+    pub(crate) folder: tempfile::TempDir,
+    /// Indexes and launch files.
+    pub(crate) scratch: PathBuf,
+    pub(crate) store: Store,
+    /// The commit every comparison is against: `HEAD`, with the acceptance tests.
+    pub(crate) base: String,
+    /// The agent's tree (the repository's top) and the project in it.
+    pub(crate) tree: PathBuf,
+    pub(crate) project_dir: PathBuf,
+    /// The recipe as detected in your checkout, before the agent ran; the checks resolve
+    /// here and run at the same place in the check tree.
+    pub(crate) recipe: Recipe,
+    pub(crate) ops: Vec<String>,
+    pub(crate) allowed: Allowances,
+    pub(crate) recipe_server: Option<RecipeServer>,
+    pub(crate) rules: Rules,
+    pub(crate) journal: Journal,
+    /// The mark that this run is in progress, removed when it ends.
+    pub(crate) running: Running,
+    /// What the agent may write besides its tree.
+    pub(crate) writable: Vec<PathBuf>,
+    /// The products of `[attempt] setup`, once it ran.
+    pub(crate) products: Option<Products>,
+    /// The products the tree's `.gitignore` leaves out, which the agent's tree gets too.
+    pub(crate) agent_products: Vec<String>,
+    /// The acceptance tests, as paths from the project root.
+    pub(crate) acceptance_files: Vec<String>,
+    /// `[attempt] known_failures`: the tests that may fail.
+    pub(crate) known: KnownFailures,
+    /// The environment the checks get: the allow-list and `[attempt] env`.
+    pub(crate) check_env: Vec<(String, String)>,
+    /// The environment the agent gets: the allow-list, its executor's own and
+    /// `[attempt] agent_env`.
+    pub(crate) agent_env: Vec<(String, String)>,
+    /// `[attempt] tmp_size_mib`: the bound of each sandbox's private `/tmp`.
+    pub(crate) tmp_mib: u64,
+    /// The Python bytecode the checks share, in the sandbox only (`pycache.rs`).
+    pub(crate) pycache: Option<SharedPycache>,
+}
+
+impl Prepared {
+    /// The withheld and acceptance tests, as paths from the project root (the way the
+    /// runners name them): each of their tests must run and pass.
+    pub(crate) fn required_tests(&self) -> Vec<String> {
+        let mut files = self.acceptance_files.clone();
+        if let Some(withheld) = &self.withheld {
+            files.extend(withheld.files.iter().cloned());
+        }
+        files
+    }
+
+    /// The runner of the agent: the sandbox with its tree, its private folder and
+    /// `[attempt] writable` open, and the withheld folder hidden.
+    pub(crate) fn agent_runner(
+        &self,
+        agent_folder: &Path,
+    ) -> Box<dyn speccoder_foundation::process::CommandRunner> {
+        let inner: Box<dyn speccoder_foundation::process::CommandRunner> = match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => {
+                let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
+                writable.extend(self.writable.iter().cloned());
+                // Besides the withheld tests: the journal, the baselines and the kept
+                // outputs of earlier checks, which hold what the withheld tests printed.
+                let mut hidden: Vec<PathBuf> =
+                    self.withheld.iter().map(|w| w.dir.clone()).collect();
+                hidden.push(self.repo.common_dir.join("speccoder"));
+                hidden.push(speccoder_recipe::default_output_dir().path());
+                // Where kept outputs go when the state folder cannot be used.
+                hidden.push(speccoder_recipe::temp_output_dir().path());
+                Box::new(Sandbox {
+                    namespaces,
+                    spec: Spec {
+                        writable,
+                        hidden,
+                        read_only: Vec::new(),
+                        tmp_mib: Some(self.tmp_mib),
+                        // The setup's products copied into the agent's tree find it.
+                        tree_at: self.products.as_ref().map(|p| TreeAt {
+                            tree: self.tree.clone(),
+                            at: p.at.clone(),
+                            run_there: false,
+                        }),
+                    },
+                    scratch: self.scratch.clone(),
+                    inner: LocalRunner::default(),
+                })
+            }
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.agent_env.clone(),
+        })
+    }
+
+    /// The shared bytecode folder, when there is one and the fixed path the setup's trees
+    /// are seen at could be kept out of it (`pycache.rs`).
+    pub(crate) fn shared_pycache(&self) -> Option<&Path> {
+        let cache = self.pycache.as_ref()?;
+        if let Some(products) = &self.products {
+            cache.block_for_good(&products.at).ok()?;
+        }
+        Some(cache.dir())
+    }
+
+    /// The runner of the checks in `check_tree`: nothing writable but that tree, a private
+    /// `/tmp` and `also_writable` (the shared bytecode, for the base's checks), and
+    /// `read_only` files read-only in it.
+    pub(crate) fn check_runner(
+        &self,
+        check_tree: &Path,
+        read_only: Vec<PathBuf>,
+        also_writable: Option<&Path>,
+    ) -> Box<dyn speccoder_foundation::process::CommandRunner> {
+        let inner: Box<dyn speccoder_foundation::process::CommandRunner> = match self.isolation {
+            Isolation::None => Box::new(LocalRunner::default()),
+            Isolation::Namespaces(namespaces) => Box::new(Sandbox {
+                namespaces,
+                spec: Spec {
+                    writable: [Some(check_tree), also_writable]
+                        .into_iter()
+                        .flatten()
+                        .map(Path::to_path_buf)
+                        .collect(),
+                    hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
+                    read_only,
+                    tmp_mib: Some(self.tmp_mib),
+                    // Where the setup ran, when there was one.
+                    tree_at: self.products.as_ref().map(|p| TreeAt {
+                        tree: check_tree.to_path_buf(),
+                        at: p.at.clone(),
+                        run_there: true,
+                    }),
+                },
+                scratch: self.scratch.clone(),
+                inner: LocalRunner::default(),
+            }),
+        };
+        Box::new(Allowed {
+            inner,
+            env: self.check_env.clone(),
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! What a check's tests said, judged against the baseline.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::verdict::results::{TestOutcome, TestRunner};
+
+/// The rule a check was judged by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// The exit code alone: no recognised runner's output was found.
+    #[default]
+    ExitCode,
+    /// The tests' own results, each required test by its id, against the baseline.
+    PerTest,
+    /// The runner names no passing test (unittest without `-v`, jest and vitest over
+    /// several files): the named failures, and the counts against the baseline's.
+    Counts,
+}
+
+/// What a check's tests said, for the story and the digest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TestSummary {
+    /// How the check was judged.
+    pub rule: Rule,
+    /// The runners recognised in its output.
+    pub runners: Vec<TestRunner>,
+    /// How many tests ended each way.
+    pub counts: BTreeMap<TestOutcome, usize>,
+    /// Tests that had to pass and did not (failed, skipped, xfailed, or not run), first
+    /// ones, with what happened.
+    pub not_passed: Vec<String>,
+    /// How many tests had to pass and did not.
+    pub not_passed_count: usize,
+    /// Tests that failed at the base and still fail, not withheld: the change must make
+    /// them pass.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failing_at_base: Vec<String>,
+    /// Tests that failed now and are listed in `[attempt] known_failures`: excused, and
+    /// named.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub known_failures: Vec<String>,
+    /// Tests listed in `[attempt] known_failures` that passed now.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub known_failures_passing: Vec<String>,
+    /// Why the check failed although no test did, if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unexplained: Option<String>,
+    /// What the check's canary said, for a recognised runner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canary: Option<CanaryState>,
+}
+
+/// What the canary of a check says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CanaryState {
+    /// The failing canary failed and the passing one passed: the report is the runner's.
+    Held,
+    /// No canary was collected, at the base either: the check names its test files, or
+    /// runs no recognised runner; it is judged without one.
+    NotCollected,
+    /// The runner reported a canary the wrong way at the base too, where no agent had
+    /// acted (it runs skipped tests, say): the check is judged without one.
+    Unreliable,
+}

@@ -1,0 +1,350 @@
+//! The journal: every attempt's record under `.git/speccoder/attempts/<task>/<n>.json`,
+//! inside the repository's git folder and never in the tree.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// The journal folder of one task.
+#[derive(Debug, Clone)]
+pub(crate) struct Journal {
+    dir: PathBuf,
+}
+
+impl Journal {
+    /// The journal of `task` in the git folder `common_dir`.
+    pub(crate) fn new(common_dir: &Path, task: &str) -> Self {
+        Self {
+            dir: common_dir.join("speccoder").join("attempts").join(task),
+        }
+    }
+
+    /// Writes `record` as the next numbered file (numbers continue across runs, so an
+    /// earlier run's records are never overwritten) and returns its path.
+    pub(crate) fn write(&self, record: &serde_json::Value) -> Result<PathBuf, String> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)
+            .map_err(|err| format!("cannot create {}: {err}", self.dir.display()))?;
+        let text = serde_json::to_string_pretty(record).map_err(|err| err.to_string())?;
+        let mut n = self.last_number() + 1;
+        loop {
+            let path = self.dir.join(format!("{n}.json"));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(mut file) => {
+                    file.write_all(text.as_bytes())
+                        .and_then(|()| file.write_all(b"\n"))
+                        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+                    return Ok(path);
+                }
+                // Another run took this number in the meantime.
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+                Err(err) => return Err(format!("cannot write {}: {err}", path.display())),
+            }
+        }
+    }
+
+    /// Marks this run as in progress. A mark left by an earlier run whose process is gone
+    /// (killed with SIGKILL, or the machine stopped) is settled first (see [`settle`]). A
+    /// mark of a run that is still going refuses this one.
+    pub(crate) fn start(
+        &self,
+        notes: &mut Vec<String>,
+        branch_at: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Running, String> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)
+            .map_err(|err| format!("cannot create {}: {err}", self.dir.display()))?;
+        let path = self.dir.join("running.json");
+        if let Some(mark) = read_mark(&path) {
+            if alive(&mark) {
+                let pid = mark["pid"].as_u64().unwrap_or(0);
+                return Err(format!(
+                    "another attempt at this task is running (speccoder, pid {pid}); wait for it to end, or stop it with `kill {pid}`"
+                ));
+            }
+            notes.push(self.settle(&mark, branch_at));
+            let _ = std::fs::remove_file(&path);
+        }
+        let running = Running {
+            path,
+            mark: std::sync::Mutex::new(serde_json::json!({})),
+        };
+        running.write(|_| {})?;
+        Ok(running)
+    }
+
+    /// Settles the mark of a run whose process is gone: its private folder is removed, and
+    /// a record says how it ended. When the mark names the commit the run was making and
+    /// its branch points at that commit, the run was killed after its pass was committed:
+    /// the record is that pass. Otherwise it is `interrupted`. The note returned says so.
+    fn settle(
+        &self,
+        mark: &serde_json::Value,
+        branch_at: &dyn Fn(&str) -> Option<String>,
+    ) -> String {
+        let pid = mark["pid"].as_u64().unwrap_or(0);
+        let mut what = format!("an earlier run (pid {pid}) ended without cleaning up");
+        if let Some(folder) = mark["folder"].as_str().map(Path::new)
+            && folder
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("speccoder-attempt-"))
+            && std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir())
+        {
+            match std::fs::remove_dir_all(folder) {
+                Ok(()) => what.push_str(&format!("; its folder {} was removed", folder.display())),
+                Err(err) => what.push_str(&format!(
+                    "; its folder {} could not be removed ({err}): remove it with `rm -rf {}`",
+                    folder.display(),
+                    folder.display()
+                )),
+            }
+        }
+        let committed = match (mark["branch"].as_str(), mark["commit"].as_str()) {
+            (Some(branch), Some(commit)) if branch_at(branch).as_deref() == Some(commit) => {
+                Some((branch, commit))
+            }
+            _ => None,
+        };
+        let record = match committed {
+            Some((branch, commit)) => {
+                what.push_str(&format!(
+                    "; it had committed its pass as {commit} on `{branch}`, recorded now as the pass it was"
+                ));
+                serde_json::json!({
+                    "verdict": "passed",
+                    "reason": what,
+                    "pid": pid,
+                    "branch": branch,
+                    "commit": commit,
+                    "reconciled": true,
+                })
+            }
+            None => serde_json::json!({"verdict": "interrupted", "reason": what, "pid": pid}),
+        };
+        let _ = self.write(&record);
+        format!("{}: {what}", self.task())
+    }
+
+    /// The task this journal is of.
+    fn task(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn last_number(&self) -> u64 {
+        std::fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| {
+                        e.file_name()
+                            .to_str()?
+                            .strip_suffix(".json")?
+                            .parse::<u64>()
+                            .ok()
+                    })
+                    .max()
+                    .unwrap_or(0)
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// The mark of a run in progress: `running.json` in the task's journal folder, with this
+/// process's id, its start time (so a reused id is not mistaken for it), the attempt's
+/// folder, and the commit of a pass with its branch while they are being made. Removed
+/// when dropped.
+#[derive(Debug)]
+pub(crate) struct Running {
+    path: PathBuf,
+    /// What the mark says besides the process.
+    mark: std::sync::Mutex<serde_json::Value>,
+}
+
+impl Running {
+    /// Writes the mark anew, with `change` made to what it says.
+    fn write(&self, change: impl FnOnce(&mut serde_json::Value)) -> Result<(), String> {
+        let mut mark = self
+            .mark
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        change(&mut mark);
+        let pid = u64::from(std::process::id());
+        mark["pid"] = pid.into();
+        mark["started"] = start_time(pid).into();
+        let part = self.path.with_extension("json.part");
+        std::fs::write(&part, mark.to_string())
+            .and_then(|()| std::fs::rename(&part, &self.path))
+            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))
+    }
+
+    /// Records the attempt's private folder, so that a later run can remove it.
+    pub(crate) fn record_folder(&self, folder: &Path) {
+        let _ = self.write(|mark| mark["folder"] = folder.display().to_string().into());
+    }
+
+    /// Records the commit of a pass before its branch is set, so that a later run can tell
+    /// a run killed after the branch was set from one killed before.
+    pub(crate) fn record_commit(&self, branch: &str, commit: &str) {
+        let _ = self.write(|mark| {
+            mark["branch"] = branch.into();
+            mark["commit"] = commit.into();
+        });
+    }
+}
+
+/// The mark at `path`, if there is one.
+fn read_mark(path: &Path) -> Option<serde_json::Value> {
+    let bytes = speccoder_foundation::files::read_limited(path, 64 << 10).ok()?;
+    Some(serde_json::from_slice(&bytes).unwrap_or_default())
+}
+
+/// Whether the run that wrote `mark` is still going (its process, not a reused id).
+fn alive(mark: &serde_json::Value) -> bool {
+    let pid = mark["pid"].as_u64().unwrap_or(0);
+    let started = mark["started"].as_u64();
+    pid != 0 && started.is_some() && start_time(pid) == started
+}
+
+/// Settles the marks of every task's run whose process is gone, in the git folder
+/// `common_dir` (a run of any task does it): the notes say what each was.
+pub(crate) fn settle_all(
+    common_dir: &Path,
+    branch_at: &dyn Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let attempts = common_dir.join("speccoder").join("attempts");
+    let Ok(entries) = std::fs::read_dir(&attempts) else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    // Bounded: a journal of many tasks is read a thousand folders at most.
+    for entry in entries.flatten().take(1000) {
+        let path = entry.path().join("running.json");
+        let Some(mark) = read_mark(&path) else {
+            continue;
+        };
+        if alive(&mark) {
+            continue;
+        }
+        let journal = Journal { dir: entry.path() };
+        notes.push(journal.settle(&mark, branch_at));
+        let _ = std::fs::remove_file(&path);
+    }
+    notes
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// When process `pid` started, if it is alive.
+fn start_time(pid: u64) -> Option<u64> {
+    speccoder_foundation::process::start_time(u32::try_from(pid).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_continue() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let journal = Journal::new(dir.path(), "T7");
+        let first = journal.write(&serde_json::json!({"n": 1})).expect("write");
+        let second = journal.write(&serde_json::json!({"n": 2})).expect("write");
+        assert!(first.ends_with("speccoder/attempts/T7/1.json"));
+        assert!(second.ends_with("speccoder/attempts/T7/2.json"));
+        let again = Journal::new(dir.path(), "T7")
+            .write(&serde_json::json!({}))
+            .expect("write");
+        assert!(again.ends_with("3.json"));
+    }
+
+    #[test]
+    fn a_mark_of_a_dead_run_is_cleaned_up_and_a_live_one_refuses() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let journal = Journal::new(dir.path(), "T7");
+        let mut notes = Vec::new();
+        let running = journal.start(&mut notes, &|_| None).expect("first");
+        assert_eq!(notes, Vec::<String>::new());
+        let err = journal
+            .start(&mut notes, &|_| None)
+            .expect_err("this process is alive");
+        assert!(err.contains("another attempt"), "{err}");
+        std::mem::forget(running);
+        let folder = dir.path().join("speccoder-attempt-x");
+        std::fs::create_dir(&folder).expect("mkdir");
+        std::fs::write(
+            dir.path().join("speccoder/attempts/T7/running.json"),
+            serde_json::json!({"pid": 999_999_999u64, "started": 1, "folder": folder}).to_string(),
+        )
+        .expect("mark");
+        let _running = journal.start(&mut notes, &|_| None).expect("a dead run");
+        assert!(!folder.exists());
+        assert!(notes[0].contains("pid 999999999"), "{notes:?}");
+        assert!(dir.path().join("speccoder/attempts/T7/1.json").exists());
+    }
+
+    #[test]
+    fn a_run_killed_after_its_pass_was_committed_is_recorded_as_that_pass() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mark = |task: &str, folder: &Path| {
+            std::fs::create_dir_all(dir.path().join("speccoder/attempts").join(task))
+                .expect("mkdir");
+            std::fs::create_dir(folder).expect("mkdir");
+            std::fs::write(
+                dir.path()
+                    .join("speccoder/attempts")
+                    .join(task)
+                    .join("running.json"),
+                serde_json::json!({"pid": 999_999_999u64, "started": 1, "folder": folder,
+                                   "branch": format!("speccoder/{task}"), "commit": "c0ffee"})
+                .to_string(),
+            )
+            .expect("mark");
+        };
+        let (t1, t2) = (
+            dir.path().join("speccoder-attempt-1"),
+            dir.path().join("speccoder-attempt-2"),
+        );
+        mark("T1", &t1);
+        mark("T2", &t2);
+        // T1's branch points at the commit its run was making; T2's was never set.
+        let branch_at = |branch: &str| (branch == "speccoder/T1").then(|| "c0ffee".to_owned());
+        let notes = settle_all(dir.path(), &branch_at);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(!t1.exists() && !t2.exists());
+        let record = |task: &str| -> serde_json::Value {
+            let path = dir
+                .path()
+                .join("speccoder/attempts")
+                .join(task)
+                .join("1.json");
+            serde_json::from_slice(&std::fs::read(path).expect("record")).expect("json")
+        };
+        assert_eq!(record("T1")["verdict"], "passed");
+        assert_eq!(record("T1")["commit"], "c0ffee");
+        assert_eq!(record("T2")["verdict"], "interrupted");
+        assert!(
+            !dir.path()
+                .join("speccoder/attempts/T1/running.json")
+                .exists()
+        );
+        // Settled once: a second run finds nothing to settle.
+        assert!(settle_all(dir.path(), &branch_at).is_empty());
+    }
+}

@@ -1,0 +1,939 @@
+//! Judging a check by its tests' own results (invariant 9 of `spec/verdict.md`), against
+//! the baseline (invariant 10). For a runner speccoder recognises, every test that ran at
+//! the base (passed or failed) and every withheld and acceptance test must run and pass
+//! now; a failing test at the base is what the task is for, never an excuse. The one
+//! excuse is the user's word: `[attempt] known_failures`. A test in a frozen file that was
+//! skipped at the base may stay skipped. An unrecognised runner keeps the exit-code rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::results::{TestOutcome, TestReport, TestRunner};
+use crate::shared::{KnownFailures, Rule, TestSummary};
+
+/// Test ids named in a summary at most, per list; the count says how many there were.
+const MAX_NAMED: usize = 50;
+
+/// How a withheld test's entry in a summary starts: the digest an agent reads leaves
+/// these out (their ids may hold the hidden inputs and answers) and counts them.
+pub(crate) const WITHHELD_MARK: &str = "(withheld) ";
+
+/// The test files the task brings: each of their tests must run and pass.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NewTests<'a> {
+    /// The acceptance tests, which the agent reads.
+    pub(crate) acceptance: &'a [String],
+    /// The withheld tests, which it must not.
+    pub(crate) withheld: &'a [String],
+    /// The op at the base without the withheld tests, when there are some: a test it does
+    /// not run is withheld (or cannot be told from one), and the digest does not name it;
+    /// a test it runs is an old one, even in a withheld file.
+    pub(crate) without_withheld: Option<&'a BaseTests>,
+}
+
+impl NewTests<'_> {
+    /// Whether `id` is withheld, or cannot be told from a withheld test.
+    fn withheld(&self, id: &str) -> bool {
+        if self.withheld.is_empty() || from_files(id, self.acceptance) {
+            return false;
+        }
+        match self.without_withheld {
+            Some(visible) => !visible.tests.contains_key(id),
+            None => true,
+        }
+    }
+
+    /// Whether `id` is a test the task brings: an acceptance test, or a withheld one,
+    /// which the base runs only with the withheld tests in place (`base`), or which comes
+    /// from a withheld file and the base's visible tests do not have. A test that ran in
+    /// neither run at the base (a runner stopped before it) is not known to be new.
+    pub(crate) fn is_new(&self, id: &str, base: Option<&BaseTests>) -> bool {
+        if from_files(id, self.acceptance) {
+            return true;
+        }
+        if self.withheld.is_empty() {
+            return false;
+        }
+        match self.without_withheld {
+            Some(visible) => {
+                !visible.tests.contains_key(id)
+                    && (from_files(id, self.withheld)
+                        || base.is_some_and(|b| b.tests.contains_key(id)))
+            }
+            None => from_files(id, self.withheld),
+        }
+    }
+
+    /// Whether `id` comes from a withheld or acceptance file.
+    fn required(&self, id: &str) -> bool {
+        from_files(id, self.acceptance) || from_files(id, self.withheld)
+    }
+
+    /// `id` as a summary names it: marked when withheld.
+    fn named(&self, id: &str, what: &str) -> String {
+        let mark = if self.withheld(id) { WITHHELD_MARK } else { "" };
+        format!("{mark}`{id}` {what}")
+    }
+}
+
+/// One check of the baseline: how its tests ended at the base.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct BaseTests {
+    /// The op.
+    pub(crate) op: String,
+    /// Its exit code at the base.
+    pub(crate) exit_code: Option<i32>,
+    /// Each test's outcome at the base.
+    pub(crate) tests: BTreeMap<String, TestOutcome>,
+    /// The counts at the base.
+    pub(crate) counts: BTreeMap<TestOutcome, usize>,
+    /// The runners recognised at the base: one that prints nothing now ended early.
+    #[serde(default)]
+    pub(crate) runners: Vec<TestRunner>,
+    /// Whether the base's run collected its canary: one missing now was taken out.
+    #[serde(default)]
+    pub(crate) canary: bool,
+    /// Where the base's run collected a canary (its ids with the drawn name as `*`): each
+    /// must be reported again.
+    #[serde(default)]
+    pub(crate) canary_places: BTreeSet<String>,
+    /// Whether the runner reported a canary the wrong way at the base itself.
+    #[serde(default)]
+    pub(crate) canary_misread: bool,
+}
+
+impl BaseTests {
+    /// The baseline entry of `op` from its report.
+    pub(crate) fn of(op: &str, exit_code: Option<i32>, report: &TestReport) -> Self {
+        Self {
+            op: op.to_owned(),
+            exit_code,
+            tests: report.tests.clone(),
+            counts: report.counts.clone(),
+            runners: report.runners.clone(),
+            ..Self::default()
+        }
+    }
+}
+
+/// Whether test `id` comes from one of `files` (repository paths of withheld and acceptance
+/// tests): the id names the file's path, its module path (`tests.test_x`), or, for a Rust
+/// integration test, its binary (`tests/sub.rs` runs as `sub`).
+pub(crate) fn from_files(id: &str, files: &[String]) -> bool {
+    files.iter().any(|file| {
+        let stem = file.rsplit_once('.').map_or(file.as_str(), |(s, _)| s);
+        let module = stem.replace('/', ".");
+        let name = stem.rsplit('/').next().unwrap_or(stem);
+        id.contains(file.as_str())
+            || id.starts_with(&format!("{module}."))
+            // unittest names a module from its start folder (`-s tests`): `test_x.Class.t`.
+            || (file.ends_with(".py") && id.starts_with(&format!("{name}.")))
+            || (file.ends_with(".rs") && id.starts_with(&format!("{name}::")))
+            || id.contains(&format!("/{}", file.rsplit('/').next().unwrap_or(file)))
+    })
+}
+
+fn outcome_word(outcome: Option<TestOutcome>) -> &'static str {
+    match outcome {
+        None => "did not run",
+        Some(TestOutcome::Passed) => "passed",
+        Some(TestOutcome::Failed) => "failed",
+        Some(TestOutcome::Skipped) => "was skipped",
+        Some(TestOutcome::Xfailed) => "was an expected failure",
+        Some(TestOutcome::Xpassed) => "passed unexpectedly",
+        Some(TestOutcome::Errored) => "errored",
+    }
+}
+
+fn failing(outcome: TestOutcome) -> bool {
+    matches!(outcome, TestOutcome::Failed | TestOutcome::Errored)
+}
+
+fn passing(outcome: TestOutcome) -> bool {
+    matches!(outcome, TestOutcome::Passed | TestOutcome::Xpassed)
+}
+
+fn skipped(outcome: TestOutcome) -> bool {
+    matches!(outcome, TestOutcome::Skipped | TestOutcome::Xfailed)
+}
+
+/// How many tests ended each way: the counts the runners printed, or the named tests where
+/// they name more (a check running a runner that prints counts and one that does not).
+fn tally(
+    report_counts: &BTreeMap<TestOutcome, usize>,
+    tests: &BTreeMap<String, TestOutcome>,
+) -> BTreeMap<TestOutcome, usize> {
+    let mut named: BTreeMap<TestOutcome, usize> = BTreeMap::new();
+    for outcome in tests.values() {
+        *named.entry(*outcome).or_default() += 1;
+    }
+    let mut counts = report_counts.clone();
+    for (outcome, n) in named {
+        let entry = counts.entry(outcome).or_default();
+        *entry = (*entry).max(n);
+    }
+    counts
+}
+
+fn count(counts: &BTreeMap<TestOutcome, usize>, pred: fn(TestOutcome) -> bool) -> usize {
+    counts
+        .iter()
+        .filter(|(o, _)| pred(**o))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+fn runner_name(runner: &TestRunner) -> String {
+    serde_json::to_value(runner)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Judges one check: whether it passed, and the summary. `base` is the same op at the
+/// base with the withheld and acceptance tests in place, when the baseline ran; `new` are
+/// the withheld and acceptance tests, as paths from the project root; `known` the tests
+/// that may fail.
+pub(crate) fn judge(
+    exit_code: Option<i32>,
+    timed_out: bool,
+    report: &TestReport,
+    base: Option<&BaseTests>,
+    new: NewTests<'_>,
+    known: &KnownFailures,
+) -> (bool, TestSummary) {
+    let exit_ok = exit_code == Some(0) && !timed_out;
+    let counts = tally(&report.counts, &report.tests);
+    let mut summary = TestSummary {
+        runners: report.runners.clone(),
+        counts: counts.clone(),
+        ..TestSummary::default()
+    };
+    let empty = BTreeMap::new();
+    let base_tests = base.map_or(&empty, |b| &b.tests);
+    let judged = Judged {
+        report,
+        base,
+        base_tests,
+        new,
+        known,
+    };
+    // A runner that reported at the base and prints no results now ended before its
+    // report (an exit partway through the run, whatever its status).
+    let silent = base.and_then(|b| b.runners.iter().find(|r| !report.runners.contains(r)));
+    if let Some(runner) = silent {
+        judged.ended_early(runner, &mut summary);
+        return (false, summary);
+    }
+    if report.runners.is_empty() {
+        return (exit_ok, summary);
+    }
+    if timed_out {
+        summary.rule = Rule::PerTest;
+        summary.unexplained = Some("the check timed out".into());
+        return (false, summary);
+    }
+    // The runner names fewer passing tests than it counts: a required test it does not
+    // name may be among them, and the counts decide.
+    let unnamed_passes =
+        count(&report.counts, passing) > report.tests.values().filter(|o| passing(**o)).count();
+    summary.rule = if unnamed_passes {
+        Rule::Counts
+    } else {
+        Rule::PerTest
+    };
+    let required = judged.required();
+    let mut not_passed = judged.required_not_passed(&required, unnamed_passes);
+    let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
+    judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
+    finish(summary, not_passed, exit_code, exit_ok, excused, report)
+}
+
+/// What one check's tests are judged by: its report, and the base's.
+#[derive(Debug)]
+struct Judged<'a> {
+    /// The check's report now.
+    report: &'a TestReport,
+    /// The same op at the base, when the baseline ran.
+    base: Option<&'a BaseTests>,
+    /// Each test's outcome at the base (none without a baseline).
+    base_tests: &'a BTreeMap<String, TestOutcome>,
+    /// The withheld and acceptance tests.
+    new: NewTests<'a>,
+    /// The tests that may fail.
+    known: &'a KnownFailures,
+}
+
+impl<'a> Judged<'a> {
+    /// Whether a failure of `id` is excused: an old test the user named as known to fail.
+    fn excuse(&self, id: &str) -> bool {
+        !self.new.is_new(id, self.base) && self.known.matches(id)
+    }
+
+    /// Fills `summary` for a check whose `runner` reported at the base and printed nothing
+    /// now: every test required at the base did not run.
+    fn ended_early(&self, runner: &TestRunner, summary: &mut TestSummary) {
+        summary.rule = Rule::PerTest;
+        let mut missing: Vec<String> = self
+            .base_tests
+            .iter()
+            .filter(|(id, o)| !skipped(**o) || self.new.required(id))
+            .map(|(id, _)| self.new.named(id, "did not run"))
+            .collect();
+        summary.not_passed_count = missing.len();
+        missing.truncate(MAX_NAMED);
+        summary.not_passed = missing;
+        summary.unexplained = Some(format!(
+            "`{}` reported its tests at the base and printed no results now: the run ended before its report",
+            runner_name(runner)
+        ));
+    }
+
+    /// Every test that ran at the base, passed or failed, and every withheld and acceptance
+    /// test, at the base or now; sorted, once each.
+    fn required(&self) -> Vec<&'a String> {
+        let mut required: Vec<&String> = self
+            .base_tests
+            .iter()
+            .filter(|(id, o)| !skipped(**o) || self.new.required(id))
+            .map(|(id, _)| id)
+            .collect();
+        required.extend(self.report.tests.keys().filter(|id| self.new.required(id)));
+        required.sort();
+        required.dedup();
+        required
+    }
+
+    /// Each `required` test that does not pass now, nor is excused, as the summary names it.
+    fn required_not_passed(&self, required: &[&String], unnamed_passes: bool) -> Vec<String> {
+        let mut not_passed = Vec::new();
+        for id in required {
+            let at_base = self.base_tests.get(*id).copied();
+            match self.report.tests.get(*id).copied() {
+                Some(now) if passing(now) => {}
+                // Skipped at the base and now, by the marker of a frozen file.
+                Some(now) if skipped(now) && at_base.is_some_and(skipped) => {}
+                Some(now) if failing(now) && self.excuse(id) => {}
+                Some(now) => not_passed.push(self.new.named(id, outcome_word(Some(now)))),
+                // Among the passes the runner counts without naming them.
+                None if unnamed_passes => {}
+                // A module that errored at the base (it could not be imported) is named no
+                // more once its tests run: the counts below see that they did.
+                None if at_base == Some(TestOutcome::Errored) => {}
+                // Skipped at the base: the counts see that no more are skipped now.
+                None if at_base.is_some_and(skipped) => {}
+                None => not_passed.push(self.new.named(id, outcome_word(None))),
+            }
+        }
+        not_passed
+    }
+
+    /// Sorts every test failing now into `summary` (excused, failing at the base too) and,
+    /// when not `required`, into `not_passed`; notes known failures that pass. Returns how
+    /// many failures are excused.
+    fn failing_now(
+        &self,
+        required: &[&String],
+        summary: &mut TestSummary,
+        not_passed: &mut Vec<String>,
+    ) -> usize {
+        let mut excused = 0;
+        // Every test failing now: a new failure, or one the base had too.
+        for (id, outcome) in &self.report.tests {
+            if !failing(*outcome) {
+                if passing(*outcome) && self.known.matches(id) {
+                    summary.known_failures_passing.push(id.clone());
+                }
+                continue;
+            }
+            if self.excuse(id) {
+                excused += 1;
+                summary.known_failures.push(id.clone());
+                continue;
+            }
+            if self.base_tests.get(id).copied().is_some_and(failing) && !self.new.withheld(id) {
+                summary.failing_at_base.push(format!("`{id}`"));
+            }
+            if !required.contains(&id) {
+                not_passed.push(self.new.named(id, outcome_word(Some(*outcome))));
+            }
+        }
+        excused
+    }
+
+    /// The `counts`, against the base's, where no test named in `not_passed` explains the
+    /// failure already: no failure but the `excused` ones, no fewer tests ran (none ran is
+    /// never a pass), none more was skipped, and every test that ran there passes, or fails
+    /// excused.
+    fn against_base_counts(
+        &self,
+        counts: &BTreeMap<TestOutcome, usize>,
+        excused: usize,
+        unnamed_passes: bool,
+        not_passed: &mut Vec<String>,
+    ) {
+        let failed_now = count(counts, failing);
+        if failed_now > excused && not_passed.is_empty() {
+            not_passed.push(format!("{} tests failed or errored", failed_now - excused));
+        }
+        if let Some(base) = self.base.filter(|_| not_passed.is_empty()) {
+            let at_base = tally(&base.counts, &base.tests);
+            let ran =
+                |c: &BTreeMap<TestOutcome, usize>| c.values().sum::<usize>() - count(c, skipped);
+            let (ran_now, ran_base) = (ran(counts), ran(&at_base));
+            if ran_now == 0 && ran_base > 0 {
+                not_passed.push(format!("no test ran, {ran_base} at the base"));
+            } else if ran_now < ran_base {
+                not_passed.push(format!("{ran_now} tests ran, {ran_base} at the base"));
+            }
+            // A runner that names its tests is judged test by test for skips: one the base
+            // never reached (a panic ended its run early) may be skipped now by its marker.
+            let (skipped_now, skipped_base) = (count(counts, skipped), count(&at_base, skipped));
+            if skipped_now > skipped_base && unnamed_passes {
+                not_passed.push(format!(
+                    "{skipped_now} tests skipped or expected to fail, {skipped_base} at the base"
+                ));
+            }
+            let passed_now = count(counts, passing);
+            if passed_now + excused < ran_base && ran_now >= ran_base {
+                not_passed.push(format!(
+                    "{passed_now} tests passed, {ran_base} must (every test that ran at the base)"
+                ));
+            }
+        }
+    }
+}
+
+/// Ends the judging: puts `not_passed` into `summary`, the lists cut to [`MAX_NAMED`], and
+/// says what the exit (`exit_code`, `exit_ok`) or the output claims that no test explains
+/// (`excused` failures do).
+fn finish(
+    mut summary: TestSummary,
+    mut not_passed: Vec<String>,
+    exit_code: Option<i32>,
+    exit_ok: bool,
+    excused: usize,
+    report: &TestReport,
+) -> (bool, TestSummary) {
+    summary.not_passed_count = not_passed.len();
+    not_passed.truncate(MAX_NAMED);
+    summary.not_passed = not_passed;
+    summary.failing_at_base.truncate(MAX_NAMED);
+    summary.known_failures.truncate(MAX_NAMED);
+    summary.known_failures_passing.truncate(MAX_NAMED);
+    let tests_ok = summary.not_passed_count == 0;
+    // A non-zero exit is explained only by excused failures; an output that says it failed
+    // is believed, whatever the exit code.
+    let explained = excused > 0;
+    if tests_ok && !exit_ok && !explained {
+        summary.unexplained = Some(match exit_code {
+            Some(code) => format!("it exited {code}, and no test failed"),
+            None => "it was killed, and no test failed".into(),
+        });
+    } else if tests_ok && exit_ok && !report.failure_claims.is_empty() && !explained {
+        summary.unexplained = Some(format!(
+            "it exited 0, but its output says it failed: {}",
+            report.failure_claims.join(" | ")
+        ));
+    }
+    let passed = tests_ok && summary.unexplained.is_none();
+    (passed, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(tests: &[(&str, TestOutcome)]) -> TestReport {
+        TestReport {
+            runners: vec![TestRunner::Pytest],
+            tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
+            ..TestReport::default()
+        }
+    }
+
+    fn base(tests: &[(&str, TestOutcome)]) -> BaseTests {
+        BaseTests::of("test", Some(1), &report(tests))
+    }
+
+    use TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
+
+    const A: &str = "tests/test_a.py::test_a";
+    const B: &str = "tests/test_a.py::test_b";
+    const ENV: &str = "tests/test_env.py::test_root_only";
+    const HIDDEN: &str = "tests/test_hidden.py::test_new";
+
+    /// Judges `now` (exit code `exit`) against `at_base`, with `tests/test_hidden.py`
+    /// withheld and `known` excused.
+    #[track_caller]
+    fn case(
+        exit: i32,
+        now: &[(&str, TestOutcome)],
+        at_base: &[(&str, TestOutcome)],
+        known: &[&str],
+        want: bool,
+        want_not_passed: &[&str],
+    ) -> TestSummary {
+        let withheld = ["tests/test_hidden.py".to_owned()];
+        // The base without the withheld test runs the others.
+        let visible: Vec<(&str, TestOutcome)> = at_base
+            .iter()
+            .filter(|(id, _)| !id.contains("hidden"))
+            .copied()
+            .collect();
+        let without_withheld = base(&visible);
+        let known: Vec<String> = known.iter().map(|k| (*k).to_owned()).collect();
+        let (passed, summary) = judge(
+            Some(exit),
+            false,
+            &report(now),
+            Some(&base(at_base)),
+            NewTests {
+                acceptance: &[],
+                withheld: &withheld,
+                without_withheld: Some(&without_withheld),
+            },
+            &KnownFailures::new(&known),
+        );
+        assert_eq!(passed, want, "{summary:?}");
+        assert_eq!(summary.not_passed, want_not_passed, "{summary:?}");
+        summary
+    }
+
+    #[test]
+    fn every_test_that_ran_at_the_base_must_pass() {
+        // All pass.
+        case(
+            0,
+            &[(A, Passed), (HIDDEN, Passed)],
+            &[(A, Passed), (HIDDEN, Failed)],
+            &[],
+            true,
+            &[],
+        );
+        // A test that passed at the base is skipped now.
+        case(
+            0,
+            &[(A, Skipped), (HIDDEN, Passed)],
+            &[(A, Passed), (HIDDEN, Failed)],
+            &[],
+            false,
+            &[&format!("`{A}` was skipped")],
+        );
+        // Not collected at all.
+        case(
+            0,
+            &[(HIDDEN, Passed)],
+            &[(A, Passed), (HIDDEN, Failed)],
+            &[],
+            false,
+            &[&format!("`{A}` did not run")],
+        );
+        // A withheld test that is deselected.
+        case(
+            0,
+            &[(A, Passed)],
+            &[(A, Passed), (HIDDEN, Failed)],
+            &[],
+            false,
+            &[&format!("(withheld) `{HIDDEN}` did not run")],
+        );
+        // A new failure is blamed; never seen at the base without the withheld tests, it
+        // could be one, and the digest does not name it.
+        case(
+            1,
+            &[(A, Passed), (B, Errored)],
+            &[(A, Passed)],
+            &[],
+            false,
+            &[&format!("(withheld) `{B}` errored")],
+        );
+    }
+
+    #[test]
+    fn a_test_failing_at_the_base_must_pass_now() {
+        // The task's own test fails at the base (it sits there, as an orchestrator puts
+        // it) and still fails: a wrong or empty change.
+        let summary = case(
+            1,
+            &[(A, Passed), (B, Failed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            false,
+            &[&format!("`{B}` failed")],
+        );
+        assert_eq!(summary.failing_at_base, [format!("`{B}`")]);
+        // Passing now: the change did what the task asks.
+        case(
+            0,
+            &[(A, Passed), (B, Passed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            true,
+            &[],
+        );
+    }
+
+    #[test]
+    fn no_test_running_where_the_base_ran_some_is_no_pass() {
+        // Zero tests where the base ran some, with an exit code of 0.
+        // Zero tests where the base ran some (unittest without -v names none).
+        let unittest = |passed| TestReport {
+            runners: vec![TestRunner::Unittest],
+            counts: [(Passed, passed)]
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+            ..TestReport::default()
+        };
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &unittest(0),
+            Some(&BaseTests::of("test", Some(0), &unittest(4))),
+            NewTests::default(),
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+        assert_eq!(summary.not_passed, ["no test ran, 4 at the base"]);
+    }
+
+    #[test]
+    fn only_known_failures_excuse_a_failing_test() {
+        // Failing at the base for the environment: not excused by that alone.
+        case(
+            1,
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Passed)],
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
+            &[],
+            false,
+            &[&format!("`{ENV}` failed")],
+        );
+        // Listed: excused, named, and it explains the exit code.
+        let summary = case(
+            1,
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Passed)],
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
+            &["tests/test_env.py::*"],
+            true,
+            &[],
+        );
+        assert_eq!(summary.known_failures, [ENV]);
+        // The glob excuses nothing else: the withheld test still must pass, and a new
+        // withheld id is never excused, even when listed.
+        case(
+            1,
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
+            &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
+            &["tests/test_env.py::*", HIDDEN],
+            false,
+            &[&format!("(withheld) `{HIDDEN}` failed")],
+        );
+        // A listed test that passes now is noted.
+        let summary = case(
+            0,
+            &[(A, Passed), (ENV, Passed)],
+            &[(A, Passed), (ENV, Failed)],
+            &[ENV],
+            true,
+            &[],
+        );
+        assert_eq!(summary.known_failures_passing, [ENV]);
+        // Exact ids match even where they read as a glob that would not match them.
+        let param = "tests/test_a.py::test_p[1-2]";
+        case(
+            1,
+            &[(A, Passed), (param, Failed)],
+            &[(A, Passed), (param, Failed)],
+            &[param],
+            true,
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_test_skipped_at_the_base_may_stay_skipped() {
+        let win = "tests/test_hidden.py::test_windows_only";
+        // In a withheld file, an old test skipped at the base by its marker and skipped
+        // now: a skip, not a failure.
+        case(
+            0,
+            &[(A, Passed), (win, Skipped), (HIDDEN, Passed)],
+            &[(A, Passed), (win, Skipped), (HIDDEN, Failed)],
+            &[],
+            true,
+            &[],
+        );
+        // An expected failure by its marker, likewise.
+        case(
+            0,
+            &[(A, Passed), (B, Xfailed)],
+            &[(A, Passed), (B, Xfailed)],
+            &[],
+            true,
+            &[],
+        );
+        // One that ran at the base and is skipped now fails.
+        case(
+            0,
+            &[(A, Passed), (B, Xfailed)],
+            &[(A, Passed), (B, Failed)],
+            &[],
+            false,
+            &[&format!("`{B}` was an expected failure")],
+        );
+    }
+
+    #[test]
+    fn a_module_that_errored_at_the_base_may_be_named_no_more() {
+        // pytest names a module that cannot be imported by its path; once it imports, its
+        // tests are named instead.
+        let module = "tests/test_add.py";
+        let small = "tests/test_add.py::test_small";
+        let negative = "tests/test_add.py::test_negative";
+        case(
+            0,
+            &[(A, Passed), (small, Passed), (negative, Passed)],
+            &[(A, Passed), (module, Errored)],
+            &[],
+            true,
+            &[],
+        );
+        case(
+            1,
+            &[(A, Passed), (small, Passed), (negative, Failed)],
+            &[(A, Passed), (module, Errored)],
+            &[],
+            false,
+            &[&format!("(withheld) `{negative}` failed")],
+        );
+        // Still erroring: the change did nothing.
+        case(
+            2,
+            &[(A, Passed), (module, Errored)],
+            &[(A, Passed), (module, Errored)],
+            &[],
+            false,
+            &[&format!("`{module}` errored")],
+        );
+    }
+
+    #[test]
+    fn exit_codes_the_tests_do_not_explain() {
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &TestReport {
+                failure_claims: vec!["FAILED (failures=2)".into()],
+                ..report(&[(A, Passed)])
+            },
+            Some(&base(&[(A, Passed)])),
+            NewTests::default(),
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+        assert!(
+            summary
+                .unexplained
+                .expect("why")
+                .contains("FAILED (failures=2)")
+        );
+        let (passed, summary) = judge(
+            Some(2),
+            false,
+            &report(&[(A, Passed)]),
+            Some(&base(&[(A, Passed)])),
+            NewTests::default(),
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+        assert_eq!(
+            summary.unexplained.as_deref(),
+            Some("it exited 2, and no test failed")
+        );
+    }
+
+    #[test]
+    fn a_runner_silent_now_ended_early() {
+        let at_base = base(&[(A, Failed)]);
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            Some(&at_base),
+            NewTests::default(),
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+        assert_eq!(summary.not_passed, [format!("`{A}` did not run")]);
+        assert!(
+            summary
+                .unexplained
+                .expect("why")
+                .contains("`pytest` reported its tests at the base")
+        );
+        // With withheld tests and no run without them, a test the ids cannot place is
+        // not named: it could be withheld.
+        let hidden = base(&[("hidden case 7", Passed)]);
+        let withheld = ["tests/test_hidden.py".to_owned()];
+        let new = NewTests {
+            acceptance: &[],
+            withheld: &withheld,
+            without_withheld: None,
+        };
+        let (_, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            Some(&hidden),
+            new,
+            &KnownFailures::default(),
+        );
+        assert_eq!(
+            summary.not_passed,
+            ["(withheld) `hidden case 7` did not run"]
+        );
+    }
+
+    #[test]
+    fn runners_that_name_no_passes_are_judged_by_counts() {
+        // jest over several files names only failures: at the base the task's test failed
+        // and one passed.
+        let mut at_base = TestReport {
+            runners: vec![TestRunner::Jest],
+            tests: [("test/add.test.js > small".to_owned(), Failed)]
+                .into_iter()
+                .collect(),
+            ..TestReport::default()
+        };
+        at_base.counts = [(Passed, 2), (Failed, 1)].into_iter().collect();
+        let base = BaseTests::of("test", Some(1), &at_base);
+        let now = |passed, skipped| TestReport {
+            runners: vec![TestRunner::Jest],
+            counts: [(Passed, passed), (Skipped, skipped)]
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+            ..TestReport::default()
+        };
+        let judge_now = |r: &TestReport| {
+            judge(
+                Some(0),
+                false,
+                r,
+                Some(&base),
+                NewTests::default(),
+                &KnownFailures::default(),
+            )
+        };
+        let (passed, summary) = judge_now(&now(3, 0));
+        assert!(passed, "{summary:?}");
+        assert_eq!(summary.rule, Rule::Counts);
+        let (passed, summary) = judge_now(&now(2, 1));
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            [
+                "2 tests ran, 3 at the base",
+                "1 tests skipped or expected to fail, 0 at the base"
+            ]
+        );
+        // unittest without -v: `Ran 3 tests` and `OK`, where the base had an error.
+        let counts = |p, e| -> BTreeMap<TestOutcome, usize> {
+            [(Passed, p), (Errored, e)]
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .collect()
+        };
+        let unittest = |p, e| TestReport {
+            runners: vec![TestRunner::Unittest],
+            counts: counts(p, e),
+            ..TestReport::default()
+        };
+        let mut with_error = unittest(2, 1);
+        with_error
+            .tests
+            .insert("tests.test_add.AddTest.test_small".into(), Errored);
+        let base = BaseTests::of("test", Some(1), &with_error);
+        let judge_now = |r: &TestReport, exit| {
+            judge(
+                Some(exit),
+                false,
+                r,
+                Some(&base),
+                NewTests::default(),
+                &KnownFailures::default(),
+            )
+        };
+        assert!(judge_now(&unittest(3, 0), 0).0);
+        // The same error now: named, and it fails.
+        assert!(!judge_now(&with_error, 1).0);
+        // Fewer ran.
+        assert!(!judge_now(&unittest(2, 0), 0).0);
+    }
+
+    #[test]
+    fn an_unrecognised_runner_keeps_the_exit_code_rule() {
+        let none = KnownFailures::default();
+        let (passed, summary) = judge(
+            Some(0),
+            false,
+            &TestReport::default(),
+            None,
+            NewTests::default(),
+            &none,
+        );
+        assert!(passed);
+        assert_eq!(summary.rule, Rule::ExitCode);
+        assert!(
+            !judge(
+                Some(1),
+                false,
+                &TestReport::default(),
+                None,
+                NewTests::default(),
+                &none
+            )
+            .0
+        );
+    }
+
+    #[test]
+    fn old_tests_in_a_withheld_file_are_not_new() {
+        // The withheld file replaces a visible one that had `test_old`.
+        let old = "tests/test_hidden.py::test_old";
+        let withheld = ["tests/test_hidden.py".to_owned()];
+        let visible = base(&[(old, Failed)]);
+        let new = NewTests {
+            acceptance: &[],
+            withheld: &withheld,
+            without_withheld: Some(&visible),
+        };
+        assert!(!new.is_new(old, None));
+        assert!(!new.withheld(old));
+        assert!(new.is_new(HIDDEN, None));
+        assert!(new.withheld(HIDDEN));
+        // So an environment failure of the old test may be excused.
+        let (passed, summary) = judge(
+            Some(1),
+            false,
+            &report(&[(old, Failed), (HIDDEN, Passed)]),
+            Some(&base(&[(old, Failed), (HIDDEN, Failed)])),
+            new,
+            &KnownFailures::new(&[old.to_owned()]),
+        );
+        assert!(passed, "{summary:?}");
+    }
+
+    #[test]
+    fn test_ids_from_files() {
+        let files = ["tests/test_hidden.py".to_owned(), "tests/sub.rs".to_owned()];
+        assert!(from_files("tests/test_hidden.py::test_x", &files));
+        assert!(from_files("tests.test_hidden.TestX.test_x", &files));
+        assert!(from_files("sub::adds", &files));
+        assert!(from_files("test_hidden.HiddenTest.test_x", &files));
+        assert!(!from_files("tests/test_a.py::test_x", &files));
+        assert!(!from_files("subtract::x", &files));
+    }
+}

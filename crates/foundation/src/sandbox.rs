@@ -1,0 +1,613 @@
+//! The sandbox an attempt's agent and checks run in: private mount and PID namespaces in
+//! which the whole file system is read-only except the folders named writable, `/tmp`,
+//! `/var/tmp` and `/dev/shm` are fresh and private, hidden folders are empty, and chosen
+//! files are read-only even inside a writable folder; the command runs with every
+//! capability dropped, so it can undo none of it.
+//!
+//! The chain of processes, and why each link is there:
+//! - `setpriv --pdeathsig KILL` makes the next link die with speccoder, even when speccoder
+//!   is killed with SIGKILL (the signal survives the `exec` of `unshare`);
+//! - `unshare … --pid --fork --kill-child` makes the namespaces and forks their first
+//!   process, which it kills when it dies itself;
+//! - `speccoder __sandbox SPEC` (this module's [`main`]) is that first process: it makes the
+//!   mounts, starts the command through `setpriv` with no capabilities, and exits with the
+//!   command's status. When it exits, the kernel kills every process left in the namespace,
+//!   so nothing the command started outlives it.
+//!
+//! Measured on this kind of machine (everything runs as root): device files stay usable on
+//! a read-only `/dev`; a read-only bind of a file cannot be written, removed or renamed
+//! over; without capabilities `umount` fails, and `/proc/<pid>/root` of processes outside
+//! is out of reach.
+
+#[cfg(target_os = "linux")]
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
+use std::process::Command;
+use std::time::Duration;
+
+#[cfg(target_os = "linux")]
+use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
+use serde::{Deserialize, Serialize};
+
+use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnError, StartMode};
+
+/// The folders made private: `/dev/shm` gets a fresh tmpfs, `/tmp` and `/var/tmp` an
+/// overlay whose writes stay in the namespace (in this order: the overlays' layers live in
+/// the fresh `/dev/shm`).
+#[cfg(target_os = "linux")]
+const PRIVATE_TMP: &[&str] = &["/dev/shm", "/tmp", "/var/tmp"];
+
+/// Why there is no sandbox on a platform other than Linux.
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+const NO_NAMESPACES: &str = "this platform has no mount and PID namespaces (Linux only)";
+
+/// The exit status of the sandbox's first process when it could not make the sandbox.
+pub const SETUP_FAILED: i32 = 125;
+
+/// How the namespaces are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Namespaces {
+    /// As root: mount and PID namespaces directly.
+    Root,
+    /// As another user: inside a new user namespace mapping the user to root.
+    User,
+}
+
+/// What a sandbox lets its command write and see.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec {
+    /// Folders and files that stay writable (they must exist).
+    pub writable: Vec<PathBuf>,
+    /// Folders covered by an empty read-only tmpfs.
+    pub hidden: Vec<PathBuf>,
+    /// Files made read-only where they are, even inside a writable folder.
+    pub read_only: Vec<PathBuf>,
+    /// A writable folder (a tree) seen at a second, fixed path too, where its command
+    /// runs: what `[attempt] setup` wrote into its tree (a `.pth`, a venv's scripts) names
+    /// that path, and so finds each check's tree there.
+    #[serde(default)]
+    pub tree_at: Option<TreeAt>,
+    /// The most the private `/tmp`, `/var/tmp` and `/dev/shm` may hold together, in MiB
+    /// (their writes all land in one tmpfs); `None` leaves the kernel's default, half the
+    /// memory. Past it a write fails with "No space left on device".
+    #[serde(default)]
+    pub tmp_mib: Option<u64>,
+}
+
+/// A tree, and the fixed path it is seen at as well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeAt {
+    /// The tree: one of the writable folders.
+    pub tree: PathBuf,
+    /// An empty folder of speccoder's own, the same for every tree.
+    pub at: PathBuf,
+    /// Whether commands started in the tree run at the fixed path (setup's and the
+    /// checks'), or where they are (the agent's, which reads its git checkout there).
+    pub run_there: bool,
+}
+
+impl TreeAt {
+    /// `path` as seen at the fixed path, when it is in the tree.
+    pub fn seen(&self, path: &Path) -> Option<PathBuf> {
+        let rel = path.strip_prefix(&self.tree).ok()?;
+        Some(if rel.as_os_str().is_empty() {
+            self.at.clone()
+        } else {
+            self.at.join(rel)
+        })
+    }
+}
+
+/// What the first process reads: the spec and the command.
+#[derive(Debug, Serialize, Deserialize)]
+struct Launch {
+    spec: Spec,
+    /// `sh -c` text, or a program and its arguments.
+    command: Launched,
+    cwd: PathBuf,
+}
+
+/// The command inside.
+#[derive(Debug, Serialize, Deserialize)]
+enum Launched {
+    /// Shell text run by `/bin/sh -c`.
+    Shell(String),
+    /// A program started directly.
+    Program(Vec<String>),
+}
+
+/// A runner that starts every command inside a sandbox.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    /// How the namespaces are made.
+    pub namespaces: Namespaces,
+    /// What the command may write and see.
+    pub spec: Spec,
+    /// A private folder for the launch files.
+    pub scratch: PathBuf,
+    /// What runs the sandbox's outer process (its cgroup, deadline and output caps).
+    pub inner: LocalRunner,
+}
+
+/// This very program, which is the sandbox's first process.
+fn this_program() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("speccoder"))
+}
+
+impl Namespaces {
+    fn argv(self, launch_file: &Path) -> Vec<String> {
+        let mut argv: Vec<String> = [
+            "setpriv",
+            "--pdeathsig",
+            "KILL",
+            "--",
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--mount-proc",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        if self == Self::User {
+            argv.extend(["--user".into(), "--map-root-user".into()]);
+        }
+        argv.push("--".into());
+        argv.push(this_program().display().to_string());
+        argv.push("__sandbox".into());
+        argv.push(launch_file.display().to_string());
+        argv
+    }
+
+    /// The namespaces this machine can make, found by trying them: inside, a writable
+    /// folder takes a file, the rest of the file system refuses one, a hidden folder is
+    /// empty, and `umount` fails.
+    /// `SPECCODER_ISOLATION=none` in speccoder's own environment skips them, to take the
+    /// path macOS takes on purpose (the repository's configuration cannot ask for this).
+    pub fn probe() -> Result<Self, String> {
+        if cfg!(not(target_os = "linux")) {
+            return Err(NO_NAMESPACES.to_owned());
+        }
+        if std::env::var_os("SPECCODER_ISOLATION").is_some_and(|v| v == "none") {
+            return Err("SPECCODER_ISOLATION=none".to_owned());
+        }
+        let scratch = crate::private_dir::temp_dir("speccoder-probe-")
+            .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
+        let root = scratch
+            .path()
+            .canonicalize()
+            .map_err(|err| err.to_string())?;
+        let open = root.join("open");
+        let hidden = root.join("hidden");
+        let closed = root.join("closed");
+        for dir in [&open, &hidden, &closed] {
+            std::fs::create_dir(dir).map_err(|err| err.to_string())?;
+        }
+        std::fs::write(hidden.join("secret"), "x").map_err(|err| err.to_string())?;
+        // Inside, `closed` may take a write (an overlay keeps it private), but outside it
+        // must not show.
+        let check = format!(
+            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret",
+            open = crate::quote::single_quote(&open.display().to_string()),
+            closed = crate::quote::single_quote(&closed.display().to_string()),
+            hidden = crate::quote::single_quote(&hidden.display().to_string()),
+        );
+        let kinds = if rustix::process::geteuid().is_root() {
+            vec![Self::Root, Self::User]
+        } else {
+            vec![Self::User]
+        };
+        let mut why = String::new();
+        for kind in kinds {
+            let sandbox = Sandbox {
+                namespaces: kind,
+                spec: Spec {
+                    writable: vec![open.clone()],
+                    hidden: vec![hidden.clone()],
+                    ..Spec::default()
+                },
+                scratch: root.clone(),
+                inner: LocalRunner::default(),
+            };
+            let request = RunRequest::new(check.clone(), &root, Duration::from_secs(10));
+            match sandbox.run(&request) {
+                Ok(out)
+                    if out.success() && open.join("x").exists() && !closed.join("x").exists() =>
+                {
+                    return Ok(kind);
+                }
+                Ok(out) => why = out.stdout.text().trim().to_owned(),
+                Err(err) => why = err.to_string(),
+            }
+        }
+        Err(if why.is_empty() {
+            "no private mount namespace could be made".into()
+        } else {
+            format!("no private mount namespace could be made: {why}")
+        })
+    }
+}
+
+impl CommandRunner for Sandbox {
+    fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
+        let command = match request.start {
+            StartMode::DirectOnly => {
+                let argv = crate::quote::split_words(&request.command)
+                    .ok_or_else(|| SpawnError::NotPlain(request.command.clone()))?;
+                // Found here, so that a program that cannot start is told apart from one
+                // that runs and exits 127, as it is outside a sandbox.
+                if !startable(&argv[0], &request.cwd) {
+                    return Err(SpawnError::Start {
+                        program: argv[0].clone(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            "not found, or not an executable file",
+                        ),
+                    });
+                }
+                Launched::Program(argv)
+            }
+            StartMode::ShellWhenNeeded => Launched::Shell(request.command.clone()),
+        };
+        // In a tree seen at a fixed path, the command runs there.
+        let cwd = self
+            .spec
+            .tree_at
+            .as_ref()
+            .filter(|t| t.run_there)
+            .and_then(|t| t.seen(&request.cwd))
+            .unwrap_or_else(|| request.cwd.clone());
+        let launch = Launch {
+            spec: self.spec.clone(),
+            command,
+            cwd,
+        };
+        let file = tempfile::Builder::new()
+            .prefix("launch-")
+            .suffix(".json")
+            .tempfile_in(&self.scratch)?;
+        serde_json::to_writer(file.as_file(), &launch).map_err(std::io::Error::other)?;
+        let argv = self.namespaces.argv(file.path());
+        let mut wrapped = request.clone();
+        wrapped.command = argv
+            .iter()
+            .map(|w| crate::quote::single_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ");
+        // Started directly, so `setpriv --pdeathsig` has speccoder itself as its parent.
+        wrapped.start = StartMode::DirectOnly;
+        // Temporary files inside go to the private /tmp, and so does state kept across runs
+        // (the recipe tool's full outputs): the home folder is read-only there.
+        wrapped.env.push(("TMPDIR".into(), "/tmp".into()));
+        wrapped
+            .env
+            .push(("XDG_STATE_HOME".into(), "/tmp/.local/state".into()));
+        self.inner.run(&wrapped)
+    }
+}
+
+/// Whether `program` names an executable file: a path (from `cwd`), or a name on `PATH`.
+fn startable(program: &str, cwd: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return executable(&cwd.join(program));
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| executable(&cwd.join(dir).join(program)))
+    })
+}
+
+/// One line of `/proc/self/mountinfo`: where a mount is, and its per-mount flags.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MountPoint {
+    path: PathBuf,
+    flags: MountFlags,
+}
+
+/// The mount points of `mountinfo` text, with the per-mount flags a read-only remount must
+/// keep (a user namespace refuses to clear them).
+#[cfg(target_os = "linux")]
+fn mount_points(mountinfo: &str) -> Vec<MountPoint> {
+    mountinfo
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split(' ');
+            let path = fields.nth(4)?;
+            let options = fields.next()?;
+            let mut flags = MountFlags::empty();
+            for option in options.split(',') {
+                flags |= match option {
+                    "nosuid" => MountFlags::NOSUID,
+                    "nodev" => MountFlags::NODEV,
+                    "noexec" => MountFlags::NOEXEC,
+                    "noatime" => MountFlags::NOATIME,
+                    "nodiratime" => MountFlags::NODIRATIME,
+                    "relatime" => MountFlags::RELATIME,
+                    _ => MountFlags::empty(),
+                };
+            }
+            Some(MountPoint {
+                path: PathBuf::from(unescape(path)),
+                flags,
+            })
+        })
+        .collect()
+}
+
+/// Mountinfo writes a space, tab, newline and backslash in a path as `\040`-style octal.
+#[cfg(target_os = "linux")]
+fn unescape(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && i + 3 < bytes.len()
+            && bytes[i + 1..i + 4]
+                .iter()
+                .all(|b| (b'0'..=b'7').contains(b))
+        {
+            let n = bytes[i + 1..i + 4]
+                .iter()
+                .fold(0u32, |n, b| n * 8 + u32::from(b - b'0'));
+            out.push(u8::try_from(n).unwrap_or(b'?'));
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The first process of the sandbox (`speccoder __sandbox LAUNCH`): makes the mounts, runs
+/// the command without capabilities, and returns its exit status.
+pub fn main(launch_file: &Path) -> i32 {
+    #[cfg(not(target_os = "linux"))]
+    let enter = |_: &Path| -> Result<i32, String> { Err(NO_NAMESPACES.to_owned()) };
+    match enter(launch_file) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("speccoder sandbox: {err}");
+            SETUP_FAILED
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn enter(launch_file: &Path) -> Result<i32, String> {
+    // `unshare` kills this process when it dies; this covers the moment before.
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    let text =
+        std::fs::read(launch_file).map_err(|err| format!("cannot read the launch: {err}"))?;
+    let launch: Launch =
+        serde_json::from_slice(&text).map_err(|err| format!("the launch is not valid: {err}"))?;
+    make_mounts(&launch.spec)?;
+    let mut command = Command::new("setpriv");
+    command.args([
+        "--bounding-set=-all",
+        "--inh-caps=-all",
+        "--ambient-caps=-all",
+        "--no-new-privs",
+        "--",
+    ]);
+    match &launch.command {
+        Launched::Shell(text) => {
+            command.args(["/bin/sh", "-c", text]);
+        }
+        Launched::Program(argv) => {
+            command.args(argv);
+        }
+    }
+    command.current_dir(&launch.cwd);
+    let status = command
+        .status()
+        .map_err(|err| format!("cannot start setpriv: {err}"))?;
+    Ok(
+        match (
+            status.code(),
+            std::os::unix::process::ExitStatusExt::signal(&status),
+        ) {
+            (Some(code), _) => code,
+            (None, Some(signal)) => 128 + signal,
+            (None, None) => 1,
+        },
+    )
+}
+
+/// Covers `path` (`/tmp`, `/var/tmp`) with an overlay whose upper layer is private (in
+/// the fresh `/dev/shm`): what is there stays readable (a tool or a project under `/tmp`
+/// still runs), and every write stays in the namespace. `false` when the kernel refuses,
+/// and the caller covers it with an empty tmpfs instead.
+#[cfg(target_os = "linux")]
+fn private_overlay(path: &Path) -> bool {
+    let name = path.display().to_string().replace('/', "-");
+    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay{name}"));
+    let (upper, work) = (layers.join("upper"), layers.join("work"));
+    if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
+        return false;
+    }
+    let Ok(options) = std::ffi::CString::new(format!(
+        "lowerdir={},upperdir={},workdir={}",
+        path.display(),
+        upper.display(),
+        work.display()
+    )) else {
+        return false;
+    };
+    mount(
+        "speccoder-tmp",
+        path,
+        "overlay",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        Some(options.as_c_str()),
+    )
+    .is_ok()
+}
+
+/// Whether `path` is `base` or below it.
+#[cfg(target_os = "linux")]
+fn within(path: &Path, base: &Path) -> bool {
+    path.starts_with(base)
+}
+
+#[cfg(target_os = "linux")]
+fn make_mounts(spec: &Spec) -> Result<(), String> {
+    let err = |what: &str, path: &Path, e: rustix::io::Errno| {
+        format!("cannot {what} {}: {e}", path.display())
+    };
+    // Handles on the writable places before anything covers them: a writable folder under
+    // /tmp is bound again on top of the fresh /tmp through its handle.
+    let mut handles = Vec::new();
+    for path in &spec.writable {
+        let fd = rustix::fs::open(
+            path,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| err("open", path, e))?;
+        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        handles.push((path.clone(), fd, is_dir));
+    }
+    let tmp: Vec<PathBuf> = PRIVATE_TMP
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+        .collect();
+    // `/dev/shm` first: a fresh tmpfs, which also holds the upper layers below.
+    for path in &tmp {
+        if path != Path::new("/dev/shm") && private_overlay(path) {
+            continue;
+        }
+        let options = match spec.tmp_mib {
+            Some(mib) => format!("mode=1777,size={mib}m"),
+            None => "mode=1777".to_owned(),
+        };
+        let options = std::ffi::CString::new(options).map_err(|e| e.to_string())?;
+        mount(
+            "speccoder-tmp",
+            path,
+            "tmpfs",
+            MountFlags::NOSUID | MountFlags::NODEV,
+            Some(options.as_c_str()),
+        )
+        .map_err(|e| err("mount a private tmpfs on", path, e))?;
+    }
+    for (path, fd, is_dir) in &handles {
+        if tmp.iter().any(|t| within(path, t)) {
+            if *is_dir {
+                std::fs::create_dir_all(path)
+            } else {
+                path.parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::write(path, b""))
+            }
+            .map_err(|e| format!("cannot make {} again: {e}", path.display()))?;
+        }
+        let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        mount_bind(source.as_str(), path).map_err(|e| err("bind", path, e))?;
+    }
+    // The tree at its fixed path too, through the same handle.
+    if let Some(tree_at) = &spec.tree_at {
+        let (_, fd, _) = handles
+            .iter()
+            .find(|(path, _, is_dir)| *is_dir && *path == tree_at.tree)
+            .ok_or_else(|| format!("{} is not a writable folder", tree_at.tree.display()))?;
+        let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        mount_bind(source.as_str(), &tree_at.at).map_err(|e| err("bind", &tree_at.at, e))?;
+    }
+    // /proc/sys and /proc/sysrq-trigger would take writes from root even without
+    // capabilities.
+    for path in ["/proc/sys", "/proc/sysrq-trigger"] {
+        if Path::new(path).exists() {
+            mount_bind(path, path).map_err(|e| err("bind", Path::new(path), e))?;
+        }
+    }
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
+    for point in mount_points(&mountinfo) {
+        let path = &point.path;
+        let keep = (within(path, Path::new("/proc"))
+            && !within(path, Path::new("/proc/sys"))
+            && path != Path::new("/proc/sysrq-trigger"))
+            || tmp.iter().any(|t| path == t)
+            || spec.writable.iter().any(|w| within(path, w))
+            || spec.tree_at.as_ref().is_some_and(|t| within(path, &t.at));
+        if keep {
+            continue;
+        }
+        match mount_remount(
+            path,
+            MountFlags::BIND | MountFlags::RDONLY | point.flags,
+            "",
+        ) {
+            Ok(()) => {}
+            // Covered by a later mount (under the fresh /tmp): out of reach already.
+            Err(rustix::io::Errno::NOENT) => {}
+            Err(e) => return Err(err("make read-only", path, e)),
+        }
+    }
+    for path in &spec.hidden {
+        // A hidden folder under the fresh /tmp is out of sight already.
+        if !path.exists() {
+            continue;
+        }
+        mount(
+            "speccoder-hidden",
+            path,
+            "tmpfs",
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+            Some(c"size=64k,mode=0555"),
+        )
+        .map_err(|e| err("hide", path, e))?;
+    }
+    // Read-only where they are, and where the tree is seen at its fixed path.
+    let seen = spec
+        .read_only
+        .iter()
+        .filter_map(|p| spec.tree_at.as_ref().and_then(|t| t.seen(p)));
+    for path in spec.read_only.clone().into_iter().chain(seen) {
+        let path = &path;
+        mount_bind(path, path).map_err(|e| err("bind", path, e))?;
+        mount_remount(
+            path,
+            MountFlags::BIND | MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+            "",
+        )
+        .map_err(|e| err("make read-only", path, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_give_paths_and_flags() {
+        let text = "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
+                    28 27 0:25 / /mnt/a\\040b ro,nosuid,nodev,relatime - tmpfs x ro\n";
+        assert_eq!(
+            mount_points(text),
+            vec![
+                MountPoint {
+                    path: "/".into(),
+                    flags: MountFlags::RELATIME
+                },
+                MountPoint {
+                    path: "/mnt/a b".into(),
+                    flags: MountFlags::NOSUID | MountFlags::NODEV | MountFlags::RELATIME
+                },
+            ]
+        );
+    }
+}
