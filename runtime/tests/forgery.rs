@@ -1,5 +1,5 @@
 //! The tests' results cannot be forged (issue 29 of the project, invariant 8 and 11 of
-//! spec/verdict.md): what a dishonest agent plants so that the runner itself reports a pass
+//! docs/design/verdict.md): what a dishonest agent plants so that the runner itself reports a pass
 //! is a finding, and the honest version of the same project still passes.
 
 mod support;

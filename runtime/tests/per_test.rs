@@ -1,5 +1,5 @@
 //! The verdict reads each runner's own per-test results (invariants 9 and 10 of
-//! spec/verdict.md), against the real runners: one small project per runner
+//! docs/design/verdict.md), against the real runners: one small project per runner
 //! (fixtures/per-test), a stand-in agent (fixtures/agents/per_test.sh) that writes `add`
 //! one way per mode, each dishonest way hidden from the text scan behind dynamic names, so
 //! that only what the tests did can decide. Each test runs a table of cases, collects every
