@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every benchmark of speccoder against what a user would run instead, in the same
-run, and writes BENCHMARKS.md with the ratios of medians.
+run, and writes docs/benchmarks.md with the ratios of medians.
 
 Called by scripts/bench, which installs the tools (hyperfine among them) and builds the
 release binary first. Every ratio compares two commands measured one after the other on
@@ -479,8 +479,8 @@ def write_report(rows):
         "",
     ]
     lines += notes()
-    (REPO / "BENCHMARKS.md").write_text("\n".join(lines))
-    print("wrote BENCHMARKS.md")
+    (REPO / "docs" / "benchmarks.md").write_text("\n".join(lines))
+    print("wrote docs/benchmarks.md")
 
 
 def table_line(r):
@@ -493,10 +493,10 @@ def notes():
 
 
 def update_report(rows):
-    """Puts these rows into BENCHMARKS.md's table in place of the rows of the same number (or
+    """Puts these rows into docs/benchmarks.md's table in place of the rows of the same number (or
     after the last row), leaving every other row and the machine line as the last full run
     wrote them, and writes the notes below the table again from scripts/bench-notes.md."""
-    path = REPO / "BENCHMARKS.md"
+    path = REPO / "docs" / "benchmarks.md"
     lines = path.read_text().splitlines()
     table = [i for i, line in enumerate(lines) if line.startswith("| ")]
     for r in rows:
@@ -510,7 +510,7 @@ def update_report(rows):
     method = next(i for i, line in enumerate(lines) if line.startswith("Method:"))
     lines = lines[:method + 1] + [""] + notes()
     path.write_text("\n".join(lines))
-    print(f"updated {', '.join(r[0].split(' ', 1)[0] for r in rows)} in BENCHMARKS.md")
+    print(f"updated {', '.join(r[0].split(' ', 1)[0] for r in rows)} in docs/benchmarks.md")
 
 
 if __name__ == "__main__":

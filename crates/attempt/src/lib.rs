@@ -3,7 +3,7 @@
 //! it, runs the checks in a fresh tree with the frozen files as the base has them (and a
 //! second pass with the agent's own tests), decides, retries with the digest, and on a pass
 //! commits exactly the tree that was checked, with the task ticked. Every attempt goes to
-//! the journal. See `spec/attempt.md` and `spec/verdict.md`.
+//! the journal. See `docs/design/attempt.md` and `docs/design/verdict.md`.
 //!
 //! The room of the loop: `run.rs` and its stages, one file each, in the order a request
 //! passes them: `prepare`, `setup`, `turn`, `candidate`, `audit/`, `check_tree`, `checks`,

@@ -125,7 +125,7 @@ pub enum TestEdits {
 }
 
 /// What Claude Code, Codex and the package managers write in the home folder, measured
-/// (see the README's "Attempts"); the rest of the file system is read-only to the agent.
+/// (see docs/attempts.md); the rest of the file system is read-only to the agent.
 pub const DEFAULT_WRITABLE: &[&str] = &[
     "~/.bun/install/cache",
     "~/.cache/pip",

@@ -183,7 +183,7 @@ pub struct RunnerDef {
     /// Display label.
     pub label: &'static str,
     /// What detecting it may execute, in one line, for `recipe list --explain` and the
-    /// README: a repository is untrusted, so a user can check what reading one runs.
+    /// docs: a repository is untrusted, so a user can check what reading one runs.
     pub executes: &'static str,
     /// The files whose presence in a folder makes it a project of this runner, so that a
     /// command run in a subfolder finds its root the way the runner would.

@@ -110,7 +110,7 @@ mod tests {
         }
     }
 
-    /// Everything runner-specific lives in the runner's own file (`runners/src/<id>.rs`):
+    /// Everything runner-specific lives in the runner's own file (`crates/runners/src/<id>.rs`):
     /// no other source file branches on a runner id (`== "just"`, `"cargo" =>`,
     /// `Some("make")`). Test modules (from `#[cfg(test)]` on) and this file's table are
     /// left out.

@@ -1,4 +1,4 @@
-//! Invariant 10 of spec/verdict.md as a user meets it: the base's failing tests are what
+//! Invariant 10 of docs/design/verdict.md as a user meets it: the base's failing tests are what
 //! the task is for, `[attempt] known_failures` is the one excuse and `attempt --baseline`
 //! writes it, the files the base ran tests from are frozen whatever their names, a source
 //! file's doctests keep their examples, a withheld file's old tests stay old, and a runner

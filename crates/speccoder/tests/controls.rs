@@ -1,4 +1,4 @@
-//! The control matrix of invariant 10 (spec/verdict.md): for every recognised test runner
+//! The control matrix of invariant 10 (docs/design/verdict.md): for every recognised test runner
 //! and every way a check starts, with the task's tests in the base and failing there, in the
 //! bundle's acceptance tests, or withheld, an honest change passes and a wrong one, an empty
 //! one and one that makes one of the two task tests pass all fail. Each cell is a real

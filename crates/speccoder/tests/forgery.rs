@@ -1,5 +1,5 @@
 //! The tests' results cannot be forged (issue 29 of the project, invariant 8 and 11 of
-//! spec/verdict.md): what a dishonest agent plants so that the runner itself reports a pass
+//! docs/design/verdict.md): what a dishonest agent plants so that the runner itself reports a pass
 //! is a finding, and the honest version of the same project still passes.
 
 mod support;
@@ -403,7 +403,7 @@ fn a_rust_crate_that_prints_its_own_passes_is_caught_by_the_canary() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// `[attempt] setup` with an editable install into a venv, the README's own example, on a
+/// `[attempt] setup` with an editable install into a venv, the example of docs/attempts.md, on a
 /// src layout: the `.pth` and the venv's scripts hold the absolute path setup ran at, which
 /// each check sees its own tree at.
 #[test]

@@ -375,7 +375,7 @@ fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
 /// The path macOS takes, run here: no cgroup, no pidfd (the exit is polled for), no sweep of
 /// pipe holders, the process table from `ps`. What it must stop, it stops; a `setsid`
 /// escapee that holds the pipe is given up on in bounded time and left running, as the
-/// README says.
+/// docs/reliability.md says.
 #[test]
 fn the_portable_path_stops_the_run_its_group_and_its_descendants() {
     let mut runner = LocalRunner::default();
@@ -427,7 +427,7 @@ fn the_portable_path_stops_the_run_its_group_and_its_descendants() {
 }
 
 /// With a cgroup per run, a daemon that left the session and closed every pipe is stopped
-/// when the run ends; without one, the README says it is not contained.
+/// when the run ends; without one, docs/reliability.md says it is not contained.
 #[test]
 fn a_fully_detached_daemon_is_stopped_where_cgroups_allow() {
     // It sleeps longer than `assert_no_process` waits, and ends by itself where it is not

@@ -1,5 +1,5 @@
 //! The verdict reads each runner's own per-test results (invariants 9 and 10 of
-//! spec/verdict.md), against the real runners: one small project per runner
+//! docs/design/verdict.md), against the real runners: one small project per runner
 //! (fixtures/per-test), a stand-in agent (fixtures/agents/per_test.sh) that writes `add`
 //! one way per mode, each dishonest way hidden from the text scan behind dynamic names, so
 //! that only what the tests did can decide. Each test runs a table of cases, collects every
@@ -433,7 +433,7 @@ fn a_test_skipped_or_expected_to_fail_at_run_time_fails_the_check() {
         ));
     }
     // jest prints a `test.failing` that fails as a pass (`Tests: 4 passed`): its output
-    // cannot tell them apart, so jest is not in this table (README, "Not guaranteed").
+    // cannot tell them apart, so jest is not in this table (docs/attempts.md, "Not guaranteed").
     for runner in [Pytest, Vitest] {
         let (why, names) = ("expected", runner.names_skipped());
         table.push(case(

@@ -1,5 +1,5 @@
 //! The tampering rules read what the code does, not the names as written (issue 29 of the
-//! project, invariant 8 of spec/verdict.md): an assertion patched through an alias, a test
+//! project, invariant 8 of docs/design/verdict.md): an assertion patched through an alias, a test
 //! framework imported by a name split in pieces, and code kept in a `.txt` and loaded at run
 //! time are findings with the file and line, and the honest version of the same project
 //! still passes. Each dishonest change here makes the runner report a pass for wrong code

@@ -1,4 +1,4 @@
-//! The verdict cannot be fooled (spec/verdict.md): dishonest stand-in agents
+//! The verdict cannot be fooled (docs/design/verdict.md): dishonest stand-in agents
 //! (fixtures/agents/cheat.sh, one mode per trick) on one small project per runner
 //! (fixtures/verdict), driven through the real binary and real git, and honest agents that
 //! must still pass. Each test is one invariant; each runs a table of cases, collects every

@@ -1,5 +1,5 @@
 //! Test infrastructure: the files (and the keys of shared manifests) that define what a
-//! check runs, frozen like the tests themselves (`spec/verdict.md`). Three pure readings:
+//! check runs, frozen like the tests themselves (`docs/design/verdict.md`). Three pure readings:
 //! which paths are infrastructure, whether a manifest's frozen keys changed, and whether the
 //! tests inside a Rust source file changed.
 

@@ -1,5 +1,5 @@
 //! The files the base's own run ran tests from (invariant 3 with invariant 10 of
-//! `spec/verdict.md`): a file a test id names is a test file, frozen like one under the
+//! `docs/design/verdict.md`): a file a test id names is a test file, frozen like one under the
 //! `[attempt] tests` globs, whatever its name (`checks/check_add.py`, found by a Makefile's
 //! `unittest discover -p "check_*.py"`). A source file that also holds tests stays
 //! editable: Python doctests (pytest's `--doctest-modules`) freeze only their examples,

@@ -1,5 +1,5 @@
 //! Tampering: new or changed non-test code that reaches into what judges it (invariant 8 of
-//! `spec/verdict.md`), and new files that shadow a module the tests import. Plain text
+//! `docs/design/verdict.md`), and new files that shadow a module the tests import. Plain text
 //! matching over each line with its comments left out and its strings emptied, so that a
 //! docstring saying "run pytest" or a `"CI"` key is not a finding.
 

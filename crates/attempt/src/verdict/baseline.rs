@@ -1,4 +1,4 @@
-//! The baseline (invariant 10 of `spec/verdict.md`): before the agent starts, the checks
+//! The baseline (invariant 10 of `docs/design/verdict.md`): before the agent starts, the checks
 //! run once at the base, with the withheld and acceptance tests in place, in a check tree
 //! of the base. Every test that ran there, passed or failed, must run and pass after the
 //! change: a test failing at the base is what the task is for, and only `[attempt]

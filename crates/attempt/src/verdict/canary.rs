@@ -1,4 +1,4 @@
-//! A known answer in every check (invariant 11 of `spec/verdict.md`). The code under test
+//! A known answer in every check (invariant 11 of `docs/design/verdict.md`). The code under test
 //! runs inside the test runner's process, so it can print, write or exit as the runner
 //! would; a canary tells a real report from a forged one. Before each check run, the check
 //! tree gets one test that must pass and one that fails but is marked so (an expected

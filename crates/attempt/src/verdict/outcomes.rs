@@ -1,4 +1,4 @@
-//! Judging a check by its tests' own results (invariant 9 of `spec/verdict.md`), against
+//! Judging a check by its tests' own results (invariant 9 of `docs/design/verdict.md`), against
 //! the baseline (invariant 10). For a runner speccoder recognises, every test that ran at
 //! the base (passed or failed) and every withheld and acceptance test must run and pass
 //! now; a failing test at the base is what the task is for, never an excuse. The one

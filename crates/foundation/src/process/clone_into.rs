@@ -1,5 +1,5 @@
 //! Starting a program inside its run's cgroup with `clone3(CLONE_INTO_CGROUP)`: the one
-//! place in the workspace with `unsafe` code (README, "Why one module has `unsafe`").
+//! place in the workspace with `unsafe` code (docs/reliability.md, "One module has `unsafe`").
 //!
 //! Why it is needed, measured (scripts/bench-notes.md, row 1): moving a process that already
 //! runs into a cgroup is a write to `cgroup.procs`, which takes the kernel's global

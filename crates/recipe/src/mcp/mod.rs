@@ -3,7 +3,7 @@
 //!
 //! Hand-written on `serde_json` rather than the `rmcp` SDK: the server needs five methods
 //! and three notifications, and rmcp's tree (tokio, futures, schemars, chrono, sha2) more
-//! than doubled the CPU time of a clean build (README, design notes).
+//! than doubled the CPU time of a clean build (docs/design/dependencies.md).
 
 mod id;
 mod jobs;

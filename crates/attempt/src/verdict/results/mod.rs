@@ -1,5 +1,5 @@
 //! Per-test results: what a check's output says about each test it ran, for the runners
-//! invariant 9 of `spec/verdict.md` recognises (pytest, unittest, libtest, node's test
+//! invariant 9 of `docs/design/verdict.md` recognises (pytest, unittest, libtest, node's test
 //! runner, mocha, jest, vitest and `go test`).
 //!
 //! A check's output is whatever its command printed, and one command may run several
