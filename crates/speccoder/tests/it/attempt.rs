@@ -3,7 +3,7 @@
 //! (an honest fix, each offence the audit must catch, a retry, a block, a hang, a spy on
 //! the withheld tests), plus the real `claude` and `codex` CLIs without credentials.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -337,7 +337,7 @@ fn setup_products_reach_every_check_tree_and_a_missing_one_is_hinted() {
         "[attempt]\nsetup = [\"echo broken >&2; exit 3\"]\n",
     );
     let out = repo.command(&[], &[]).output().expect("starts");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("`[attempt] setup` `echo broken >&2; exit 3` failed"),
@@ -836,7 +836,7 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
     path.push(":");
     path.push(path_var());
     for (extra, want) in [
-        ("", Some(2)),
+        ("", Some(4)),
         ("[attempt]\nallow_unisolated_withheld = true\n", Some(0)),
     ] {
         let repo = Repo::new("honest", extra);
@@ -852,7 +852,7 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
             .expect("speccoder starts");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), want, "{extra}: {stderr}");
-        if want == Some(2) {
+        if want == Some(4) {
             assert!(stderr.contains("allow_unisolated_withheld"), "{stderr}");
             repo.assert_untouched(&main, &[]);
         } else {
@@ -862,12 +862,12 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
 }
 
 #[test]
-fn could_not_start_is_exit_2_and_changes_nothing() {
+fn could_not_start_exits_2_or_4_and_changes_nothing() {
     let repo = Repo::new("honest", "");
     let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
     repo.git(&["branch", "speccoder/T7"]);
     let out = repo.command(&[], &[]).output().expect("starts");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("exists already"));
     repo.git(&["branch", "-D", "speccoder/T7"]);
 
@@ -888,7 +888,7 @@ fn could_not_start_is_exit_2_and_changes_nothing() {
         )
         .output()
         .expect("starts");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not inside a git repository"),
         "{}",
@@ -897,13 +897,13 @@ fn could_not_start_is_exit_2_and_changes_nothing() {
 
     let native = Repo::with_config("[executor]\nkind = \"native\"\n");
     let out = native.command(&[], &[]).output().expect("starts");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no external executor"));
 
     let bad_check = Repo::new("honest", "[attempt]\nchecks = [\"tset\"]\n");
     let out = bad_check.command(&[], &[]).output().expect("starts");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Did you mean `test`?"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `test`?"));
     bad_check.assert_untouched(bad_check.git(&["rev-parse", "HEAD"]).trim(), &[]);
     repo.assert_untouched(&main, &[]);
 }
@@ -1133,7 +1133,7 @@ fn without_namespaces_the_verdict_still_holds_and_says_so() {
         .output()
         .expect("speccoder starts");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.contains("allow_unisolated_withheld"), "{stderr}");
 }
 
@@ -1173,7 +1173,7 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
         .output()
         .expect("speccoder starts");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(
         stderr.contains("exists already") && stderr.contains("recorded now as the pass it was"),
         "{stderr}"

@@ -4,7 +4,7 @@
 //! `:`, or `ran <name>` (see fixtures/README.md); cargo test targets are checked by
 //! libtest's summary.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

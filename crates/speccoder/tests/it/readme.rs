@@ -13,7 +13,7 @@
 //!   document the code cites exists, and every invariant it cites is one of
 //!   `docs/design/verdict.md`.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! The recipe tool end to end: prompts, error texts, arguments reaching tasks on every real
 //! runner, and running tasks through the CLI.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 
@@ -124,7 +124,7 @@ fn cli_resolve_and_its_exit_codes() {
     let out = speccoder(&root, &["recipe", "resolve", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).starts_with("error: No runner task named `nope`.")
+        String::from_utf8_lossy(&out.stderr).starts_with("error: no runner task named `nope`.")
     );
     let out = speccoder(&root, &["recipe", "run", "nope"]);
     assert_eq!(out.status.code(), Some(2));
@@ -545,9 +545,9 @@ fn names_starting_with_a_runner_id_are_shown_as_ops_that_reach_them() {
         .resolve("task:just:buidl")
         .expect_err("a typo")
         .to_string();
-    assert!(err.contains("Did you mean `task:just:build`?"), "{err}");
+    assert!(err.contains("did you mean `task:just:build`?"), "{err}");
     let err = recipe.resolve("ust:build").expect_err("a typo").to_string();
-    assert!(err.contains("Did you mean `"), "{err}");
+    assert!(err.contains("did you mean `"), "{err}");
     let listed = recipe
         .resolve("--list build")
         .expect_err("a listing")
@@ -677,7 +677,7 @@ fn an_outputs_folder_not_safely_ours_is_refused() {
         )
     };
     let out = run();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(5));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
@@ -694,7 +694,7 @@ fn an_outputs_folder_not_safely_ours_is_refused() {
         std::fs::create_dir(&theirs).expect("mkdir");
         std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).expect("chown");
         let out = run();
-        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(out.status.code(), Some(5));
         assert!(
             String::from_utf8_lossy(&out.stderr)
                 .contains("is owned by user 65534, not by this user (0)"),
@@ -766,7 +766,7 @@ fn a_parent_of_the_outputs_folder_not_safely_ours_is_refused() {
     std::fs::create_dir(&elsewhere).expect("mkdir");
     std::os::unix::fs::symlink(&elsewhere, &speccoder).expect("link");
     let out = run();
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
@@ -785,7 +785,7 @@ fn a_parent_of_the_outputs_folder_not_safely_ours_is_refused() {
             .expect("chmod");
         std::os::unix::fs::chown(&speccoder, Some(65534), Some(65534)).expect("chown");
         let out = run();
-        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_eq!(out.status.code(), Some(5), "{out:?}");
         assert_eq!(
             String::from_utf8_lossy(&out.stderr),
             format!(

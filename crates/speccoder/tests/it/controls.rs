@@ -9,7 +9,7 @@
 //! repository per runner, start and placement, under distinct task ids, so the baseline at
 //! the base runs once (it is cached per base tree).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

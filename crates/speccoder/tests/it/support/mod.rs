@@ -1,9 +1,5 @@
 //! Shared helpers of the integration tests: the real tools' PATH, a private copy of the
 //! fixtures, and snapshot settings.
-#![allow(
-    dead_code,
-    reason = "each test binary uses a different part of this module"
-)]
 
 pub mod project;
 
@@ -409,7 +405,6 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub const AGENT_ENV: &str = "agent_env = [\"AGENT_SCRIPT\", \"CHEAT_MODE\", \"CONTROLS_AGENT\", \"HIDDEN_NAME\", \"OUTPUTS_DIR\", \"PER_TEST_MODE\", \"PER_TEST_RUNNER\", \"PROBE_FILE\", \"SPY_PID\", \"STASH_DIR\", \"USER_REPO\", \"WHERE_FILE\", \"WITHHELD_DIR\"]\n";
 
 /// `config` (a speccoder.toml) with [`AGENT_ENV`] in its `[attempt]` table.
-#[allow(dead_code)]
 pub fn with_agent_env(config: &str) -> String {
     if config.contains("agent_env") {
         config.to_owned()

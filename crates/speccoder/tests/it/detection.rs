@@ -1,7 +1,7 @@
 //! Detection of every fixture with the real runners, as insta snapshots; broken manifests;
 //! and the probes' own behaviour.
 
-mod support;
+use crate::support;
 
 use speccoder_config::RecipeConfig;
 use speccoder_recipe::{ProcessProbe, Recipe, list_json};

@@ -2,7 +2,7 @@
 //! docs/design/verdict.md): what a dishonest agent plants so that the runner itself reports a pass
 //! is a finding, and the honest version of the same project still passes.
 
-mod support;
+use crate::support;
 
 use support::project::{Project, expect, said};
 use support::require_tools;

@@ -1,7 +1,7 @@
 //! `recipe run` on a terminal shows the output as it comes, through a real pseudo-terminal
 //! (Python's `pty`, which every CI image has).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

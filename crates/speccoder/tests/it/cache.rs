@@ -1,7 +1,7 @@
 //! The detection cache: a warm command skips the probes, and any change to what detection
 //! read is seen at once.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! that only what the tests did can decide. Each test runs a table of cases, collects every
 //! case that went wrong and fails once, naming them all.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -1,7 +1,7 @@
 //! Hostile projects, faulty tools and interruptions: nothing hangs, nothing leaks, a reason
 //! names the file, and the other runners are still detected.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -326,7 +326,7 @@ fn malformed_configuration_is_one_clear_error() {
         ),
         (
             "[executor]\nkind = \"gpt\"\n",
-            "2:8: [executor]: kind = \"gpt\" (native, claude, codex or command)",
+            "2:8: [executor] kind: unknown executor kind \"gpt\" (native, claude, codex, command)",
         ),
         (
             "[commands]\nallow = \"cargo test\"\n",

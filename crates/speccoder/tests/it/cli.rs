@@ -1,6 +1,6 @@
 //! The `speccoder` binary, driven as a user would.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
@@ -98,7 +98,8 @@ fn config_errors_exit_2_with_file_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "error: {}:2:8: [executor]: kind = \"gpt\" (native, claude, codex or command)\n",
+            "error: {}:2:8: [executor] kind: unknown executor kind \"gpt\" (native, claude, codex, \
+             command)\n",
             other.display()
         )
     );

@@ -3,7 +3,7 @@
 //! the root is not read. Each detection runs in a child with a deadline (and, where no Go
 //! tool is involved, a memory bound), so a regression fails instead of hanging.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! must still pass. Each test is one invariant; each runs a table of cases, collects every
 //! case that went wrong and fails once, naming them all.
 
-mod support;
+use crate::support;
 
 use support::attempts::files_under;
 

@@ -8,7 +8,7 @@
 #[path = "support/model.rs"]
 #[allow(dead_code, reason = "each test uses a part of the scripted model")]
 mod model;
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

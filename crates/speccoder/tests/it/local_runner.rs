@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 
 use speccoder_foundation::process::{
     CaptureSpec, Cgroups, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest,
@@ -248,7 +248,7 @@ fn working_directory_is_checked_first() {
     assert!(matches!(err, SpawnError::CwdNotFound(_)));
     assert_eq!(
         err.to_string(),
-        "Working directory does not exist: /nonexistent/speccoder/dir"
+        "working directory does not exist: /nonexistent/speccoder/dir"
     );
 
     let file = tempfile::NamedTempFile::new().expect("temp file");
@@ -262,7 +262,7 @@ fn working_directory_is_checked_first() {
     assert_eq!(
         err.to_string(),
         format!(
-            "Working directory is not a directory: {}",
+            "working directory is not a directory: {}",
             file.path().display()
         )
     );

@@ -5,7 +5,7 @@
 //! still passes. Each dishonest change here makes the runner report a pass for wrong code
 //! when nothing catches it.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::project::{Project, expect, said};

@@ -1,8 +1,8 @@
 //! `speccoder mcp` driven by real clients: the official MCP TypeScript SDK (through
-//! `tests/mcp/client.mjs`), Claude Code's health check, and raw JSON-RPC lines for what no
+//! `tests/it/mcp/client.mjs`), Claude Code's health check, and raw JSON-RPC lines for what no
 //! client sends on purpose.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -23,7 +23,7 @@ fn root(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().canonicalize().expect("canonical")
 }
 
-/// Runs a scenario of `tests/mcp/client.mjs` against the server of `project`.
+/// Runs a scenario of `tests/it/mcp/client.mjs` against the server of `project`.
 fn sdk_client(scenario: &str, project: &Path, config: Value) -> Value {
     let sdk = support::tools_bin().join("../mcp-sdk/node_modules/@modelcontextprotocol/sdk");
     assert!(
@@ -33,7 +33,7 @@ fn sdk_client(scenario: &str, project: &Path, config: Value) -> Value {
     let mut config = config;
     config["bin"] = json!(env!("CARGO_BIN_EXE_speccoder"));
     config["project"] = json!(project);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.mjs");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/client.mjs");
     let out = Command::new("node")
         .arg(script)
         .arg(scenario)
@@ -1183,7 +1183,7 @@ fn the_python_sdk_client_initializes_lists_calls_and_calls_twenty_at_once() {
             "HOME": std::env::var("HOME").unwrap_or_default(),
         },
     });
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/client.py");
     let out = Command::new(&python)
         .arg(script)
         .arg(config.to_string())

@@ -6,7 +6,7 @@
 //! whole, with a stand-in agent that is a few lines of shell; every rule has an honest
 //! agent that passes beside the wrong, empty or dishonest ones that must not.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

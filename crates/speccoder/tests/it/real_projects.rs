@@ -1,7 +1,7 @@
 //! Shapes found in real projects that detection must get right: names that are not what
 //! they look like, and inputs sized to cost a lot.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;
@@ -181,7 +181,7 @@ fn a_failed_runner_is_visible_without_explain() {
     );
     let (_, stderr) = run(&root, &["recipe", "resolve", "task:build"]);
     assert!(
-        stderr.starts_with("error: Runner `task` failed, so its tasks are unknown: "),
+        stderr.starts_with("error: runner `task` failed, so its tasks are unknown: "),
         "{stderr}"
     );
     // Alone: never "No task runner detected".
@@ -195,7 +195,8 @@ fn a_failed_runner_is_visible_without_explain() {
         let (stdout, stderr) = run(dir.path(), args);
         let both = format!("{stdout}{stderr}");
         assert!(
-            !both.contains("No task runner detected") && both.contains("`task` failed: "),
+            !both.to_lowercase().contains("no task runner detected")
+                && both.contains("`task` failed: "),
             "{args:?}: {both}"
         );
     }
@@ -204,7 +205,7 @@ fn a_failed_runner_is_visible_without_explain() {
     let (_, stderr) = run(empty.path(), &["recipe", "resolve", "test"]);
     assert_eq!(
         stderr,
-        "error: No task runner detected in this project, so no task can run. `speccoder recipe \
+        "error: no task runner detected in this project, so no task can run. `speccoder recipe \
          list --explain` shows why each runner is absent.\n"
     );
 }

@@ -1,7 +1,7 @@
 //! External agents through `speccoder agent run`, `agent argv` and `allow`: stand-in agents
 //! from fixtures/agents, and the real `claude` and `codex` CLIs without credentials.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -190,12 +190,12 @@ fn missing_program_could_not_start() {
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         outcome["reason"],
-        "the agent could not be started: Working directory does not exist: /nonexistent/wt"
+        "the agent could not be started: working directory does not exist: /nonexistent/wt"
     );
 }
 
 #[test]
-fn no_external_executor_exits_2() {
+fn no_external_executor_exits_4() {
     for config in ["", "[executor]\nkind = \"native\"\n"] {
         let project = Project::new(config);
         for args in [
@@ -203,10 +203,11 @@ fn no_external_executor_exits_2() {
             &["agent", "run", "--prompt-file", "bundle.json"],
         ] {
             let out = project.speccoder(args, &[]);
-            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert_eq!(out.status.code(), Some(4), "{args:?}");
             assert_eq!(
                 String::from_utf8_lossy(&out.stderr),
-                "error: no external executor is configured (`[executor] kind` is absent or \"native\")\n"
+                "error: no external executor is configured (`[executor] kind` is absent or \
+                 \"native\"): set it to \"claude\", \"codex\" or \"command\" in speccoder.toml\n"
             );
         }
     }

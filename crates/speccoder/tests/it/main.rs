@@ -1,0 +1,27 @@
+//! The integration tests of the `speccoder` binary, in one test binary: one module per
+//! subject, `support` shared. One binary links once after a change, where one per file
+//! linked some twenty times (`cargo nextest run -E 'test(/^controls::/)'` selects a module).
+
+mod support;
+
+mod agent;
+mod agents_live;
+mod attempt;
+mod baseline;
+mod cache;
+mod cli;
+mod controls;
+mod detection;
+mod every_task_runs;
+mod forgery;
+mod hardening;
+mod live_output;
+mod local_runner;
+mod mcp;
+mod per_test;
+mod readme;
+mod real_projects;
+mod recipe;
+mod spellings;
+mod untrusted;
+mod verdict;
