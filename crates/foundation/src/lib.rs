@@ -1,15 +1,16 @@
 //! The ground the other crates stand on: reading a repository's files safely (`files`),
 //! quoting and splitting command lines (`quote`), running processes with deadlines,
-//! process-group kill and bounded output (`process`), private folders (`private_dir`), and
-//! the attempt's sandbox (`sandbox`). The only crate allowed `unsafe` (in
-//! `process/clone_into.rs`, for the reason written there), and the only one that knows which
-//! platform it runs on.
+//! process-group kill and bounded output (`process`), private folders (`private_dir`), the
+//! attempt's sandbox (`sandbox`), and the known name closest to an unknown one (`suggest`).
+//! The only crate allowed `unsafe` (in `process/clone_into.rs`, for the reason written
+//! there), and the only one that knows which platform it runs on.
 
 pub mod files;
 pub mod private_dir;
 pub mod process;
 pub mod quote;
 pub mod sandbox;
+pub mod suggest;
 
 /// FNV-1a: a stable 64-bit hash (std's hasher may change between releases), for names of
 /// cache files and fingerprints kept across runs.

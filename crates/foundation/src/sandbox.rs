@@ -39,8 +39,27 @@ use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnErr
 const PRIVATE_TMP: &[&str] = &["/dev/shm", "/tmp", "/var/tmp"];
 
 /// Why there is no sandbox on a platform other than Linux.
-#[cfg_attr(target_os = "linux", allow(dead_code))]
 const NO_NAMESPACES: &str = "this platform has no mount and PID namespaces (Linux only)";
+
+/// Why this machine makes no sandbox.
+#[derive(Debug, thiserror::Error)]
+pub enum NamespacesError {
+    /// The platform has no mount and PID namespaces.
+    #[error("{NO_NAMESPACES}")]
+    Unsupported,
+    /// `SPECCODER_ISOLATION=none` in speccoder's environment.
+    #[error("turned off by SPECCODER_ISOLATION=none")]
+    TurnedOff,
+    /// The folder to try them in could not be made.
+    #[error("cannot make a folder to try them in: {0}")]
+    Io(#[from] std::io::Error),
+    /// The system refused them, with what the try printed.
+    #[error("no private mount namespace could be made{}", if why.is_empty() { String::new() } else { format!(": {why}") })]
+    Refused {
+        /// What the try printed, or why it could not start; may be empty.
+        why: String,
+    },
+}
 
 /// The exit status of the sandbox's first process when it could not make the sandbox.
 pub const SETUP_FAILED: i32 = 125;
@@ -169,26 +188,22 @@ impl Namespaces {
     /// empty, and `umount` fails.
     /// `SPECCODER_ISOLATION=none` in speccoder's own environment skips them, to take the
     /// path macOS takes on purpose (the repository's configuration cannot ask for this).
-    pub fn probe() -> Result<Self, String> {
+    pub fn probe() -> Result<Self, NamespacesError> {
         if cfg!(not(target_os = "linux")) {
-            return Err(NO_NAMESPACES.to_owned());
+            return Err(NamespacesError::Unsupported);
         }
         if std::env::var_os("SPECCODER_ISOLATION").is_some_and(|v| v == "none") {
-            return Err("SPECCODER_ISOLATION=none".to_owned());
+            return Err(NamespacesError::TurnedOff);
         }
-        let scratch = crate::private_dir::temp_dir("speccoder-probe-")
-            .map_err(|err| format!("cannot create a temporary folder: {err}"))?;
-        let root = scratch
-            .path()
-            .canonicalize()
-            .map_err(|err| err.to_string())?;
+        let scratch = crate::private_dir::temp_dir("speccoder-probe-")?;
+        let root = scratch.path().canonicalize()?;
         let open = root.join("open");
         let hidden = root.join("hidden");
         let closed = root.join("closed");
         for dir in [&open, &hidden, &closed] {
-            std::fs::create_dir(dir).map_err(|err| err.to_string())?;
+            std::fs::create_dir(dir)?;
         }
-        std::fs::write(hidden.join("secret"), "x").map_err(|err| err.to_string())?;
+        std::fs::write(hidden.join("secret"), "x")?;
         // Inside, `closed` may take a write (an overlay keeps it private), but outside it
         // must not show.
         let check = format!(
@@ -225,11 +240,7 @@ impl Namespaces {
                 Err(err) => why = err.to_string(),
             }
         }
-        Err(if why.is_empty() {
-            "no private mount namespace could be made".into()
-        } else {
-            format!("no private mount namespace could be made: {why}")
-        })
+        Err(NamespacesError::Refused { why })
     }
 }
 

@@ -196,10 +196,10 @@ impl RunOutput {
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
     /// The working directory is missing.
-    #[error("Working directory does not exist: {}", .0.display())]
+    #[error("working directory does not exist: {}", .0.display())]
     CwdNotFound(PathBuf),
     /// The working directory is something else than a directory.
-    #[error("Working directory is not a directory: {}", .0.display())]
+    #[error("working directory is not a directory: {}", .0.display())]
     CwdNotDirectory(PathBuf),
     /// A spill file could not be created.
     #[error("cannot create the output file {}: {source}", path.display())]
