@@ -600,12 +600,19 @@ mod tests {
         }];
         store(&cache, &root, "k", later, &failed, &[], &[]);
         assert_eq!(load(&cache, &root, "k"), Some(failed));
+        // The reason as the probe's error gives it.
+        let reason = speccoder_runners::ProbeError::TimedOut {
+            command: "just --dump".into(),
+            timeout: Duration::from_secs(10),
+        };
+        assert!(
+            reason
+                .to_string()
+                .contains(super::super::process_probe::TIMED_OUT)
+        );
         let timed_out = vec![Detection::Failed {
             id: "just",
-            reason: format!(
-                "`just --dump` {} 10 s",
-                super::super::process_probe::TIMED_OUT
-            ),
+            reason: reason.to_string(),
         }];
         store(&cache, &root, "k2", later, &timed_out, &[], &[]);
         assert_eq!(load(&cache, &root, "k2"), None);

@@ -4,10 +4,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use speccoder_foundation::quote::quote;
-use speccoder_runners::Probe;
+use speccoder_runners::{Probe, ProbeError, find_on_path};
 
 use speccoder_foundation::process::{
-    CaptureSpec, CommandRunner, LocalRunner, OutputMode, RunRequest,
+    CaptureSpec, CommandRunner, Exit, LocalRunner, OutputMode, RunRequest,
 };
 
 /// The most a listing command may print; more is a failure, not a listing.
@@ -20,7 +20,8 @@ const MAX_PROBE_OUTPUT: usize = 64 * 1024 * 1024;
 /// which is why this is not `ulimit -v`.
 pub(crate) const PROBE_MEMORY_KIB: u64 = 1 << 20;
 
-/// What a probe's failure says when it ran out of time (the cache does not keep those).
+/// What a probe's failure says when it ran out of time ([`ProbeError::TimedOut`]); the cache
+/// does not keep those.
 pub(crate) const TIMED_OUT: &str = "did not finish within";
 
 /// Runs detection probes through [`LocalRunner`]: split capture, bounded output, the probe
@@ -63,7 +64,7 @@ impl ProcessProbe {
 }
 
 impl Probe for ProcessProbe {
-    fn run(&self, argv: &[&str], cwd: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
+    fn run(&self, argv: &[&str], cwd: &Path, timeout: Duration) -> Result<Vec<u8>, ProbeError> {
         self.run_with_env(argv, &[], cwd, timeout)
     }
 
@@ -73,8 +74,19 @@ impl Probe for ProcessProbe {
         env: &[(&str, &str)],
         cwd: &Path,
         timeout: Duration,
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, ProbeError> {
         let shown = argv.join(" ");
+        let path_var = self.absolute_path_var();
+        // A program looked up on PATH that is not there is told apart from one that ran and
+        // failed: the shell would say so only as exit 127, which a tool may exit with too.
+        if let Some(program) = argv.first().filter(|p| !p.contains('/'))
+            && find_on_path(program, path_var.as_deref().map(std::ffi::OsStr::new)).is_none()
+        {
+            return Err(ProbeError::Missing {
+                command: shown,
+                program: (*program).to_owned(),
+            });
+        }
         let command: Vec<String> = argv.iter().map(|a| quote(a)).collect();
         let mut request = RunRequest::new(command.join(" "), cwd, timeout);
         // Set before the tool's first instruction (see `RunRequest::data_limit_kib`).
@@ -82,7 +94,7 @@ impl Probe for ProcessProbe {
         request.mode = OutputMode::Split;
         request.grace = Duration::from_millis(500);
         request.env = super::task_env(&self.env);
-        if let Some(path) = self.absolute_path_var() {
+        if let Some(path) = path_var {
             request.env.push(("PATH".to_owned(), path));
         }
         request
@@ -101,33 +113,39 @@ impl Probe for ProcessProbe {
         let output = self
             .runner
             .run(&request)
-            .map_err(|err| format!("`{shown}` could not start: {err}"))?;
+            .map_err(|err| ProbeError::NotStarted {
+                command: shown.clone(),
+                reason: err.to_string(),
+            })?;
         if output.timed_out {
-            return Err(format!("`{shown}` {TIMED_OUT} {} s", timeout.as_secs_f64()));
+            return Err(ProbeError::TimedOut {
+                command: shown,
+                timeout,
+            });
         }
         if !output.success() {
             let stderr = output.stderr.as_ref().map(|c| c.text()).unwrap_or_default();
             // Tools print the error first and context after it.
-            let tail = first_lines(&stderr, 6);
-            let how = match output.exit {
-                speccoder_foundation::process::Exit::Code(code) => {
-                    format!("exited with code {code}")
-                }
-                speccoder_foundation::process::Exit::Signal(signal) => {
-                    format!("was killed by signal {signal}")
-                }
-            };
-            return Err(if tail.is_empty() {
-                format!("`{shown}` {how}")
-            } else {
-                format!("`{shown}` {how}: {tail}")
+            let stderr = first_lines(&stderr, 6);
+            return Err(match output.exit {
+                Exit::Code(code) => ProbeError::Exited {
+                    command: shown,
+                    code,
+                    stderr,
+                },
+                Exit::Signal(signal) => ProbeError::Killed {
+                    command: shown,
+                    signal,
+                    stderr,
+                },
             });
         }
         if output.stdout.is_truncated() {
-            return Err(format!(
-                "`{shown}` printed {} bytes, more than the {MAX_PROBE_OUTPUT} a listing may have",
-                output.stdout.total_bytes
-            ));
+            return Err(ProbeError::TooLong {
+                command: shown,
+                bytes: output.stdout.total_bytes,
+                max: MAX_PROBE_OUTPUT,
+            });
         }
         Ok(output.stdout.head)
     }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef, Words};
 use crate::files;
+use crate::parse_error::ListingError;
 use crate::probe::find_on_path;
 use crate::quote::single_quote;
 use crate::runner::{Runner, Task};
@@ -469,13 +470,22 @@ fn package_builtin_tasks(runner: &mut Runner, packages: &[&str]) {
 }
 
 /// Tasks from the JSON of `cargo metadata --no-deps --format-version=1`.
-pub fn parse_metadata(json: &[u8]) -> Result<Runner, String> {
-    let metadata: Value = serde_json::from_slice(json)
-        .map_err(|err| format!("`cargo metadata` printed invalid JSON: {err}"))?;
-    let packages = metadata
-        .get("packages")
-        .and_then(Value::as_array)
-        .ok_or("`cargo metadata` has no `packages` array")?;
+pub fn parse_metadata(json: &[u8]) -> Result<Runner, ListingError> {
+    const METADATA: &str = "`cargo metadata`";
+    let metadata: Value = serde_json::from_slice(json).map_err(|err| ListingError::NotJson {
+        command: METADATA,
+        detail: err.to_string(),
+    })?;
+    let packages =
+        metadata
+            .get("packages")
+            .and_then(Value::as_array)
+            .ok_or(ListingError::NoField {
+                command: METADATA,
+                field: "packages",
+                shape: "array",
+                hint: None,
+            })?;
     let members: Vec<&str> = metadata
         .get("workspace_members")
         .and_then(Value::as_array)

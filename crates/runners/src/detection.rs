@@ -154,7 +154,7 @@ impl Context<'_> {
     pub fn probe_with_env(&self, argv: &[&str], env: &[(&str, &str)]) -> Result<Vec<u8>, Absence> {
         self.probe
             .run_with_env(argv, env, self.root, self.probe_timeout)
-            .map_err(Absence::Failed)
+            .map_err(|err| Absence::Failed(err.to_string()))
     }
 }
 
@@ -439,6 +439,7 @@ mod tests {
     use std::sync::{Arc, Barrier};
 
     use super::*;
+    use crate::probe::ProbeError;
 
     #[test]
     fn a_cache_is_where_its_variables_say_else_under_home() {
@@ -488,13 +489,18 @@ mod tests {
     }
 
     impl Probe for MeetingProbe {
-        fn run(&self, argv: &[&str], _: &Path, _: Duration) -> Result<Vec<u8>, String> {
+        fn run(&self, argv: &[&str], _: &Path, _: Duration) -> Result<Vec<u8>, ProbeError> {
             self.barrier.wait();
             let json: &[u8] = match argv[0] {
                 "just" => br#"{"recipes":{"a":{"parameters":[]}}}"#,
                 "cargo" => br#"{"packages":[{"name":"p","id":"p","targets":[{"name":"p","kind":["bin"]}]}],"workspace_members":["p"]}"#,
                 "task" => br#"{"tasks":[{"name":"t","task":"t"}]}"#,
-                other => return Err(format!("unexpected probe {other}")),
+                other => {
+                    return Err(ProbeError::NotStarted {
+                        command: argv.join(" "),
+                        reason: format!("unexpected probe {other}"),
+                    });
+                }
             };
             Ok(json.to_vec())
         }

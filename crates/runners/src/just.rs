@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef};
 use crate::files::{self, MAX_MAKEFILE};
+use crate::parse_error::ListingError;
 use crate::quote::quote;
 use crate::runner::{Runner, Task, doc_with_aliases};
 
@@ -354,19 +355,30 @@ fn find_justfile(root: &std::path::Path) -> Option<String> {
 
 /// Tasks from the JSON of `just --dump --dump-format=json`: public recipes of the justfile
 /// and, named `module/recipe`, of its modules.
-pub fn parse_dump(json: &[u8]) -> Result<Runner, String> {
-    let dump: Value = serde_json::from_slice(json)
-        .map_err(|err| format!("`just --dump` printed invalid JSON: {err}"))?;
+pub fn parse_dump(json: &[u8]) -> Result<Runner, ListingError> {
+    let dump: Value = serde_json::from_slice(json).map_err(|err| ListingError::NotJson {
+        command: DUMP,
+        detail: err.to_string(),
+    })?;
     let mut runner = Runner::new("just", "Just", "just");
     collect(&dump, &[], &mut runner)?;
     Ok(runner)
 }
 
-fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), String> {
-    let recipes = module
-        .get("recipes")
-        .and_then(Value::as_object)
-        .ok_or("`just --dump` has no `recipes` object")?;
+/// The listing command, as its errors name it.
+const DUMP: &str = "`just --dump`";
+
+fn collect(module: &Value, path: &[&str], runner: &mut Runner) -> Result<(), ListingError> {
+    let recipes =
+        module
+            .get("recipes")
+            .and_then(Value::as_object)
+            .ok_or(ListingError::NoField {
+                command: DUMP,
+                field: "recipes",
+                shape: "object",
+                hint: None,
+            })?;
     // `just test` with a module `test` runs the module's default recipe (its `[default]`
     // one, else its first; the dump's `first`), so the module's name is a task of its own.
     // Words after it name more recipes of the module, so it takes none, and a default
@@ -599,12 +611,12 @@ mod tests {
 
     #[test]
     fn broken_json() {
-        let err = parse_dump(b"not json").expect_err("invalid");
+        let err = parse_dump(b"not json").expect_err("invalid").to_string();
         assert!(
             err.starts_with("`just --dump` printed invalid JSON"),
             "{err}"
         );
         let err = parse_dump(b"{}").expect_err("no recipes");
-        assert_eq!(err, "`just --dump` has no `recipes` object");
+        assert_eq!(err.to_string(), "`just --dump` has no `recipes` object");
     }
 }

@@ -16,6 +16,7 @@ mod go;
 mod just;
 mod make;
 mod nox;
+mod parse_error;
 mod pkg;
 mod probe;
 mod python;
@@ -29,7 +30,8 @@ pub use detection::{
     Absence, Arguments, Cache, CacheDefault, Context, Detection, Inputs, RunnerDef, Words,
     detect_all, detect_all_with_inputs,
 };
-pub use probe::{Probe, find_on_path};
+pub use parse_error::{ListingError, ManifestError};
+pub use probe::{Probe, ProbeError, find_on_path};
 pub use runner::{Asides, Repeats, Runner, TailRule, Task, TaskIndex, aliases};
 
 /// Every runner, in the default probe order. Adding a runner: one file beside this one with

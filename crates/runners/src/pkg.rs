@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
+use crate::parse_error::ManifestError;
 use crate::quote::{push_single_quoted, single_quote};
 use crate::runner::{Repeats, Runner, TailRule, Task, TaskIndex};
 
@@ -329,12 +330,12 @@ fn read_manifest(inside: &files::Root, path: &Path, shown: &str) -> Result<Value
 }
 
 /// Parses package.json text: a JSON object (a leading BOM is allowed, as npm allows it).
-pub fn parse_manifest(bytes: &[u8]) -> Result<Value, String> {
+pub fn parse_manifest(bytes: &[u8]) -> Result<Value, ManifestError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let value: Value =
-        serde_json::from_slice(bytes).map_err(|err| format!("invalid JSON: {err}"))?;
+        serde_json::from_slice(bytes).map_err(|err| ManifestError::NotJson(err.to_string()))?;
     if !value.is_object() {
-        return Err("is not a JSON object".into());
+        return Err(ManifestError::NotAnObject);
     }
     Ok(value)
 }
@@ -351,13 +352,13 @@ pub struct MemberManifest {
 }
 
 /// Parses a workspace package's package.json (a leading BOM is allowed).
-pub fn parse_member(bytes: &[u8]) -> Result<MemberManifest, String> {
+pub fn parse_member(bytes: &[u8]) -> Result<MemberManifest, ManifestError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     serde_json::from_slice::<MemberManifest>(bytes).map_err(|err| {
         if err.is_data() {
-            "is not a JSON object".to_owned()
+            ManifestError::NotAnObject
         } else {
-            format!("invalid JSON: {err}")
+            ManifestError::NotJson(err.to_string())
         }
     })
 }
@@ -1054,11 +1055,12 @@ mod tests {
         assert!(parse_member(br#"{"scripts":{"a":[1,}}"#).is_err());
         assert_eq!(
             parse_member(b"[1]").expect_err("array"),
-            "is not a JSON object"
+            ManifestError::NotAnObject
         );
         assert!(
             parse_member(b"{")
                 .expect_err("bad")
+                .to_string()
                 .starts_with("invalid JSON: ")
         );
     }
@@ -1068,10 +1070,13 @@ mod tests {
         assert!(parse_manifest(b"\xEF\xBB\xBF{\"name\":\"x\"}").is_ok());
         assert_eq!(
             parse_manifest(b"[1]").expect_err("array"),
-            "is not a JSON object"
+            ManifestError::NotAnObject
         );
         let err = parse_manifest(b"{\n  \"a\": ,\n}").expect_err("bad");
-        assert_eq!(err, "invalid JSON: expected value at line 2 column 8");
+        assert_eq!(
+            err.to_string(),
+            "invalid JSON: expected value at line 2 column 8"
+        );
     }
 
     #[test]

@@ -269,7 +269,7 @@ fn strings(value: Option<&toml::Value>) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Parses pyproject.toml text.
-pub fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
+pub(crate) fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
     let doc: toml::Value = toml::from_str::<toml::Table>(text)
         .map(toml::Value::Table)
         .map_err(|err| format!("invalid TOML: {}", err.message()))?;
@@ -440,7 +440,7 @@ fn hatch_envs(envs: &toml::Table, de: &toml::de::DeTable<'_>, path: &[&str]) -> 
 }
 
 /// Parses hatch.toml text: its `[envs.*]` dependencies, scripts and envs.
-pub fn parse_hatch_toml(text: &str) -> Result<HatchEnvs, String> {
+pub(crate) fn parse_hatch_toml(text: &str) -> Result<HatchEnvs, String> {
     let doc = toml::from_str::<toml::Table>(text)
         .map_err(|err| format!("invalid TOML: {}", err.message()))?;
     let spanned =
@@ -1307,7 +1307,7 @@ impl HatchPlan {
 /// Where tox.ini's envs install or run pytest, read with the tox runner's own reader: a
 /// `deps` line naming pytest or a plugin, or a `commands` line that runs it, in any
 /// testenv (comments are not read; a `{[base]deps}` reference is followed).
-pub fn pytest_in_tox_ini(text: &str) -> Result<Option<String>, String> {
+pub(crate) fn pytest_in_tox_ini(text: &str) -> Result<Option<String>, String> {
     for line in crate::tox::testenv_lines(text, &["commands", "deps"])? {
         let found = match line.key.as_str() {
             "deps" => {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
+use crate::parse_error::ListingError;
 use crate::quote::quote;
 use crate::runner::{Runner, Task, doc_with_aliases};
 use crate::yaml_tree::{Node, Tree};
@@ -366,14 +367,22 @@ fn include_paths(tree: &Tree) -> Vec<String> {
 
 /// Tasks from the JSON of `task --list-all --json`. The invocable name is the `task` field;
 /// `name` is only the display label.
-pub fn parse_list(json: &[u8]) -> Result<Runner, String> {
-    let list: Value = serde_json::from_slice(json).map_err(|_| {
-        "`task --list-all --json` did not print go-task's JSON (is `task` go-task?)".to_owned()
+pub fn parse_list(json: &[u8]) -> Result<Runner, ListingError> {
+    const LIST: &str = "`task --list-all --json`";
+    let list: Value = serde_json::from_slice(json).map_err(|_| ListingError::OtherTool {
+        command: LIST,
+        program: "task",
+        tool: "go-task",
     })?;
     let tasks = list
         .get("tasks")
         .and_then(Value::as_array)
-        .ok_or("`task --list-all --json` has no `tasks` array (is `task` go-task?)")?;
+        .ok_or(ListingError::NoField {
+            command: LIST,
+            field: "tasks",
+            shape: "array",
+            hint: Some("is `task` go-task?"),
+        })?;
     let mut runner = Runner::new("task", "Task", "task");
     for entry in tasks {
         let Some(name) = entry
@@ -532,7 +541,9 @@ mod tests {
 
     #[test]
     fn not_go_task() {
-        let err = parse_list(b"[task 1] pending").expect_err("taskwarrior");
+        let err = parse_list(b"[task 1] pending")
+            .expect_err("taskwarrior")
+            .to_string();
         assert!(err.contains("is `task` go-task?"), "{err}");
     }
 
