@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
+use speccoder_foundation::files::ReadError;
+use speccoder_foundation::suggest::closest;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -289,6 +291,14 @@ impl ExecutorKind {
     }
 }
 
+/// There is no external agent to run: `[executor] kind` is absent or `"native"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no external executor is configured (`[executor] kind` is absent or \"native\"): set it to \
+     \"claude\", \"codex\" or \"command\" in speccoder.toml"
+)]
+pub struct NoExecutor;
+
 /// `[executor]` when it names an external agent.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -352,7 +362,7 @@ pub struct CommandsConfig {
 
 /// A configuration error, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", location(.file, *.line, *.column))]
+#[error("{}{kind}", location(.file, *.line, *.column))]
 pub struct ConfigError {
     /// The file, when the error is in one.
     pub file: Option<PathBuf>,
@@ -360,8 +370,73 @@ pub struct ConfigError {
     pub line: usize,
     /// 1-based column, 0 when unknown.
     pub column: usize,
-    /// What is wrong, naming the key (`[recipe] bogus_key: unknown key …`).
-    pub message: String,
+    /// What is wrong (boxed: a `Result` of a configuration stays small).
+    pub kind: Box<ConfigErrorKind>,
+}
+
+/// What is wrong with a configuration file. Each message names the table and key it is
+/// about as `[table] key: …` (`[table]: …` for the table itself).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigErrorKind {
+    /// The system refused to read the file.
+    #[error("{0}")]
+    Io(String),
+    /// The file is no text a configuration can be read from: a FIFO, a device, larger than
+    /// the bound, not UTF-8.
+    #[error("{0}")]
+    NotText(String),
+    /// Not TOML.
+    #[error("invalid TOML: {0}")]
+    Syntax(String),
+    /// A table speccoder does not have.
+    #[error("{name}: unknown table{} (known: {})", did_you_mean(.suggestion.as_deref()), .known.join(", "))]
+    UnknownTable {
+        /// Its name.
+        name: String,
+        /// The known table closest to it, when one is close.
+        suggestion: Option<String>,
+        /// Every known table.
+        known: Vec<String>,
+    },
+    /// A key its table does not have.
+    #[error("[{table}] {key}: unknown key{} (known: {})", did_you_mean(.suggestion.as_deref()), .known.join(", "))]
+    UnknownKey {
+        /// The table.
+        table: String,
+        /// The key.
+        key: String,
+        /// The known key closest to it, when one is close.
+        suggestion: Option<String>,
+        /// Every key of the table.
+        known: Vec<String>,
+    },
+    /// A value of the wrong type, out of range, or otherwise wrong, or a table of the wrong
+    /// shape.
+    #[error("[{table}]{}: {message}", .key.as_ref().map_or_else(String::new, |key| format!(" {key}")))]
+    Invalid {
+        /// The table.
+        table: String,
+        /// The key, or `None` when the table itself is wrong.
+        key: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// `: did you mean `x`?` when there is a suggestion.
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!(": did you mean `{s}`?"))
+}
+
+impl ConfigErrorKind {
+    /// The error about `key` of `[table]` (`None`: the table itself).
+    fn invalid(table: &str, key: Option<&str>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            table: table.to_owned(),
+            key: key.map(str::to_owned),
+            message: message.into(),
+        }
+    }
 }
 
 fn location(file: &Option<PathBuf>, line: usize, column: usize) -> String {
@@ -374,6 +449,11 @@ fn location(file: &Option<PathBuf>, line: usize, column: usize) -> String {
 }
 
 impl Config {
+    /// The configured external agent, or the error that says there is none.
+    pub fn external_executor(&self) -> Result<&ExternalExecutor, NoExecutor> {
+        self.executor.as_ref().ok_or(NoExecutor)
+    }
+
     /// Reads `path`; a missing file means the defaults.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         // Through the one reading layer: a FIFO or `/dev/zero` in its place never hangs or
@@ -384,7 +464,7 @@ impl Config {
         )
         .and_then(|bytes| {
             String::from_utf8(bytes).map_err(|err| {
-                speccoder_foundation::files::ReadError::Io(std::io::Error::new(
+                ReadError::Io(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     err.utf8_error(),
                 ))
@@ -394,11 +474,18 @@ impl Config {
             Ok(text) => text,
             Err(err) if err.is_not_found() => return Ok(Self::default()),
             Err(err) => {
+                let message = err.to_string();
+                let kind = match err {
+                    ReadError::Io(io) if io.kind() != std::io::ErrorKind::InvalidData => {
+                        ConfigErrorKind::Io(message)
+                    }
+                    _ => ConfigErrorKind::NotText(message),
+                };
                 return Err(ConfigError {
                     file: Some(path.to_path_buf()),
                     line: 0,
                     column: 0,
-                    message: err.to_string(),
+                    kind: Box::new(kind),
                 });
             }
         };
@@ -413,8 +500,8 @@ impl Config {
     /// Parses the text of a configuration file.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let doc = DeTable::parse(text).map_err(|err| {
-            let message = format!("invalid TOML: {}", err.message().trim_end());
-            error(text, err.span(), message)
+            let kind = ConfigErrorKind::Syntax(err.message().trim_end().to_owned());
+            error(text, err.span(), kind)
         })?;
         let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
         let doc = doc.get_ref();
@@ -428,8 +515,12 @@ impl Config {
             .filter(|(name, value)| name.span().start < first || value.span().contains(&first))
         {
             let found = value.get_ref().type_str();
-            let message = format!("[{}]: expected a table, found {found}", name.get_ref());
-            return Err(error(text, Some(value.span()), message));
+            let kind = ConfigErrorKind::invalid(
+                name.get_ref(),
+                None,
+                format!("expected a table, found {found}"),
+            );
+            return Err(error(text, Some(value.span()), kind));
         }
         read.map_err(|err| located(text, doc, &err))?
             .checked(text, doc)
@@ -438,31 +529,39 @@ impl Config {
     /// The checks that need two keys, or a place inside an array.
     fn checked(mut self, text: &str, doc: &DeTable<'_>) -> Result<Self, ConfigError> {
         let value = |table: &str, key: &str| doc.get(table)?.get_ref().get(key);
-        let at = |table: &str, key: &str, item: Option<usize>, message: String| {
+        // The error about `key` of `[table]` (named `shown`), at its value or at one item
+        // of it.
+        let at = |(table, key, shown): (&str, &str, &str), item: Option<usize>, message: String| {
             let value = value(table, key);
             let value = item.map_or(value, |i| value?.get_ref().get(i));
-            error(text, value.map(Spanned::span), message)
+            let kind = ConfigErrorKind::invalid(table, Some(shown), message);
+            error(text, value.map(Spanned::span), kind)
         };
         let runners = &self.recipe.runners;
         for (i, id) in runners.iter().enumerate() {
             let why = if runners[..i].contains(id) {
                 format!("runner `{id}` is listed twice")
             } else if !speccoder_runners::RUNNER_IDS.contains(&id.as_str()) {
-                let known = speccoder_runners::RUNNER_IDS.join(", ");
-                format!("unknown runner `{id}` (known: {known})")
+                let known = speccoder_runners::RUNNER_IDS;
+                let close = closest(id, known.iter().copied());
+                format!(
+                    "unknown runner `{id}`{} (known: {})",
+                    did_you_mean(close),
+                    known.join(", ")
+                )
             } else {
                 continue;
             };
-            let message = format!("[recipe] runners: {why}");
-            return Err(at("recipe", "runners", Some(i), message));
+            return Err(at(("recipe", "runners", "runners"), Some(i), why));
         }
         let allow = &self.commands.allow;
         if let Some(i) = allow
             .iter()
             .position(|argv| argv.first().is_none_or(String::is_empty))
         {
-            let message = format!("[commands] allow[{i}]: a command needs at least a program name");
-            return Err(at("commands", "allow", Some(i), message));
+            let message = "a command needs at least a program name".to_owned();
+            let shown = format!("allow[{i}]");
+            return Err(at(("commands", "allow", &shown), Some(i), message));
         }
         // `native` names no external agent; it was read as another kind to check the rest.
         if value("executor", "kind").and_then(|kind| kind.get_ref().as_str()) == Some("native") {
@@ -472,8 +571,9 @@ impl Config {
             && executor.kind == ExecutorKind::Command
             && executor.argv.first().is_none_or(String::is_empty)
         {
-            let message = "[executor]: kind = \"command\" needs `argv`".to_owned();
-            return Err(at("executor", "kind", None, message));
+            let message =
+                "\"command\" needs `argv`, the program to start and its arguments".to_owned();
+            return Err(at(("executor", "kind", "kind"), None, message));
         }
         // Limits only Claude's CLI has a flag for: refused for the others rather than
         // dropped, since an agent that runs past a limit you set costs you.
@@ -486,10 +586,10 @@ impl Config {
             ];
             if let Some((key, _)) = set.iter().find(|(_, set)| *set) {
                 let message = format!(
-                    "[executor] {key}: kind = \"{}\" has no such limit; only kind = \"claude\" takes it",
+                    "kind = \"{}\" has no such limit; only kind = \"claude\" takes it",
                     executor.kind.name()
                 );
-                return Err(at("executor", key, None, message));
+                return Err(at(("executor", key, key), None, message));
             }
         }
         Ok(self)
@@ -497,13 +597,13 @@ impl Config {
 }
 
 /// A located error: the line and column of the start of `span`.
-fn error(text: &str, span: Option<Range<usize>>, message: String) -> ConfigError {
+fn error(text: &str, span: Option<Range<usize>>, kind: ConfigErrorKind) -> ConfigError {
     let (line, column) = span.map_or((0, 0), |span| line_column(text, span.start));
     ConfigError {
         file: None,
         line,
         column,
-        message,
+        kind: Box::new(kind),
     }
 }
 
@@ -520,27 +620,55 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError {
     let span = err.span();
     let start = span.as_ref().map_or(0, |span| span.start);
-    let mut message = err.message().to_owned();
+    let message = err.message().to_owned();
     // serde says "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
-    let known = message
+    let known: Option<Vec<String>> = message
         .strip_prefix("unknown field ")
         .and_then(|rest| rest.split_once("expected "))
-        .map(|(_, known)| known.trim_start_matches("one of ").replace('`', ""));
+        .map(|(_, known)| {
+            known
+                .trim_start_matches("one of ")
+                .split(", ")
+                .map(|name| name.trim_matches('`').to_owned())
+                .collect()
+        });
+    let unknown = |name: &str, known: &[String]| {
+        closest(name, known.iter().map(String::as_str)).map(str::to_owned)
+    };
+    let mut kind = None;
     'find: for (name_key, table) in doc {
         let name = name_key.get_ref();
         if let Some(known) = known.as_ref().filter(|_| Some(name_key.span()) == span) {
-            message = format!("{name}: unknown table (known: {known})");
+            kind = Some(ConfigErrorKind::UnknownTable {
+                name: name.to_string(),
+                suggestion: unknown(name, known),
+                known: known.clone(),
+            });
             break;
         }
         if Some(table.span()) == span {
             if let Some(field) = message.strip_prefix("missing field ") {
-                message = format!("[{name}]: {field} is required");
+                let hint = if field == "`kind`" {
+                    format!(" ({EXECUTOR_KINDS})")
+                } else {
+                    String::new()
+                };
+                kind = Some(ConfigErrorKind::invalid(
+                    name,
+                    None,
+                    format!("{field} is required{hint}"),
+                ));
             }
             break;
         }
         for (key, value) in table.get_ref().as_table().into_iter().flatten() {
             if let Some(known) = known.as_ref().filter(|_| Some(key.span()) == span) {
-                message = format!("[{name}] {}: unknown key (known: {known})", key.get_ref());
+                kind = Some(ConfigErrorKind::UnknownKey {
+                    table: name.to_string(),
+                    key: key.get_ref().to_string(),
+                    suggestion: unknown(key.get_ref(), known),
+                    known: known.clone(),
+                });
                 break 'find;
             }
             if !value.span().contains(&start) {
@@ -560,18 +688,14 @@ fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError 
             } else {
                 "table"
             };
-            message = message.replacen("invalid type: map", &format!("invalid type: {found}"), 1);
-            message = if message.starts_with(&format!("{key} = ")) {
-                format!("[{name}]: {message}")
-            } else if name == "executor" {
-                format!("[executor]: {key}: {message}")
-            } else {
-                format!("[{name}] {key}: {message}")
-            };
+            let message =
+                message.replacen("invalid type: map", &format!("invalid type: {found}"), 1);
+            kind = Some(ConfigErrorKind::invalid(name, Some(&key), message));
             break 'find;
         }
     }
-    error(text, span, message)
+    let kind = kind.unwrap_or_else(|| ConfigErrorKind::NotText(message.clone()));
+    error(text, span, kind)
 }
 
 /// Whether the value at `start` is a datetime, in `value` or in an array in it.
@@ -583,6 +707,9 @@ fn holds_datetime(value: &Spanned<DeValue<'_>>, start: usize) -> bool {
     }
 }
 
+/// The values of `[executor] kind`, as its errors list them.
+const EXECUTOR_KINDS: &str = "native, claude, codex, command";
+
 impl<'de> Deserialize<'de> for ExecutorKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match String::deserialize(d)?.as_str() {
@@ -590,9 +717,13 @@ impl<'de> Deserialize<'de> for ExecutorKind {
             "native" | "claude" => Ok(Self::Claude),
             "codex" => Ok(Self::Codex),
             "command" => Ok(Self::Command),
-            other => Err(de::Error::custom(format!(
-                "kind = \"{other}\" (native, claude, codex or command)"
-            ))),
+            other => {
+                let hint = closest(other, EXECUTOR_KINDS.split(", "))
+                    .map_or_else(String::new, |kind| format!(": did you mean \"{kind}\"?"));
+                Err(de::Error::custom(format!(
+                    "unknown executor kind \"{other}\"{hint} ({EXECUTOR_KINDS})"
+                )))
+            }
         }
     }
 }
@@ -843,7 +974,21 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         assert_eq!(
             error("[recipes]\n"),
-            "1:2: recipes: unknown table (known: recipe, executor, commands, wording, attempt, mcp)"
+            "1:2: recipes: unknown table: did you mean `recipe`? (known: recipe, executor, \
+             commands, wording, attempt, mcp)"
+        );
+        assert_eq!(
+            error("[recipe]\ntimeout = 5\n"),
+            "2:1: [recipe] timeout: unknown key: did you mean `timeout_secs`? (known: enabled, \
+             runners, timeout_secs, probe_timeout_secs, task_limit, output_head_bytes, \
+             output_tail_bytes, allow_tasks, cache)"
+        );
+        assert_eq!(
+            error("[attempt]\nmax_attempt = 5\n"),
+            "2:1: [attempt] max_attempt: unknown key: did you mean `max_attempts`? (known: \
+             checks, max_attempts, protected, tests, branch, tasks_file, reject_gaming, \
+             allow_unisolated_withheld, test_edits, writable, setup, known_failures, \
+             tmp_size_mib, env, agent_env)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
@@ -876,15 +1021,21 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         // The seed takes any positive number; one day is the bound here, and the error says it.
         assert_eq!(
             error("[executor]\nkind = \"claude\"\ntimeout_secs = 90000\n"),
-            "3:16: [executor]: timeout_secs: 90000 is out of range (1..=86400)"
+            "3:16: [executor] timeout_secs: 90000 is out of range (1..=86400)"
         );
         assert_eq!(
             error("[recipe]\nenabled = 1\n"),
             "2:11: [recipe] enabled: invalid type: integer `1`, expected a boolean"
         );
         assert_eq!(
+            error("[recipe]\nrunners = [\"jsut\"]\n"),
+            "2:12: [recipe] runners: unknown runner `jsut`: did you mean `just`? (known: just, \
+             pkg, cargo, make, task, python, tox, nox, go, scripts)"
+        );
+        assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
-            "2:20: [recipe] runners: unknown runner `rake` (known: just, pkg, cargo, make, task, \
+            "2:20: [recipe] runners: unknown runner `rake`: did you mean `make`? (known: just, \
+             pkg, cargo, make, task, \
              python, tox, nox, go, scripts)"
         );
         assert_eq!(
@@ -1035,6 +1186,42 @@ agent_env = ["GH_TOKEN"]
         );
     }
 
+    /// Every kind of error a person reads about their speccoder.toml, one per line, as one
+    /// reviewed snapshot.
+    #[test]
+    fn error_texts() {
+        let cases = [
+            "[recipe\n",
+            "[recipes]\n",
+            "[agent]\n",
+            "[recipe]\ntimeout = 5\n",
+            "[recipe]\nbogus_key = 1\n",
+            "[executor]\nkind = \"claude-code\"\n",
+            "[executor]\nkind = \"codx\"\n",
+            "[executor]\nkind = \"gpt\"\n",
+            "[executor]\nmodel = \"x\"\n",
+            "[executor]\nkind = \"command\"\n",
+            "[executor]\nkind = \"codex\"\nmax_turns = 5\n",
+            "[executor]\nkind = \"claude\"\ntimeout_secs = 0\n",
+            "[recipe]\nrunners = [\"jsut\"]\n",
+            "[recipe]\nenabled = \"yes\"\n",
+            "[commands]\nallow = [[]]\n",
+            "[attempt]\ntest_edits = \"some\"\n",
+            "recipe = 3\n",
+        ];
+        let texts: Vec<String> = cases
+            .iter()
+            .map(|text| format!("{text:?}\n  {}", error(text)))
+            .collect();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../snapshots/errors"
+        ));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!("config_errors", texts.join("\n")));
+    }
+
     #[test]
     fn syntax_errors_are_located() {
         let got = error("[recipe]\nenabled = \n");
@@ -1082,46 +1269,51 @@ agent_env = ["GH_TOKEN"]
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nmax_budget_usd = -1.0\n"),
-            "3:18: [executor]: max_budget_usd: -1 is not an amount above zero"
+            "3:18: [executor] max_budget_usd: -1 is not an amount above zero"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nmax_turns = 0\n"),
-            "3:13: [executor]: max_turns: 0 is out of range (1..=100000)"
+            "3:13: [executor] max_turns: 0 is out of range (1..=100000)"
         );
         let codex = Config::parse("[executor]\nkind = \"codex\"\n").expect("valid");
         assert_eq!(codex.executor.map(|e| e.kind), Some(ExecutorKind::Codex));
         assert_eq!(
             error("[executor]\nkind = \"command\"\n"),
-            "2:8: [executor]: kind = \"command\" needs `argv`"
+            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
         );
         assert_eq!(
             error("[executor]\nkind = \"command\"\nargv = [\"\"]\n"),
-            "2:8: [executor]: kind = \"command\" needs `argv`"
+            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude-code\"\n"),
+            "2:8: [executor] kind: unknown executor kind \"claude-code\": did you mean \"claude\"? \
+             (native, claude, codex, command)"
         );
         assert_eq!(
             error("[executor]\nkind = \"gpt\"\n"),
-            "2:8: [executor]: kind = \"gpt\" (native, claude, codex or command)"
+            "2:8: [executor] kind: unknown executor kind \"gpt\" (native, claude, codex, command)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\ntimeout_secs = \"long\"\n"),
-            "3:16: [executor]: timeout_secs: invalid type: string \"long\", expected an integer"
+            "3:16: [executor] timeout_secs: invalid type: string \"long\", expected an integer"
         );
         assert_eq!(
             error("[executor]\nkind = 1\n"),
-            "2:8: [executor]: kind: invalid type: integer `1`, expected a string"
+            "2:8: [executor] kind: invalid type: integer `1`, expected a string"
         );
         assert_eq!(
             error("[executor]\nmodel = \"x\"\n"),
-            "1:1: [executor]: `kind` is required"
+            "1:1: [executor]: `kind` is required (native, claude, codex, command)"
         );
         assert_eq!(
             error("executor = { model = \"x\" }\n"),
-            "1:12: [executor]: `kind` is required"
+            "1:12: [executor]: `kind` is required (native, claude, codex, command)"
         );
         // `native` drops the table, but only after every key in it is checked.
         assert_eq!(
             error("[executor]\nkind = \"native\"\ntimeout_secs = 0\n"),
-            "3:16: [executor]: timeout_secs: 0 is out of range (1..=86400)"
+            "3:16: [executor] timeout_secs: 0 is out of range (1..=86400)"
         );
     }
 
@@ -1142,6 +1334,12 @@ agent_env = ["GH_TOKEN"]
                 path.display()
             )
         );
+        // What cannot be read as text is told apart from what the system refused.
+        std::fs::write(&path, b"[recipe]\n\xff\n").expect("write");
+        let err = Config::load(&path).expect_err("not UTF-8");
+        assert!(matches!(*err.kind, ConfigErrorKind::NotText(_)), "{err}");
+        let err = Config::load(dir.path()).expect_err("a folder");
+        assert!(matches!(*err.kind, ConfigErrorKind::NotText(_)), "{err}");
         std::fs::write(&path, "[recipe]\ntask_limit = 3\n").expect("write");
         let config = Config::load(&path).expect("valid");
         assert_eq!(config.recipe.task_limit, 3);
