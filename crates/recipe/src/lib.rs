@@ -25,7 +25,7 @@
 //! assert_eq!(result.output, "ran hello\nran world\n");
 //!
 //! let err = recipe.resolve("wrold").expect_err("a typo");
-//! assert!(err.to_string().contains("Did you mean `world`?"));
+//! assert!(err.to_string().contains("did you mean `world`?"));
 //! # Ok(())
 //! # }
 //! ```

@@ -1,5 +1,6 @@
 //! Resolving an op against the detected runners to one command and working directory.
 
+use speccoder_foundation::suggest::edit_distance;
 use speccoder_runners::{Runner, TailRule, Task};
 
 use super::op::Op;
@@ -26,10 +27,19 @@ pub enum ResolveError {
         /// The task list.
         list: String,
     },
+    /// `<runner>:` with no task after the runner's id.
+    #[error(
+        "op `{runner}:` names runner `{runner}` but no task: write `{runner}:<task>`. Available tasks:\n{list}"
+    )]
+    NoTask {
+        /// The runner id.
+        runner: String,
+        /// The task list.
+        list: String,
+    },
     /// `<runner>:<task>` where the runner has no such task.
     #[error(
-        "Task `{}` not found in runner `{runner}`.{} Available tasks:\n{list}",
-        if task.is_empty() { "(empty)" } else { task },
+        "task `{task}` not found in runner `{runner}`{} Available tasks:\n{list}",
         did_you_mean(suggestion.as_deref())
     )]
     NotInRunner {
@@ -44,7 +54,7 @@ pub enum ResolveError {
     },
     /// A bare name that several runners have.
     #[error(
-        "Task `{head}` exists in multiple runners ({}). Use `<runner-id>:<task>`, for example `{}:{head}`. Available tasks:\n{list}",
+        "task `{head}` exists in multiple runners ({}): use `<runner-id>:<task>`, for example `{}:{head}`. Available tasks:\n{list}",
         runners.join(", "),
         runners[0]
     )]
@@ -58,7 +68,7 @@ pub enum ResolveError {
     },
     /// A bare name no runner has.
     #[error(
-        "No runner task named `{head}`.{} Use one of the available runner ids ({}) as a prefix when needed, e.g. `{}`. Available tasks:\n{list}",
+        "no runner task named `{head}`{} Use one of the available runner ids ({}) as a prefix when needed, e.g. `{}`. Available tasks:\n{list}",
         did_you_mean(suggestion.as_deref()),
         runner_ids.join(", "),
         example
@@ -86,9 +96,9 @@ pub enum ResolveError {
     #[error(
         "{} `speccoder recipe list --explain` shows why each runner is absent.",
         if failures.is_empty() {
-            "No task runner detected in this project, so no task can run.".to_owned()
+            "no task runner detected in this project, so no task can run.".to_owned()
         } else {
-            format!("No working task runner in this project, so no task can run: {failures}")
+            format!("no working task runner in this project, so no task can run: {failures}")
         }
     )]
     NoRunner {
@@ -97,7 +107,7 @@ pub enum ResolveError {
     },
     /// `<runner>:<task>` where the runner's detection failed.
     #[error(
-        "Runner `{runner}` failed, so its tasks are unknown: {reason}. `speccoder recipe list \
+        "runner `{runner}` failed, so its tasks are unknown: {reason}. `speccoder recipe list \
          --explain` shows every runner's state. Available tasks:\n{list}"
     )]
     RunnerFailed {
@@ -110,8 +120,9 @@ pub enum ResolveError {
     },
 }
 
+/// `: did you mean `x`?` after what was not found, else the end of its sentence.
 fn did_you_mean(suggestion: Option<&str>) -> String {
-    suggestion.map_or_else(String::new, |s| format!(" Did you mean `{s}`?"))
+    suggestion.map_or_else(|| ".".to_owned(), |s| format!(": did you mean `{s}`?"))
 }
 
 /// The op that lists the tasks whose name or doc holds a word (`--list test`). No task can
@@ -308,6 +319,10 @@ pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, Res
         return match (prefixed, whole.as_slice()) {
             (_, [(other, task, command)]) => Ok(resolved(other, task, command, op.tail)),
             (Some((task, command)), _) => Ok(resolved(runner, task, &command, op.tail)),
+            (None, []) if name.is_empty() => Err(ResolveError::NoTask {
+                runner: id.to_owned(),
+                list: list(),
+            }),
             (None, several) => {
                 Err(ResolveError::NotInRunner {
                     runner: id.to_owned(),
@@ -454,34 +469,6 @@ fn closest_with_owner<'n>(
         }
     }
     best.map(|(_, found)| found)
-}
-
-/// Edit distance over characters where a swap of two neighbours counts as one edit (the
-/// optimal string alignment distance), since swapped letters are the commonest typo.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    for (i, cell) in d.iter_mut().step_by(width).enumerate() {
-        *cell = i;
-    }
-    for (j, cell) in d.iter_mut().take(width).enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * width + j] + 1)
-                .min(d[i * width + j - 1] + 1)
-                .min(d[(i - 1) * width + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[(i - 2) * width + j - 2] + 1);
-            }
-            d[i * width + j] = best;
-        }
-    }
-    d[a.len() * width + b.len()]
 }
 
 #[cfg(test)]
@@ -635,7 +622,7 @@ mod tests {
         p.push(make);
         assert!(
             err(&p, "cargo:release").starts_with(
-                "Task `release` not found in runner `cargo`. Did you mean `pkg:cargo:release`?"
+                "task `release` not found in runner `cargo`: did you mean `pkg:cargo:release`?"
             ),
             "{}",
             err(&p, "cargo:release")
@@ -684,36 +671,39 @@ mod tests {
         );
         assert_eq!(
             err(&p, "pkg:nope"),
-            format!("Task `nope` not found in runner `pkg`. Available tasks:\n{list}")
+            format!("task `nope` not found in runner `pkg`. Available tasks:\n{list}")
         );
         assert_eq!(
             err(&p, "pkg:"),
-            format!("Task `(empty)` not found in runner `pkg`. Available tasks:\n{list}")
+            format!(
+                "op `pkg:` names runner `pkg` but no task: write `pkg:<task>`. Available \
+                 tasks:\n{list}"
+            )
         );
         assert_eq!(
             err(&p, "pkg:lnt"),
             format!(
-                "Task `lnt` not found in runner `pkg`. Did you mean `lint`? Available tasks:\n{list}"
+                "task `lnt` not found in runner `pkg`: did you mean `lint`? Available tasks:\n{list}"
             )
         );
         assert_eq!(
             err(&p, "test"),
             format!(
-                "Task `test` exists in multiple runners (just, pkg). Use `<runner-id>:<task>`, \
+                "task `test` exists in multiple runners (just, pkg): use `<runner-id>:<task>`, \
                  for example `just:test`. Available tasks:\n{list}"
             )
         );
         assert_eq!(
             err(&p, "zzz"),
             format!(
-                "No runner task named `zzz`. Use one of the available runner ids (just, pkg, \
+                "no runner task named `zzz`. Use one of the available runner ids (just, pkg, \
                  task) as a prefix when needed, e.g. `just:build`. Available tasks:\n{list}"
             )
         );
         assert_eq!(
             err(&p, "tset"),
             format!(
-                "No runner task named `tset`. Did you mean `test`? Use one of the available \
+                "no runner task named `tset`: did you mean `test`? Use one of the available \
                  runner ids (just, pkg, task) as a prefix when needed, e.g. `just:test`. \
                  Available tasks:\n{list}"
             )
@@ -721,7 +711,7 @@ mod tests {
         assert_eq!(
             err(&p, "lnit"),
             format!(
-                "No runner task named `lnit`. Did you mean `lint`? Use one of the available \
+                "no runner task named `lnit`: did you mean `lint`? Use one of the available \
                  runner ids (just, pkg, task) as a prefix when needed, e.g. `pkg:lint`. \
                  Available tasks:\n{list}"
             )

@@ -158,7 +158,7 @@ pub enum RunError {
     #[error(transparent)]
     Resolve(#[from] ResolveError),
     /// The task's working directory leaves the project root.
-    #[error("Working directory is outside the project root: {}", .0.display())]
+    #[error("working directory is outside the project root: {}", .0.display())]
     CwdOutsideRoot(PathBuf),
     /// The command could not start.
     #[error(transparent)]
@@ -502,7 +502,7 @@ mod tests {
             assert_eq!(
                 err.to_string(),
                 format!(
-                    "Working directory is outside the project root: {}",
+                    "working directory is outside the project root: {}",
                     if cwd == ".." {
                         base.clone()
                     } else {
@@ -516,7 +516,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             format!(
-                "Working directory does not exist: {}",
+                "working directory does not exist: {}",
                 root.join("missing").display()
             )
         );

@@ -452,7 +452,7 @@ impl Shared {
     fn job(&self, id: &str) -> Result<Arc<jobs::Job>, String> {
         self.jobs
             .get(id)
-            .ok_or_else(|| format!("There is no background job `{id}`: `{JOBS_TOOL}` lists them."))
+            .ok_or_else(|| format!("there is no background job `{id}`: `{JOBS_TOOL}` lists them."))
     }
 
     /// Starts a background job of `op`, told to the client when it ends.
@@ -464,7 +464,7 @@ impl Shared {
         let (recipe, description) = self.detect();
         if description.is_none() {
             return Err(format!(
-                "No task runner detected in {}: there is no task to run.",
+                "no task runner detected in {}: there is no task to run.",
                 self.root.display()
             ));
         }
@@ -652,7 +652,7 @@ impl Shared {
         }
         if description.is_none() {
             return Some(tool::error_result(&format!(
-                "No task runner detected in {}: there is no task to run.",
+                "no task runner detected in {}: there is no task to run.",
                 self.root.display()
             )));
         }
