@@ -42,6 +42,22 @@ pub struct Placement<'a> {
     pub writable: &'a [PathBuf],
 }
 
+/// Why no permission rules can be written for Claude Code: an attempt that was meant to
+/// withhold a folder must not start without the rule that hides it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// The withheld folder is given as a relative path, which a rule would read from
+    /// elsewhere.
+    #[error("the withheld folder {} is not an absolute path", .0.display())]
+    RelativeWithheld(PathBuf),
+    /// The withheld folder's path is not UTF-8, which a rule is.
+    #[error("the withheld folder {} is not valid UTF-8, so no rule can name it", .0.display())]
+    NotUtf8Withheld(PathBuf),
+    /// A rule is not of the forms the runtime writes (the reason names the rule).
+    #[error("{0}")]
+    Grammar(String),
+}
+
 /// Claude Code's permission rules for one attempt, as its settings file holds them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ClaudePermissions {
@@ -57,7 +73,7 @@ impl ClaudePermissions {
     /// differs, as its symlinks resolve. Every rule is checked against the grammar of the
     /// rules we write; a folder that no rule can name exactly is an error, because an
     /// attempt that was meant to withhold it must not start without the rule.
-    pub fn new(claude_rules: &[String], withheld: Option<&Path>) -> Result<Self, String> {
+    pub fn new(claude_rules: &[String], withheld: Option<&Path>) -> Result<Self, RuleError> {
         let allow: Vec<String> = CLAUDE_TOOLS
             .split(',')
             .map(str::to_owned)
@@ -76,7 +92,7 @@ impl ClaudePermissions {
             }
         }
         for rule in allow.iter().chain(&deny) {
-            super::rule::check_rule(rule)?;
+            super::rule::check_rule(rule).map_err(RuleError::Grammar)?;
         }
         Ok(Self { allow, deny })
     }
@@ -97,17 +113,12 @@ impl ClaudePermissions {
 
 /// `Read(//abs/folder/**)`: Claude Code reads `//path` in a rule as absolute, and `/path`
 /// as relative to the rule's own root, which would guard nothing.
-fn withheld_rule(dir: &Path) -> Result<String, String> {
-    let shown = dir.display();
+fn withheld_rule(dir: &Path) -> Result<String, RuleError> {
     if !dir.is_absolute() {
-        return Err(format!(
-            "the withheld folder {shown} is not an absolute path"
-        ));
+        return Err(RuleError::RelativeWithheld(dir.to_path_buf()));
     }
     let Some(text) = dir.to_str() else {
-        return Err(format!(
-            "the withheld folder {shown} is not valid UTF-8, so no rule can name it"
-        ));
+        return Err(RuleError::NotUtf8Withheld(dir.to_path_buf()));
     };
     let trimmed = text.trim_end_matches('/');
     Ok(format!("Read(/{trimmed}/**)"))
@@ -392,7 +403,7 @@ mod tests {
         #[track_caller]
         fn case(dir: &str, want: &str) {
             assert_eq!(
-                ClaudePermissions::new(&[], Some(Path::new(dir))),
+                ClaudePermissions::new(&[], Some(Path::new(dir))).map_err(|err| err.to_string()),
                 Err(want.to_owned())
             );
         }

@@ -94,7 +94,7 @@ impl Attempt<'_> {
         if self.executor.kind == ExecutorKind::Claude {
             let permissions = match ClaudePermissions::new(self.claude_rules, self.withheld) {
                 Ok(permissions) => permissions,
-                Err(err) => return cannot_start(err),
+                Err(err) => return cannot_start(err.to_string()),
             };
             let json = permissions.settings_json(self.containment).to_string();
             if let Err(err) = write_private(&settings, json.as_bytes()) {

@@ -36,12 +36,11 @@ pub struct BundleTask {
 impl Bundle {
     /// A bundle read as the seed reads one: `json` must be an object, and any field that is
     /// missing or not a string (a numeric id, `"story": null`) is empty text.
-    pub fn from_json(json: &serde_json::Value) -> Result<Self, String> {
+    pub fn from_json(json: &serde_json::Value) -> Result<Self, BundleError> {
         let serde_json::Value::Object(fields) = json else {
-            return Err(format!(
-                "a task bundle is a JSON object, not {}",
-                json_kind(json)
-            ));
+            return Err(BundleError::NotAnObject {
+                found: json_kind(json),
+            });
         };
         let text = |object: &serde_json::Map<String, serde_json::Value>, key: &str| {
             object
@@ -66,6 +65,17 @@ impl Bundle {
             constitution: text(fields, "constitution"),
         })
     }
+}
+
+/// Why a JSON value is no task bundle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BundleError {
+    /// It is not a JSON object.
+    #[error("a task bundle is a JSON object, not {found}")]
+    NotAnObject {
+        /// What it is, with its article (`an array`).
+        found: &'static str,
+    },
 }
 
 /// What kind of JSON value `json` is, with its article.
@@ -214,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             Bundle::from_json(&serde_json::json!([1])),
-            Err("a task bundle is a JSON object, not an array".into())
+            Err(BundleError::NotAnObject { found: "an array" })
         );
     }
 

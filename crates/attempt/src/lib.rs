@@ -10,8 +10,10 @@
 //! `verdict/`, `commit`. Each takes the value the stage before it made and returns its
 //! own, and may use the stages before it, never one after. Below them, `shared/` holds the
 //! values they hand each other and `store/` the git plumbing; neither uses a stage.
-//! `scripts/check-rooms` checks that no import closes a circle.
+//! `scripts/check-rooms` checks that no import closes a circle. `attempt_error.rs` is why an
+//! attempt could not start; it uses no room, and every room may use it.
 
+mod attempt_error;
 mod audit;
 mod candidate;
 mod check_tree;
@@ -26,6 +28,7 @@ mod tasks_file;
 mod turn;
 mod verdict;
 
+pub use attempt_error::AttemptError;
 pub use prepare::writable;
 pub use run::run_attempt;
 pub use shared::{

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::attempt_error::AttemptError;
 use super::shared::environment::{self, Stage};
 use super::shared::pycache::SharedPycache;
 use super::shared::{
@@ -17,34 +18,23 @@ use super::store::journal::{self, Journal, Running};
 use super::store::repo::Repo;
 use speccoder_agent::{Allowances, CLAUDE_RECIPE_RULE, Match, RecipeServer, allowances};
 use speccoder_config::{Config, ExecutorKind, ExternalExecutor};
+use speccoder_foundation::files::ReadError;
 use speccoder_foundation::sandbox::Namespaces;
 use speccoder_recipe::Recipe;
 
-/// The configured external executor, or why there is none.
-fn executor(config: &Config) -> Result<&ExternalExecutor, String> {
-    config.executor.as_ref().ok_or_else(|| {
-        "no external executor is configured (`[executor] kind` is absent or \"native\")".into()
-    })
-}
-
 /// Checks everything that can be checked, and makes the attempt's folder, store, base and
 /// the agent's tree.
-pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> {
+pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptError> {
     let config = request.config;
     let (executor, bundle) = request_bundle(request)?;
     let task = bundle.bundle.task.id.clone();
-    let repo = Repo::open(request.root)?;
-    let (top, prefix) = project_prefix(request, &repo)?;
+    let repo = Repo::open(request.root).map_err(AttemptError::Repository)?;
+    let (top, prefix) = project_prefix(request, &repo).map_err(AttemptError::Repository)?;
     // Runs of any task that were killed are settled first: a pass committed just before
     // the kill is recorded as the pass it was.
     let branch_at = |branch: &str| repo.branch_commit(branch);
     let mut notes = journal::settle_all(&repo.common_dir, &branch_at);
-    let branch = attempt_branch(request, &repo, &task).map_err(|err| {
-        match notes.iter().find(|n| n.starts_with(&format!("{task}: "))) {
-            Some(settled) => format!("{err} ({settled})"),
-            None => err,
-        }
-    })?;
+    let branch = attempt_branch(request, &repo, &task, &notes)?;
     let journal = Journal::new(&repo.common_dir, &task);
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
@@ -59,16 +49,17 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, String> 
         Some(dir) => Some(withheld(dir, &top, &common, &repo, &prefix)?),
     };
     check_withheld_isolation(config, withheld.is_some(), isolation, &mut notes)?;
-    let trees = make_trees(&repo, &common, &bundle, (&prefix, &task, &branch), &running)?;
+    let trees = make_trees(&repo, &common, &bundle, (&prefix, &task, &branch), &running)
+        .map_err(AttemptError::Io)?;
     let project_dir = trees.tree.join(&prefix);
     // The checks are resolved from your checkout, as `speccoder recipe list` shows them
     // there, and fixed before the agent runs: a lockfile your checkout ignores must not
     // change the package manager in the attempt's trees.
     let recipe = Recipe::detect(request.root, &config.recipe);
-    let ops = check_ops(config, &recipe)?;
+    let ops = check_ops(config, &recipe).map_err(AttemptError::Checks)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    let rules = attempt_rules(config, &acceptance_files, &prefix)?;
+    let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
     // Outside the sandbox the checks could write it: each check tree gets an empty one.
     let pycache = match isolation {
         Isolation::Namespaces(_) => SharedPycache::open(&repo.common_dir, trees.folder.path()),
@@ -128,13 +119,17 @@ fn attempt_rules(config: &Config, acceptance: &[String], prefix: &str) -> Result
 /// and no branch, under a task id of its own.
 fn request_bundle<'c>(
     request: &AttemptRequest<'c>,
-) -> Result<(Option<&'c ExternalExecutor>, AttemptBundle), String> {
+) -> Result<(Option<&'c ExternalExecutor>, AttemptBundle), AttemptError> {
     let config = request.config;
     Ok(match request.bundle {
-        Some(file) => (Some(executor(config)?), AttemptBundle::load(file)?),
+        Some(file) => (
+            Some(config.external_executor()?),
+            AttemptBundle::load(file)?,
+        ),
         None => (
             config.executor.as_ref(),
-            AttemptBundle::parse(r#"{"task": {"id": "speccoder-baseline", "title": "baseline"}}"#)?,
+            AttemptBundle::parse(r#"{"task": {"id": "speccoder-baseline", "title": "baseline"}}"#)
+                .map_err(AttemptError::Bundle)?,
         ),
     })
 }
@@ -152,18 +147,26 @@ fn project_prefix(request: &AttemptRequest<'_>, repo: &Repo) -> Result<(PathBuf,
     Ok((top, prefix))
 }
 
-/// The branch a pass goes to: a valid name, and not there yet for a real attempt.
-fn attempt_branch(request: &AttemptRequest<'_>, repo: &Repo, task: &str) -> Result<String, String> {
+/// The branch a pass goes to: a valid name, and not there yet for a real attempt. When it
+/// is there, the error says what became of the run that left it, from `notes`.
+fn attempt_branch(
+    request: &AttemptRequest<'_>,
+    repo: &Repo,
+    task: &str,
+    notes: &[String],
+) -> Result<String, AttemptError> {
     let branch = request.config.attempt.branch.replace("{task}", task);
     if !repo.valid_branch(&branch) {
-        return Err(format!(
+        return Err(AttemptError::Config(format!(
             "`{branch}` is not a valid branch name (`[attempt] branch`)"
-        ));
+        )));
     }
     if request.bundle.is_some() && repo.has_branch(&branch) {
-        return Err(format!(
-            "the branch `{branch}` exists already: merge or delete it (`git branch -D {branch}`) before a new attempt"
-        ));
+        let settled = notes.iter().find(|n| n.starts_with(&format!("{task}: ")));
+        return Err(AttemptError::BranchExists {
+            branch,
+            settled: settled.cloned(),
+        });
     }
     Ok(branch)
 }
@@ -223,12 +226,12 @@ fn check_withheld_isolation(
     withheld: bool,
     isolation: Isolation,
     notes: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), AttemptError> {
     if withheld && isolation == Isolation::None {
         if config.attempt.allow_unisolated_withheld {
             notes.push("the withheld tests are NOT hidden from the agent by a namespace; only Claude's deny rule guards them (`[attempt] allow_unisolated_withheld = true`)".into());
         } else {
-            return Err("withheld tests need a private mount namespace to be hidden from the agent, and none could be made here. Set `[attempt] allow_unisolated_withheld = true` to run without one".into());
+            return Err(AttemptError::NoSandbox);
         }
     }
     Ok(())
@@ -350,45 +353,52 @@ fn withheld(
     common: &Path,
     repo: &Repo,
     prefix: &str,
-) -> Result<Withheld, String> {
-    let dir = dir
-        .canonicalize()
-        .map_err(|err| format!("--withheld {}: {err}", dir.display()))?;
+) -> Result<Withheld, AttemptError> {
+    let refused = |why: String| AttemptError::Withheld(format!("--withheld {why}"));
+    let dir = dir.canonicalize().map_err(|err| AttemptError::Read {
+        message: format!("--withheld {}: {err}", dir.display()),
+        kind: err.kind(),
+    })?;
+    let shown = dir.display();
     if !dir.is_dir() {
-        return Err(format!("--withheld {} is not a folder", dir.display()));
+        return Err(refused(format!("{shown} is not a folder")));
     }
     if top.starts_with(&dir) {
-        return Err(format!(
-            "--withheld {} holds the repository itself",
-            dir.display()
-        ));
+        return Err(refused(format!("{shown} holds the repository itself")));
     }
     if dir.starts_with(common)
         || common.starts_with(&dir)
         || dir.components().any(|c| c.as_os_str() == ".git")
     {
-        return Err(format!(
-            "--withheld {} is inside a git folder: withheld tests are a folder of their own",
-            dir.display()
-        ));
+        return Err(refused(format!(
+            "{shown} is inside a git folder: withheld tests are a folder of their own"
+        )));
     }
     if let Ok(inside) = dir.strip_prefix(top) {
         let inside = inside.to_string_lossy();
         let tracked = repo.tracked_under(&inside);
         if !tracked.is_empty() {
-            return Err(format!(
-                "--withheld {}: {} is committed in the repository, so the agent would find it in its tree",
-                dir.display(),
+            return Err(refused(format!(
+                "{shown}: {} is committed in the repository, so the agent would find it in its tree",
                 tracked[0]
-            ));
+            )));
         }
     }
-    let files = withheld_files(&dir)?;
+    let files = withheld_files(&dir).map_err(AttemptError::Withheld)?;
     let mut texts = Vec::new();
     for file in &files {
         let bytes =
             speccoder_foundation::files::read_limited(&dir.join(file), MAX_READ_BYTES as u64)
-                .map_err(|err| format!("--withheld {}: {file} {err}", dir.display()))?;
+                .map_err(|err| {
+                    let message = format!("--withheld {shown}: {file} {err}");
+                    match err {
+                        ReadError::Io(io) => AttemptError::Read {
+                            message,
+                            kind: io.kind(),
+                        },
+                        _ => AttemptError::Withheld(message),
+                    }
+                })?;
         texts.push(FileText {
             path: format!("(withheld) {file}"),
             text: String::from_utf8_lossy(&bytes).into_owned(),

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::attempt_error::AttemptError;
 use super::audit::ran_from;
 use super::audit::{self, Inputs};
 use super::candidate;
@@ -47,22 +48,23 @@ fn go_on(outcome: Option<&Outcome>) -> Result<(), Stop> {
     }
 }
 
-/// Runs the whole loop. `Err` means the attempt could not start (exit 2); once the
+/// Runs the whole loop. `Err` means the attempt could not start, and says why; once the
 /// attempt's folder exists every outcome is a [`Story`]. `note` receives notes as they
 /// arise.
 pub fn run_attempt(
     request: &AttemptRequest<'_>,
     note: &mut dyn FnMut(&str),
-) -> Result<Story, String> {
+) -> Result<Story, AttemptError> {
     let mut prepared = prepare(request)?;
     for n in &prepared.notes {
         note(n);
     }
     let mut story = new_story(request, &mut prepared);
     let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
-    setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
+    setup::install(&mut prepared, &request.config.attempt.setup, timeout)
+        .map_err(AttemptError::Setup)?;
     if shutdown_signal().is_some() {
-        return Err("stopped by a signal before the agent started".into());
+        return Err(AttemptError::Stopped);
     }
     let (baseline, at_base) = baseline::baseline(&prepared, &mut story.notes);
     story.baseline = at_base;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::shared::{Isolation, Prepared, Products};
-use speccoder_foundation::process::{CommandRunner, LocalRunner, RunRequest};
+use speccoder_foundation::process::{CommandRunner, Exit, LocalRunner, RunRequest};
 use speccoder_foundation::sandbox::{Sandbox, Spec, TreeAt};
 
 /// The folder, in the repository's git folder, that the setup's tree, every check tree and
@@ -167,7 +167,10 @@ fn run_commands(
             let how = if out.timed_out {
                 format!("did not finish within {} s", timeout.as_secs())
             } else {
-                format!("failed ({:?})", out.exit)
+                match out.exit {
+                    Exit::Code(code) => format!("failed (exit code {code})"),
+                    Exit::Signal(signal) => format!("failed (killed by signal {signal})"),
+                }
             };
             return Err(format!("`[attempt] setup` `{command}` {how}:\n{tail}"));
         }

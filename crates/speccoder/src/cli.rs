@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use speccoder_foundation::quote::quote;
 
+use crate::error::{EXIT_CODES_HELP, Error};
 use crate::root;
 use speccoder_agent::{
     Allowances, Attempt, Bundle, CLAUDE_RECIPE_RULE, ClaudePermissions, Containment, Placement,
@@ -32,7 +33,7 @@ const VERSION: &str = concat!(
 /// Detects a project's task runners, runs their tasks, and runs external coding agents with
 /// the project's allowances.
 #[derive(Debug, Parser)]
-#[command(name = "speccoder", version = VERSION, max_term_width = 100)]
+#[command(name = "speccoder", version = VERSION, max_term_width = 100, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     /// Project root, exactly. Without it, the nearest folder at or above the current one
     /// that holds a runner's manifest (or speccoder.toml), within the repository.
@@ -198,16 +199,13 @@ pub struct AgentRunArgs {
     pub withheld: Option<PathBuf>,
 }
 
-/// Exit code for a usage or configuration error, and for a command that is not available.
-pub const EXIT_USAGE: u8 = 2;
-
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     match dispatch(&cli) {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(EXIT_USAGE)
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(err.exit_code())
         }
     }
 }
@@ -224,16 +222,14 @@ struct Project {
 }
 
 impl Project {
-    fn load(cli: &Cli) -> Result<Self, String> {
+    fn load(cli: &Cli) -> Result<Self, Error> {
         let given = cli.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-        let base = given
-            .canonicalize()
-            .map_err(|err| format!("project root {}: {err}", given.display()))?;
+        let base = given.canonicalize().map_err(|source| Error::Root {
+            path: given.clone(),
+            source,
+        })?;
         if !base.is_dir() {
-            return Err(format!(
-                "project root {} is not a directory",
-                base.display()
-            ));
+            return Err(Error::RootNotFolder(base));
         }
         let found = cli
             .dir
@@ -248,14 +244,14 @@ impl Project {
             // quietly run with other settings than the ones asked for.
             Some(path) => {
                 let path = base.join(path);
-                if let Err(err) = std::fs::metadata(&path) {
-                    return Err(format!("--config {}: {err}", path.display()));
+                if let Err(source) = std::fs::metadata(&path) {
+                    return Err(Error::ConfigFile { path, source });
                 }
                 path
             }
             None => root.join(CONFIG_FILE),
         };
-        let config = Config::load(&config_path).map_err(|err| err.to_string())?;
+        let config = Config::load(&config_path)?;
         Ok(Self {
             root,
             base,
@@ -275,11 +271,8 @@ impl Project {
     }
 
     /// The configured external agent, or the reason there is none.
-    fn executor(&self) -> Result<&ExternalExecutor, String> {
-        self.config.executor.as_ref().ok_or_else(|| {
-            "no external executor is configured (`[executor] kind` is absent or \"native\")"
-                .to_owned()
-        })
+    fn executor(&self) -> Result<&ExternalExecutor, Error> {
+        Ok(self.config.external_executor()?)
     }
 
     /// The allowances: `[commands] allow`, and the detected tasks when
@@ -344,238 +337,282 @@ impl Project {
     }
 
     /// Detects the runners, unless the recipe tool is turned off.
-    fn recipe(&self) -> Result<Recipe, String> {
+    fn recipe(&self) -> Result<Recipe, Error> {
         if !self.config.recipe.enabled {
-            return Err("the recipe tool is disabled (`[recipe] enabled = false`)".into());
+            return Err(Error::RecipeDisabled);
         }
         Ok(Recipe::detect(&self.root, &self.config.recipe))
     }
 }
 
-fn dispatch(cli: &Cli) -> Result<ExitCode, String> {
+/// Loads the project and runs the command given.
+fn dispatch(cli: &Cli) -> Result<ExitCode, Error> {
     let project = Project::load(cli)?;
     match &cli.command {
         Command::Recipe(RecipeCommand::List { json, explain }) => {
-            let recipe = project.recipe()?;
-            // Where the root came from, when it was found above the current folder.
-            let root_note = project
-                .found
-                .as_ref()
-                .filter(|_| *explain)
-                .and_then(|found| Some((found, found.claimed_by.as_deref()?)));
-            if *json {
-                match root_note {
-                    // Only then through a `Value`: a listing of 50,000 tasks costs a third
-                    // more that way.
-                    Some((_, file)) => {
-                        let mut value = serde_json::to_value(list_json(&recipe, *explain))
-                            .map_err(|err| err.to_string())?;
-                        if let Some(object) = value.as_object_mut() {
-                            object.insert(
-                                "root_found".into(),
-                                serde_json::json!({"from": project.base, "claimed_by": file}),
-                            );
-                        }
-                        print_json(&value);
-                    }
-                    None => print_list_json(&list_json(&recipe, *explain)),
-                }
-            } else {
-                let mut text = String::new();
-                if let Some((found, file)) = root_note {
-                    text = format!(
-                        "Root: {} (the nearest folder above {} holding `{file}`)\n\n",
-                        found.root.display(),
-                        project.base.display()
-                    );
-                }
-                text.push_str(&list_text(&recipe, *explain));
-                print_text(&text);
-            }
-            // A runner that is there but broken is worth knowing without `--explain`.
-            for (id, reason) in recipe.failed() {
-                eprintln!("speccoder: runner `{id}` failed: {reason}");
-            }
-            // The process ends right after: the listing's memory (the strings of tens of
-            // thousands of tasks) goes back with it rather than being freed one at a time.
-            std::mem::forget(recipe);
-            Ok(ExitCode::SUCCESS)
+            recipe_list(&project, *json, *explain)
         }
-        Command::Recipe(RecipeCommand::Prompt) => {
-            let recipe = project.recipe()?;
-            match recipe.prompt() {
-                Some(prompt) => print_text(&prompt),
-                None if recipe.failed().next().is_some() => eprintln!(
-                    "No working task runner in {}: {} There is no recipe tool; `speccoder \
-                     recipe list --explain` says more.",
-                    project.root.display(),
-                    recipe.failures_text()
-                ),
-                None => eprintln!(
-                    "No task runner detected in {}: there is no recipe tool.",
-                    project.root.display()
-                ),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Recipe(RecipeCommand::Prompt) => recipe_prompt(&project),
         Command::Recipe(RecipeCommand::Resolve { json, op }) => {
-            let recipe = project.recipe()?;
-            let resolved = match recipe.resolve(&op.join(" ")) {
-                Ok(resolved) => resolved,
-                // `--list WORD` is a question, and its answer is the output.
-                Err(ResolveError::Listing { text }) => return Ok(listing(&text, *json)),
-                Err(err) => return Err(err.to_string()),
-            };
-            if *json {
-                print_json(&serde_json::json!({
-                    "runner": resolved.runner.id,
-                    "task": resolved.task.name,
-                    "command": resolved.command,
-                    "cwd": resolved.cwd,
-                }));
-            } else {
-                let mut text = format!("{}\n", resolved.command);
-                if let Some(cwd) = resolved.cwd {
-                    text.push_str(&format!("in {cwd}\n"));
-                }
-                print_text(&text);
-            }
-            Ok(ExitCode::SUCCESS)
+            recipe_resolve(&project, &op.join(" "), *json)
         }
         Command::Recipe(RecipeCommand::Run { timeout, json, op }) => {
-            let recipe = project.recipe()?;
-            let op = op.join(" ");
-            // On a terminal a person watches the output as it comes; anything else (a
-            // program, a file, `--json`) gets the result text as before.
-            if !*json && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                let result = run_live(&recipe, &op, *timeout)?;
-                let code = result.shell_code().clamp(0, 255);
-                return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
-            }
-            let result = match recipe.run(&op, *timeout, &LocalRunner::default()) {
-                Ok(result) => result,
-                Err(RunError::Resolve(ResolveError::Listing { text })) => {
-                    return Ok(listing(&text, *json));
-                }
-                Err(err) => return Err(err.to_string()),
-            };
-            if *json {
-                print_json(&result);
-            } else {
-                print_text(&result.printed_text());
-            }
-            let code = result.shell_code().clamp(0, 255);
-            Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+            recipe_run(&project, &op.join(" "), *timeout, *json)
         }
-        Command::Mcp(McpArgs {
-            print_config: Some(agent),
-        }) => {
-            let (config, hint) = mcp_config(&project.server(), &project.root, *agent);
-            eprintln!("{hint}");
-            print_text(&config);
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Mcp(McpArgs { print_config: None }) => {
-            let recipe = project.recipe()?;
-            speccoder_recipe::mcp::serve(
-                &project.root,
-                &project.config.recipe,
-                &project.config.mcp,
-                recipe,
-            )
-            .map_err(|err| format!("cannot serve MCP: {err}"))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Allow(JsonFlag { json }) => {
-            let allowances = project.allowances();
-            if *json {
-                print_json(&allowances);
-            } else {
-                print_text(&allowances_text(&allowances));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Agent(AgentCommand::Argv(args)) => {
-            let executor = project.executor()?;
-            let worktree = project.worktree(args.worktree.as_deref());
-            let withheld = args.withheld.as_deref().map(|p| project.path(p));
-            let settings = match executor.kind {
-                ExecutorKind::Claude => Some(
-                    ClaudePermissions::new(&project.claude_rules(executor), withheld.as_deref())?
-                        .settings_json(Containment::Host),
-                ),
-                ExecutorKind::Codex | ExecutorKind::Command => None,
-            };
-            let writable = project.writable(executor);
-            let argv = agent_argv(
-                executor,
-                Placement {
-                    worktree: &worktree,
-                    last_message: Path::new("<last-message-file>"),
-                    settings: Path::new("<settings-file>"),
-                    recipe_server: project.recipe_server(executor).as_ref(),
-                    containment: Containment::Host,
-                    writable: &writable,
-                },
-            );
-            if args.json {
-                let mut json = serde_json::json!({ "argv": argv });
-                if let Some(settings) = &settings {
-                    json["settings"] = settings.clone();
-                }
-                print_json(&json);
-            } else {
-                let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
-                let mut text = format!("{}\n", words.join(" "));
-                if let Some(settings) = &settings {
-                    let pretty = serde_json::to_string_pretty(settings)
-                        .map_err(|err| format!("cannot print the settings: {err}"))?;
-                    text.push_str(&format!("\n<settings-file>:\n{pretty}\n"));
-                }
-                print_text(&text);
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Agent(AgentCommand::Run(args)) => {
-            let executor = project.executor()?;
-            let prompt = match (&args.prompt_file, &args.bundle) {
-                (Some(_), _) if args.digest.is_some() => {
-                    return Err("--digest needs --bundle".into());
-                }
-                (Some(file), _) => read_text(&project.path(file))?,
-                (None, Some(bundle)) => {
-                    let bundle = read_bundle(&project.path(bundle))?;
-                    let digest = args
-                        .digest
-                        .as_deref()
-                        .map(|d| read_json(&project.path(d)))
-                        .transpose()?;
-                    build_prompt(&bundle, digest.as_ref(), &project.config.wording)
-                }
-                (None, None) => return Err("give --prompt-file or --bundle".into()),
-            };
-            let worktree = project.worktree(args.worktree.as_deref());
-            let withheld = args.withheld.as_deref().map(|p| project.path(p));
-            let rules = project.claude_rules(executor);
-            let recipe_server = project.recipe_server(executor);
-            let writable = project.writable(executor);
-            let outcome = Attempt {
-                executor,
-                claude_rules: &rules,
-                worktree: &worktree,
-                withheld: withheld.as_deref(),
-                prompt: &prompt,
-                recipe_server: recipe_server.as_ref(),
-                folder: None,
-                containment: Containment::Host,
-                writable: &writable,
-            }
-            .run(&LocalRunner::default());
-            print_json(&outcome);
-            Ok(ExitCode::from(outcome.status.exit_code()))
-        }
+        Command::Allow(JsonFlag { json }) => allow(&project, *json),
+        Command::Agent(AgentCommand::Argv(args)) => agent_argv_command(&project, args),
+        Command::Agent(AgentCommand::Run(args)) => agent_run(&project, args),
+        Command::Mcp(args) => mcp(&project, args),
         Command::Attempt(args) => attempt(&project, args),
     }
+}
+
+/// `speccoder recipe list`.
+fn recipe_list(project: &Project, json: bool, explain: bool) -> Result<ExitCode, Error> {
+    let recipe = project.recipe()?;
+    // Where the root came from, when it was found above the current folder.
+    let root_note = project
+        .found
+        .as_ref()
+        .filter(|_| explain)
+        .and_then(|found| Some((found, found.claimed_by.as_deref()?)));
+    if json {
+        match root_note {
+            // Only then through a `Value`: a listing of 50,000 tasks costs a third more that
+            // way.
+            Some((_, file)) => {
+                let mut value =
+                    serde_json::to_value(list_json(&recipe, explain)).map_err(|source| {
+                        Error::Print {
+                            what: "the listing",
+                            source,
+                        }
+                    })?;
+                if let Some(object) = value.as_object_mut() {
+                    object.insert(
+                        "root_found".into(),
+                        serde_json::json!({"from": project.base, "claimed_by": file}),
+                    );
+                }
+                print_json(&value);
+            }
+            None => print_list_json(&list_json(&recipe, explain)),
+        }
+    } else {
+        let mut text = String::new();
+        if let Some((found, file)) = root_note {
+            text = format!(
+                "Root: {} (the nearest folder above {} holding `{file}`)\n\n",
+                found.root.display(),
+                project.base.display()
+            );
+        }
+        text.push_str(&list_text(&recipe, explain));
+        print_text(&text);
+    }
+    // A runner that is there but broken is worth knowing without `--explain`.
+    for (id, reason) in recipe.failed() {
+        eprintln!("speccoder: runner `{id}` failed: {reason}");
+    }
+    // The process ends right after: the listing's memory (the strings of tens of thousands
+    // of tasks) goes back with it rather than being freed one at a time.
+    std::mem::forget(recipe);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `speccoder recipe prompt`.
+fn recipe_prompt(project: &Project) -> Result<ExitCode, Error> {
+    let recipe = project.recipe()?;
+    match recipe.prompt() {
+        Some(prompt) => print_text(&prompt),
+        None if recipe.failed().next().is_some() => eprintln!(
+            "No working task runner in {}: {} There is no recipe tool; `speccoder recipe list \
+             --explain` says more.",
+            project.root.display(),
+            recipe.failures_text()
+        ),
+        None => eprintln!(
+            "No task runner detected in {}: there is no recipe tool.",
+            project.root.display()
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `speccoder recipe resolve`.
+fn recipe_resolve(project: &Project, op: &str, json: bool) -> Result<ExitCode, Error> {
+    let recipe = project.recipe()?;
+    let resolved = match recipe.resolve(op) {
+        Ok(resolved) => resolved,
+        // `--list WORD` is a question, and its answer is the output.
+        Err(ResolveError::Listing { text }) => return Ok(listing(&text, json)),
+        Err(err) => return Err(err.into()),
+    };
+    if json {
+        print_json(&serde_json::json!({
+            "runner": resolved.runner.id,
+            "task": resolved.task.name,
+            "command": resolved.command,
+            "cwd": resolved.cwd,
+        }));
+    } else {
+        let mut text = format!("{}\n", resolved.command);
+        if let Some(cwd) = resolved.cwd {
+            text.push_str(&format!("in {cwd}\n"));
+        }
+        print_text(&text);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `speccoder recipe run`: exits with the task's own code.
+fn recipe_run(
+    project: &Project,
+    op: &str,
+    timeout: Option<u64>,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    let recipe = project.recipe()?;
+    // On a terminal a person watches the output as it comes; anything else (a program, a
+    // file, `--json`) gets the result text as before.
+    if !json && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        let result = run_live(&recipe, op, timeout)?;
+        return Ok(task_code(&result));
+    }
+    let result = match recipe.run(op, timeout, &LocalRunner::default()) {
+        Ok(result) => result,
+        Err(RunError::Resolve(ResolveError::Listing { text })) => {
+            return Ok(listing(&text, json));
+        }
+        Err(err) => return Err(err.into()),
+    };
+    if json {
+        print_json(&result);
+    } else {
+        print_text(&result.printed_text());
+    }
+    Ok(task_code(&result))
+}
+
+/// The exit code a run's task gave, as a shell would report it.
+fn task_code(result: &RunResult) -> ExitCode {
+    let code = result.shell_code().clamp(0, 255);
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// `speccoder allow`.
+fn allow(project: &Project, json: bool) -> Result<ExitCode, Error> {
+    let allowances = project.allowances();
+    if json {
+        print_json(&allowances);
+    } else {
+        print_text(&allowances_text(&allowances));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `speccoder agent argv`.
+fn agent_argv_command(project: &Project, args: &AgentArgvArgs) -> Result<ExitCode, Error> {
+    let executor = project.executor()?;
+    let worktree = project.worktree(args.worktree.as_deref());
+    let withheld = args.withheld.as_deref().map(|p| project.path(p));
+    let settings = match executor.kind {
+        ExecutorKind::Claude => Some(
+            ClaudePermissions::new(&project.claude_rules(executor), withheld.as_deref())?
+                .settings_json(Containment::Host),
+        ),
+        ExecutorKind::Codex | ExecutorKind::Command => None,
+    };
+    let writable = project.writable(executor);
+    let argv = agent_argv(
+        executor,
+        Placement {
+            worktree: &worktree,
+            last_message: Path::new("<last-message-file>"),
+            settings: Path::new("<settings-file>"),
+            recipe_server: project.recipe_server(executor).as_ref(),
+            containment: Containment::Host,
+            writable: &writable,
+        },
+    );
+    if args.json {
+        let mut json = serde_json::json!({ "argv": argv });
+        if let Some(settings) = &settings {
+            json["settings"] = settings.clone();
+        }
+        print_json(&json);
+    } else {
+        let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+        let mut text = format!("{}\n", words.join(" "));
+        if let Some(settings) = &settings {
+            let pretty = serde_json::to_string_pretty(settings).map_err(|source| Error::Print {
+                what: "the settings",
+                source,
+            })?;
+            text.push_str(&format!("\n<settings-file>:\n{pretty}\n"));
+        }
+        print_text(&text);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `speccoder agent run`: exits with the outcome's code.
+fn agent_run(project: &Project, args: &AgentRunArgs) -> Result<ExitCode, Error> {
+    let executor = project.executor()?;
+    let prompt = match (&args.prompt_file, &args.bundle) {
+        (Some(_), _) if args.digest.is_some() => {
+            return Err(Error::Flags("--digest needs --bundle"));
+        }
+        (Some(file), _) => read_text(&project.path(file))?,
+        (None, Some(bundle)) => {
+            let bundle = read_bundle(&project.path(bundle))?;
+            let digest = args
+                .digest
+                .as_deref()
+                .map(|d| read_json(&project.path(d)))
+                .transpose()?;
+            build_prompt(&bundle, digest.as_ref(), &project.config.wording)
+        }
+        (None, None) => return Err(Error::Flags("give --prompt-file or --bundle")),
+    };
+    let worktree = project.worktree(args.worktree.as_deref());
+    let withheld = args.withheld.as_deref().map(|p| project.path(p));
+    let rules = project.claude_rules(executor);
+    let recipe_server = project.recipe_server(executor);
+    let writable = project.writable(executor);
+    let outcome = Attempt {
+        executor,
+        claude_rules: &rules,
+        worktree: &worktree,
+        withheld: withheld.as_deref(),
+        prompt: &prompt,
+        recipe_server: recipe_server.as_ref(),
+        folder: None,
+        containment: Containment::Host,
+        writable: &writable,
+    }
+    .run(&LocalRunner::default());
+    print_json(&outcome);
+    Ok(ExitCode::from(outcome.status.exit_code()))
+}
+
+/// `speccoder mcp`: serves until stdin closes, or prints the configuration that starts it.
+fn mcp(project: &Project, args: &McpArgs) -> Result<ExitCode, Error> {
+    if let Some(agent) = args.print_config {
+        let (config, hint) = mcp_config(&project.server(), &project.root, agent);
+        eprintln!("{hint}");
+        print_text(&config);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let recipe = project.recipe()?;
+    speccoder_recipe::mcp::serve(
+        &project.root,
+        &project.config.recipe,
+        &project.config.mcp,
+        recipe,
+    )
+    .map_err(Error::Mcp)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What `mcp --print-config` prints: the lines that start this server for the project
@@ -603,7 +640,6 @@ fn mcp_config(server: &RecipeServer, root: &Path, agent: AgentName) -> (String, 
     }
 }
 
-/// `speccoder attempt`.
 /// The answer to `--list WORD`, printed on stdout (as `{"list": …}` with `--json`).
 fn listing(text: &str, json: bool) -> ExitCode {
     if json {
@@ -614,7 +650,8 @@ fn listing(text: &str, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, String> {
+/// `speccoder attempt`: exits with the verdict's code.
+fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, Error> {
     // A stop signal lets this command remove its worktree and write its journal first.
     let _deferral = defer_exit();
     let bundle = args.bundle.as_deref().map(|p| project.path(p));
@@ -746,7 +783,7 @@ fn one_line(text: &str) -> String {
 
 /// Runs `op` with its output copied to stdout as it arrives, then writes the closing line
 /// (exit code, duration, full-output file) to stderr.
-fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult, String> {
+fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult, Error> {
     use std::io::Write;
     let mut stdout = std::io::stdout();
     let mut ends_line = true;
@@ -759,31 +796,40 @@ fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult
             ends_line = last == b'\n';
         }
     };
-    let result = recipe
-        .run_following(
-            op,
-            timeout,
-            &LocalRunner::default(),
-            Some(Follow::Output(&mut follower)),
-        )
-        .map_err(|err| err.to_string())?;
+    let result = recipe.run_following(
+        op,
+        timeout,
+        &LocalRunner::default(),
+        Some(Follow::Output(&mut follower)),
+    )?;
     // The closing line starts a line of its own even when the output did not end one.
     let gap = if ends_line { "" } else { "\n" };
     eprintln!("{gap}{}", result.closing_line());
     Ok(result)
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))
+/// The text of a file given on the command line.
+fn read_text(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Value, String> {
-    serde_json::from_str(&read_text(path)?).map_err(|err| format!("{}: {err}", path.display()))
+/// The JSON of a file given on the command line.
+fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
+    serde_json::from_str(&read_text(path)?).map_err(|source| Error::Json {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A task bundle, read leniently: any JSON object is a bundle.
-fn read_bundle(path: &Path) -> Result<Bundle, String> {
-    Bundle::from_json(&read_json(path)?).map_err(|err| format!("{}: {err}", path.display()))
+fn read_bundle(path: &Path) -> Result<Bundle, Error> {
+    Bundle::from_json(&read_json(path)?).map_err(|source| Error::Bundle {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// `speccoder allow` as text: each allowed command with its rule, then what was dropped.

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 mod cli;
+mod error;
 mod root;
 
 use cli::Cli;
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(err) = stop_process_groups_on_signals() {
         eprintln!("error: cannot watch for signals: {err}");
-        return ExitCode::from(cli::EXIT_USAGE);
+        return ExitCode::from(error::EXIT_ENVIRONMENT);
     }
     let code = cli::run(cli);
     // A run cut short by a signal ends as the signal says, whichever thread gets here first.

@@ -5,7 +5,9 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
+use super::super::attempt_error::AttemptError;
 use speccoder_agent::Bundle;
+use speccoder_foundation::files::{ReadError, read_limited};
 
 /// The longest task id; it names a branch and a journal folder.
 const MAX_TASK_ID: usize = 64;
@@ -25,12 +27,21 @@ pub(crate) struct AttemptBundle {
 
 impl AttemptBundle {
     /// Reads and checks the bundle file.
-    pub(crate) fn load(path: &Path) -> Result<Self, String> {
-        let bytes = speccoder_foundation::files::read_limited(path, MAX_BUNDLE_BYTES)
-            .map_err(|err| format!("bundle {}: {err}", path.display()))?;
+    pub(crate) fn load(path: &Path) -> Result<Self, AttemptError> {
+        let shown = path.display();
+        let bytes = read_limited(path, MAX_BUNDLE_BYTES).map_err(|err| {
+            let message = format!("bundle {shown}: {err}");
+            match err {
+                ReadError::Io(io) => AttemptError::Read {
+                    message,
+                    kind: io.kind(),
+                },
+                _ => AttemptError::Bundle(message),
+            }
+        })?;
         let text = String::from_utf8(bytes)
-            .map_err(|err| format!("bundle {}: not UTF-8: {err}", path.display()))?;
-        Self::parse(&text).map_err(|err| format!("bundle {}: {err}", path.display()))
+            .map_err(|err| AttemptError::Bundle(format!("bundle {shown}: not UTF-8: {err}")))?;
+        Self::parse(&text).map_err(|err| AttemptError::Bundle(format!("bundle {shown}: {err}")))
     }
 
     /// Parses and checks a bundle's text.
@@ -64,7 +75,12 @@ impl AttemptBundle {
 /// A task id names a branch and a folder: letters, digits, `.`, `_` and `-`, not starting
 /// with `.` or `-`.
 fn check_task_id(id: &str) -> Result<(), String> {
-    let ok = !id.is_empty()
+    if id.is_empty() {
+        return Err(format!(
+            "the bundle has no task id: an attempt needs `task.id`, of letters, digits, `.`, `_` and `-` (at most {MAX_TASK_ID}), as in `{{\"task\": {{\"id\": \"T1\"}}}}`"
+        ));
+    }
+    let ok = id.len() <= MAX_TASK_ID
         && id.len() <= MAX_TASK_ID
         && !id.starts_with(['.', '-'])
         && id
@@ -127,7 +143,11 @@ mod tests {
                 "must be an object",
             ),
             (r#"{"task": {"id": "../T7"}}"#, "task id `../T7`"),
-            (r#"{"task": {"id": ""}}"#, "task id ``"),
+            (r#"{"task": {"id": ""}}"#, "the bundle has no task id"),
+            (
+                r#"{"task": {"title": "Add"}}"#,
+                "an attempt needs `task.id`",
+            ),
         ] {
             let err = AttemptBundle::parse(text).expect_err(text);
             assert!(err.contains(want), "{text}: {err}");

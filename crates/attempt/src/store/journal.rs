@@ -5,6 +5,8 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use super::super::attempt_error::AttemptError;
+
 /// The journal folder of one task.
 #[derive(Debug, Clone)]
 pub(crate) struct Journal {
@@ -57,19 +59,19 @@ impl Journal {
         &self,
         notes: &mut Vec<String>,
         branch_at: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Running, String> {
+    ) -> Result<Running, AttemptError> {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&self.dir)
-            .map_err(|err| format!("cannot create {}: {err}", self.dir.display()))?;
+            .map_err(|err| {
+                AttemptError::Io(format!("cannot create {}: {err}", self.dir.display()))
+            })?;
         let path = self.dir.join("running.json");
         if let Some(mark) = read_mark(&path) {
             if alive(&mark) {
                 let pid = mark["pid"].as_u64().unwrap_or(0);
-                return Err(format!(
-                    "another attempt at this task is running (speccoder, pid {pid}); wait for it to end, or stop it with `kill {pid}`"
-                ));
+                return Err(AttemptError::Busy { pid });
             }
             notes.push(self.settle(&mark, branch_at));
             let _ = std::fs::remove_file(&path);
@@ -78,7 +80,7 @@ impl Journal {
             path,
             mark: std::sync::Mutex::new(serde_json::json!({})),
         };
-        running.write(|_| {})?;
+        running.write(|_| {}).map_err(AttemptError::Io)?;
         Ok(running)
     }
 
@@ -284,7 +286,10 @@ mod tests {
         let err = journal
             .start(&mut notes, &|_| None)
             .expect_err("this process is alive");
-        assert!(err.contains("another attempt"), "{err}");
+        assert!(
+            matches!(err, AttemptError::Busy { pid } if pid == u64::from(std::process::id())),
+            "{err}"
+        );
         std::mem::forget(running);
         let folder = dir.path().join("speccoder-attempt-x");
         std::fs::create_dir(&folder).expect("mkdir");

@@ -50,9 +50,12 @@ impl Repo {
     /// The repository holding `dir`, or why there is none usable.
     pub(crate) fn open(dir: &Path) -> Result<Self, String> {
         let git = Git::new(dir);
-        let top = git
-            .run(&["rev-parse", "--show-toplevel"])
-            .map_err(|_| format!("{} is not inside a git repository", dir.display()))?;
+        let top = git.run(&["rev-parse", "--show-toplevel"]).map_err(|_| {
+            format!(
+                "{} is not inside a git repository: an attempt starts from a commit of one",
+                dir.display()
+            )
+        })?;
         let top = PathBuf::from(top.trim());
         let git = Git::new(&top);
         let common_dir = git.run(&["rev-parse", "--path-format=absolute", "--git-common-dir"])?;

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::canary;
 use super::outcomes::{self, BaseTests, NewTests};
 use super::results::TestOutcome;
+use crate::attempt_error::AttemptError;
 use crate::check_tree::CheckTree;
 use crate::checks;
 use crate::prepare::prepare;
@@ -147,15 +148,19 @@ pub struct BaselineReport {
 /// `speccoder attempt --baseline`: the configured checks on `HEAD` in a check tree, in the
 /// sandbox, after `[attempt] setup`, as the verdict would run them; the tests that fail
 /// there, as a ready `known_failures` line. Nothing is kept.
-pub fn measure(request: &AttemptRequest<'_>) -> Result<BaselineReport, String> {
+pub fn measure(request: &AttemptRequest<'_>) -> Result<BaselineReport, AttemptError> {
     let mut prepared = prepare(request)?;
     let timeout = std::time::Duration::from_secs(request.config.recipe.timeout_secs);
-    setup::install(&mut prepared, &request.config.attempt.setup, timeout)?;
+    setup::install(&mut prepared, &request.config.attempt.setup, timeout)
+        .map_err(AttemptError::Setup)?;
     if prepared.ops.is_empty() {
-        return Err("no checks to run: `[attempt] checks` is empty".into());
+        return Err(AttemptError::Checks(
+            "no checks to run: `[attempt] checks` is empty; name the checks there, or leave it out to run the `test` task".into(),
+        ));
     }
     let head = prepared.repo.head.clone();
-    let (tests, checks) = run_at(&prepared, &head, "check-head", false)?;
+    let (tests, checks) =
+        run_at(&prepared, &head, "check-head", false).map_err(AttemptError::Io)?;
     let mut notes = std::mem::take(&mut prepared.notes);
     let mut failing: Vec<String> = tests
         .iter()
