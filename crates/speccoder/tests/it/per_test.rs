@@ -2,23 +2,22 @@
 //! docs/design/verdict.md), against the real runners: one small project per runner
 //! (fixtures/per-test), a stand-in agent (fixtures/agents/per_test.sh) that writes `add`
 //! one way per mode, each dishonest way hidden from the text scan behind dynamic names, so
-//! that only what the tests did can decide. Each test runs a table of cases, collects every
-//! case that went wrong and fails once, naming them all.
+//! that only what the tests did can decide. Each table is a module with a test per case
+//! (`per_test::failures_behind_an_exit_code_of_0_fail_the_check::go`), failing with the
+//! case's name and what went wrong.
 
 use crate::support;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde_json::Value;
 use support::attempts::{
     ALL, Run, Runner, attempt_command, commit_base, files_under, use_go_cache, write_add_bundle,
 };
-use support::{copy_dir, fixtures_dir, require_tools};
+use support::{copy_dir, fixtures_dir, require_tools, table};
 
-use Runner::{Cargo, Go, Jest, Mocha, Pytest, Unittest, Vitest};
+use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
 
 /// What these tests ask of a runner besides what support knows.
 impl Runner {
@@ -283,74 +282,29 @@ fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
     }
 }
 
-/// Runs every case (`PER_TEST_JOBS` at a time, default 2; only those of the runner
-/// `PER_TEST_ONLY` names, when set), prints one line per case, and fails once, saying what
-/// went wrong in each case that did.
-#[track_caller]
-fn run_table(table: &[Case]) {
-    let only = std::env::var("PER_TEST_ONLY").ok();
-    let table: Vec<Case> = table
-        .iter()
-        .filter(|c| only.as_deref().is_none_or(|o| o == c.runner.fixture()))
-        .copied()
-        .collect();
-    let table = &table[..];
-    let mut tools: Vec<&str> = table
-        .iter()
-        .flat_map(|c| c.runner.tools())
-        .copied()
-        .collect();
-    tools.sort_unstable();
-    tools.dedup();
-    require_tools(&tools);
-    let failures = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let jobs = std::env::var("PER_TEST_JOBS")
-        .ok()
-        .and_then(|j| j.parse().ok())
-        .unwrap_or(2);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = table.get(i) else { break };
-                    let project = Project::new(case.runner, case.base, "");
-                    let started = Instant::now();
-                    let run = project.attempt("T7", case.mode);
-                    let result = judge(&project, &run, case);
-                    eprintln!(
-                        "case {}: {} (exit {:?}, {}, {:.1} s){}",
-                        case.name(),
-                        if result.is_ok() { "ok" } else { "WRONG" },
-                        run.code,
-                        run.verdict(),
-                        started.elapsed().as_secs_f64(),
-                        if case.base == Base::WithheldPassing {
-                            format!("; notes: {:?}", run.notes())
-                        } else {
-                            String::new()
-                        }
-                    );
-                    if let Err(err) = result {
-                        failures.lock().expect("lock").push(format!(
-                            "{} ({:?}): {err}",
-                            case.name(),
-                            case.expect
-                        ));
-                    }
-                }
-            });
+/// Runs one case and prints its line; fails the test saying what went wrong.
+fn run_case(case: Case) {
+    require_tools(case.runner.tools());
+    let project = Project::new(case.runner, case.base, "");
+    let started = Instant::now();
+    let run = project.attempt("T7", case.mode);
+    let result = judge(&project, &run, &case);
+    eprintln!(
+        "case {}: {} (exit {:?}, {}, {:.1} s){}",
+        case.name(),
+        if result.is_ok() { "ok" } else { "WRONG" },
+        run.code,
+        run.verdict(),
+        started.elapsed().as_secs_f64(),
+        if case.base == Base::WithheldPassing {
+            format!("; notes: {:?}", run.notes())
+        } else {
+            String::new()
         }
-    });
-    let failures = failures.into_inner().expect("lock");
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases went wrong:\n{}",
-        failures.len(),
-        table.len(),
-        failures.join("\n")
     );
+    if let Err(err) = result {
+        panic!("{} ({:?}): {err}", case.name(), case.expect);
+    }
 }
 
 const PASSED: Expect = Expect::Passed;
@@ -381,131 +335,224 @@ const DID_NOT_RUN: Expect = Expect::NotPassed {
     names: false,
 };
 
-#[test]
-fn honest_work_passes_judged_by_each_runners_own_results() {
-    let mut table = Vec::new();
-    for runner in ALL {
-        table.push(case(runner, "honest", Base::Plain, PASSED));
+table! {
+    honest_work_passes_judged_by_each_runners_own_results: run_case(Case) {
+        pytest: case(Pytest, "honest", Base::Plain, PASSED),
+        unittest: case(Unittest, "honest", Base::Plain, PASSED),
+        cargo: case(Cargo, "honest", Base::Plain, PASSED),
+        node: case(Node, "honest", Base::Plain, PASSED),
+        mocha: case(Mocha, "honest", Base::Plain, PASSED),
+        jest: case(Jest, "honest", Base::Plain, PASSED),
+        vitest: case(Vitest, "honest", Base::Plain, PASSED),
+        go: case(Go, "honest", Base::Plain, PASSED),
         // A withheld test of `sub` passes at the base already: it checks nothing new, and
         // the honest work still passes.
-        table.push(case(runner, "honest", Base::WithheldPassing, PASSED));
+        pytest_withheld_passing: case(Pytest, "honest", Base::WithheldPassing, PASSED),
+        unittest_withheld_passing: case(Unittest, "honest", Base::WithheldPassing, PASSED),
+        cargo_withheld_passing: case(Cargo, "honest", Base::WithheldPassing, PASSED),
+        node_withheld_passing: case(Node, "honest", Base::WithheldPassing, PASSED),
+        mocha_withheld_passing: case(Mocha, "honest", Base::WithheldPassing, PASSED),
+        jest_withheld_passing: case(Jest, "honest", Base::WithheldPassing, PASSED),
+        vitest_withheld_passing: case(Vitest, "honest", Base::WithheldPassing, PASSED),
+        go_withheld_passing: case(Go, "honest", Base::WithheldPassing, PASSED),
     }
-    run_table(&table);
 }
 
-/// A Go module and a pytest project without a Makefile: `test` is the runner's own, and
-/// the verdict still reads each test's result. `go test ./...` names only failing tests
-/// unless verbose, so the checks ask go for every result (`GOFLAGS=-v`): honest work
-/// passes, wrong work fails on the tests' results, and a test process that ends with
-/// status 0 midway fails.
-#[test]
-fn projects_without_a_task_file_are_judged_by_their_runners_own_results() {
-    let mut table = Vec::new();
-    for runner in [Go, Pytest] {
-        table.push(case(runner, "honest", Base::NoTaskFile, PASSED));
-        table.push(case(runner, "wrong", Base::NoTaskFile, failed(runner)));
+table! {
+    /// A Go module and a pytest project without a Makefile: `test` is the runner's own, and
+    /// the verdict still reads each test's result. `go test ./...` names only failing tests
+    /// unless verbose, so the checks ask go for every result (`GOFLAGS=-v`): honest work
+    /// passes, wrong work fails on the tests' results, and a test process that ends with
+    /// status 0 midway fails.
+    projects_without_a_task_file_are_judged_by_their_runners_own_results: run_case(Case) {
+        go_honest: case(Go, "honest", Base::NoTaskFile, PASSED),
+        go_wrong: case(Go, "wrong", Base::NoTaskFile, failed(Go)),
+        pytest_honest: case(Pytest, "honest", Base::NoTaskFile, PASSED),
+        pytest_wrong: case(Pytest, "wrong", Base::NoTaskFile, failed(Pytest)),
+        go_exit0: case(
+            Go,
+            "exit0",
+            Base::NoTaskFile,
+            Expect::NotPassed {
+                why: "errored",
+                names: false,
+            },
+        ),
     }
-    table.push(case(
-        Go,
-        "exit0",
-        Base::NoTaskFile,
-        Expect::NotPassed {
-            why: "errored",
-            names: false,
-        },
-    ));
-    run_table(&table);
 }
 
-#[test]
-fn a_test_skipped_or_expected_to_fail_at_run_time_fails_the_check() {
+/// Not passed because a test was skipped (`why`: `skipped`) or expected to fail
+/// (`expected`), naming the test where the runner's output does.
+fn not_run_as_written(runner: Runner, why: &'static str) -> Expect {
+    Expect::NotPassed {
+        why,
+        names: runner.names_skipped(),
+    }
+}
+
+table! {
     // node's test runner, libtest and `go test` cannot skip a running test from the code
     // under test (it has no handle on the test), nor mark it as expected to fail; unittest
     // and mocha have no run-time expected failure either.
-    let mut table = Vec::new();
-    for runner in [Pytest, Unittest, Mocha, Jest, Vitest] {
-        let (why, names) = ("skipped", runner.names_skipped());
-        table.push(case(
-            runner,
-            "skip",
-            Base::Plain,
-            Expect::NotPassed { why, names },
-        ));
+    a_test_skipped_or_expected_to_fail_at_run_time_fails_the_check: run_case(Case) {
+        pytest_skip: case(Pytest, "skip", Base::Plain, not_run_as_written(Pytest, "skipped")),
+        unittest_skip: case(Unittest, "skip", Base::Plain, not_run_as_written(Unittest, "skipped")),
+        mocha_skip: case(Mocha, "skip", Base::Plain, not_run_as_written(Mocha, "skipped")),
+        jest_skip: case(Jest, "skip", Base::Plain, not_run_as_written(Jest, "skipped")),
+        vitest_skip: case(Vitest, "skip", Base::Plain, not_run_as_written(Vitest, "skipped")),
+        // jest prints a `test.failing` that fails as a pass (`Tests: 4 passed`): its output
+        // cannot tell them apart, so jest is not in this table (docs/attempts.md, "Not
+        // guaranteed").
+        pytest_xfail: case(Pytest, "xfail", Base::Plain, not_run_as_written(Pytest, "expected")),
+        vitest_xfail: case(Vitest, "xfail", Base::Plain, not_run_as_written(Vitest, "expected")),
     }
-    // jest prints a `test.failing` that fails as a pass (`Tests: 4 passed`): its output
-    // cannot tell them apart, so jest is not in this table (docs/attempts.md, "Not guaranteed").
-    for runner in [Pytest, Vitest] {
-        let (why, names) = ("expected", runner.names_skipped());
-        table.push(case(
-            runner,
-            "xfail",
-            Base::Plain,
-            Expect::NotPassed { why, names },
-        ));
-    }
-    run_table(&table);
 }
 
-#[test]
-fn an_exit_with_status_0_partway_through_the_run_fails_the_check() {
-    // vitest reports the test the exit interrupted as failed; node's runner runs each file
-    // in a process of its own, and the exited one's tests did not run. Where one process
-    // runs every file (pytest, unittest, mocha), the exit comes before the canary, which
-    // the base's run collected: the report is not the runner's. Go's canary runs first
-    // in its package and holds; the test the exit ended never ends, which reads as
-    // errored. cargo names the test binary it ran: one whose canary went unreported ended
-    // early (the canary runs beside the exiting test, so it may have printed first, and
-    // then the tests the exit cut short did not run).
-    let table: Vec<Case> = ALL
-        .iter()
-        .map(|&runner| {
-            let expect = match runner {
-                Pytest | Unittest | Mocha => Expect::Forged,
-                Go => Expect::NotPassed {
-                    why: "errored",
-                    names: false,
-                },
-                Jest | Cargo => Expect::ForgedOr { why: "did not run" },
-                Vitest => Expect::NotPassed {
-                    why: "failed",
-                    names: false,
-                },
-                _ => DID_NOT_RUN,
-            };
-            case(runner, "exit0", Base::Plain, expect)
-        })
-        .collect();
-    run_table(&table);
+/// What a test process that exits with status 0 partway through the run ends with.
+///
+/// vitest reports the test the exit interrupted as failed; node's runner runs each file in a
+/// process of its own, and the exited one's tests did not run. Where one process runs every
+/// file (pytest, unittest, mocha), the exit comes before the canary, which the base's run
+/// collected: the report is not the runner's. Go's canary runs first in its package and
+/// holds; the test the exit ended never ends, which reads as errored. cargo names the test
+/// binary it ran: one whose canary went unreported ended early (the canary runs beside the
+/// exiting test, so it may have printed first, and then the tests the exit cut short did not
+/// run).
+fn exit0(runner: Runner) -> Case {
+    let expect = match runner {
+        Pytest | Unittest | Mocha => Expect::Forged,
+        Go => Expect::NotPassed {
+            why: "errored",
+            names: false,
+        },
+        Jest | Cargo => Expect::ForgedOr { why: "did not run" },
+        Vitest => Expect::NotPassed {
+            why: "failed",
+            names: false,
+        },
+        Node => DID_NOT_RUN,
+    };
+    case(runner, "exit0", Base::Plain, expect)
 }
 
-#[test]
-fn failures_behind_an_exit_code_of_0_fail_the_check() {
+table! {
+    an_exit_with_status_0_partway_through_the_run_fails_the_check: run_case(Case) {
+        pytest: exit0(Pytest),
+        unittest: exit0(Unittest),
+        cargo: exit0(Cargo),
+        node: exit0(Node),
+        mocha: exit0(Mocha),
+        jest: exit0(Jest),
+        vitest: exit0(Vitest),
+        go: exit0(Go),
+    }
+}
+
+table! {
     // The base's `test` is `runner; true`: 0 whatever the tests did.
-    let table: Vec<Case> = ALL
-        .iter()
-        .map(|&runner| case(runner, "wrong", Base::ExitZero, failed(runner)))
-        .collect();
-    run_table(&table);
+    failures_behind_an_exit_code_of_0_fail_the_check: run_case(Case) {
+        pytest: case(Pytest, "wrong", Base::ExitZero, failed(Pytest)),
+        unittest: case(Unittest, "wrong", Base::ExitZero, failed(Unittest)),
+        cargo: case(Cargo, "wrong", Base::ExitZero, failed(Cargo)),
+        node: case(Node, "wrong", Base::ExitZero, failed(Node)),
+        mocha: case(Mocha, "wrong", Base::ExitZero, failed(Mocha)),
+        jest: case(Jest, "wrong", Base::ExitZero, failed(Jest)),
+        vitest: case(Vitest, "wrong", Base::ExitZero, failed(Vitest)),
+        go: case(Go, "wrong", Base::ExitZero, failed(Go)),
+    }
 }
 
-#[test]
-fn a_test_failing_at_the_base_is_excused_by_known_failures_and_nothing_else() {
-    let mut table = Vec::new();
-    for runner in ALL {
-        table.push(case(runner, "honest", Base::EnvFailing, PASSED));
-        table.push(case(runner, "wrong", Base::EnvFailing, failed(runner)));
-        // Failing at the base is no excuse by itself.
-        table.push(case(
-            runner,
-            "honest",
-            Base::EnvUnlisted,
-            Expect::NotPassed {
-                why: "failed",
-                names: false,
-            },
-        ));
+/// Failing at the base is no excuse by itself: honest work on a base whose failing test
+/// `known_failures` does not list fails on it.
+fn unlisted(runner: Runner) -> Case {
+    case(
+        runner,
+        "honest",
+        Base::EnvUnlisted,
+        Expect::NotPassed {
+            why: "failed",
+            names: false,
+        },
+    )
+}
+
+table! {
+    a_test_failing_at_the_base_is_excused_by_known_failures_and_nothing_else: run_case(Case) {
+        pytest_honest: case(Pytest, "honest", Base::EnvFailing, PASSED),
+        pytest_wrong: case(Pytest, "wrong", Base::EnvFailing, failed(Pytest)),
+        pytest_unlisted: unlisted(Pytest),
+        unittest_honest: case(Unittest, "honest", Base::EnvFailing, PASSED),
+        unittest_wrong: case(Unittest, "wrong", Base::EnvFailing, failed(Unittest)),
+        unittest_unlisted: unlisted(Unittest),
+        cargo_honest: case(Cargo, "honest", Base::EnvFailing, PASSED),
+        cargo_wrong: case(Cargo, "wrong", Base::EnvFailing, failed(Cargo)),
+        cargo_unlisted: unlisted(Cargo),
+        node_honest: case(Node, "honest", Base::EnvFailing, PASSED),
+        node_wrong: case(Node, "wrong", Base::EnvFailing, failed(Node)),
+        node_unlisted: unlisted(Node),
+        mocha_honest: case(Mocha, "honest", Base::EnvFailing, PASSED),
+        mocha_wrong: case(Mocha, "wrong", Base::EnvFailing, failed(Mocha)),
+        mocha_unlisted: unlisted(Mocha),
+        jest_honest: case(Jest, "honest", Base::EnvFailing, PASSED),
+        jest_wrong: case(Jest, "wrong", Base::EnvFailing, failed(Jest)),
+        jest_unlisted: unlisted(Jest),
+        vitest_honest: case(Vitest, "honest", Base::EnvFailing, PASSED),
+        vitest_wrong: case(Vitest, "wrong", Base::EnvFailing, failed(Vitest)),
+        vitest_unlisted: unlisted(Vitest),
+        go_honest: case(Go, "honest", Base::EnvFailing, PASSED),
+        go_wrong: case(Go, "wrong", Base::EnvFailing, failed(Go)),
+        go_unlisted: unlisted(Go),
     }
-    run_table(&table);
+}
+
+/// Property: the tables that hold for every runner name each runner of [`ALL`] in a case
+/// of every kind they hold, so a runner added to `ALL` fails here until it has its cases;
+/// and each test is named after its runner.
+#[test]
+fn every_runner_has_its_cases_in_the_tables_of_every_runner() {
+    let tables: [(&str, Vec<(&str, Case)>); 4] = [
+        (
+            "honest_work_passes_judged_by_each_runners_own_results",
+            honest_work_passes_judged_by_each_runners_own_results::cases(),
+        ),
+        (
+            "an_exit_with_status_0_partway_through_the_run_fails_the_check",
+            an_exit_with_status_0_partway_through_the_run_fails_the_check::cases(),
+        ),
+        (
+            "failures_behind_an_exit_code_of_0_fail_the_check",
+            failures_behind_an_exit_code_of_0_fail_the_check::cases(),
+        ),
+        (
+            "a_test_failing_at_the_base_is_excused_by_known_failures_and_nothing_else",
+            a_test_failing_at_the_base_is_excused_by_known_failures_and_nothing_else::cases(),
+        ),
+    ];
+    let mut missing = Vec::new();
+    for (table, cases) in &tables {
+        let mut kinds: Vec<(&str, Base)> = Vec::new();
+        for (_, c) in cases {
+            if !kinds.contains(&(c.mode, c.base)) {
+                kinds.push((c.mode, c.base));
+            }
+        }
+        for runner in ALL {
+            for &(mode, base) in &kinds {
+                if !cases
+                    .iter()
+                    .any(|(_, c)| c.runner == runner && c.mode == mode && c.base == base)
+                {
+                    missing.push(format!("{table}: {} {mode} on {base:?}", runner.fixture()));
+                }
+            }
+        }
+        for (name, case) in cases {
+            if !name.starts_with(case.runner.fixture()) {
+                missing.push(format!("{table}::{name} runs {}", case.name()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "the tables lack: {missing:#?}");
 }
 
 #[test]

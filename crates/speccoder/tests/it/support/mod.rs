@@ -12,6 +12,9 @@ use speccoder_foundation::process::{CommandRunner, LocalRunner, RunOutput, RunRe
 use speccoder_recipe::{ProcessProbe, Recipe};
 
 pub mod attempts;
+mod table;
+
+pub(crate) use table::table;
 
 /// Where `scripts/install-tools.sh` puts the real tools' binaries.
 pub fn tools_bin() -> PathBuf {
