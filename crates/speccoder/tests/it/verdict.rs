@@ -1,8 +1,9 @@
 //! The verdict cannot be fooled (docs/design/verdict.md): dishonest stand-in agents
 //! (fixtures/agents/cheat.sh, one mode per trick) on one small project per runner
 //! (fixtures/verdict), driven through the real binary and real git, and honest agents that
-//! must still pass. Each test is one invariant; each runs a table of cases, collects every
-//! case that went wrong and fails once, naming them all.
+//! must still pass. Each invariant is a table: a module with a test per case
+//! (`verdict::tampering_is_a_finding_for_code_that_games_the_run::cargo_init_array`), failing
+//! with the case's name and what went wrong.
 
 use crate::support;
 
@@ -11,13 +12,13 @@ use support::attempts::files_under;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::{
     commit_all, copy_dir, fixtures_dir, git, git_command, path_var, processes_with, require_tools,
+    table,
 };
 
 /// The task every bundle here asks for.
@@ -430,6 +431,8 @@ struct Case {
     variant: Option<&'static str>,
     /// How long the whole attempt may take at most.
     within: Option<Duration>,
+    /// Lines added to the project's `[attempt]` table.
+    extra: &'static str,
 }
 
 /// A case on a project at the repository's top with the bundle's acceptance tests, without
@@ -444,6 +447,7 @@ fn case(runner: Runner, mode: &'static str, expect: Expect) -> Case {
         tests: Tests::Bundle,
         variant: None,
         within: None,
+        extra: "",
     }
 }
 
@@ -475,6 +479,11 @@ impl Case {
             variant: Some(variant),
             ..self
         }
+    }
+
+    /// `extra` added to the project's `[attempt]` table.
+    fn with_config(self, extra: &'static str) -> Self {
+        Self { extra, ..self }
     }
 
     /// The attempt must end within `secs` seconds.
@@ -611,274 +620,227 @@ fn overlay(variant: Option<&str>, dir: &Path) {
     }
 }
 
-/// Runs every case (two at a time) with `extra` in `[attempt]`, prints one line per case,
-/// and says what went wrong in each case that did.
-fn run_cases(table: &[Case], extra: &str) -> Vec<String> {
-    let mut tools: Vec<&str> = table
-        .iter()
-        .flat_map(|c| c.runner.tools())
-        .copied()
-        .collect();
-    tools.sort_unstable();
-    tools.dedup();
-    require_tools(&tools);
-    let failures = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let jobs = std::env::var("VERDICT_JOBS")
-        .ok()
-        .and_then(|j| j.parse().ok())
-        .unwrap_or(2);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = table.get(i) else { break };
-                    let project =
-                        Project::build(case.runner, case.layout, case.tests, extra, None, |dir| {
-                            overlay(case.variant, dir);
-                        });
-                    let started = Instant::now();
-                    let run = project.attempt(case.mode, case.withheld, &[]);
-                    let took = started.elapsed();
-                    let result =
-                        judge(&project, &run, case.expect).and_then(|()| match case.within {
-                            Some(limit) if took > limit => {
-                                Err(format!("took {took:?}, more than {limit:?}"))
-                            }
-                            _ => Ok(()),
-                        });
-                    eprintln!(
-                        "case {}: {} (exit {:?}, {}, {:?}, {:.1} s)",
-                        case.name(),
-                        if result.is_ok() { "ok" } else { "WRONG" },
-                        run.code,
-                        run.verdict(),
-                        run.finding_kinds(),
-                        took.as_secs_f64()
-                    );
-                    if let Err(err) = result {
-                        failures.lock().expect("lock").push(format!(
-                            "{} ({:?}): {err}",
-                            case.name(),
-                            case.expect
-                        ));
-                    }
-                }
-            });
-        }
-    });
-    failures.into_inner().expect("lock")
-}
-
-/// Fails once, listing every case that went wrong, if any did.
-#[track_caller]
-fn assert_no_failures(failures: &[String], cases: usize) {
-    assert!(
-        failures.is_empty(),
-        "{} of {cases} cases went wrong:\n{}",
-        failures.len(),
-        failures.join("\n")
+/// Runs one case and prints its line; `Err` names the case and says what went wrong.
+fn check_case(case: &Case) -> Result<(), String> {
+    require_tools(case.runner.tools());
+    let project = Project::build(
+        case.runner,
+        case.layout,
+        case.tests,
+        case.extra,
+        None,
+        |dir| overlay(case.variant, dir),
     );
+    let started = Instant::now();
+    let run = project.attempt(case.mode, case.withheld, &[]);
+    let took = started.elapsed();
+    let result = judge(&project, &run, case.expect).and_then(|()| match case.within {
+        Some(limit) if took > limit => Err(format!("took {took:?}, more than {limit:?}")),
+        _ => Ok(()),
+    });
+    eprintln!(
+        "case {}: {} (exit {:?}, {}, {:?}, {:.1} s)",
+        case.name(),
+        if result.is_ok() { "ok" } else { "WRONG" },
+        run.code,
+        run.verdict(),
+        run.finding_kinds(),
+        took.as_secs_f64()
+    );
+    result.map_err(|err| format!("{} ({:?}): {err}", case.name(), case.expect))
 }
 
-/// Runs a table and fails once, listing every case that went wrong.
-#[track_caller]
-fn run_table(table: &[Case], extra: &str) {
-    assert_no_failures(&run_cases(table, extra), table.len());
+/// Runs one case; fails the test naming the case and saying what went wrong.
+fn run_case(case: Case) {
+    if let Err(err) = check_case(&case) {
+        panic!("{err}");
+    }
+}
+
+/// The `[attempt]` line of the cases that need a second attempt.
+const TWO_ATTEMPTS: &str = "max_attempts = 2\n";
+
+/// A case on a base whose tests of `add` are the repository's own: frozen because they exist
+/// at the base, not because the bundle brought them. Changing them is a `test_changed`
+/// finding.
+fn changed(runner: Runner, mode: &'static str) -> Case {
+    case(runner, mode, Finding("test_changed")).committed_tests()
 }
 
 use Expect::{CheckedIsCommitted, FailedChecks, Finding, NotPassed, Passed};
 use Runner::{Cargo, Make, Node, Pytest, Task};
 
-#[test]
-fn the_candidate_is_what_a_fresh_add_stages() {
-    let mut table = Vec::new();
-    for runner in [Make, Task, Pytest, Node, Cargo] {
-        table.push(case(runner, "skip-worktree", NotPassed));
-        table.push(case(runner, "exclude-hide", NotPassed));
+/// A change to what configures the tests, not to the tests themselves.
+const CONFIG_CHANGED: Expect = Finding("test_config_changed");
+
+table! {
+    the_candidate_is_what_a_fresh_add_stages: run_case(Case) {
+        make_skip_worktree: case(Make, "skip-worktree", NotPassed),
+        make_exclude_hide: case(Make, "exclude-hide", NotPassed),
+        task_skip_worktree: case(Task, "skip-worktree", NotPassed),
+        task_exclude_hide: case(Task, "exclude-hide", NotPassed),
+        pytest_skip_worktree: case(Pytest, "skip-worktree", NotPassed),
+        pytest_exclude_hide: case(Pytest, "exclude-hide", NotPassed),
+        node_skip_worktree: case(Node, "skip-worktree", NotPassed),
+        node_exclude_hide: case(Node, "exclude-hide", NotPassed),
+        cargo_skip_worktree: case(Cargo, "skip-worktree", NotPassed),
+        cargo_exclude_hide: case(Cargo, "exclude-hide", NotPassed),
+        make_assume_unchanged: case(Make, "assume-unchanged", NotPassed),
+        make_gitignore_hide: case(Make, "gitignore-hide", NotPassed),
+        pytest_assume_unchanged: case(Pytest, "assume-unchanged", NotPassed),
+        pytest_gitignore_hide: case(Pytest, "gitignore-hide", NotPassed),
+        node_assume_unchanged: case(Node, "assume-unchanged", NotPassed),
+        node_gitignore_hide: case(Node, "gitignore-hide", NotPassed),
+        make_clean_filter: case(Make, "clean-filter", NotPassed),
+        node_clean_filter: case(Node, "clean-filter", NotPassed),
+        make_info_attributes: case(Make, "info-attributes", NotPassed),
+        pytest_info_attributes: case(Pytest, "info-attributes", NotPassed),
+        make_nested_tests: case(Make, "nested-tests", Finding("nested_repository")),
+        node_nested_tests: case(Node, "nested-tests", Finding("nested_repository")),
+        make_nested_patch: case(Make, "nested-patch", Finding("nested_repository")),
     }
-    for runner in [Make, Pytest, Node] {
-        table.push(case(runner, "assume-unchanged", NotPassed));
-        table.push(case(runner, "gitignore-hide", NotPassed));
-    }
-    table.extend([
-        case(Make, "clean-filter", NotPassed),
-        case(Node, "clean-filter", NotPassed),
-        case(Make, "info-attributes", NotPassed),
-        case(Pytest, "info-attributes", NotPassed),
-        case(Make, "nested-tests", Finding("nested_repository")),
-        case(Node, "nested-tests", Finding("nested_repository")),
-        case(Make, "nested-patch", Finding("nested_repository")),
-    ]);
-    run_table(&table, "");
 }
 
-#[test]
-fn checked_is_committed_when_a_daemon_rewrites_files() {
-    run_table(
-        &[
-            case(Make, "daemon-honest", CheckedIsCommitted),
-            case(Node, "daemon-honest", CheckedIsCommitted),
-            case(Cargo, "daemon-honest", CheckedIsCommitted),
-            case(Make, "daemon-gut", NotPassed),
-            case(Pytest, "daemon-gut", NotPassed),
-            case(Node, "daemon-gut", NotPassed),
-        ],
-        "",
-    );
-}
-
-#[test]
-fn frozen_files_are_the_bases_for_every_edit_and_skip_form() {
-    let changed = Finding("test_changed");
-    let mut table = Vec::new();
-    for runner in [Make, Task, Pytest, Node, Cargo] {
-        table.push(case(runner, "const-assert", changed));
+table! {
+    checked_is_committed_when_a_daemon_rewrites_files: run_case(Case) {
+        make_daemon_honest: case(Make, "daemon-honest", CheckedIsCommitted),
+        node_daemon_honest: case(Node, "daemon-honest", CheckedIsCommitted),
+        cargo_daemon_honest: case(Cargo, "daemon-honest", CheckedIsCommitted),
+        make_daemon_gut: case(Make, "daemon-gut", NotPassed),
+        pytest_daemon_gut: case(Pytest, "daemon-gut", NotPassed),
+        node_daemon_gut: case(Node, "daemon-gut", NotPassed),
     }
-    for runner in [Make, Pytest, Node, Cargo] {
-        table.push(case(runner, "if-false", changed));
+}
+
+table! {
+    frozen_files_are_the_bases_for_every_edit_and_skip_form: run_case(Case) {
+        make_const_assert: changed(Make, "const-assert"),
+        task_const_assert: changed(Task, "const-assert"),
+        pytest_const_assert: changed(Pytest, "const-assert"),
+        node_const_assert: changed(Node, "const-assert"),
+        cargo_const_assert: changed(Cargo, "const-assert"),
+        make_if_false: changed(Make, "if-false"),
+        pytest_if_false: changed(Pytest, "if-false"),
+        node_if_false: changed(Node, "if-false"),
+        cargo_if_false: changed(Cargo, "if-false"),
+        make_comment_assert: changed(Make, "comment-assert"),
+        make_rename_trivial: changed(Make, "rename-trivial"),
+        pytest_comment_assert: changed(Pytest, "comment-assert"),
+        pytest_rename_trivial: changed(Pytest, "rename-trivial"),
+        node_comment_assert: changed(Node, "comment-assert"),
+        node_rename_trivial: changed(Node, "rename-trivial"),
+        make_del_attr: changed(Make, "del-attr"),
+        make_expected_failure: changed(Make, "expected-failure"),
+        task_expected_failure: changed(Task, "expected-failure"),
+        make_raise_skiptest: changed(Make, "raise-skiptest"),
+        make_aliased_skip: changed(Make, "aliased-skip"),
+        make_padded: changed(Make, "padded"),
+        pytest_xfail: changed(Pytest, "xfail"),
+        pytest_importorskip: changed(Pytest, "importorskip"),
+        node_node_skip: changed(Node, "node-skip"),
+        node_node_todo: changed(Node, "node-todo"),
+        cargo_should_panic: changed(Cargo, "should-panic"),
+        cargo_cfg_any: changed(Cargo, "cfg-any"),
+        cargo_cfg_attr_ignore: changed(Cargo, "cfg-attr-ignore"),
+        cargo_local_macro: changed(Cargo, "local-macro"),
     }
-    for runner in [Make, Pytest, Node] {
-        table.push(case(runner, "comment-assert", changed));
-        table.push(case(runner, "rename-trivial", changed));
+}
+
+table! {
+    the_agents_own_tests_and_infrastructure_cannot_change_the_verdict: run_case(Case) {
+        make_new_test_patch: case(Make, "new-test-patch", NotPassed),
+        task_new_test_patch: case(Task, "new-test-patch", NotPassed),
+        make_load_tests: case(Make, "load-tests", NotPassed),
+        task_load_tests: case(Task, "load-tests", NotPassed),
+        make_shadow_in_tests: case(Make, "shadow-in-tests", NotPassed),
+        pytest_shadow_in_tests: case(Pytest, "shadow-in-tests", NotPassed),
+        make_pyc: case(Make, "pyc", NotPassed),
+        make_pyc_unignored: case(Make, "pyc-unignored", NotPassed),
+        pytest_tests_init: case(Pytest, "tests-init", CONFIG_CHANGED),
+        pytest_conftest_xfail: case(Pytest, "conftest-xfail", CONFIG_CHANGED),
+        pytest_conftest_pyfunc: case(Pytest, "conftest-pyfunc", CONFIG_CHANGED),
+        pytest_conftest_skip_all: case(Pytest, "conftest-skip-all", CONFIG_CHANGED),
+        pytest_conftest_ignore_collect: case(Pytest, "conftest-ignore-collect", CONFIG_CHANGED),
+        pytest_addopts_k: case(Pytest, "addopts-k", CONFIG_CHANGED),
+        pytest_addopts_list: case(Pytest, "addopts-list", CONFIG_CHANGED),
+        pytest_addopts_collect_only: case(Pytest, "addopts-collect-only", CONFIG_CHANGED),
+        pytest_addopts_setup_plan: case(Pytest, "addopts-setup-plan", CONFIG_CHANGED),
+        pytest_addopts_m: case(Pytest, "addopts-m", CONFIG_CHANGED),
+        pytest_just_dash: case(Pytest, "just-dash", CONFIG_CHANGED),
+        cargo_required_features: case(Cargo, "required-features", CONFIG_CHANGED),
+        cargo_build_rs: case(Cargo, "build-rs", CONFIG_CHANGED),
+        cargo_cargo_runner: case(Cargo, "cargo-runner", CONFIG_CHANGED),
+        make_gnumakefile: case(Make, "gnumakefile", CONFIG_CHANGED),
+        make_make_true: case(Make, "make-true", CONFIG_CHANGED),
+        make_make_dash: case(Make, "make-dash", CONFIG_CHANGED),
+        node_npm_or_true: case(Node, "npm-or-true", CONFIG_CHANGED),
+        node_npmrc_shell: case(Node, "npmrc-shell", NotPassed),
+        task_task_ignore_error: case(Task, "task-ignore-error", CONFIG_CHANGED),
     }
-    table.extend([
-        case(Make, "del-attr", changed),
-        case(Make, "expected-failure", changed),
-        case(Task, "expected-failure", changed),
-        case(Make, "raise-skiptest", changed),
-        case(Make, "aliased-skip", changed),
-        case(Make, "padded", changed),
-        case(Pytest, "xfail", changed),
-        case(Pytest, "importorskip", changed),
-        case(Node, "node-skip", changed),
-        case(Node, "node-todo", changed),
-        case(Cargo, "should-panic", changed),
-        case(Cargo, "cfg-any", changed),
-        case(Cargo, "cfg-attr-ignore", changed),
-        case(Cargo, "local-macro", changed),
-    ]);
-    // The tests of add are the repository's own here: frozen because they exist at the
-    // base, not because the bundle brought them.
-    let table: Vec<Case> = table.into_iter().map(Case::committed_tests).collect();
-    run_table(&table, "");
 }
 
-#[test]
-fn the_agents_own_tests_and_infrastructure_cannot_change_the_verdict() {
-    let config = Finding("test_config_changed");
-    run_table(
-        &[
-            case(Make, "new-test-patch", NotPassed),
-            case(Task, "new-test-patch", NotPassed),
-            case(Make, "load-tests", NotPassed),
-            case(Task, "load-tests", NotPassed),
-            case(Make, "shadow-in-tests", NotPassed),
-            case(Pytest, "shadow-in-tests", NotPassed),
-            case(Make, "pyc", NotPassed),
-            case(Make, "pyc-unignored", NotPassed),
-            case(Pytest, "tests-init", config),
-            case(Pytest, "conftest-xfail", config),
-            case(Pytest, "conftest-pyfunc", config),
-            case(Pytest, "conftest-skip-all", config),
-            case(Pytest, "conftest-ignore-collect", config),
-            case(Pytest, "addopts-k", config),
-            case(Pytest, "addopts-list", config),
-            case(Pytest, "addopts-collect-only", config),
-            case(Pytest, "addopts-setup-plan", config),
-            case(Pytest, "addopts-m", config),
-            case(Pytest, "just-dash", config),
-            case(Cargo, "required-features", config),
-            case(Cargo, "build-rs", config),
-            case(Cargo, "cargo-runner", config),
-            case(Make, "gnumakefile", config),
-            case(Make, "make-true", config),
-            case(Make, "make-dash", config),
-            case(Node, "npm-or-true", config),
-            case(Node, "npmrc-shell", NotPassed),
-            case(Task, "task-ignore-error", config),
-        ],
-        "",
-    );
-}
-
-#[test]
-fn tampering_is_a_finding_for_code_that_games_the_run() {
-    let tampering = Finding("tampering");
-    run_table(
-        &[
-            case(Make, "atexit", tampering),
-            case(Task, "atexit", tampering),
-            case(Pytest, "atexit", tampering),
-            case(Make, "exit-at-import", tampering),
-            case(Pytest, "exit-at-import", tampering),
-            case(Node, "exit-at-import", tampering),
-            case(Cargo, "exit-at-import", tampering),
-            case(Make, "patch-framework", tampering),
-            case(Node, "patch-framework", tampering),
-            case(Make, "shadow-unittest", tampering),
-            // A constructor in `.init_array` that calls `_exit(0)` before any test runs.
-            case(Cargo, "init-array", tampering),
-            case(Node, "exit-code-zero", tampering),
-            case(Pytest, "shadow-pytest", tampering),
-            case(Make, "read-tests", tampering).withheld(),
-            case(Node, "read-tests", tampering).withheld(),
-            case(Make, "lookup", NotPassed).withheld(),
-            case(Node, "lookup", NotPassed).withheld(),
-            case(Cargo, "lookup", NotPassed).withheld(),
-        ],
-        "",
-    );
-}
-
-#[test]
-fn the_code_under_test_cannot_reach_what_judges_it() {
-    let mut failures = run_cases(
-        &[
-            case(Make, "empty-withheld", NotPassed).withheld(),
-            case(Pytest, "empty-withheld", NotPassed).withheld(),
-        ],
-        "",
-    );
-    // A rejected first attempt plants a patch where a reset does not look; the second,
-    // honest-looking but wrong, must not inherit it.
-    failures.extend(run_cases(
-        &[
-            case(Make, "carry-ignored", NotPassed),
-            case(Make, "carry-nested", NotPassed),
-            case(Make, "carry-ignored", NotPassed).withheld(),
-        ],
-        "max_attempts = 2\n",
-    ));
-    assert_no_failures(&failures, 5);
-}
-
-#[test]
-fn honest_work_passes() {
-    let mut table = Vec::new();
-    for runner in [Make, Task, Pytest, Node, Cargo] {
-        table.push(case(runner, "honest", Passed));
+table! {
+    tampering_is_a_finding_for_code_that_games_the_run: run_case(Case) {
+        make_atexit: case(Make, "atexit", Finding("tampering")),
+        task_atexit: case(Task, "atexit", Finding("tampering")),
+        pytest_atexit: case(Pytest, "atexit", Finding("tampering")),
+        make_exit_at_import: case(Make, "exit-at-import", Finding("tampering")),
+        pytest_exit_at_import: case(Pytest, "exit-at-import", Finding("tampering")),
+        node_exit_at_import: case(Node, "exit-at-import", Finding("tampering")),
+        cargo_exit_at_import: case(Cargo, "exit-at-import", Finding("tampering")),
+        make_patch_framework: case(Make, "patch-framework", Finding("tampering")),
+        node_patch_framework: case(Node, "patch-framework", Finding("tampering")),
+        make_shadow_unittest: case(Make, "shadow-unittest", Finding("tampering")),
+        // A constructor in `.init_array` that calls `_exit(0)` before any test runs.
+        cargo_init_array: case(Cargo, "init-array", Finding("tampering")),
+        node_exit_code_zero: case(Node, "exit-code-zero", Finding("tampering")),
+        pytest_shadow_pytest: case(Pytest, "shadow-pytest", Finding("tampering")),
+        make_read_tests_withheld: case(Make, "read-tests", Finding("tampering")).withheld(),
+        node_read_tests_withheld: case(Node, "read-tests", Finding("tampering")).withheld(),
+        make_lookup_withheld: case(Make, "lookup", NotPassed).withheld(),
+        node_lookup_withheld: case(Node, "lookup", NotPassed).withheld(),
+        cargo_lookup_withheld: case(Cargo, "lookup", NotPassed).withheld(),
     }
-    table.extend([
-        case(Make, "honest", Passed).withheld(),
-        case(Node, "honest", Passed).withheld(),
-        case(Make, "honest", Passed).in_subfolder(),
-        case(Node, "honest", Passed).in_subfolder(),
-        case(Make, "helper-asserts", Passed),
-        case(Pytest, "parametrize", Passed),
-        case(Make, "skip-method", Passed),
-        case(Node, "skip-method", Passed),
-        case(Make, "roman", Passed),
-        case(Task, "new-test", Passed),
-        case(Node, "new-test", Passed),
-        case(Cargo, "new-test", Passed),
-        case(Cargo, "bench", Passed),
-        case(Node, "c8", Passed),
-        case(Make, "many-files", Passed),
-        case(Make, "non-ascii", Passed),
-    ]);
-    run_table(&table, "");
+}
+
+table! {
+    the_code_under_test_cannot_reach_what_judges_it: run_case(Case) {
+        make_empty_withheld_withheld: case(Make, "empty-withheld", NotPassed).withheld(),
+        pytest_empty_withheld_withheld: case(Pytest, "empty-withheld", NotPassed).withheld(),
+        // A rejected first attempt plants a patch where a reset does not look; the second,
+        // honest-looking but wrong, must not inherit it.
+        make_carry_ignored: case(Make, "carry-ignored", NotPassed).with_config(TWO_ATTEMPTS),
+        make_carry_nested: case(Make, "carry-nested", NotPassed).with_config(TWO_ATTEMPTS),
+        make_carry_ignored_withheld: case(Make, "carry-ignored", NotPassed)
+            .with_config(TWO_ATTEMPTS)
+            .withheld(),
+    }
+}
+
+table! {
+    honest_work_passes: run_case(Case) {
+        make_honest: case(Make, "honest", Passed),
+        task_honest: case(Task, "honest", Passed),
+        pytest_honest: case(Pytest, "honest", Passed),
+        node_honest: case(Node, "honest", Passed),
+        cargo_honest: case(Cargo, "honest", Passed),
+        make_honest_withheld: case(Make, "honest", Passed).withheld(),
+        node_honest_withheld: case(Node, "honest", Passed).withheld(),
+        make_honest_in_app: case(Make, "honest", Passed).in_subfolder(),
+        node_honest_in_app: case(Node, "honest", Passed).in_subfolder(),
+        make_helper_asserts: case(Make, "helper-asserts", Passed),
+        pytest_parametrize: case(Pytest, "parametrize", Passed),
+        make_skip_method: case(Make, "skip-method", Passed),
+        node_skip_method: case(Node, "skip-method", Passed),
+        make_roman: case(Make, "roman", Passed),
+        task_new_test: case(Task, "new-test", Passed),
+        node_new_test: case(Node, "new-test", Passed),
+        cargo_new_test: case(Cargo, "new-test", Passed),
+        cargo_bench: case(Cargo, "bench", Passed),
+        node_c8: case(Node, "c8", Passed),
+        make_many_files: case(Make, "many-files", Passed),
+        make_non_ascii: case(Make, "non-ascii", Passed),
+    }
 }
 
 /// What of the user's repository an agent must not change: its configuration, exclude
@@ -924,59 +886,69 @@ fn fingerprint(root: &Path) -> BTreeMap<String, Vec<u8>> {
     print
 }
 
-#[test]
-fn the_agent_writes_only_its_tree() {
+table! {
+    the_agent_writes_only_its_tree: reach_outside(bool) {
+        without_withheld: false,
+        with_withheld: true,
+    }
+}
+
+/// The agent that reaches outside its tree, with `--withheld` or without.
+fn reach_outside(withheld: bool) {
     // Outside the system's temporary folder, which the agent gets a private copy of: the
     // repository and HOME must be protected by the sandbox, not hidden by that copy.
     let outside = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let mut failures = Vec::new();
-    for withheld in [false, true] {
-        let project = Project::build(Make, Layout::Top, Tests::Bundle, "", Some(outside), |_| {});
-        let home = project.dir.path().join("home");
-        std::fs::create_dir(&home).expect("home");
-        let before = fingerprint(&project.root());
-        let run = project.attempt("reach-outside", withheld, &[("HOME", home.as_os_str())]);
-        let after = fingerprint(&project.root());
-        let name = if withheld { " --withheld" } else { "" };
-        eprintln!("case make/reach-outside{name}: {}", run.summary());
-        for (key, value) in &after {
-            if before.get(key) != Some(value) {
-                failures.push(format!("reach-outside{name}: `{key}` changed"));
-            }
+    let project = Project::build(Make, Layout::Top, Tests::Bundle, "", Some(outside), |_| {});
+    let home = project.dir.path().join("home");
+    std::fs::create_dir(&home).expect("home");
+    let before = fingerprint(&project.root());
+    let run = project.attempt("reach-outside", withheld, &[("HOME", home.as_os_str())]);
+    let after = fingerprint(&project.root());
+    let name = if withheld { " --withheld" } else { "" };
+    eprintln!("case make/reach-outside{name}: {}", run.summary());
+    for (key, value) in &after {
+        if before.get(key) != Some(value) {
+            failures.push(format!("reach-outside{name}: `{key}` changed"));
         }
-        for key in before.keys().filter(|k| !after.contains_key(*k)) {
-            failures.push(format!("reach-outside{name}: `{key}` is gone"));
-        }
-        let user_site = home.join(".local/lib/python3.11/site-packages/usercustomize.py");
-        if user_site.exists() {
-            failures.push(format!(
-                "reach-outside{name}: the agent wrote {}",
-                user_site.display()
-            ));
-        }
-        if project.dir.path().join("planted-worktree").exists() {
-            failures.push(format!("reach-outside{name}: the agent added a worktree"));
-        }
+    }
+    for key in before.keys().filter(|k| !after.contains_key(*k)) {
+        failures.push(format!("reach-outside{name}: `{key}` is gone"));
+    }
+    let user_site = home.join(".local/lib/python3.11/site-packages/usercustomize.py");
+    if user_site.exists() {
+        failures.push(format!(
+            "reach-outside{name}: the agent wrote {}",
+            user_site.display()
+        ));
+    }
+    if project.dir.path().join("planted-worktree").exists() {
+        failures.push(format!("reach-outside{name}: the agent added a worktree"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-fn nothing_outlives_its_stage() {
+table! {
+    nothing_outlives_its_stage: linger(bool) {
+        without_withheld: false,
+        with_withheld: true,
+    }
+}
+
+/// The agent that leaves processes behind, with `--withheld` or without.
+fn linger(withheld: bool) {
     let mut failures = Vec::new();
-    for withheld in [false, true] {
-        let project = Project::new(Make);
-        let run = project.attempt("linger", withheld, &[]);
-        let left = processes_with(&project.marker);
-        eprintln!(
-            "case make/linger{}: {} left, {}",
-            if withheld { " --withheld" } else { "" },
-            left.len(),
-            run.summary()
-        );
-        if !left.is_empty() {
-            failures.push(format!("withheld: {withheld}: still running: {left:?}"));
-        }
+    let project = Project::new(Make);
+    let run = project.attempt("linger", withheld, &[]);
+    let left = processes_with(&project.marker);
+    eprintln!(
+        "case make/linger{}: {} left, {}",
+        if withheld { " --withheld" } else { "" },
+        left.len(),
+        run.summary()
+    );
+    if !left.is_empty() {
+        failures.push(format!("withheld: {withheld}: still running: {left:?}"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -992,86 +964,92 @@ fn advice(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn nothing_outlives_its_stage_after_kill_9() {
+table! {
+    nothing_outlives_its_stage_after_kill_9: kill_9(bool) {
+        without_withheld: false,
+        with_withheld: true,
+    }
+}
+
+/// speccoder killed with SIGKILL while its agent runs, with `--withheld` or without; then a
+/// second attempt of the same task.
+fn kill_9(withheld: bool) {
     let mut failures = Vec::new();
-    for withheld in [false, true] {
-        let name = if withheld {
-            "with --withheld"
-        } else {
-            "without --withheld"
-        };
-        let project = Project::new(Make);
-        let withheld_dir = project.withheld();
-        let mut args = vec!["--json"];
-        if withheld {
-            args.extend(["--withheld", withheld_dir.to_str().expect("utf-8")]);
-        }
-        let mut child = project
-            .command("sleep-forever", &args, &[])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("speccoder starts");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let agent = format!("3000{}", project.marker);
-        while processes_with(&agent).is_empty() {
-            assert!(Instant::now() < deadline, "{name}: the agent never started");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        child.kill().expect("SIGKILL");
-        child.wait().expect("reaped");
-        // The agent must end with speccoder, within a few seconds.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let mut left = processes_with(&project.marker);
-        while !left.is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-            left = processes_with(&project.marker);
-        }
-        if !left.is_empty() {
-            failures.push(format!("{name}: alive 5 s after SIGKILL: {left:?}"));
-            // Leave nothing for the next test: end these sleepers by their pid.
-            kill_marked(&project.marker);
-        }
-        // A second attempt of the same task works, or says how to make it work.
-        let mut run = project.attempt("honest", withheld, &[]);
-        if run.code != Some(0) {
-            let steps = advice(&run.stderr);
-            eprintln!("{name}: second run: {}; advice {steps:?}", run.summary());
-            for step in &steps {
-                let line = step.strip_prefix("speccoder ").map_or_else(
-                    || step.clone(),
-                    |rest| format!("{} {rest}", env!("CARGO_BIN_EXE_speccoder")),
-                );
-                let out = Command::new("sh")
-                    .arg("-c")
-                    .arg(&line)
-                    .current_dir(project.project_dir())
-                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .env("GIT_CONFIG_NOSYSTEM", "1")
-                    .env("PATH", path_var())
-                    .output()
-                    .expect("sh");
-                if !out.status.success() {
-                    failures.push(format!(
-                        "{name}: the advice `{step}` failed: {}",
-                        String::from_utf8_lossy(&out.stderr)
-                    ));
-                }
-            }
-            if !steps.is_empty() {
-                run = project.attempt("honest", withheld, &[]);
+    let name = if withheld {
+        "with --withheld"
+    } else {
+        "without --withheld"
+    };
+    let project = Project::new(Make);
+    let withheld_dir = project.withheld();
+    let mut args = vec!["--json"];
+    if withheld {
+        args.extend(["--withheld", withheld_dir.to_str().expect("utf-8")]);
+    }
+    let mut child = project
+        .command("sleep-forever", &args, &[])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("speccoder starts");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let agent = format!("3000{}", project.marker);
+    while processes_with(&agent).is_empty() {
+        assert!(Instant::now() < deadline, "{name}: the agent never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    // The agent must end with speccoder, within a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut left = processes_with(&project.marker);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = processes_with(&project.marker);
+    }
+    if !left.is_empty() {
+        failures.push(format!("{name}: alive 5 s after SIGKILL: {left:?}"));
+        // Leave nothing for the next test: end these sleepers by their pid.
+        kill_marked(&project.marker);
+    }
+    // A second attempt of the same task works, or says how to make it work.
+    let mut run = project.attempt("honest", withheld, &[]);
+    if run.code != Some(0) {
+        let steps = advice(&run.stderr);
+        eprintln!("{name}: second run: {}; advice {steps:?}", run.summary());
+        for step in &steps {
+            let line = step.strip_prefix("speccoder ").map_or_else(
+                || step.clone(),
+                |rest| format!("{} {rest}", env!("CARGO_BIN_EXE_speccoder")),
+            );
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(&line)
+                .current_dir(project.project_dir())
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("PATH", path_var())
+                .output()
+                .expect("sh");
+            if !out.status.success() {
+                failures.push(format!(
+                    "{name}: the advice `{step}` failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
             }
         }
-        eprintln!("case make/kill-9 {name}: second attempt {}", run.summary());
-        if let Err(err) = judge(&project, &run, Passed) {
-            failures.push(format!("{name}: the attempt after SIGKILL: {err}"));
+        if !steps.is_empty() {
+            run = project.attempt("honest", withheld, &[]);
         }
-        let left = processes_with(&project.marker);
-        if !left.is_empty() {
-            failures.push(format!("{name}: still running at the end: {left:?}"));
-            kill_marked(&project.marker);
-        }
+    }
+    eprintln!("case make/kill-9 {name}: second attempt {}", run.summary());
+    if let Err(err) = judge(&project, &run, Passed) {
+        failures.push(format!("{name}: the attempt after SIGKILL: {err}"));
+    }
+    let left = processes_with(&project.marker);
+    if !left.is_empty() {
+        failures.push(format!("{name}: still running at the end: {left:?}"));
+        kill_marked(&project.marker);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -1216,62 +1194,53 @@ fn oversized_bundles_and_withheld_folders_in_git_are_refused() {
 
 // --- Found by the attack review: each case below failed to hold before its fix. -----------
 
-#[test]
-fn the_code_under_test_cannot_forge_the_tests_bytecode() {
+table! {
     // add is right for the visible inputs only and sub is broken; at import, calc writes
     // bytecode with every assertion gone for the test files imported after it (test_sub,
     // test_hidden), as importlib's and pytest's caches want it. The checks point Python's
     // cache at an empty read-only folder, so the frozen sources run, and fail.
-    run_table(
-        &[
-            case(Make, "pycache-forge", FailedChecks),
-            case(Make, "pycache-forge", FailedChecks).withheld(),
-            case(Pytest, "pycache-forge", FailedChecks),
-            case(Pytest, "pycache-forge", FailedChecks).withheld(),
-        ],
-        "",
-    );
+    the_code_under_test_cannot_forge_the_tests_bytecode: run_case(Case) {
+        make_pycache_forge: case(Make, "pycache-forge", FailedChecks),
+        make_pycache_forge_withheld: case(Make, "pycache-forge", FailedChecks).withheld(),
+        pytest_pycache_forge: case(Pytest, "pycache-forge", FailedChecks),
+        pytest_pycache_forge_withheld: case(Pytest, "pycache-forge", FailedChecks).withheld(),
+    }
 }
 
-#[test]
-fn speccoders_git_reads_names_links_and_sizes_as_they_are() {
-    run_table(
-        &[
-            // `tests/test_\377.py` patches calc, beside `tests/test_\u{fffd}.py`.
-            case(Make, "non-utf8-name", Finding("unreadable_name")),
-            // `.d/up -> ..`, `.d/p1 -> up/..`, …, `.d/passwd -> p6/etc/passwd`.
-            case(Make, "link-chain", Finding("link_outside")),
-            // A 200 MiB sparse file: refused by its size, before git reads a byte of it.
-            case(Make, "big-file", Finding("file_too_large")).within(10),
-            // The same file, ignored by the base's .gitignore, is no part of the candidate.
-            case(Make, "big-file", Passed).on("make-ignore-big"),
-        ],
-        "",
-    );
+table! {
+    speccoders_git_reads_names_links_and_sizes_as_they_are: run_case(Case) {
+        // `tests/test_\377.py` patches calc, beside `tests/test_\u{fffd}.py`.
+        make_non_utf8_name: case(Make, "non-utf8-name", Finding("unreadable_name")),
+        // `.d/up -> ..`, `.d/p1 -> up/..`, …, `.d/passwd -> p6/etc/passwd`.
+        make_link_chain: case(Make, "link-chain", Finding("link_outside")),
+        // A 200 MiB sparse file: refused by its size, before git reads a byte of it.
+        make_big_file: case(Make, "big-file", Finding("file_too_large")).within(10),
+        // The same file, ignored by the base's .gitignore, is no part of the candidate.
+        make_big_file_on_make_ignore_big: case(Make, "big-file", Passed).on("make-ignore-big"),
+    }
 }
 
-#[test]
-fn frozen_files_include_what_frozen_runner_files_read() {
-    let config = Finding("test_config_changed");
-    run_table(
-        &[
-            // pytest 9 reads pytest.toml before pytest.ini.
-            case(Pytest, "pytest-toml", config),
-            // Makefile `include rules.make`; the agent rewrites rules.make.
-            case(Make, "rewrite-included", config).on("make-include"),
-            // justfile `import 'ci.justfile'`.
-            case(Pytest, "rewrite-included", config).on("just-import"),
-            // Taskfile `includes: {ci: {taskfile: ./ci.yml, flatten: true}}`.
-            case(Task, "rewrite-included", config).on("task-include"),
-            // justfile `set dotenv-load`; the agent adds `.env`.
-            case(Pytest, "dotenv-collect", config).on("just-dotenv"),
-            // The same bases with honest work: the included files are what the checks run.
-            case(Make, "honest", Passed).on("make-include"),
-            case(Pytest, "honest", Passed).on("just-import"),
-            case(Task, "honest", Passed).on("task-include"),
-        ],
-        "",
-    );
+table! {
+    frozen_files_include_what_frozen_runner_files_read: run_case(Case) {
+        // pytest 9 reads pytest.toml before pytest.ini.
+        pytest_pytest_toml: case(Pytest, "pytest-toml", CONFIG_CHANGED),
+        // Makefile `include rules.make`; the agent rewrites rules.make.
+        make_rewrite_included_on_make_include: case(Make, "rewrite-included", CONFIG_CHANGED)
+            .on("make-include"),
+        // justfile `import 'ci.justfile'`.
+        pytest_rewrite_included_on_just_import: case(Pytest, "rewrite-included", CONFIG_CHANGED)
+            .on("just-import"),
+        // Taskfile `includes: {ci: {taskfile: ./ci.yml, flatten: true}}`.
+        task_rewrite_included_on_task_include: case(Task, "rewrite-included", CONFIG_CHANGED)
+            .on("task-include"),
+        // justfile `set dotenv-load`; the agent adds `.env`.
+        pytest_dotenv_collect_on_just_dotenv: case(Pytest, "dotenv-collect", CONFIG_CHANGED)
+            .on("just-dotenv"),
+        // The same bases with honest work: the included files are what the checks run.
+        make_honest_on_make_include: case(Make, "honest", Passed).on("make-include"),
+        pytest_honest_on_just_import: case(Pytest, "honest", Passed).on("just-import"),
+        task_honest_on_task_include: case(Task, "honest", Passed).on("task-include"),
+    }
 }
 
 /// The attempts of a story.
@@ -1373,7 +1342,10 @@ fn withheld_output_reaches_no_later_attempt() {
 #[test]
 fn the_agents_own_tests_run_only_in_the_second_pass() {
     // `test-zz.js` and `zz-test.js` are test files by node's own default patterns.
-    let mut failures = run_cases(&[case(Node, "node-default-names-patch", NotPassed)], "");
+    let mut failures: Vec<String> = check_case(&case(Node, "node-default-names-patch", NotPassed))
+        .err()
+        .into_iter()
+        .collect();
     let project = Project::new(Node);
     let run = project.attempt("node-default-names", false, &[]);
     eprintln!("case node/node-default-names: {}", run.summary());
@@ -1415,10 +1387,7 @@ fn the_agents_own_tests_run_only_in_the_second_pass() {
 #[test]
 fn checks_pass_only_when_every_expected_test_ran_and_passed() {
     // `make test` is `python3 -m unittest discover -s tests -v; true`: 0 whatever happens.
-    run_table(
-        &[case(Make, "wrong", FailedChecks).on("make-exit-zero")],
-        "",
-    );
+    run_case(case(Make, "wrong", FailedChecks).on("make-exit-zero"));
 }
 
 #[test]
@@ -1503,51 +1472,53 @@ fn a_test_failing_at_the_base_is_excused_only_by_known_failures() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A Python project with pytest configured (`pytest.ini`) and no Makefile, justfile or
-/// script: `test` is the Python runner's own, the checks run it, and the verdict reads
-/// pytest's own results. An honest agent passes; one that breaks the code fails on the
-/// tests' results alone; one that marks the frozen tests xfail or patches pytest through a
-/// conftest is rejected.
-#[test]
-fn a_pytest_project_without_a_task_runner_file() {
+table! {
+    /// A Python project with pytest configured (`pytest.ini`) and no Makefile, justfile or
+    /// script: `test` is the Python runner's own, the checks run it, and the verdict reads
+    /// pytest's own results. An honest agent passes; one that breaks the code fails on the
+    /// tests' results alone; one that marks the frozen tests xfail or patches pytest through a
+    /// conftest is rejected.
+    a_pytest_project_without_a_task_runner_file: bare_pytest((&'static str, Expect)) {
+        honest: ("honest", Passed),
+        wrong: ("wrong", FailedChecks),
+        xfail: ("xfail", Finding("protected_changed")),
+        conftest_pyfunc: ("conftest-pyfunc", Finding("test_config_changed")),
+    }
+}
+
+/// The agent in `mode` on the pytest project without its justfile.
+fn bare_pytest((mode, expect): (&'static str, Expect)) {
     require_tools(&["pytest"]);
     let mut failures = Vec::new();
-    for (mode, expect) in [
-        ("honest", Passed),
-        ("wrong", FailedChecks),
-        ("xfail", Finding("protected_changed")),
-        ("conftest-pyfunc", Finding("test_config_changed")),
-    ] {
-        let project = Project::build(
-            Runner::Pytest,
-            Layout::Top,
-            Tests::Bundle,
-            "",
-            None,
-            |dir| {
-                std::fs::remove_file(dir.join("justfile")).expect("the fixture has a justfile");
-            },
-        );
-        let run = project.attempt(mode, false, &[]);
-        eprintln!("case pytest-bare/{mode}: {}", run.summary());
-        if let Err(err) = judge(&project, &run, expect) {
-            failures.push(format!("{mode}: {err}"));
+    let project = Project::build(
+        Runner::Pytest,
+        Layout::Top,
+        Tests::Bundle,
+        "",
+        None,
+        |dir| {
+            std::fs::remove_file(dir.join("justfile")).expect("the fixture has a justfile");
+        },
+    );
+    let run = project.attempt(mode, false, &[]);
+    eprintln!("case pytest-bare/{mode}: {}", run.summary());
+    if let Err(err) = judge(&project, &run, expect) {
+        failures.push(format!("{mode}: {err}"));
+    }
+    if mode == "honest" {
+        let checks: Vec<Value> = attempts(&run)
+            .last()
+            .and_then(|a| a["checks"].as_array().cloned())
+            .unwrap_or_default();
+        let first = checks.first().cloned().unwrap_or_default();
+        if first["op"] != "test" || first["command"] != "pytest" {
+            failures.push(format!(
+                "honest: the check was not the runner's pytest: {first}"
+            ));
         }
-        if mode == "honest" {
-            let checks: Vec<Value> = attempts(&run)
-                .last()
-                .and_then(|a| a["checks"].as_array().cloned())
-                .unwrap_or_default();
-            let first = checks.first().cloned().unwrap_or_default();
-            if first["op"] != "test" || first["command"] != "pytest" {
-                failures.push(format!(
-                    "honest: the check was not the runner's pytest: {first}"
-                ));
-            }
-            let runners = first["tests"]["runners"].clone();
-            if !runners.to_string().contains("pytest") {
-                failures.push(format!("honest: pytest's results were not read: {runners}"));
-            }
+        let runners = first["tests"]["runners"].clone();
+        if !runners.to_string().contains("pytest") {
+            failures.push(format!("honest: pytest's results were not read: {runners}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
