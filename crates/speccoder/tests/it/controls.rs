@@ -7,20 +7,20 @@
 //!
 //! The cells share work: the four agents of the plain project run one after another in one
 //! repository per runner, start and placement, under distinct task ids, so the baseline at
-//! the base runs once (it is cached per base tree).
+//! the base runs once (it is cached per base tree). A test is one repository:
+//! `controls::pytest_python_in_base::plain` runs the honest, wrong, empty and half agents of
+//! the plain project, `…::skip` and `…::known_failure` the honest agent of the other two.
 
 use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use support::attempts::{
     ALL, Run, Runner, attempt_command, commit_base, use_go_cache, write_add_bundle,
 };
-use support::{copy_dir, fixtures_dir, require_tools};
+use support::{copy_dir, fixtures_dir, require_tools, table};
 
 impl Runner {
     /// The `known_failures` entry for the test of `env/`, which fails as root (as the
@@ -464,28 +464,6 @@ struct Job {
     cells: Vec<Cell>,
 }
 
-/// Groups `cells` by repository, the repositories of most cells first.
-fn jobs(cells: &[Cell]) -> Vec<Job> {
-    let mut jobs: Vec<Job> = Vec::new();
-    for &cell in cells {
-        let variant = cell.agent.variant();
-        let same = |j: &&mut Job| {
-            j.combo == cell.combo && j.placement == cell.placement && j.variant == variant
-        };
-        match jobs.iter_mut().find(same) {
-            Some(job) => job.cells.push(cell),
-            None => jobs.push(Job {
-                combo: cell.combo,
-                placement: cell.placement,
-                variant,
-                cells: vec![cell],
-            }),
-        }
-    }
-    jobs.sort_by_key(|j| std::cmp::Reverse(j.cells.len()));
-    jobs
-}
-
 /// Runs one repository's cells, printing a line per cell; returns the wrong ones.
 fn run_job(job: &Job) -> Vec<String> {
     // Distinct task ids, so that each attempt is a task of its own at the same base.
@@ -509,9 +487,7 @@ fn run_job(job: &Job) -> Vec<String> {
             rules(&run),
             started.elapsed().as_secs_f64(),
         );
-        if std::env::var_os("CONTROLS_VERBOSE").is_some() {
-            eprintln!("  {}", run.summary());
-        }
+        eprintln!("  {}", run.summary());
         if let Err(err) = result {
             wrong.push(format!("{}: {err}", cell.name()));
         }
@@ -527,17 +503,6 @@ fn run_job(job: &Job) -> Vec<String> {
         ));
     }
     wrong
-}
-
-/// Whether `CONTROLS_ONLY` (comma-separated runners, starts or `runner/start` names)
-/// keeps `combo`; every combination when it is unset.
-fn selected(combo: Combo) -> bool {
-    let Ok(only) = std::env::var("CONTROLS_ONLY") else {
-        return true;
-    };
-    only.split(',').map(str::trim).any(|word| {
-        word == combo.name() || word == combo.runner.fixture() || word == combo.start.name()
-    })
 }
 
 /// Property: every runner and every start meets all six agents in at least one placement,
@@ -607,51 +572,127 @@ fn the_matrix_covers_every_runner_start_and_placement_with_every_agent() {
     assert!(missing.is_empty(), "the matrix lacks: {missing:?}");
 }
 
-/// Runs every cell of the matrix (`CONTROLS_JOBS` repositories at a time, default 2; only
-/// the combinations `CONTROLS_ONLY` names, when set), prints one line per cell (and, with
-/// `CONTROLS_VERBOSE`, what its story said) and the wall time, and fails once, naming
-/// every cell judged wrongly.
-#[test]
-fn honest_work_passes_and_wrong_empty_or_half_work_fails_in_every_cell() {
-    let cells: Vec<Cell> = matrix().into_iter().filter(|c| selected(c.combo)).collect();
-    let mut tools: Vec<&str> = cells
-        .iter()
-        .flat_map(|c| c.combo.runner.tools().iter().chain(c.combo.start.tools()))
-        .copied()
+/// Runs the cells of one repository of the matrix, printing a line per cell (and what its
+/// story said), and fails once, naming every cell judged wrongly.
+fn run_repository((combo, placement, variant): (Combo, Placement, Variant)) {
+    let cells: Vec<Cell> = matrix()
+        .into_iter()
+        .filter(|c| c.combo == combo && c.placement == placement && c.agent.variant() == variant)
         .collect();
-    tools.sort_unstable();
-    tools.dedup();
+    assert!(
+        !cells.is_empty(),
+        "the matrix has no cell of {} ({}) {variant:?}",
+        combo.name(),
+        placement.label()
+    );
+    let mut tools: Vec<&str> = combo.runner.tools().to_vec();
+    tools.extend(combo.start.tools());
     require_tools(&tools);
-    let jobs = jobs(&cells);
     let started = Instant::now();
-    let wrong = Mutex::new(Vec::new());
-    let next = AtomicUsize::new(0);
-    let workers = std::env::var("CONTROLS_JOBS")
-        .ok()
-        .and_then(|j| j.parse().ok())
-        .unwrap_or(2);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let found = run_job(job);
-                    wrong.lock().expect("lock").extend(found);
-                }
-            });
-        }
-    });
+    let job = Job {
+        combo,
+        placement,
+        variant,
+        cells,
+    };
+    let wrong = run_job(&job);
     eprintln!(
-        "{} cells in {} repositories, {workers} at a time: {:.1} s",
-        cells.len(),
-        jobs.len(),
+        "{} cells of {} ({}) {variant:?}: {:.1} s",
+        job.cells.len(),
+        combo.name(),
+        placement.label(),
         started.elapsed().as_secs_f64()
     );
-    let wrong = wrong.into_inner().expect("lock");
     assert!(
         wrong.is_empty(),
         "{} of {} cells judged wrongly:\n{}",
         wrong.len(),
-        cells.len(),
+        job.cells.len(),
         wrong.join("\n")
     );
+}
+
+/// Expands `name: runner start placement` lines into one [`table!`] each: a module per
+/// repository of the matrix with a test per project variant, and `repositories()`, every
+/// repository the tests run.
+macro_rules! repositories {
+    ($($name:ident: $runner:ident $start:ident $placement:ident,)*) => {
+        $(
+            table! {
+                $name: run_repository((Combo, Placement, Variant)) {
+                    plain: (
+                        combo(Runner::$runner, Start::$start),
+                        Placement::$placement,
+                        Variant::Plain,
+                    ),
+                    skip: (
+                        combo(Runner::$runner, Start::$start),
+                        Placement::$placement,
+                        Variant::Skip,
+                    ),
+                    known_failure: (
+                        combo(Runner::$runner, Start::$start),
+                        Placement::$placement,
+                        Variant::KnownFailure,
+                    ),
+                }
+            }
+        )*
+
+        /// Every repository the tests run, with its test's name.
+        fn repositories() -> Vec<(String, (Combo, Placement, Variant))> {
+            let mut all = Vec::new();
+            $(
+                for (test, repository) in $name::cases() {
+                    all.push((format!("{}::{test}", stringify!($name)), repository));
+                }
+            )*
+            all
+        }
+    };
+}
+
+repositories! {
+    pytest_python_in_base: Pytest Python InBase,
+    unittest_make_in_base: Unittest Make InBase,
+    unittest_just_in_base: Unittest Just InBase,
+    cargo_cargo_in_base: Cargo Cargo InBase,
+    node_script_in_base: Node Script InBase,
+    mocha_task_in_base: Mocha Task InBase,
+    jest_script_in_base: Jest Script InBase,
+    vitest_script_in_base: Vitest Script InBase,
+    go_go_in_base: Go Go InBase,
+    pytest_python_acceptance: Pytest Python Acceptance,
+    cargo_cargo_acceptance: Cargo Cargo Acceptance,
+    mocha_task_acceptance: Mocha Task Acceptance,
+    unittest_just_withheld: Unittest Just Withheld,
+    vitest_script_withheld: Vitest Script Withheld,
+    go_go_withheld: Go Go Withheld,
+}
+
+/// Property: every cell of the matrix is run by exactly one test, the test of its
+/// repository, and every test's repository holds cells.
+#[test]
+fn every_cell_of_the_matrix_has_its_test() {
+    let tested = repositories();
+    let mut missing = Vec::new();
+    for cell in matrix() {
+        let repository = (cell.combo, cell.placement, cell.agent.variant());
+        let tests: Vec<&str> = tested
+            .iter()
+            .filter(|(_, r)| *r == repository)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if tests.len() != 1 {
+            missing.push(format!("{} is run by {tests:?}", cell.name()));
+        }
+    }
+    for (name, (combo, placement, variant)) in &tested {
+        if !matrix().iter().any(|c| {
+            c.combo == *combo && c.placement == *placement && c.agent.variant() == *variant
+        }) {
+            missing.push(format!("{name} runs no cell of the matrix"));
+        }
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
 }
