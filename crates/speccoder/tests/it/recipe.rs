@@ -6,7 +6,9 @@ use crate::support;
 use std::process::{Command, Output};
 
 use speccoder_config::RecipeConfig;
-use support::{Fixtures, detect, fixture_names, path_var, require_tools, sh, snapshots, speccoder};
+use support::{
+    Fixtures, detect, fixture_names, path_var, require_tools, sh, snapshots, speccoder, table,
+};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -139,11 +141,31 @@ fn printed_args(output: &str) -> Vec<String> {
         .collect()
 }
 
-/// Property: on every runner, a task that prints its arguments receives exactly the words
-/// of the op's tail — with and without a leading `--` where the runner treats `--` as a
-/// separator, and as written where it does not (just).
-#[test]
-fn arguments_reach_the_task_on_every_runner() {
+table! {
+    /// Property: on every runner, a task that prints its arguments receives exactly the words
+    /// of the op's tail — with and without a leading `--` where the runner treats `--` as a
+    /// separator, and as written where it does not (just).
+    arguments_reach_the_task_on_every_runner: arguments_reach_the_task(&'static str) {
+        pkg_npm: "pkg-npm",
+        pkg_yarn1: "pkg-yarn1",
+        pkg_bun: "pkg-bun",
+        pkg_yarn_berry: "pkg-yarn-berry",
+        pkg_pnpm_workspace: "pkg-pnpm-workspace",
+        just: "just",
+        task: "task",
+        cargo_single: "cargo-single",
+        // Python: poe, a hatch script with `{args}`, and entry points through uv and poetry.
+        python_poetry: "python-poetry",
+        python_src_layout: "python-src-layout",
+        python_uv: "python-uv",
+        // make reads the words after the target as its own: goals and variables, as written.
+        make_rules: "make-rules",
+    }
+}
+
+/// The ops of `fixture` whose tasks print their arguments, each run with the words of one
+/// tail: they must print exactly those words.
+fn arguments_reach_the_task(fixture: &'static str) {
     require_tools(&[
         "just",
         "task",
@@ -157,12 +179,15 @@ fn arguments_reach_the_task_on_every_runner() {
         "poetry",
     ]);
     let fixtures = Fixtures::copy();
-    support::prepare_yarn_berry(&fixtures.path("pkg-yarn-berry"));
     let words = ["--watch", "a b", "$HOME", "it's"];
     let tail = "--watch 'a b' '$HOME' \"it's\"";
     let plain: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
     let mut with_dash = vec!["--".to_owned()];
     with_dash.extend(plain.iter().cloned());
+    // A `--` in the middle of the tail is a word like any other (yarn 1 dropped the words
+    // before it).
+    let mut middle = plain.clone();
+    middle.extend(["--".to_owned(), "x".to_owned()]);
     #[track_caller]
     fn case(fixtures: &Fixtures, fixture: &str, op: &str, want: &[String]) {
         let root = fixtures.path(fixture);
@@ -183,65 +208,61 @@ fn arguments_reach_the_task_on_every_runner() {
             resolved.command
         );
     }
-    for fixture in ["pkg-npm", "pkg-yarn1", "pkg-bun", "pkg-yarn-berry"] {
-        case(&fixtures, fixture, &format!("args {tail}"), &plain);
-        case(&fixtures, fixture, &format!("args -- {tail}"), &plain);
+    match fixture {
+        "pkg-npm" | "pkg-yarn1" | "pkg-bun" | "pkg-yarn-berry" => {
+            if fixture == "pkg-yarn-berry" {
+                support::prepare_yarn_berry(&fixtures.path(fixture));
+            }
+            case(&fixtures, fixture, &format!("args {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args -- {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args {tail} -- x"), &middle);
+        }
+        "pkg-pnpm-workspace" => {
+            case(
+                &fixtures,
+                fixture,
+                &format!("@demo/web/args {tail}"),
+                &plain,
+            );
+            case(
+                &fixtures,
+                fixture,
+                &format!("@demo/web/args -- {tail}"),
+                &plain,
+            );
+            case(&fixtures, fixture, &format!("pkg:args -- {tail}"), &plain);
+        }
+        "just" => {
+            case(&fixtures, fixture, &format!("args {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args -- {tail}"), &with_dash);
+        }
+        "task" => case(&fixtures, fixture, &format!("args -- {tail}"), &plain),
+        "cargo-single" => case(&fixtures, fixture, &format!("bin/single -- {tail}"), &plain),
+        "python-poetry" | "python-src-layout" | "python-uv" => {
+            if fixture == "python-poetry" {
+                support::prepare_poetry(&fixtures.path(fixture));
+            }
+            let ops: &[&str] = match fixture {
+                "python-poetry" => &["args", "run/ledgerly"],
+                "python-src-layout" => &["args"],
+                _ => &["run/tallyho"],
+            };
+            for op in ops {
+                case(&fixtures, fixture, &format!("{op} {tail}"), &plain);
+                case(&fixtures, fixture, &format!("{op} -- {tail}"), &plain);
+                case(&fixtures, fixture, &format!("{op} {tail} -- x"), &middle);
+            }
+        }
+        "make-rules" => {
+            let root = fixtures.path(fixture);
+            let recipe = detect(&root, &RecipeConfig::default());
+            let resolved = recipe.resolve("greet WHO='the world'").expect("resolves");
+            assert_eq!(resolved.command, "make greet WHO='the world'");
+            let out = sh(&resolved.command, &root, std::time::Duration::from_secs(60));
+            assert_eq!(out.stdout.text(), "ran greet the world\n");
+        }
+        _ => panic!("no arguments case for the fixture `{fixture}`"),
     }
-    // A `--` in the middle of the tail is a word like any other (yarn 1 dropped the words
-    // before it).
-    let mut middle = plain.clone();
-    middle.extend(["--".to_owned(), "x".to_owned()]);
-    for fixture in ["pkg-npm", "pkg-yarn1", "pkg-bun", "pkg-yarn-berry"] {
-        case(&fixtures, fixture, &format!("args {tail} -- x"), &middle);
-    }
-    case(
-        &fixtures,
-        "pkg-pnpm-workspace",
-        &format!("@demo/web/args {tail}"),
-        &plain,
-    );
-    case(
-        &fixtures,
-        "pkg-pnpm-workspace",
-        &format!("@demo/web/args -- {tail}"),
-        &plain,
-    );
-    case(
-        &fixtures,
-        "pkg-pnpm-workspace",
-        &format!("pkg:args -- {tail}"),
-        &plain,
-    );
-    case(&fixtures, "just", &format!("args {tail}"), &plain);
-    case(&fixtures, "just", &format!("args -- {tail}"), &with_dash);
-    case(&fixtures, "task", &format!("args -- {tail}"), &plain);
-    case(
-        &fixtures,
-        "cargo-single",
-        &format!("bin/single -- {tail}"),
-        &plain,
-    );
-
-    // Python: poe, a hatch script with `{args}`, and entry points through uv and poetry.
-    support::prepare_poetry(&fixtures.path("python-poetry"));
-    for (fixture, op) in [
-        ("python-poetry", "args"),
-        ("python-src-layout", "args"),
-        ("python-uv", "run/tallyho"),
-        ("python-poetry", "run/ledgerly"),
-    ] {
-        case(&fixtures, fixture, &format!("{op} {tail}"), &plain);
-        case(&fixtures, fixture, &format!("{op} -- {tail}"), &plain);
-        case(&fixtures, fixture, &format!("{op} {tail} -- x"), &middle);
-    }
-
-    // make reads the words after the target as its own: goals and variables, as written.
-    let root = fixtures.path("make-rules");
-    let recipe = detect(&root, &RecipeConfig::default());
-    let resolved = recipe.resolve("greet WHO='the world'").expect("resolves");
-    assert_eq!(resolved.command, "make greet WHO='the world'");
-    let out = sh(&resolved.command, &root, std::time::Duration::from_secs(60));
-    assert_eq!(out.stdout.text(), "ran greet the world\n");
 }
 
 /// Property: the words after a just recipe's name reach that recipe, or the run fails, but
