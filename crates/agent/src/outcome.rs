@@ -92,8 +92,8 @@ pub struct Denials {
     pub count: usize,
     /// The refused tools' names, each once, in the order first refused.
     pub tools: Vec<String>,
-    /// The refused shell commands, each once (at most [`MAX_DENIED_COMMANDS`], each cut
-    /// to [`DENIED_COMMAND_CHARS`]), so the next attempt knows what not to run again.
+    /// The refused shell commands, each once (at most 20, each cut to 200
+    /// characters), so the next attempt knows what not to run again.
     pub commands: Vec<String>,
 }
 
@@ -222,7 +222,7 @@ pub fn interpret(run_id: String, finished: &Finished) -> Outcome {
 }
 
 /// The outcome of an attempt that never produced a result.
-pub fn failed(run_id: String, reason: String) -> Outcome {
+pub(crate) fn failed(run_id: String, reason: String) -> Outcome {
     Outcome {
         run_id,
         status: Status::Failed,

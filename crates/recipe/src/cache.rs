@@ -179,7 +179,7 @@ fn changed_since(path: &Path, since: SystemTime) -> bool {
 
 /// The cached detections of `root`, when the entry's key matches and none of its inputs
 /// changed.
-pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
+pub(crate) fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
     speccoder_foundation::private_dir::check_private_dir(dir).ok()?;
     let path = entry_path(dir, root);
     let meta = path.symlink_metadata().ok()?;
@@ -218,7 +218,7 @@ pub fn load(dir: &Path, root: &Path, key: &str) -> Option<Vec<Detection>> {
     detections
 }
 
-/// Makes [`load`] keep the entry it read last in memory, for a process that detects
+/// Makes the cache's `load` keep the entry it read last in memory, for a process that detects
 /// before every call (`speccoder mcp`). A command that detects once would only pay for the
 /// copy.
 pub fn remember_entries() {
@@ -281,7 +281,7 @@ fn inputs_unchanged(root: &Path, inputs: &[(PathBuf, Option<Fingerprint>)]) -> b
 /// Keeps `detections` of `root`, failures included, unless a probe ran out of time (that may
 /// not last) or an input changed while detection ran. Errors are ignored: the cache only
 /// saves time.
-pub fn store(
+pub(crate) fn store(
     dir: &Path,
     root: &Path,
     key: &str,

@@ -127,7 +127,7 @@ fn did_you_mean(suggestion: Option<&str>) -> String {
 
 /// The op that lists the tasks whose name or doc holds a word (`--list test`). No task can
 /// be named so: names starting with `-` are left out by every runner.
-pub const LIST_OP: &str = "--list";
+pub(crate) const LIST_OP: &str = "--list";
 
 /// How many task names an error lists in full; past it, only the names closest to what was
 /// asked, so a monorepo of hundreds of tasks answers in a few lines.
@@ -283,7 +283,7 @@ fn listing(runners: &[&Runner], word: &str) -> String {
 }
 
 /// Resolves `op` against `runners` (in detection order).
-pub fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, ResolveError> {
+pub(crate) fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, ResolveError> {
     let Some(op) = Op::parse(op) else {
         return Err(ResolveError::Empty {
             list: bounded_list(runners, None),

@@ -264,7 +264,7 @@ const RUNNING: &str = "running";
 const STALE_RUNNING: Duration = Duration::from_secs(2 * 3600);
 
 /// Runs a resolved op, telling a follower, when given, about its output as it arrives.
-pub fn run(
+pub(crate) fn run(
     resolved: &Resolved<'_>,
     settings: &RunSettings<'_>,
     runner: &dyn CommandRunner,

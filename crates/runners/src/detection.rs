@@ -170,7 +170,7 @@ pub enum Absence {
 
 /// Finds the task a pattern of the runner matches: its index in the runner's tasks and the
 /// command that runs it under the name given.
-pub type PatternFn = fn(&Runner, &str) -> Option<(usize, String)>;
+pub(crate) type PatternFn = fn(&Runner, &str) -> Option<(usize, String)>;
 
 /// A runner's entry in the registration table: how it is found, and every way it differs
 /// from the others once found. Everything runner-specific lives here, in the runner's own

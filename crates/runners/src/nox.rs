@@ -42,7 +42,7 @@ const NOXFILE: &str = "noxfile.py";
 /// The most sessions one noxfile may list, counting each Python of a session on several
 /// (`tests-3.11`): a `python=` list of 300,000 versions lists the first of them, and a note
 /// says how many were cut. Real noxfiles list tens.
-pub const MAX_SESSIONS: usize = 10_000;
+pub(crate) const MAX_SESSIONS: usize = 10_000;
 
 /// The most bytes the listed sessions' names may take in all (a name written once and
 /// used by many sessions, `name=NAME`, counts each time).
@@ -86,7 +86,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 
 /// What reading a noxfile found.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Noxfile {
+pub(crate) struct Noxfile {
     /// The sessions, in the order of the file.
     pub sessions: Vec<Session>,
     /// `nox.options.sessions`, when it is a list of strings: what `nox` alone runs.
@@ -97,7 +97,7 @@ pub struct Noxfile {
 
 /// One `@nox.session` function.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
+pub(crate) struct Session {
     /// Its name: `name=`, else the function's.
     pub name: String,
     /// The Python versions it runs on when it runs on several (`python=["3.10", "3.11"]`),
@@ -119,7 +119,7 @@ impl Noxfile {
     /// as `nox --list` shows it).
     /// Each parameter set `nox --list` names is a task too (`downstream(project='pip')`,
     /// `tests-3.11(django='4.2')`), an aside.
-    pub fn into_runner(self) -> Runner {
+    pub(crate) fn into_runner(self) -> Runner {
         let mut runner = Runner::new("nox", "Nox", "nox");
         runner.tail_rule = TailRule::DashDashFirst;
         runner.notes = self.notes;
@@ -629,7 +629,7 @@ fn decorator(text: &str) -> Option<(&str, Option<&str>)> {
 /// that name it (`name=`, `python=`/`py=`, `venv_backend=`), the `@nox.parametrize`
 /// decorators stacked on it, and its docstring. Module-level constants a decorator names
 /// (`python=PYTHONS`) are looked up when they are literals.
-pub fn parse_noxfile(source: &str) -> Noxfile {
+pub(crate) fn parse_noxfile(source: &str) -> Noxfile {
     let lines = logical_lines(source);
     let mut names = Names::default();
     let mut constants: HashMap<String, Lit> = HashMap::new();

@@ -96,7 +96,7 @@ const MAX_WORKSPACE_PATTERN_BYTES: usize = 1000;
 
 /// A package manager and what its `run` form needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PackageManager {
+pub(crate) enum PackageManager {
     /// npm.
     Npm,
     /// pnpm.
@@ -112,7 +112,7 @@ pub enum PackageManager {
 impl PackageManager {
     /// The command prefix: always the `run` form, so a script named like a built-in
     /// (`yarn info`) runs the script.
-    pub fn prefix(self) -> &'static str {
+    pub(crate) fn prefix(self) -> &'static str {
         match self {
             Self::Npm => "npm run",
             Self::Pnpm => "pnpm run",
@@ -122,7 +122,7 @@ impl PackageManager {
     }
 
     /// How the op's tail reaches the script.
-    pub fn tail_rule(self) -> TailRule {
+    pub(crate) fn tail_rule(self) -> TailRule {
         match self {
             // yarn 1 drops the words before a `--` in the middle of the tail, unless a
             // leading `--` (which it removes) comes first.

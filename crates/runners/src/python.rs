@@ -118,7 +118,7 @@ fn arguments(_: &Runner, task: &Task) -> Arguments {
 
 /// How commands are started in the project's environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Launcher {
+pub(crate) enum Launcher {
     /// `uv run` (uv.lock).
     Uv,
     /// `poetry run --` (poetry.lock).
@@ -169,7 +169,7 @@ impl Launcher {
     }
 
     /// The command that runs pytest.
-    pub fn pytest(&self) -> String {
+    pub(crate) fn pytest(&self) -> String {
         match (self.prefix(), self) {
             (Some(prefix), _) => format!("{prefix} pytest"),
             (None, Self::System { pytest: true, .. }) => format!("{}pytest", self.src_path()),
@@ -178,7 +178,7 @@ impl Launcher {
     }
 
     /// The command that runs unittest's discovery, from `start` when given.
-    pub fn unittest(&self, start: Option<&str>) -> String {
+    pub(crate) fn unittest(&self, start: Option<&str>) -> String {
         let mut command = format!("{} unittest discover", self.python_m());
         if let Some(start) = start {
             command.push_str(" -s ");
@@ -199,7 +199,7 @@ impl Launcher {
 
 /// A task a pyproject (or hatch.toml) defines.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Script {
+pub(crate) struct Script {
     /// Its name.
     pub name: String,
     /// Its `help`, when it has one.
@@ -208,7 +208,7 @@ pub struct Script {
 
 /// What detection needs of a pyproject.toml.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Pyproject {
+pub(crate) struct Pyproject {
     /// Every requirement of every dependency list, as written.
     pub requirements: Vec<String>,
     /// Where pytest is configured in it (`[tool.pytest.ini_options]`), if it is.
@@ -375,7 +375,7 @@ fn help(task: &toml::Value) -> Option<String> {
 /// What detection needs of hatch's `envs` table (pyproject's `[tool.hatch.envs]` or
 /// hatch.toml's `[envs]`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct HatchEnvs {
+pub(crate) struct HatchEnvs {
     /// Every env's `dependencies` and `extra-dependencies`, as written.
     pub requirements: Vec<String>,
     /// Every env's scripts, with the env, in the file's order.
@@ -386,7 +386,7 @@ pub struct HatchEnvs {
 
 /// One environment of hatch's `envs` table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HatchEnv {
+pub(crate) struct HatchEnv {
     /// Its name (`default`, `hatch-test`, `lint`).
     pub name: String,
     /// Whether the project is installed in it: a `detached` env has only its own
@@ -454,7 +454,7 @@ pub(crate) fn parse_hatch_toml(text: &str) -> Result<HatchEnvs, String> {
 
 /// A requirement's distribution name, normalised as PEP 503 says (lower case, each run of
 /// `-`, `_` and `.` one `-`).
-pub fn requirement_name(requirement: &str) -> Option<String> {
+pub(crate) fn requirement_name(requirement: &str) -> Option<String> {
     let name: String = requirement
         .trim_start()
         .chars()
@@ -478,12 +478,12 @@ pub fn requirement_name(requirement: &str) -> Option<String> {
 
 /// Whether a distribution name means pytest is installed: `pytest` itself, or a plugin
 /// (`pytest-cov`, `pytest_asyncio`), which depends on it.
-pub fn is_pytest(requirement: &str) -> bool {
+pub(crate) fn is_pytest(requirement: &str) -> bool {
     requirement_name(requirement).is_some_and(|n| n == "pytest" || n.starts_with("pytest-"))
 }
 
 /// The requirements of a requirements file (options, `-r` includes and comments skipped).
-pub fn parse_requirements(text: &str) -> Vec<String> {
+pub(crate) fn parse_requirements(text: &str) -> Vec<String> {
     text.lines()
         .map(|line| line.split(" #").next().unwrap_or("").trim())
         .filter(|line| !line.is_empty() && !line.starts_with(['#', '-']))
@@ -492,7 +492,7 @@ pub fn parse_requirements(text: &str) -> Vec<String> {
 }
 
 /// Whether INI text has a `[name]` section.
-pub fn ini_has_section(text: &str, name: &str) -> bool {
+pub(crate) fn ini_has_section(text: &str, name: &str) -> bool {
     text.lines().any(|line| {
         line.trim()
             .strip_prefix('[')
@@ -503,7 +503,7 @@ pub fn ini_has_section(text: &str, name: &str) -> bool {
 
 /// The requirements setup.cfg lists in `[options] install_requires` / `tests_require` and
 /// `[options.extras_require]`.
-pub fn parse_setup_cfg(text: &str) -> Vec<String> {
+pub(crate) fn parse_setup_cfg(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut section = String::new();
     let mut in_list = false;
@@ -537,7 +537,7 @@ pub fn parse_setup_cfg(text: &str) -> Vec<String> {
 
 /// The string literals of setup.py that read as requirements (setup.py is never run: its
 /// `install_requires`, `tests_require` and `extras_require` are found by their strings).
-pub fn parse_setup_py(text: &str) -> Vec<String> {
+pub(crate) fn parse_setup_py(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find(['"', '\'']) {
@@ -1354,7 +1354,7 @@ fn runs_pytest(command: &str) -> bool {
 /// base (`class TestX:`), or an import of pytest. A file of `unittest.TestCase` classes
 /// gives `None`. `def test_suite()` is the old setuptools and zope hook that builds a
 /// unittest suite, not a test.
-pub fn pytest_shape(text: &str) -> Option<&'static str> {
+pub(crate) fn pytest_shape(text: &str) -> Option<&'static str> {
     let identifier = |rest: &str| -> usize {
         rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(rest.len())

@@ -166,7 +166,7 @@ fn script(
 /// The doc of a script from its first bytes: `None` when it does not start with `#!`;
 /// else the first line of the comment right under the `#!` line (blank lines and tool
 /// directives such as `# shellcheck disable=…` or `# -*- coding -*-` skipped), if any.
-pub fn parse_head(head: &[u8]) -> Option<Option<String>> {
+pub(crate) fn parse_head(head: &[u8]) -> Option<Option<String>> {
     let rest = head.strip_prefix(b"#!")?;
     let text = String::from_utf8_lossy(rest);
     let mut lines = text.lines();

@@ -110,7 +110,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 
 /// One environment tox lists, with its description.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Env {
+pub(crate) struct Env {
     /// Its name, as `tox -e` takes it.
     pub name: String,
     /// Its `description`, on one line.

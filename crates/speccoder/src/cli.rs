@@ -34,7 +34,7 @@ const VERSION: &str = concat!(
 /// the project's allowances.
 #[derive(Debug, Parser)]
 #[command(name = "speccoder", version = VERSION, max_term_width = 100, after_help = EXIT_CODES_HELP)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Project root, exactly. Without it, the nearest folder at or above the current one
     /// that holds a runner's manifest (or speccoder.toml), within the repository.
     #[arg(short = 'C', value_name = "DIR")]
@@ -50,7 +50,7 @@ pub struct Cli {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// The project's task runners and their tasks.
     #[command(subcommand)]
     Recipe(RecipeCommand),
@@ -68,7 +68,7 @@ pub enum Command {
 
 /// Arguments of `speccoder mcp`.
 #[derive(Debug, Args)]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// Print the configuration an agent needs to start this server for this project, and
     /// exit: Claude Code's `--mcp-config` JSON (with the permission rule to allow), or
     /// Codex's `config.toml` table.
@@ -78,7 +78,7 @@ pub struct McpArgs {
 
 /// An agent CLI, for `mcp --print-config`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AgentName {
+pub(crate) enum AgentName {
     /// Claude Code.
     Claude,
     /// Codex CLI.
@@ -87,7 +87,7 @@ pub enum AgentName {
 
 /// Arguments of `speccoder attempt`.
 #[derive(Debug, Args)]
-pub struct AttemptArgs {
+pub(crate) struct AttemptArgs {
     /// The task bundle (JSON), with optional `acceptance` tests.
     #[arg(long, value_name = "F", required_unless_present = "baseline")]
     pub bundle: Option<PathBuf>,
@@ -108,7 +108,7 @@ pub struct AttemptArgs {
 
 /// `speccoder recipe …`
 #[derive(Debug, Subcommand)]
-pub enum RecipeCommand {
+pub(crate) enum RecipeCommand {
     /// Every detected task of every runner.
     List {
         /// Print JSON.
@@ -145,7 +145,7 @@ pub enum RecipeCommand {
 
 /// `speccoder agent …`
 #[derive(Debug, Subcommand)]
-pub enum AgentCommand {
+pub(crate) enum AgentCommand {
     /// The argv the configured executor would be started with.
     Argv(AgentArgvArgs),
     /// One attempt by the configured external agent; prints the outcome as JSON.
@@ -154,7 +154,7 @@ pub enum AgentCommand {
 
 /// A `--json` flag.
 #[derive(Debug, Args)]
-pub struct JsonFlag {
+pub(crate) struct JsonFlag {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -162,7 +162,7 @@ pub struct JsonFlag {
 
 /// Arguments of `speccoder agent argv`.
 #[derive(Debug, Args)]
-pub struct AgentArgvArgs {
+pub(crate) struct AgentArgvArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -176,7 +176,7 @@ pub struct AgentArgvArgs {
 
 /// Arguments of `speccoder agent run`.
 #[derive(Debug, Args)]
-pub struct AgentRunArgs {
+pub(crate) struct AgentRunArgs {
     /// A file holding the whole prompt.
     #[arg(
         long,
@@ -200,7 +200,7 @@ pub struct AgentRunArgs {
 }
 
 /// Runs the command line and returns the process exit code.
-pub fn run(cli: Cli) -> ExitCode {
+pub(crate) fn run(cli: Cli) -> ExitCode {
     match dispatch(&cli) {
         Ok(code) => code,
         Err(err) => {

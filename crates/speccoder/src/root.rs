@@ -11,7 +11,7 @@ use speccoder_config::CONFIG_FILE;
 
 /// The folder chosen, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The project root.
     pub root: PathBuf,
     /// The file that made it the root, when the search moved up from where it started.
@@ -23,7 +23,7 @@ pub struct Found {
 /// `speccoder.toml`. The search stops at the first folder holding `.git` (a folder or a
 /// worktree's file), so it never leaves the repository; outside any repository, or when
 /// no folder up to the repository's root is claimed, `start` is the root, as with `-C`.
-pub fn find(start: &Path) -> Found {
+pub(crate) fn find(start: &Path) -> Found {
     let at_start = Found {
         root: start.to_path_buf(),
         claimed_by: None,

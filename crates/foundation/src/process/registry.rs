@@ -80,12 +80,12 @@ pub(crate) fn unregister_cgroup(dir: &Path) {
 
 /// Tells the reaper to remove `dir` once this process is gone, unless told otherwise by
 /// [`unregister_dir`]. A path holding a newline cannot be told in a line, and is not.
-pub fn register_dir(dir: &Path) {
+pub(super) fn register_dir(dir: &Path) {
     tell_reaper_path("+d ", dir);
 }
 
 /// Tells the reaper that `dir` is no longer its to remove.
-pub fn unregister_dir(dir: &Path) {
+pub(super) fn unregister_dir(dir: &Path) {
     tell_reaper_path("-d ", dir);
 }
 

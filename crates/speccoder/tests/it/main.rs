@@ -2,6 +2,9 @@
 //! subject, `support` shared. One binary links once after a change, where one per file
 //! linked some twenty times (`cargo nextest run -E 'test(/^controls::/)'` selects a module).
 
+// A test binary exports nothing: the `pub` of its helpers is for its own modules.
+#![allow(unreachable_pub, reason = "a test binary has no public interface")]
+
 mod support;
 
 mod agent;

@@ -38,7 +38,7 @@ mod vitest;
 
 pub(crate) use report::TestReport;
 use report::{MAX_LINE, Sink};
-pub use report::{TestOutcome, TestRunner};
+pub(crate) use report::{TestOutcome, TestRunner};
 
 /// Reads a check's merged output (and the JUnit XML pytest wrote, when there is one).
 pub(crate) fn read(output: &str, junit: Option<&str>) -> TestReport {
