@@ -61,6 +61,10 @@ fn grace(timeout: Duration) -> Duration {
 impl Attempt<'_> {
     /// Runs the attempt with `runner` and interprets its result. Never fails: a start
     /// failure or a missed deadline is a `failed` outcome.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     pub fn run(&self, runner: &dyn CommandRunner) -> Outcome {
         let run_id = new_run_id(self.executor.kind.name());
         let cannot_start = |why: String| {

@@ -1229,6 +1229,10 @@ agent_env = ["GH_TOKEN"]
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn executor_reference_cases() {
         assert_eq!(Config::parse("").expect("valid").executor, None);
         let native = Config::parse("[executor]\nkind = \"native\"\n").expect("valid");

@@ -472,6 +472,10 @@ fn within(path: &Path, base: &Path) -> bool {
 }
 
 #[cfg(target_os = "linux")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 fn make_mounts(spec: &Spec) -> Result<(), String> {
     let err = |what: &str, path: &Path, e: rustix::io::Errno| {
         format!("cannot {what} {}: {e}", path.display())

@@ -195,6 +195,10 @@ fn write_str(out: &mut impl io::Write, text: &str) -> io::Result<()> {
 
 /// The text of `recipe list`: one block per runner, one line per task; with `explain`, each
 /// configured runner's state and why.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub fn list_text(recipe: &Recipe, explain: bool) -> String {
     let mut out = String::new();
     for runner in recipe.runners() {

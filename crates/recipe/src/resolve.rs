@@ -283,6 +283,10 @@ fn listing(runners: &[&Runner], word: &str) -> String {
 }
 
 /// Resolves `op` against `runners` (in detection order).
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'r>, ResolveError> {
     let Some(op) = Op::parse(op) else {
         return Err(ResolveError::Empty {

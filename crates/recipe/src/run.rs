@@ -264,6 +264,10 @@ const RUNNING: &str = "running";
 const STALE_RUNNING: Duration = Duration::from_secs(2 * 3600);
 
 /// Runs a resolved op, telling a follower, when given, about its output as it arrives.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn run(
     resolved: &Resolved<'_>,
     settings: &RunSettings<'_>,

@@ -316,6 +316,10 @@ struct Makefile {
 impl Makefile {
     /// Takes in what one line says (an include line is the reader's to follow); `lossy`
     /// says the text had bytes that are not UTF-8, which a name may then hold.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn add(&mut self, line: Line, lossy: bool) {
         if let Line::Conditional(directive) = line {
             self.rule_start = None;
@@ -558,6 +562,10 @@ impl Makefile {
     /// it is named; the empty rule itself is a helper. A pattern rule over listed targets
     /// (`%: common-%`) lists what it makes of them (`lint` for `common-lint`), and a
     /// pattern rule with a recipe (`test-%:`) is listed as its pattern, run for any stem.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn into_runner(self) -> Runner {
         let mut runner = Runner::new("make", "Make", "make");
         let default_goal = self.default_goal();
@@ -761,6 +769,10 @@ const STEM: &str = "<stem>";
 /// `docker-%: build-%`) gives, for each listed task that prerequisite matches, the name
 /// the rule makes of it; a rule with a recipe and a pattern a person types (`test-%`, not
 /// `%.o` or a bare `%`) is a task of its own, named by its pattern.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 fn pattern_tasks(
     patterns: &[PatternRule],
     listed: &mut [Task],
@@ -1084,6 +1096,10 @@ impl Variables {
     }
 
     /// The value of one `$(…)` reference.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn reference(&self, inner: &str, depth: usize, as_condition: bool) -> Result<String, String> {
         let expand = |text: &str| self.expand_in(text, depth + 1, as_condition);
         if let Some((function, args)) = inner.split_once([' ', '\t']) {

@@ -119,6 +119,10 @@ impl Noxfile {
     /// as `nox --list` shows it).
     /// Each parameter set `nox --list` names is a task too (`downstream(project='pip')`,
     /// `tests-3.11(django='4.2')`), an aside.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     pub(crate) fn into_runner(self) -> Runner {
         let mut runner = Runner::new("nox", "Nox", "nox");
         runner.tail_rule = TailRule::DashDashFirst;
@@ -241,6 +245,10 @@ struct Line {
 
 /// Splits Python source into logical lines, with a lexer that knows strings (single,
 /// triple, any prefix), comments, brackets and backslash continuations.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 fn logical_lines(source: &str) -> Vec<Line> {
     let mut lines = Vec::new();
     let mut text = String::new();
@@ -629,6 +637,10 @@ fn decorator(text: &str) -> Option<(&str, Option<&str>)> {
 /// that name it (`name=`, `python=`/`py=`, `venv_backend=`), the `@nox.parametrize`
 /// decorators stacked on it, and its docstring. Module-level constants a decorator names
 /// (`python=PYTHONS`) are looked up when they are literals.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn parse_noxfile(source: &str) -> Noxfile {
     let lines = logical_lines(source);
     let mut names = Names::default();
@@ -1048,6 +1060,10 @@ mod tests {
     /// `typed`, `-x`, `has space`, `one-3.11`, `collapsed` and `inclass`; `nox -s tests`
     /// runs the four `tests` sessions and `nox -s tests-3.11` the two on 3.11.
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn sessions_as_nox_names_them() {
         let source = r#"
 import os
@@ -1259,6 +1275,10 @@ class Grouped:
     /// `reprs(p=True)`, `reprs(p=None)`, `withids(one)`, `withids(two)`,
     /// `multi(a=1, b='x')` and `multi(a=2, b='y')`.
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn spreads_and_parameter_sets_as_nox_lists_them() {
         let source = r#"
 import nox

@@ -269,6 +269,10 @@ fn strings(value: Option<&toml::Value>) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Parses pyproject.toml text.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
     let doc: toml::Value = toml::from_str::<toml::Table>(text)
         .map(toml::Value::Table)
@@ -572,6 +576,10 @@ const MANIFESTS: &[&str] = &[
     ".pytest.toml",
 ];
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let root = ctx.root;
     for file in [
@@ -1023,6 +1031,10 @@ pub(crate) fn tox_launcher(ctx: &Context<'_>, notes: &mut Vec<String>) -> Option
 /// - hatch runs `hatch run` in its `default` env: its `dependencies`,
 ///   `extra-dependencies`, and the `[dependency-groups]` its `dependency-groups` names
 ///   (in `[tool.hatch.envs.default]` or hatch.toml's `[envs.default]`).
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn tox_source(
     pyproject: &str,
     hatch_toml: Option<&str>,
@@ -1571,6 +1583,10 @@ mod tests {
     /// Property: tox runs through the launcher only when what that launcher installs
     /// names tox itself (not `tox-uv` alone, not a group it leaves out).
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn tox_in_the_launchers_environment() {
         #[track_caller]
         fn case(pyproject: &str, hatch_toml: Option<&str>, launcher: Launcher, want: Option<&str>) {
@@ -1782,6 +1798,10 @@ style = ["black --check ."]
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn launcher_commands() {
         let cases = [
             (

@@ -189,6 +189,10 @@ mod tests {
     /// Every kind of error the command line ends with, as a person reads it and with the
     /// exit code it gives, as one reviewed snapshot.
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn error_texts_and_codes() {
         let config = |text: &str| {
             let mut err = speccoder_config::Config::parse(text).expect_err("an error");

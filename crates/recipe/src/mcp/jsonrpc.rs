@@ -141,6 +141,10 @@ fn decode<T: DeserializeOwned>(line: &str, raw: &RawValue) -> Result<T, String> 
 }
 
 /// Reads one line as a message.
+#[expect(
+    clippy::too_many_lines,
+    reason = "over 80 lines when the limit was set; split it when it next changes"
+)]
 pub(crate) fn classify(line: &[u8]) -> Incoming {
     let invalid = |id: Option<Id>, code, message: String| Incoming::Invalid { id, code, message };
     // Read as text kept verbatim: only the members looked at are decoded below.
@@ -326,6 +330,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
     fn messages_are_told_apart() {
         #[track_caller]
         fn case(line: &str, want: Incoming) {

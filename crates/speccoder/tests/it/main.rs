@@ -4,6 +4,11 @@
 
 // A test binary exports nothing: the `pub` of its helpers is for its own modules.
 #![allow(unreachable_pub, reason = "a test binary has no public interface")]
+// A test reads as the script of what it checks, tables of cases included.
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test is one script of steps, read top to bottom"
+)]
 
 mod support;
 
