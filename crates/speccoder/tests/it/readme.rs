@@ -8,6 +8,7 @@
 //! - A ```` ```sh ```` block holds commands a reader types to set up: each `speccoder` line
 //!   runs in `fixtures/polyglot` and must succeed, each `./scripts/…` must be an executable
 //!   file, and each `cargo install --path P` must name a package.
+//! - CI runs the README's test command: `.ci/run` ends with it.
 //! - Every relative link of the README, the other top-level documents and `docs/` names a
 //!   file of the repository, and a heading of it when the link has a `#`; every design
 //!   document the code cites exists, and every invariant it cites is one of
@@ -186,7 +187,7 @@ fn the_readmes_setup_commands_work() {
                         String::from_utf8_lossy(&out.stderr)
                     );
                 }
-                [script] if script.starts_with("./scripts/") => {
+                [script, ..] if script.starts_with("./scripts/") => {
                     let mode = std::fs::metadata(repo().join(script))
                         .unwrap_or_else(|err| panic!("README.md:{at}: {script}: {err}"));
                     assert!(
@@ -206,6 +207,30 @@ fn the_readmes_setup_commands_work() {
     assert!(
         checked >= 4,
         "the README's sh blocks hold {checked} commands"
+    );
+}
+
+/// The README says what its test command runs (every test); CI runs that command, so that
+/// what CI runs is what the README says.
+#[test]
+fn ci_runs_the_readmes_test_command() {
+    let readme = read("README.md");
+    let command = blocks(&readme)
+        .iter()
+        .filter(|b| b.info == "sh")
+        .flat_map(|b| b.lines.iter())
+        .map(|line| line.split(" #").next().unwrap_or("").trim())
+        .find(|command| command.starts_with("./scripts/test"))
+        .expect("the README names ./scripts/test");
+    let ci = read(".ci/run");
+    let last = ci
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert_eq!(
+        last, command,
+        ".ci/run's last line is not the README's test command"
     );
 }
 
