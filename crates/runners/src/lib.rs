@@ -112,10 +112,11 @@ mod tests {
         }
     }
 
-    /// Everything runner-specific lives in the runner's own file (`crates/runners/src/<id>.rs`):
-    /// no other source file branches on a runner id (`== "just"`, `"cargo" =>`,
-    /// `Some("make")`). Test modules (from `#[cfg(test)]` on) and this file's table are
-    /// left out.
+    /// Everything runner-specific lives in the runner's own file (`crates/runners/src/<id>.rs`)
+    /// or, for a runner that is an interpreter, its own folder (`crates/runners/src/<id>/`,
+    /// every file in it): no other source file branches on a runner id (`== "just"`,
+    /// `"cargo" =>`, `Some("make")`). Test modules (from `#[cfg(test)]` on) and this file's
+    /// table are left out.
     #[test]
     fn no_file_outside_a_runner_branches_on_its_id() {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -129,13 +130,23 @@ mod tests {
             }
         }
         assert!(files.len() > 20, "found {} files", files.len());
-        let own: Vec<_> = RUNNER_IDS
-            .iter()
-            .map(|id| workspace.join(format!("crates/runners/src/{id}.rs")))
-            .map(|file| file.canonicalize().unwrap_or(file))
-            .collect();
-        for file in &own {
-            assert!(file.is_file(), "{} is missing", file.display());
+        let src = workspace.join("crates/runners/src");
+        let mut own = Vec::new();
+        for id in RUNNER_IDS {
+            let file = src.join(format!("{id}.rs"));
+            let folder = src.join(id);
+            assert!(
+                file.is_file() || folder.join("mod.rs").is_file(),
+                "runner `{id}`: neither {} nor {} is there",
+                file.display(),
+                folder.join("mod.rs").display()
+            );
+            if file.is_file() {
+                own.push(file.canonicalize().expect("canonical"));
+            }
+            if folder.is_dir() {
+                collect_rs(&folder, &mut own);
+            }
         }
         let mut found = Vec::new();
         for file in &files {

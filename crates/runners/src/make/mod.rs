@@ -1961,7 +1961,7 @@ mod tests {
     #[test]
     fn recorded_sample() {
         case(
-            include_str!("../tests/samples/Makefile.input"),
+            include_str!("../../tests/samples/Makefile.input"),
             &[
                 ("all", Some("Build everything")),
                 ("build", Some("compile the program")),
