@@ -2,7 +2,8 @@
 //! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox, go and the
 //! scripts of a `scripts/` folder — and of their tasks.
 //!
-//! Each runner is one file with one `detect` function; [`RUNNERS`] registers them. Parsers
+//! Each runner is one file (or one folder, for the four that interpret their tool's
+//! language: make, python, tox, nox) with one `detect` function; [`RUNNERS`] registers them. Parsers
 //! are pure functions over text; only the `detect` functions read files and run probes.
 
 #![forbid(unsafe_code)]
@@ -34,8 +35,8 @@ pub use parse_error::{ListingError, ManifestError};
 pub use probe::{Probe, ProbeError, find_on_path};
 pub use runner::{Asides, Repeats, Runner, TailRule, Task, TaskIndex, aliases};
 
-/// Every runner, in the default probe order. Adding a runner: one file beside this one with
-/// a `pub(crate) const RUNNER: RunnerDef`, and one line here.
+/// Every runner, in the default probe order. Adding a runner: one file (or folder) beside
+/// this one with a `pub(crate) const RUNNER: RunnerDef`, and one line here.
 pub const RUNNERS: &[RunnerDef] = &[
     just::RUNNER,
     pkg::RUNNER,
