@@ -13,7 +13,7 @@ use super::outcome::{Finished, Outcome, failed, interpret};
 use super::recipe_server::RecipeServer;
 use speccoder_config::{ExecutorKind, ExternalExecutor};
 use speccoder_foundation::process::{
-    CaptureSpec, CommandRunner, Exit, OutputMode, RemoveOnSignal, RunRequest, StartMode,
+    CaptureSpec, Exit, OutputMode, RemoveOnSignal, RunRequest, Spawner, StartMode,
 };
 
 /// What one attempt needs.
@@ -65,7 +65,7 @@ impl Attempt<'_> {
         clippy::too_many_lines,
         reason = "over 80 lines when the limit was set; split it when it next changes"
     )]
-    pub fn run(&self, runner: &dyn CommandRunner) -> Outcome {
+    pub fn run(&self, runner: &dyn Spawner) -> Outcome {
         let run_id = new_run_id(self.executor.kind.name());
         let cannot_start = |why: String| {
             failed(

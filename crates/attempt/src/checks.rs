@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::check_tree::NO_PYCACHE;
 use super::shared::{CheckResult, Pass, Prepared, TestSummary};
 use super::verdict::results::{self, TestReport};
-use speccoder_foundation::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
+use speccoder_foundation::process::{RunOutput, RunRequest, SpawnError, Spawner};
 use speccoder_recipe::{Recipe, RunResult};
 
 /// Lines of a check's output kept in the result and the digest.
@@ -42,18 +42,18 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
 
 /// One check as it ran: its result (not yet judged) and its tests' report.
 #[derive(Debug)]
-pub(crate) struct Ran {
+pub(crate) struct CheckRun {
     pub(crate) result: CheckResult,
     pub(crate) report: TestReport,
 }
 
 /// A runner that adds variables to every request: where pytest writes its JUnit report.
 struct WithEnv<'a> {
-    inner: &'a dyn CommandRunner,
+    inner: &'a dyn Spawner,
     env: Vec<(String, String)>,
 }
 
-impl CommandRunner for WithEnv<'_> {
+impl Spawner for WithEnv<'_> {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
         let mut request = request.clone();
         request.env.extend(self.env.iter().cloned());
@@ -135,9 +135,9 @@ pub(crate) fn run_checks(
     ops: &[String],
     root: &Path,
     place: &Place<'_>,
-    runner: &dyn CommandRunner,
+    runner: &dyn Spawner,
     pass: Pass,
-) -> Vec<Ran> {
+) -> Vec<CheckRun> {
     let (tree, seen_at) = (place.tree, place.seen_at);
     ops.iter()
         .enumerate()
@@ -152,7 +152,7 @@ pub(crate) fn run_checks(
                 Ok(result) => {
                     let report = read_report(&result, &junit, tree, seen_at);
                     let _ = std::fs::remove_file(&junit);
-                    Ran {
+                    CheckRun {
                         result: CheckResult {
                             op: op.clone(),
                             pass,
@@ -171,7 +171,7 @@ pub(crate) fn run_checks(
                         report,
                     }
                 }
-                Err(err) => Ran {
+                Err(err) => CheckRun {
                     result: CheckResult {
                         op: op.clone(),
                         pass,

@@ -83,12 +83,12 @@ pub fn run_attempt(
             }
         };
         match record_attempt(&mut story, &prepared, record, &pass) {
-            Next::Commit => {
+            AfterAttempt::Commit => {
                 commit::commit(&mut story, &prepared, request, &pass, n);
                 break;
             }
-            Next::Stop => break,
-            Next::Retry(this_digest) => digest = Some(this_digest),
+            AfterAttempt::Stop => break,
+            AfterAttempt::Retry(this_digest) => digest = Some(this_digest),
         }
     }
     if story.verdict != Verdict::Passed && request.keep_worktree {
@@ -139,7 +139,7 @@ fn freeze_ran_from(baseline: &Baseline, prepared: &mut Prepared, notes: &mut Vec
 }
 
 /// What comes after an attempt.
-enum Next {
+enum AfterAttempt {
     /// It passed: commit it.
     Commit,
     /// No attempt after it: blocked, or an agent that cannot start.
@@ -154,7 +154,7 @@ fn record_attempt(
     prepared: &Prepared,
     record: AttemptRecord,
     pass: &PassTree,
-) -> Next {
+) -> AfterAttempt {
     story.notes.extend(pass.notes.iter().cloned());
     for n in known_passing(&record.checks) {
         if !story.notes.contains(&n) {
@@ -174,11 +174,13 @@ fn record_attempt(
     let this_digest = record.digest.clone();
     story.attempts.push(record);
     match verdict {
-        Verdict::Passed => Next::Commit,
-        Verdict::Blocked => Next::Stop,
+        Verdict::Passed => AfterAttempt::Commit,
+        Verdict::Blocked => AfterAttempt::Stop,
         // A program that cannot be started will not start on a retry either.
-        Verdict::Failed if cannot_start => Next::Stop,
-        Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => Next::Retry(this_digest),
+        Verdict::Failed if cannot_start => AfterAttempt::Stop,
+        Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
+            AfterAttempt::Retry(this_digest)
+        }
     }
 }
 
@@ -412,7 +414,7 @@ fn check_pass(
     .map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
     let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
     let place = checks::Place::new(prepared, &check.dir, false);
-    let runner = prepared.check_runner(&check.dir, check.read_only.clone(), place.also_writable());
+    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
     let run = |pass: Pass| {
         let ran = checks::run_checks(
             &prepared.recipe,
@@ -481,7 +483,7 @@ fn judged(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
     canary: &canary::Canary,
-    checks::Ran { mut result, report }: checks::Ran,
+    checks::CheckRun { mut result, report }: checks::CheckRun,
 ) -> Result<CheckResult, Finding> {
     let base = baseline.and_then(|b| b.of(&result.op));
     result.output_tail = canary.scrub(&result.output_tail);

@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::shared::{Isolation, Prepared, Products};
-use speccoder_foundation::process::{CommandRunner, Exit, LocalRunner, RunRequest};
+use super::shared::{Isolation, Prepared, SetupProducts};
+use speccoder_foundation::process::{Exit, LocalSpawner, RunRequest, Spawner};
 use speccoder_foundation::sandbox::{Sandbox, Spec, TreeAt};
 
 /// The folder, in the repository's git folder, that the setup's tree, every check tree and
@@ -48,7 +48,7 @@ pub(crate) fn setup(
     prepared: &Prepared,
     commands: &[String],
     timeout: Duration,
-) -> Result<Option<Products>, String> {
+) -> Result<Option<SetupProducts>, String> {
     if commands.is_empty() {
         return Ok(None);
     }
@@ -71,7 +71,7 @@ pub(crate) fn setup(
         Err(err) => return Err(format!("cannot create {}: {err}", at.display())),
     }
     if let Ok(text) = std::fs::read_to_string(&list) {
-        return Ok(Some(Products {
+        return Ok(Some(SetupProducts {
             at,
             tree: done.join("tree"),
             entries: text
@@ -97,7 +97,7 @@ pub(crate) fn setup(
         Ok(entries) => {
             std::fs::rename(&part, &done)
                 .map_err(|err| format!("cannot keep the setup's products: {err}"))?;
-            Ok(Some(Products {
+            Ok(Some(SetupProducts {
                 at,
                 tree: done.join("tree"),
                 entries,
@@ -121,8 +121,8 @@ fn run_commands(
         .store
         .checkout(&prepared.base, tree, &prepared.scratch)?;
     let project = tree.join(&prepared.prefix);
-    let runner: Box<dyn CommandRunner> = match prepared.isolation {
-        Isolation::None => Box::new(LocalRunner::default()),
+    let runner: Box<dyn Spawner> = match prepared.isolation {
+        Isolation::None => Box::new(LocalSpawner::default()),
         Isolation::Namespaces(namespaces) => {
             let mut writable = vec![tree.to_path_buf()];
             writable.extend(prepared.writable.iter().cloned());
@@ -140,7 +140,7 @@ fn run_commands(
                     }),
                 },
                 scratch: prepared.scratch.clone(),
-                inner: LocalRunner::default(),
+                inner: LocalSpawner::default(),
             })
         }
     };

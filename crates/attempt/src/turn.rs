@@ -43,7 +43,7 @@ pub(crate) fn run_agent(prepared: &Prepared, config: &Config, digest: Option<&Va
             &format!("cannot create {}: {err}", folder.display()),
         );
     }
-    let runner = prepared.agent_runner(&folder);
+    let runner = prepared.agent_spawner(&folder);
     // Inside the namespaces the agents' own sandboxes cannot start, and speccoder's is the
     // boundary; without them, Codex keeps its own, with the caches and `[attempt] writable`
     // open in it.

@@ -1,11 +1,11 @@
-//! Measures how long `LocalRunner` takes to run `sh -c true` from start to return, beside
+//! Measures how long `LocalSpawner` takes to run `sh -c true` from start to return, beside
 //! the same command through `std::process::Command::output` (no deadline, no process group,
 //! no cleanup) as the baseline: `cargo run --release --example spawn_latency -- [RUNS]
 //! [BUSY_THREADS]`.
 
 use std::time::{Duration, Instant};
 
-use speccoder_foundation::process::{Cgroups, CommandRunner, LocalRunner, RunRequest};
+use speccoder_foundation::process::{Cgroups, LocalSpawner, RunRequest, Spawner};
 
 fn main() {
     let runs: usize = std::env::args()
@@ -25,13 +25,13 @@ fn main() {
             }
         });
     }
-    let runner = LocalRunner::default();
+    let runner = LocalSpawner::default();
     let request = RunRequest::new("true", std::env::temp_dir(), Duration::from_secs(10));
     let ours = measure(runs, || {
         let out = runner.run(&request).expect("sh starts");
         assert!(out.success());
     });
-    let mut without_cgroup = LocalRunner::default();
+    let mut without_cgroup = LocalSpawner::default();
     without_cgroup.cgroups = Cgroups::Never;
     let no_cgroup = measure(runs, || {
         let out = without_cgroup.run(&request).expect("sh starts");
@@ -47,12 +47,12 @@ fn main() {
     });
     report(
         &format!(
-            "LocalRunner (cgroup per run: {})",
+            "LocalSpawner (cgroup per run: {})",
             speccoder_foundation::process::cgroups_available()
         ),
         &ours,
     );
-    report("LocalRunner without cgroups", &no_cgroup);
+    report("LocalSpawner without cgroups", &no_cgroup);
     report("Command::output", &baseline);
     println!(
         "median ratio: {:.2}",

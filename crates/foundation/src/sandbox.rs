@@ -30,7 +30,7 @@ use std::time::Duration;
 use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
 use serde::{Deserialize, Serialize};
 
-use crate::process::{CommandRunner, LocalRunner, RunOutput, RunRequest, SpawnError, StartMode};
+use crate::process::{LocalSpawner, RunOutput, RunRequest, SpawnError, Spawner, StartMode};
 
 /// The folders made private: `/dev/shm` gets a fresh tmpfs, `/tmp` and `/var/tmp` an
 /// overlay whose writes stay in the namespace (in this order: the overlays' layers live in
@@ -146,7 +146,7 @@ pub struct Sandbox {
     /// A private folder for the launch files.
     pub scratch: PathBuf,
     /// What runs the sandbox's outer process (its cgroup, deadline and output caps).
-    pub inner: LocalRunner,
+    pub inner: LocalSpawner,
 }
 
 /// This very program, which is the sandbox's first process.
@@ -227,7 +227,7 @@ impl Namespaces {
                     ..Spec::default()
                 },
                 scratch: root.clone(),
-                inner: LocalRunner::default(),
+                inner: LocalSpawner::default(),
             };
             let request = RunRequest::new(check.clone(), &root, Duration::from_secs(10));
             match sandbox.run(&request) {
@@ -244,7 +244,7 @@ impl Namespaces {
     }
 }
 
-impl CommandRunner for Sandbox {
+impl Spawner for Sandbox {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
         let command = match request.start {
             StartMode::DirectOnly => {

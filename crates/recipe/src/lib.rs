@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use speccoder_config::RecipeConfig;
-//! use speccoder_foundation::process::LocalRunner;
+//! use speccoder_foundation::process::LocalSpawner;
 //! use speccoder_recipe::Recipe;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,7 +20,7 @@
 //! assert!(description.contains("- `world` — say world (`make world`)"));
 //!
 //! assert_eq!(recipe.resolve("world")?.command, "make world");
-//! let result = recipe.run("world", Some(10), &LocalRunner::default())?;
+//! let result = recipe.run("world", Some(10), &LocalSpawner::default())?;
 //! assert!(result.success());
 //! assert_eq!(result.output, "ran hello\nran world\n");
 //!
@@ -60,7 +60,7 @@ pub use run::{
 };
 
 use speccoder_config::RecipeConfig;
-use speccoder_foundation::process::CommandRunner;
+use speccoder_foundation::process::Spawner;
 
 /// Environment added to every task and probe so that tools behave as in CI and never wait for
 /// a person.
@@ -267,7 +267,7 @@ impl Recipe {
         &self,
         op: &str,
         timeout_secs: Option<u64>,
-        runner: &dyn CommandRunner,
+        runner: &dyn Spawner,
     ) -> Result<RunResult, RunError> {
         self.run_following(op, timeout_secs, runner, None)
     }
@@ -277,7 +277,7 @@ impl Recipe {
         &self,
         op: &str,
         timeout_secs: Option<u64>,
-        runner: &dyn CommandRunner,
+        runner: &dyn Spawner,
         follow: Option<Follow<'_>>,
     ) -> Result<RunResult, RunError> {
         let resolved = self.resolve(op)?;
@@ -299,7 +299,7 @@ impl Recipe {
         &self,
         op: &str,
         root: &Path,
-        runner: &dyn CommandRunner,
+        runner: &dyn Spawner,
     ) -> Result<RunResult, RunError> {
         let resolved = self.resolve(op)?;
         let settings = RunSettings {

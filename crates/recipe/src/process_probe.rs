@@ -7,7 +7,7 @@ use speccoder_foundation::quote::quote;
 use speccoder_runners::{Probe, ProbeError, find_on_path};
 
 use speccoder_foundation::process::{
-    CaptureSpec, CommandRunner, Exit, LocalRunner, OutputMode, RunRequest,
+    CaptureSpec, Exit, LocalSpawner, OutputMode, RunRequest, Spawner,
 };
 
 /// The most a listing command may print; more is a failure, not a listing.
@@ -24,11 +24,11 @@ pub(crate) const PROBE_MEMORY_KIB: u64 = 1 << 20;
 /// does not keep those.
 pub(crate) const TIMED_OUT: &str = "did not finish within";
 
-/// Runs detection probes through [`LocalRunner`]: split capture, bounded output, the probe
+/// Runs detection probes through [`LocalSpawner`]: split capture, bounded output, the probe
 /// deadline, and a non-interactive environment.
 #[derive(Debug, Default)]
 pub struct ProcessProbe {
-    runner: LocalRunner,
+    runner: LocalSpawner,
     env: Vec<(String, String)>,
 }
 
@@ -36,7 +36,7 @@ impl ProcessProbe {
     /// A probe whose commands also get these variables (a `PATH`, say).
     pub fn with_env(env: Vec<(String, String)>) -> Self {
         Self {
-            runner: LocalRunner::default(),
+            runner: LocalSpawner::default(),
             env,
         }
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::follow::{Follow, while_running};
 use super::resolve::{ResolveError, Resolved};
 use speccoder_foundation::process::{
-    CaptureSpec, CommandRunner, Exit, RemoveOnSignal, RunRequest, SpawnError,
+    CaptureSpec, Exit, RemoveOnSignal, RunRequest, SpawnError, Spawner,
 };
 
 /// How many full outputs are kept; the oldest go first.
@@ -271,7 +271,7 @@ const STALE_RUNNING: Duration = Duration::from_secs(2 * 3600);
 pub(crate) fn run(
     resolved: &Resolved<'_>,
     settings: &RunSettings<'_>,
-    runner: &dyn CommandRunner,
+    runner: &dyn Spawner,
     follow: Option<Follow<'_>>,
 ) -> Result<RunResult, RunError> {
     let cwd = working_dir(settings.root, resolved.cwd)?;
@@ -454,7 +454,7 @@ mod tests {
     use speccoder_runners::{Runner, Task};
 
     use super::*;
-    use speccoder_foundation::process::LocalRunner;
+    use speccoder_foundation::process::LocalSpawner;
 
     fn run_in(root: &Path, cwd: &str) -> Result<RunResult, RunError> {
         let mut runner = Runner::new("pkg", "Pkg", "npm run");
@@ -483,7 +483,7 @@ mod tests {
             },
             env: Vec::new(),
         };
-        run(&resolved, &settings, &LocalRunner::default(), None)
+        run(&resolved, &settings, &LocalSpawner::default(), None)
     }
 
     #[test]

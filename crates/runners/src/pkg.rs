@@ -382,7 +382,7 @@ impl<'de> serde::de::Visitor<'de> for MemberVisitor {
         let mut out = MemberManifest::default();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
-                "name" => out.name = map.next_value::<Loose<String>>()?.0,
+                "name" => out.name = map.next_value::<OrNone<String>>()?.0,
                 "scripts" => {
                     out.scripts = map.next_value::<ScriptNames>()?.0;
                 }
@@ -396,9 +396,9 @@ impl<'de> serde::de::Visitor<'de> for MemberVisitor {
 }
 
 /// A value of the expected type, or `None` for any other JSON value.
-struct Loose<T>(Option<T>);
+struct OrNone<T>(Option<T>);
 
-impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Loose<T> {
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for OrNone<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         Ok(Self(T::deserialize(value).ok()))

@@ -17,7 +17,7 @@ use speccoder_attempt::{
     AttemptRequest, BaselineReport, Story, Verdict, measure_baseline, run_attempt,
 };
 use speccoder_config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
-use speccoder_foundation::process::{LocalRunner, defer_exit, shutdown_signal};
+use speccoder_foundation::process::{LocalSpawner, defer_exit, shutdown_signal};
 use speccoder_recipe::{
     Follow, ListJson, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
 };
@@ -479,7 +479,7 @@ fn recipe_run(
         let result = run_live(&recipe, op, timeout)?;
         return Ok(task_code(&result));
     }
-    let result = match recipe.run(op, timeout, &LocalRunner::default()) {
+    let result = match recipe.run(op, timeout, &LocalSpawner::default()) {
         Ok(result) => result,
         Err(RunError::Resolve(ResolveError::Listing { text })) => {
             return Ok(listing(&text, json));
@@ -591,7 +591,7 @@ fn agent_run(project: &Project, args: &AgentRunArgs) -> Result<ExitCode, Error> 
         containment: Containment::Host,
         writable: &writable,
     }
-    .run(&LocalRunner::default());
+    .run(&LocalSpawner::default());
     print_json(&outcome);
     Ok(ExitCode::from(outcome.status.exit_code()))
 }
@@ -799,7 +799,7 @@ fn run_live(recipe: &Recipe, op: &str, timeout: Option<u64>) -> Result<RunResult
     let result = recipe.run_following(
         op,
         timeout,
-        &LocalRunner::default(),
+        &LocalSpawner::default(),
         Some(Follow::Output(&mut follower)),
     )?;
     // The closing line starts a line of its own even when the output did not end one.

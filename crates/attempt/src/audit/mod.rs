@@ -79,13 +79,13 @@ pub(crate) struct Audit {
 
 /// How a path changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum How {
+enum ChangeKind {
     Added,
     Modified,
     Deleted,
 }
 
-impl How {
+impl ChangeKind {
     fn word(self) -> &'static str {
         match self {
             Self::Added => "added",
@@ -232,12 +232,12 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
     }
     let changes = changes(&base_entries, &new_entries);
     audit.changed = changes.iter().map(|(p, _)| p.clone()).collect();
-    let sides = Sides::read(inputs, base_entries, new_entries, &changes)?;
+    let sides = BothTrees::read(inputs, base_entries, new_entries, &changes)?;
     let mut sources: Vec<SourceChange> = Vec::new();
     'changes: for (path, how) in &changes {
         let change = sides.change(path, *how);
         for rule in PATH_RULES {
-            if rule(&sides, &change, &mut audit) == Next::Done {
+            if rule(&sides, &change, &mut audit) == RuleOutcome::Done {
                 continue 'changes;
             }
         }
@@ -251,7 +251,7 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
 
 /// Whether a rule decided a path, or leaves it to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Next {
+enum RuleOutcome {
     /// The rule decided the path: no later rule sees it.
     Done,
     /// The path is not the rule's: the next rule judges it.
@@ -259,7 +259,7 @@ enum Next {
 }
 
 /// A rule over one changed path.
-type PathRule = fn(&Sides<'_>, &Change<'_>, &mut Audit) -> Next;
+type PathRule = fn(&BothTrees<'_>, &Change<'_>, &mut Audit) -> RuleOutcome;
 
 /// The rules over each changed path, in the order they judge it; the first that decides a
 /// path ends its turn, and a path no rule decides is non-test code.
@@ -299,20 +299,23 @@ fn unreadable_names(audit: &mut Audit, unreadable: &[String], at_base: &[String]
 }
 
 /// Every path that differs, with how, in path order.
-fn changes(base: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> Vec<(String, How)> {
-    let mut changes: Vec<(String, How)> = Vec::new();
+fn changes(
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+) -> Vec<(String, ChangeKind)> {
+    let mut changes: Vec<(String, ChangeKind)> = Vec::new();
     for (path, entry) in new {
         match base.get(path) {
-            None => changes.push((path.clone(), How::Added)),
+            None => changes.push((path.clone(), ChangeKind::Added)),
             Some(old) if old.object != entry.object || old.mode != entry.mode => {
-                changes.push((path.clone(), How::Modified));
+                changes.push((path.clone(), ChangeKind::Modified));
             }
             Some(_) => {}
         }
     }
     for path in base.keys() {
         if !new.contains_key(path) {
-            changes.push((path.clone(), How::Deleted));
+            changes.push((path.clone(), ChangeKind::Deleted));
         }
     }
     changes.sort_by(|a, b| a.0.cmp(&b.0));
@@ -320,7 +323,7 @@ fn changes(base: &BTreeMap<String, Entry>, new: &BTreeMap<String, Entry>) -> Vec
 }
 
 /// What the rules read: both trees, the texts of their changes, and what the base defines.
-struct Sides<'a> {
+struct BothTrees<'a> {
     inputs: &'a Inputs<'a>,
     base: BTreeMap<String, Entry>,
     new: BTreeMap<String, Entry>,
@@ -341,18 +344,18 @@ struct Change<'c> {
     path: &'c str,
     /// The path from the project root.
     rel: &'c str,
-    how: How,
+    how: ChangeKind,
     old: Option<&'c Entry>,
     new: Option<&'c Entry>,
 }
 
-impl<'a> Sides<'a> {
+impl<'a> BothTrees<'a> {
     /// Reads what the rules need of both trees, in as few batches as the store allows.
     fn read(
         inputs: &'a Inputs<'a>,
         base: BTreeMap<String, Entry>,
         new: BTreeMap<String, Entry>,
-        changes: &[(String, How)],
+        changes: &[(String, ChangeKind)],
     ) -> Result<Self, String> {
         let rules = inputs.rules;
         let project = Project {
@@ -386,7 +389,7 @@ impl<'a> Sides<'a> {
     }
 
     /// The change at `path`.
-    fn change<'c>(&'c self, path: &'c str, how: How) -> Change<'c> {
+    fn change<'c>(&'c self, path: &'c str, how: ChangeKind) -> Change<'c> {
         Change {
             path,
             rel: self.inputs.rules.project(path),
@@ -417,7 +420,7 @@ fn changed_blobs(
     store: &Store,
     base: &BTreeMap<String, Entry>,
     new: &BTreeMap<String, Entry>,
-    changes: &[(String, How)],
+    changes: &[(String, ChangeKind)],
 ) -> Result<BTreeMap<String, Option<Vec<u8>>>, String> {
     let mut wanted: Vec<String> = Vec::new();
     for (path, _) in changes {
@@ -480,9 +483,9 @@ fn included(
 }
 
 /// What git would never read, or what reaches outside the tree.
-fn unreachable_entry(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn unreachable_entry(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     let (path, Some(entry)) = (change.path, change.new) else {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     };
     if entry.mode == GITLINK {
         audit.add(
@@ -490,7 +493,7 @@ fn unreachable_entry(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) 
             path,
             "a nested git repository: its files are not part of the candidate, and the checks would not run them".into(),
         );
-        return Next::Done;
+        return RuleOutcome::Done;
     }
     if entry.mode == SYMLINK
         && let Some(target) = sides.links.get(path)
@@ -504,31 +507,31 @@ fn unreachable_entry(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) 
                 String::from_utf8_lossy(target)
             ),
         );
-        return Next::Done;
+        return RuleOutcome::Done;
     }
-    Next::Pass
+    RuleOutcome::Pass
 }
 
 /// The tasks file: speccoder ticks the task itself, so the agent's edit is left out.
-fn tasks_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn tasks_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     let path = change.path;
     if path != sides.inputs.tasks_file {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     }
-    if change.how != How::Deleted || change.old.is_some() {
+    if change.how != ChangeKind::Deleted || change.old.is_some() {
         let restore_base = change.old.map(|e| (e.mode.clone(), e.object.clone()));
         audit.restore.insert(path.to_owned(), restore_base);
         audit.notes.push(format!(
             "the agent's edit of {path} was left out: speccoder ticks the task itself"
         ));
     }
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// A path where a withheld test goes.
-fn withheld_path(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn withheld_path(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     if !sides.withheld.contains(change.path) {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     }
     audit.add(
         FindingKind::TestChanged,
@@ -538,30 +541,34 @@ fn withheld_path(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> N
             change.how.word()
         ),
     );
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// A protected file.
-fn protected(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn protected(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     if !sides.inputs.rules.is_protected(change.path) {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     }
     audit.add(
         FindingKind::ProtectedChanged,
         change.path,
         format!("protected file {}", change.how.word()),
     );
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// Python's package metadata: what pytest loads as a plugin from anywhere on `sys.path`,
 /// the project root included, and the build metadata an honest `pip install -e .` leaves.
-fn python_metadata_rule(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn python_metadata_rule(
+    sides: &BothTrees<'_>,
+    change: &Change<'_>,
+    audit: &mut Audit,
+) -> RuleOutcome {
     let (path, rel, how) = (change.path, change.rel, change.how);
     let Some(metadata) = python_metadata(rel) else {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     };
-    let registers = how != How::Deleted
+    let registers = how != ChangeKind::Deleted
         && metadata.ends_with("entry_points.txt")
         && sides
             .text(&sides.new, path)
@@ -573,9 +580,9 @@ fn python_metadata_rule(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audi
             path,
             "package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into(),
         );
-        return Next::Done;
+        return RuleOutcome::Done;
     }
-    if how == How::Added && !rel.ends_with(".pth") {
+    if how == ChangeKind::Added && !rel.ends_with(".pth") {
         // Build metadata an honest `pip install -e .` leaves: not part of the work.
         audit.restore.insert(path.to_owned(), None);
         let inside = metadata.split_once('/').map_or(metadata, |(f, _)| f);
@@ -584,15 +591,15 @@ fn python_metadata_rule(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audi
         if !audit.notes.contains(&note) {
             audit.notes.push(note);
         }
-        return Next::Done;
+        return RuleOutcome::Done;
     }
-    Next::Pass
+    RuleOutcome::Pass
 }
 
 /// A file a base makefile, justfile or Taskfile includes.
-fn included_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn included_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     let Some(by) = sides.included.get(change.path) else {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     };
     audit.add(
         FindingKind::TestConfigChanged,
@@ -602,17 +609,21 @@ fn included_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> N
             change.how.word()
         ),
     );
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// Test infrastructure: a file that defines the checks whole, or the frozen keys of a
 /// manifest.
-fn infrastructure_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn infrastructure_file(
+    sides: &BothTrees<'_>,
+    change: &Change<'_>,
+    audit: &mut Audit,
+) -> RuleOutcome {
     let (path, how) = (change.path, change.how);
     match infrastructure::classify(change.rel, sides.project) {
         Some(Infra::Whole(what)) => {
             // A new empty file does nothing (an `__init__.py` of a new test folder).
-            let empty_new = how == How::Added
+            let empty_new = how == ChangeKind::Added
                 && matches!(sides.bytes(&sides.new, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
             if !empty_new {
                 audit.add(
@@ -621,7 +632,7 @@ fn infrastructure_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit
                     format!("{what}, which defines the checks, was {}", how.word()),
                 );
             }
-            Next::Done
+            RuleOutcome::Done
         }
         Some(Infra::Keys) => {
             let old = sides.text(&sides.base, path).flatten();
@@ -631,21 +642,21 @@ fn infrastructure_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit
             {
                 audit.add(FindingKind::TestConfigChanged, path, detail);
             }
-            Next::Done
+            RuleOutcome::Done
         }
-        None => Next::Pass,
+        None => RuleOutcome::Pass,
     }
 }
 
 /// A snapshot file: changed, deleted, or a pending one accepted.
-fn snapshot(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn snapshot(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     let (path, how) = (change.path, change.how);
     if !sides.inputs.rules.is_snapshot(path) {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     }
     let pending = [format!("{path}.new"), format!("{path}.pending-snap")];
-    let accepted = how == How::Added && pending.iter().any(|p| sides.base.contains_key(p));
-    if how != How::Added || accepted {
+    let accepted = how == ChangeKind::Added && pending.iter().any(|p| sides.base.contains_key(p));
+    if how != ChangeKind::Added || accepted {
         let word = if accepted { "accepted" } else { how.word() };
         audit.add(
             FindingKind::SnapshotChanged,
@@ -653,14 +664,18 @@ fn snapshot(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
             format!("snapshot {word}: the tests are checked against it"),
         );
     }
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// A new file that runs in place of code: compiled Python, or a module that shadows one the
 /// tests import.
-fn compiled_or_shadowing(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
-    if change.new.is_none() || change.how != How::Added {
-        return Next::Pass;
+fn compiled_or_shadowing(
+    sides: &BothTrees<'_>,
+    change: &Change<'_>,
+    audit: &mut Audit,
+) -> RuleOutcome {
+    if change.new.is_none() || change.how != ChangeKind::Added {
+        return RuleOutcome::Pass;
     }
     if compiled_python(change.rel) {
         audit.add(
@@ -668,21 +683,21 @@ fn compiled_or_shadowing(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Aud
             change.path,
             "compiled Python: it runs in place of its source, which nobody reviews".into(),
         );
-        return Next::Done;
+        return RuleOutcome::Done;
     }
     if let Some(detail) = tampering::shadows(change.rel, &sides.context) {
         audit.add(FindingKind::Tampering, change.path, detail);
-        return Next::Done;
+        return RuleOutcome::Done;
     }
-    Next::Pass
+    RuleOutcome::Pass
 }
 
 /// A test file: the agent's own new one runs in the second pass; an existing one is frozen,
 /// or its edits are audited.
-fn test_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next {
+fn test_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
     let path = change.path;
     if !sides.inputs.rules.is_test(path) {
-        return Next::Pass;
+        return RuleOutcome::Pass;
     }
     match (change.old, sides.inputs.test_edits) {
         // The agent's own new test: the second pass runs it.
@@ -690,16 +705,16 @@ fn test_file(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) -> Next 
         (Some(_), TestEdits::Frozen) => frozen_test(sides, change, audit),
         (Some(_), TestEdits::Audit) => audited_test(sides, change, audit),
     }
-    Next::Done
+    RuleOutcome::Done
 }
 
 /// A frozen test file changed or deleted.
-fn frozen_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+fn frozen_test(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) {
     let path = change.path;
     let old = sides.text(&sides.base, path).flatten();
     let new = sides.text(&sides.new, path).flatten();
     let (kind, detail) = match (change.how, &old, &new) {
-        (How::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
+        (ChangeKind::Deleted, _, _) => (FindingKind::TestDeleted, "test file deleted".to_owned()),
         (_, Some(old), Some(new)) => (FindingKind::TestChanged, frozen_change(path, old, new)),
         _ => (
             FindingKind::TestChanged,
@@ -711,7 +726,7 @@ fn frozen_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
 }
 
 /// An existing test file edited under audited test edits: what the edit weakened.
-fn audited_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
+fn audited_test(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) {
     let path = change.path;
     let old = sides.text(&sides.base, path).flatten();
     match sides.text(&sides.new, path) {
@@ -732,7 +747,7 @@ fn audited_test(sides: &Sides<'_>, change: &Change<'_>, audit: &mut Audit) {
 /// Non-test code: a changed source file, with the tests and doctests it holds judged, is
 /// handed on to the tampering scan and the gaming monitor.
 fn non_test_code(
-    sides: &Sides<'_>,
+    sides: &BothTrees<'_>,
     change: &Change<'_>,
     audit: &mut Audit,
 ) -> Option<SourceChange> {
@@ -763,7 +778,7 @@ fn non_test_code(
 /// as they were, and no file may bring a macro that replaces the assertion macros. With
 /// audited test edits, the counters judge the tests in it instead. A source file whose
 /// doctests the base ran: its examples are tests.
-fn tests_in_source(sides: &Sides<'_>, path: &str, old: &str, new: &str, audit: &mut Audit) {
+fn tests_in_source(sides: &BothTrees<'_>, path: &str, old: &str, new: &str, audit: &mut Audit) {
     let test_edits = sides.inputs.test_edits;
     match test_edits {
         TestEdits::Frozen if scan::Lang::of(path) == scan::Lang::Rust => {
@@ -789,7 +804,7 @@ fn tests_in_source(sides: &Sides<'_>, path: &str, old: &str, new: &str, audit: &
 /// in files that are not source, read as the loader's language); returns the sources with
 /// what they load, for the gaming monitor.
 fn scan_sources(
-    sides: &Sides<'_>,
+    sides: &BothTrees<'_>,
     mut sources: Vec<SourceChange>,
     audit: &mut Audit,
 ) -> Result<Vec<SourceChange>, String> {
@@ -838,7 +853,7 @@ fn scan_sources(
 
 /// The gaming monitor over the changed sources, warnings unless they reject.
 fn monitor_gaming(
-    sides: &Sides<'_>,
+    sides: &BothTrees<'_>,
     sources: &[SourceChange],
     audit: &mut Audit,
 ) -> Result<(), String> {
@@ -884,7 +899,7 @@ fn monitor_gaming(
 /// The frozen paths of the check tree: the base's tests, protected files and test
 /// infrastructure, as the base has them. Restoring is a no-op when nothing was found,
 /// except where the rules let the agent's version stand.
-fn freeze(sides: &Sides<'_>, audit: &mut Audit) {
+fn freeze(sides: &BothTrees<'_>, audit: &mut Audit) {
     let (rules, test_edits) = (sides.inputs.rules, sides.inputs.test_edits);
     for (path, entry) in &sides.base {
         let rel = rules.project(path);

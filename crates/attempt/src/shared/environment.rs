@@ -11,7 +11,7 @@
 //! read from each CLI's binary: the names it looks up) and `[attempt] agent_env`.
 
 use speccoder_config::ExecutorKind;
-use speccoder_foundation::process::{CommandRunner, RunOutput, RunRequest, SpawnError};
+use speccoder_foundation::process::{RunOutput, RunRequest, SpawnError, Spawner};
 
 /// Names every stage gets as they are.
 const BASE: &[&str] = &[
@@ -163,11 +163,11 @@ pub(crate) fn names(env: &[(String, String)]) -> Vec<String> {
 /// A runner whose commands get `env` and nothing else of this process's environment, with
 /// what a request sets on top.
 pub(crate) struct Allowed {
-    pub(crate) inner: Box<dyn CommandRunner>,
+    pub(crate) inner: Box<dyn Spawner>,
     pub(crate) env: Vec<(String, String)>,
 }
 
-impl CommandRunner for Allowed {
+impl Spawner for Allowed {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
         let mut request = request.clone();
         request.env_clear = true;

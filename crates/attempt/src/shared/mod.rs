@@ -23,7 +23,7 @@ pub(crate) use finding::MAX_READ_BYTES;
 pub use finding::{Finding, FindingKind};
 pub(crate) use known_failures::KnownFailures;
 pub(crate) use prepared::{Isolation, Prepared, Withheld};
-pub(crate) use products::Products;
+pub(crate) use products::SetupProducts;
 pub(crate) use rules::{RanFrom, Rules};
 pub use story::{AttemptRecord, AttemptRequest, Story};
 pub use test_summary::{CanaryState, Rule, TestSummary};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::bundle::AttemptBundle;
 use super::environment::Allowed;
 use super::known_failures::KnownFailures;
-use super::products::Products;
+use super::products::SetupProducts;
 use super::pycache::SharedPycache;
 use super::rules::Rules;
 use super::warning::FileText;
@@ -13,7 +13,7 @@ use crate::store::Store;
 use crate::store::journal::{Journal, Running};
 use crate::store::repo::Repo;
 use speccoder_agent::{Allowances, RecipeServer};
-use speccoder_foundation::process::LocalRunner;
+use speccoder_foundation::process::LocalSpawner;
 use speccoder_foundation::sandbox::{Namespaces, Sandbox, Spec, TreeAt};
 use speccoder_recipe::Recipe;
 
@@ -83,7 +83,7 @@ pub(crate) struct Prepared {
     /// What the agent may write besides its tree.
     pub(crate) writable: Vec<PathBuf>,
     /// The products of `[attempt] setup`, once it ran.
-    pub(crate) products: Option<Products>,
+    pub(crate) products: Option<SetupProducts>,
     /// The products the tree's `.gitignore` leaves out, which the agent's tree gets too.
     pub(crate) agent_products: Vec<String>,
     /// The acceptance tests, as paths from the project root.
@@ -114,12 +114,12 @@ impl Prepared {
 
     /// The runner of the agent: the sandbox with its tree, its private folder and
     /// `[attempt] writable` open, and the withheld folder hidden.
-    pub(crate) fn agent_runner(
+    pub(crate) fn agent_spawner(
         &self,
         agent_folder: &Path,
-    ) -> Box<dyn speccoder_foundation::process::CommandRunner> {
-        let inner: Box<dyn speccoder_foundation::process::CommandRunner> = match self.isolation {
-            Isolation::None => Box::new(LocalRunner::default()),
+    ) -> Box<dyn speccoder_foundation::process::Spawner> {
+        let inner: Box<dyn speccoder_foundation::process::Spawner> = match self.isolation {
+            Isolation::None => Box::new(LocalSpawner::default()),
             Isolation::Namespaces(namespaces) => {
                 let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
                 writable.extend(self.writable.iter().cloned());
@@ -146,7 +146,7 @@ impl Prepared {
                         }),
                     },
                     scratch: self.scratch.clone(),
-                    inner: LocalRunner::default(),
+                    inner: LocalSpawner::default(),
                 })
             }
         };
@@ -169,14 +169,14 @@ impl Prepared {
     /// The runner of the checks in `check_tree`: nothing writable but that tree, a private
     /// `/tmp` and `also_writable` (the shared bytecode, for the base's checks), and
     /// `read_only` files read-only in it.
-    pub(crate) fn check_runner(
+    pub(crate) fn check_spawner(
         &self,
         check_tree: &Path,
         read_only: Vec<PathBuf>,
         also_writable: Option<&Path>,
-    ) -> Box<dyn speccoder_foundation::process::CommandRunner> {
-        let inner: Box<dyn speccoder_foundation::process::CommandRunner> = match self.isolation {
-            Isolation::None => Box::new(LocalRunner::default()),
+    ) -> Box<dyn speccoder_foundation::process::Spawner> {
+        let inner: Box<dyn speccoder_foundation::process::Spawner> = match self.isolation {
+            Isolation::None => Box::new(LocalSpawner::default()),
             Isolation::Namespaces(namespaces) => Box::new(Sandbox {
                 namespaces,
                 spec: Spec {
@@ -196,7 +196,7 @@ impl Prepared {
                     }),
                 },
                 scratch: self.scratch.clone(),
-                inner: LocalRunner::default(),
+                inner: LocalSpawner::default(),
             }),
         };
         Box::new(Allowed {

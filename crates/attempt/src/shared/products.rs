@@ -6,7 +6,7 @@ use crate::store::repo;
 
 /// The products of the setup, kept for this base.
 #[derive(Debug, Clone)]
-pub(crate) struct Products {
+pub(crate) struct SetupProducts {
     /// Where the setup's tree was seen, and each check tree is.
     pub(crate) at: PathBuf,
     /// The tree the setup ran in.
@@ -15,7 +15,7 @@ pub(crate) struct Products {
     pub(crate) entries: Vec<String>,
 }
 
-impl Products {
+impl SetupProducts {
     /// Copies the products into `into` (a tree of the same project), those of `only` when
     /// given. A copy, never a link: what the code under test does to them stays in that tree.
     pub(crate) fn copy_into(&self, into: &Path, only: Option<&[String]>) -> Result<(), String> {

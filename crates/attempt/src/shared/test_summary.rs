@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::verdict::results::{TestOutcome, TestRunner};
+use crate::verdict::results::{TestFramework, TestOutcome};
 
 /// The rule a check was judged by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -26,7 +26,7 @@ pub struct TestSummary {
     /// How the check was judged.
     pub rule: Rule,
     /// The runners recognised in its output.
-    pub runners: Vec<TestRunner>,
+    pub runners: Vec<TestFramework>,
     /// How many tests ended each way.
     pub counts: BTreeMap<TestOutcome, usize>,
     /// Tests that had to pass and did not (failed, skipped, xfailed, or not run), first

@@ -230,7 +230,7 @@ fn run_at(
     let canary = canary::plant_in(prepared, commit, &mut tree);
     // The base's checks alone write the shared bytecode (`shared/pycache.rs`).
     let place = checks::Place::new(prepared, &tree.dir, true);
-    let runner = prepared.check_runner(&tree.dir, tree.read_only.clone(), place.also_writable());
+    let runner = prepared.check_spawner(&tree.dir, tree.read_only.clone(), place.also_writable());
     let ran = checks::run_checks(
         &prepared.recipe,
         &prepared.ops,
@@ -241,7 +241,7 @@ fn run_at(
     );
     let mut tests = Vec::new();
     let mut results = Vec::new();
-    for checks::Ran { mut result, report } in ran {
+    for checks::CheckRun { mut result, report } in ran {
         // The canary shows where one is collected; the tests are the base's without it.
         let read = canary.read(&report, result.exit_code == Some(0));
         let report = match &read {

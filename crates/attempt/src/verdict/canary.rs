@@ -439,7 +439,7 @@ impl Canary {
         &self,
         report: &TestReport,
         ended_well: bool,
-    ) -> Result<Option<Held>, String> {
+    ) -> Result<Option<CanariesHeld>, String> {
         if self.token.is_empty() || self.files.is_empty() {
             return Ok(None);
         }
@@ -505,7 +505,7 @@ impl Canary {
             .chain(&passing)
             .map(|(id, _)| id.replace(token.as_str(), "*"))
             .collect();
-        Ok(Some(Held {
+        Ok(Some(CanariesHeld {
             report: self.strip(report),
             places,
         }))
@@ -514,7 +514,7 @@ impl Canary {
 
 /// A report whose canaries held.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Held {
+pub(crate) struct CanariesHeld {
     /// The report without the canaries.
     pub(crate) report: TestReport,
     /// The canaries' ids with the drawn name as `*`: where a canary was collected, the

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::results::{TestOutcome, TestReport, TestRunner};
+use super::results::{TestFramework, TestOutcome, TestReport};
 use crate::shared::{KnownFailures, Rule, TestSummary};
 
 /// Test ids named in a summary at most, per list; the count says how many there were.
@@ -90,7 +90,7 @@ pub(crate) struct BaseTests {
     pub(crate) counts: BTreeMap<TestOutcome, usize>,
     /// The runners recognised at the base: one that prints nothing now ended early.
     #[serde(default)]
-    pub(crate) runners: Vec<TestRunner>,
+    pub(crate) runners: Vec<TestFramework>,
     /// Whether the base's run collected its canary: one missing now was taken out.
     #[serde(default)]
     pub(crate) canary: bool,
@@ -184,7 +184,7 @@ fn count(counts: &BTreeMap<TestOutcome, usize>, pred: fn(TestOutcome) -> bool) -
         .sum()
 }
 
-fn runner_name(runner: &TestRunner) -> String {
+fn runner_name(runner: &TestFramework) -> String {
     serde_json::to_value(runner)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
@@ -273,7 +273,7 @@ impl<'a> Judged<'a> {
 
     /// Fills `summary` for a check whose `runner` reported at the base and printed nothing
     /// now: every test required at the base did not run.
-    fn ended_early(&self, runner: &TestRunner, summary: &mut TestSummary) {
+    fn ended_early(&self, runner: &TestFramework, summary: &mut TestSummary) {
         summary.rule = Rule::PerTest;
         let mut missing: Vec<String> = self
             .base_tests
@@ -447,7 +447,7 @@ mod tests {
 
     fn report(tests: &[(&str, TestOutcome)]) -> TestReport {
         TestReport {
-            runners: vec![TestRunner::Pytest],
+            runners: vec![TestFramework::Pytest],
             tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
             ..TestReport::default()
         }
@@ -580,7 +580,7 @@ mod tests {
         // Zero tests where the base ran some, with an exit code of 0.
         // Zero tests where the base ran some (unittest without -v names none).
         let unittest = |passed| TestReport {
-            runners: vec![TestRunner::Unittest],
+            runners: vec![TestFramework::Unittest],
             counts: [(Passed, passed)]
                 .into_iter()
                 .filter(|(_, n)| *n > 0)
@@ -801,7 +801,7 @@ mod tests {
         // jest over several files names only failures: at the base the task's test failed
         // and one passed.
         let mut at_base = TestReport {
-            runners: vec![TestRunner::Jest],
+            runners: vec![TestFramework::Jest],
             tests: [("test/add.test.js > small".to_owned(), Failed)]
                 .into_iter()
                 .collect(),
@@ -810,7 +810,7 @@ mod tests {
         at_base.counts = [(Passed, 2), (Failed, 1)].into_iter().collect();
         let base = BaseTests::of("test", Some(1), &at_base);
         let now = |passed, skipped| TestReport {
-            runners: vec![TestRunner::Jest],
+            runners: vec![TestFramework::Jest],
             counts: [(Passed, passed), (Skipped, skipped)]
                 .into_iter()
                 .filter(|(_, n)| *n > 0)
@@ -847,7 +847,7 @@ mod tests {
                 .collect()
         };
         let unittest = |p, e| TestReport {
-            runners: vec![TestRunner::Unittest],
+            runners: vec![TestFramework::Unittest],
             counts: counts(p, e),
             ..TestReport::default()
         };

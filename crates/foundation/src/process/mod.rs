@@ -5,7 +5,7 @@ mod capture;
 mod cgroup;
 mod cleanup;
 mod clone_into;
-mod local_runner;
+mod local_spawner;
 mod platform;
 mod registry;
 mod sweep;
@@ -17,7 +17,7 @@ pub use capture::{Captured, Spill};
 pub use cgroup::cgroups_available;
 pub use cleanup::ProcessTempDir;
 pub use cleanup::RemoveOnSignal;
-pub use local_runner::{Cgroups, LocalRunner};
+pub use local_spawner::{Cgroups, LocalSpawner};
 pub use platform::input_hung_up;
 pub use registry::{
     ExitDeferral, defer_exit, reaper_main, shutdown_signal, start_reaper, stop_all_process_groups,
@@ -233,9 +233,9 @@ pub enum SpawnError {
     Io(#[from] std::io::Error),
 }
 
-/// Runs command lines. The runtime uses [`LocalRunner`]; the trait lets a host put its own
+/// Runs command lines. The runtime uses [`LocalSpawner`]; the trait lets a host put its own
 /// (a sandbox, a remote machine) in its place.
-pub trait CommandRunner: Send + Sync {
+pub trait Spawner: Send + Sync {
     /// Runs one command and waits for it within its deadline.
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError>;
 }

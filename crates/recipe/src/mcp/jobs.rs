@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::{Follow, Progress, Recipe};
 use speccoder_foundation::process::{
-    CommandRunner, LocalRunner, ProcessTempDir, RunOutput, RunRequest, SpawnError,
+    LocalSpawner, ProcessTempDir, RunOutput, RunRequest, SpawnError, Spawner,
 };
 
 /// The most output a job keeps for `recipe_output`.
@@ -36,11 +36,11 @@ struct Stoppable {
     stop: Arc<AtomicBool>,
 }
 
-impl CommandRunner for Stoppable {
+impl Spawner for Stoppable {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
         let mut request = request.clone();
         request.stop = Some(Arc::clone(&self.stop));
-        LocalRunner::default().run(&request)
+        LocalSpawner::default().run(&request)
     }
 }
 

@@ -47,7 +47,7 @@ const HANGUP_CHECK_EVERY: Duration = Duration::from_millis(50);
 
 /// Why a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
+enum SessionEnd {
     /// stdin closed (or could not be read): no more requests can come.
     InputClosed,
     /// A write to stdout failed: no answer can reach the client.
@@ -66,14 +66,14 @@ pub fn serve(
     // What the tasks start must not outlive a server killed by SIGKILL either, which no
     // handler sees: a reaper process kills what is left once the server is gone.
     speccoder_foundation::process::start_reaper()?;
-    let (end_tx, ended) = channel::<End>();
+    let (end_tx, ended) = channel::<SessionEnd>();
     // A file of its own on stdout's descriptor: the writer never takes std's stdout lock,
     // so a write that hangs on a full pipe holds nothing anyone else needs.
     let output = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
     let outbox = {
         let end_tx = end_tx.clone();
         Outbox::start(Box::new(output), move || {
-            let _ = end_tx.send(End::OutputFailed);
+            let _ = end_tx.send(SessionEnd::OutputFailed);
         })?
     };
     // Detection runs before every call: the cache entry is read and parsed once.
@@ -105,11 +105,11 @@ pub fn serve(
             .name("mcp-reader".into())
             .spawn(move || {
                 read(&shared, &mut std::io::stdin().lock(), &calls, stdin_closed);
-                let _ = end_tx.send(End::InputClosed);
+                let _ = end_tx.send(SessionEnd::InputClosed);
             })?;
     }
     // Both senders live as long as their threads, and this function holds the receiver.
-    let end = ended.recv().unwrap_or(End::InputClosed);
+    let end = ended.recv().unwrap_or(SessionEnd::InputClosed);
     // The client is gone: nothing it asked for may keep running. The worker and reader
     // threads are left as they are (one may be blocked on stdin, one on the queue); the
     // process exits when this returns.
@@ -128,8 +128,8 @@ pub fn serve(
     stop_all_process_groups();
     shared.jobs.remove_outputs();
     match end {
-        End::InputClosed => outbox.close(DRAIN_GRACE),
-        End::OutputFailed => {}
+        SessionEnd::InputClosed => outbox.close(DRAIN_GRACE),
+        SessionEnd::OutputFailed => {}
     }
     Ok(())
 }

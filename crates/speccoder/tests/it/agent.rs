@@ -435,8 +435,8 @@ fn real_codex_accepts_the_argv() {
         ("CODEX_HOME".into(), home.path().display().to_string()),
         ("PATH".into(), path_var().to_string_lossy().into_owned()),
     ];
-    let out = speccoder_foundation::process::CommandRunner::run(
-        &speccoder_foundation::process::LocalRunner::default(),
+    let out = speccoder_foundation::process::Spawner::run(
+        &speccoder_foundation::process::LocalSpawner::default(),
         &request,
     )
     .expect("starts");

@@ -18,23 +18,23 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use support::attempts::{
-    ALL, Run, Runner, attempt_command, commit_base, use_go_cache, write_add_bundle,
+    ALL, FixtureKind, Run, attempt_command, commit_base, use_go_cache, write_add_bundle,
 };
 use support::{copy_dir, fixtures_dir, require_tools, table};
 
-impl Runner {
+impl FixtureKind {
     /// The `known_failures` entry for the test of `env/`, which fails as root (as the
     /// checks run): a glob over the id the runner gives it where the id has a file or
     /// suite part, the id itself where it has none.
     fn env_glob(self) -> &'static str {
         match self {
-            Runner::Pytest => "tests/test_env.py::*",
-            Runner::Unittest => "test_env.*",
-            Runner::Cargo => "tests/env.rs::*",
-            Runner::Node => "not root",
-            Runner::Mocha => "env > *",
-            Runner::Jest | Runner::Vitest => "test/env.test.js > *",
-            Runner::Go => "*/TestNotRoot",
+            FixtureKind::Pytest => "tests/test_env.py::*",
+            FixtureKind::Unittest => "test_env.*",
+            FixtureKind::Cargo => "tests/env.rs::*",
+            FixtureKind::Node => "not root",
+            FixtureKind::Mocha => "env > *",
+            FixtureKind::Jest | FixtureKind::Vitest => "test/env.test.js > *",
+            FixtureKind::Go => "*/TestNotRoot",
         }
     }
 }
@@ -110,27 +110,27 @@ impl Start {
 /// A runner and how its check starts: the first axis of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Combo {
-    runner: Runner,
+    runner: FixtureKind,
     start: Start,
 }
 
-const fn combo(runner: Runner, start: Start) -> Combo {
+const fn combo(runner: FixtureKind, start: Start) -> Combo {
     Combo { runner, start }
 }
 
 /// Every combination of the matrix, each runner and each start at least once.
 const COMBOS: [Combo; 9] = [
-    combo(Runner::Pytest, Start::Python),
+    combo(FixtureKind::Pytest, Start::Python),
     // `-v`: the runner names each test.
-    combo(Runner::Unittest, Start::Make),
+    combo(FixtureKind::Unittest, Start::Make),
     // No `-v`: the runner names no passing test, only counts.
-    combo(Runner::Unittest, Start::Just),
-    combo(Runner::Cargo, Start::Cargo),
-    combo(Runner::Node, Start::Script),
-    combo(Runner::Mocha, Start::Task),
-    combo(Runner::Jest, Start::Script),
-    combo(Runner::Vitest, Start::Script),
-    combo(Runner::Go, Start::Go),
+    combo(FixtureKind::Unittest, Start::Just),
+    combo(FixtureKind::Cargo, Start::Cargo),
+    combo(FixtureKind::Node, Start::Script),
+    combo(FixtureKind::Mocha, Start::Task),
+    combo(FixtureKind::Jest, Start::Script),
+    combo(FixtureKind::Vitest, Start::Script),
+    combo(FixtureKind::Go, Start::Go),
 ];
 
 impl Combo {
@@ -144,8 +144,8 @@ impl Combo {
     /// jest and vitest running several test files (jest lists each test only for a single
     /// file, vitest only in a file that has a failure).
     fn names_passes(self) -> bool {
-        self != combo(Runner::Unittest, Start::Just)
-            && !matches!(self.runner, Runner::Jest | Runner::Vitest)
+        self != combo(FixtureKind::Unittest, Start::Just)
+            && !matches!(self.runner, FixtureKind::Jest | FixtureKind::Vitest)
     }
 }
 
@@ -268,14 +268,14 @@ impl Cell {
 /// (c), spread over the languages. Placement (a), where a base failure used to excuse the
 /// task's own tests, runs for every combination.
 const ACCEPTANCE: [Combo; 3] = [
-    combo(Runner::Pytest, Start::Python),
-    combo(Runner::Cargo, Start::Cargo),
-    combo(Runner::Mocha, Start::Task),
+    combo(FixtureKind::Pytest, Start::Python),
+    combo(FixtureKind::Cargo, Start::Cargo),
+    combo(FixtureKind::Mocha, Start::Task),
 ];
 const WITHHELD: [Combo; 3] = [
-    combo(Runner::Unittest, Start::Just),
-    combo(Runner::Vitest, Start::Script),
-    combo(Runner::Go, Start::Go),
+    combo(FixtureKind::Unittest, Start::Just),
+    combo(FixtureKind::Vitest, Start::Script),
+    combo(FixtureKind::Go, Start::Go),
 ];
 
 /// Every cell: each combination in placement (a), those of [`ACCEPTANCE`] and
@@ -366,7 +366,7 @@ impl Repo {
             command.arg("--withheld").arg(self.task_tests());
         }
         command.env("CONTROLS_AGENT", mode);
-        if self.combo.runner == Runner::Go {
+        if self.combo.runner == FixtureKind::Go {
             use_go_cache(&mut command);
         }
         command.output().expect("speccoder starts").into()
@@ -621,17 +621,17 @@ macro_rules! repositories {
             table! {
                 $name: run_repository((Combo, Placement, Variant)) {
                     plain: (
-                        combo(Runner::$runner, Start::$start),
+                        combo(FixtureKind::$runner, Start::$start),
                         Placement::$placement,
                         Variant::Plain,
                     ),
                     skip: (
-                        combo(Runner::$runner, Start::$start),
+                        combo(FixtureKind::$runner, Start::$start),
                         Placement::$placement,
                         Variant::Skip,
                     ),
                     known_failure: (
-                        combo(Runner::$runner, Start::$start),
+                        combo(FixtureKind::$runner, Start::$start),
                         Placement::$placement,
                         Variant::KnownFailure,
                     ),

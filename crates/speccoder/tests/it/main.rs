@@ -24,7 +24,7 @@ mod every_task_runs;
 mod forgery;
 mod hardening;
 mod live_output;
-mod local_runner;
+mod local_spawner;
 mod mcp;
 mod per_test;
 mod readme;

@@ -13,14 +13,15 @@ use std::time::Instant;
 
 use serde_json::Value;
 use support::attempts::{
-    ALL, Run, Runner, attempt_command, commit_base, files_under, use_go_cache, write_add_bundle,
+    ALL, FixtureKind, Run, attempt_command, commit_base, files_under, use_go_cache,
+    write_add_bundle,
 };
 use support::{copy_dir, fixtures_dir, require_tools, table};
 
-use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
+use FixtureKind::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
 
 /// What these tests ask of a runner besides what support knows.
-impl Runner {
+impl FixtureKind {
     /// Whether the runner's default output names a test that was skipped or expected to
     /// fail. jest (with more than one test file) and vitest (for a file without a failure)
     /// print only counts for them, so no reader can name the test.
@@ -89,13 +90,13 @@ enum Expect {
 /// One row of a table.
 #[derive(Debug, Clone, Copy)]
 struct Case {
-    runner: Runner,
+    runner: FixtureKind,
     mode: &'static str,
     base: Base,
     expect: Expect,
 }
 
-fn case(runner: Runner, mode: &'static str, base: Base, expect: Expect) -> Case {
+fn case(runner: FixtureKind, mode: &'static str, base: Base, expect: Expect) -> Case {
     Case {
         runner,
         mode,
@@ -119,11 +120,11 @@ impl Case {
 /// beside it, and per_test.sh as the agent.
 struct Project {
     dir: tempfile::TempDir,
-    runner: Runner,
+    runner: FixtureKind,
 }
 
 impl Project {
-    fn new(runner: Runner, base: Base, extra: &str) -> Self {
+    fn new(runner: FixtureKind, base: Base, extra: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let project = Self { dir, runner };
         let root = project.root();
@@ -319,7 +320,7 @@ const FAILED: Expect = Expect::NotPassed {
 /// names a test by its function, and the acceptance tests that a stub's panic kept from
 /// running at the base are never seen without the withheld ones, so the digest (which
 /// names no test that could be withheld) leaves them out.
-fn failed(runner: Runner) -> Expect {
+fn failed(runner: FixtureKind) -> Expect {
     match runner {
         Go => Expect::NotPassed {
             why: "failed",
@@ -383,7 +384,7 @@ table! {
 
 /// Not passed because a test was skipped (`why`: `skipped`) or expected to fail
 /// (`expected`), naming the test where the runner's output does.
-fn not_run_as_written(runner: Runner, why: &'static str) -> Expect {
+fn not_run_as_written(runner: FixtureKind, why: &'static str) -> Expect {
     Expect::NotPassed {
         why,
         names: runner.names_skipped(),
@@ -418,7 +419,7 @@ table! {
 /// binary it ran: one whose canary went unreported ended early (the canary runs beside the
 /// exiting test, so it may have printed first, and then the tests the exit cut short did not
 /// run).
-fn exit0(runner: Runner) -> Case {
+fn exit0(runner: FixtureKind) -> Case {
     let expect = match runner {
         Pytest | Unittest | Mocha => Expect::Forged,
         Go => Expect::NotPassed {
@@ -464,7 +465,7 @@ table! {
 
 /// Failing at the base is no excuse by itself: honest work on a base whose failing test
 /// `known_failures` does not list fails on it.
-fn unlisted(runner: Runner) -> Case {
+fn unlisted(runner: FixtureKind) -> Case {
     case(
         runner,
         "honest",

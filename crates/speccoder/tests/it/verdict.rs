@@ -26,7 +26,7 @@ const TASK: &str = "T7";
 
 /// The projects of fixtures/verdict, one per runner and test framework.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runner {
+enum FixtureKind {
     /// GNU make running unittest.
     Make,
     /// go-task running unittest.
@@ -39,22 +39,22 @@ enum Runner {
     Cargo,
 }
 
-impl Runner {
+impl FixtureKind {
     fn fixture(self) -> &'static str {
         match self {
-            Runner::Make => "make",
-            Runner::Task => "task",
-            Runner::Pytest => "pytest",
-            Runner::Node => "node",
-            Runner::Cargo => "cargo",
+            FixtureKind::Make => "make",
+            FixtureKind::Task => "task",
+            FixtureKind::Pytest => "pytest",
+            FixtureKind::Node => "node",
+            FixtureKind::Cargo => "cargo",
         }
     }
 
     fn tools(self) -> &'static [&'static str] {
         match self {
-            Runner::Make | Runner::Node | Runner::Cargo => &[],
-            Runner::Task => &["task"],
-            Runner::Pytest => &["just", "pytest"],
+            FixtureKind::Make | FixtureKind::Node | FixtureKind::Cargo => &[],
+            FixtureKind::Task => &["task"],
+            FixtureKind::Pytest => &["just", "pytest"],
         }
     }
 
@@ -62,17 +62,17 @@ impl Runner {
     /// cheat.sh's `implement` does).
     fn implementation(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Runner::Make | Runner::Task | Runner::Pytest => (
+            FixtureKind::Make | FixtureKind::Task | FixtureKind::Pytest => (
                 "calc.py",
                 "    raise NotImplementedError(\"T7 adds this\")",
                 "    return a + b",
             ),
-            Runner::Node => (
+            FixtureKind::Node => (
                 "calc.js",
                 "  throw new Error(\"T7 adds this\");",
                 "  return a + b;",
             ),
-            Runner::Cargo => (
+            FixtureKind::Cargo => (
                 "src/lib.rs",
                 "    unimplemented!(\"T7 adds this {a} {b}\")",
                 "    a + b",
@@ -83,9 +83,9 @@ impl Runner {
     /// The acceptance test of the bundle.
     fn acceptance(self) -> &'static str {
         match self {
-            Runner::Make | Runner::Task | Runner::Pytest => "tests/test_add.py",
-            Runner::Node => "test/add.test.js",
-            Runner::Cargo => "tests/add.rs",
+            FixtureKind::Make | FixtureKind::Task | FixtureKind::Pytest => "tests/test_add.py",
+            FixtureKind::Node => "test/add.test.js",
+            FixtureKind::Cargo => "tests/add.rs",
         }
     }
 }
@@ -128,14 +128,14 @@ fn new_marker() -> String {
 /// beside it, and cheat.sh as the agent (its mode comes from `CHEAT_MODE` on each run).
 struct Project {
     dir: tempfile::TempDir,
-    runner: Runner,
+    runner: FixtureKind,
     layout: Layout,
     tests: Tests,
     marker: String,
 }
 
 impl Project {
-    fn new(runner: Runner) -> Self {
+    fn new(runner: FixtureKind) -> Self {
         Self::build(runner, Layout::Top, Tests::Bundle, "", None, |_| {})
     }
 
@@ -143,7 +143,7 @@ impl Project {
     /// (the system's temporary folder by default), with `edit` run on the project folder
     /// before the first commit.
     fn build(
-        runner: Runner,
+        runner: FixtureKind,
         layout: Layout,
         tests: Tests,
         extra: &str,
@@ -420,7 +420,7 @@ enum Expect {
 /// One row of a table: a project, the agent's mode, what must come of it.
 #[derive(Debug, Clone, Copy)]
 struct Case {
-    runner: Runner,
+    runner: FixtureKind,
     mode: &'static str,
     expect: Expect,
     withheld: bool,
@@ -437,7 +437,7 @@ struct Case {
 
 /// A case on a project at the repository's top with the bundle's acceptance tests, without
 /// withheld tests.
-fn case(runner: Runner, mode: &'static str, expect: Expect) -> Case {
+fn case(runner: FixtureKind, mode: &'static str, expect: Expect) -> Case {
     Case {
         runner,
         mode,
@@ -663,12 +663,12 @@ const TWO_ATTEMPTS: &str = "max_attempts = 2\n";
 /// A case on a base whose tests of `add` are the repository's own: frozen because they exist
 /// at the base, not because the bundle brought them. Changing them is a `test_changed`
 /// finding.
-fn changed(runner: Runner, mode: &'static str) -> Case {
+fn changed(runner: FixtureKind, mode: &'static str) -> Case {
     case(runner, mode, Finding("test_changed")).committed_tests()
 }
 
 use Expect::{CheckedIsCommitted, FailedChecks, Finding, NotPassed, Passed};
-use Runner::{Cargo, Make, Node, Pytest, Task};
+use FixtureKind::{Cargo, Make, Node, Pytest, Task};
 
 /// A change to what configures the tests, not to the tests themselves.
 const CONFIG_CHANGED: Expect = Finding("test_config_changed");
@@ -1491,7 +1491,7 @@ fn bare_pytest((mode, expect): (&'static str, Expect)) {
     require_tools(&["pytest"]);
     let mut failures = Vec::new();
     let project = Project::build(
-        Runner::Pytest,
+        FixtureKind::Pytest,
         Layout::Top,
         Tests::Bundle,
         "",
@@ -1532,7 +1532,7 @@ fn an_exported_cargo_target_dir_is_not_the_checks_one() {
     // Outside /tmp, whose writes the sandbox keeps private: like a target folder on another
     // disk, read-only to the checks.
     let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
-    let project = Project::new(Runner::Cargo);
+    let project = Project::new(FixtureKind::Cargo);
     let run = project.attempt(
         "honest",
         false,

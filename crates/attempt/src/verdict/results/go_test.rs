@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{MAX_TESTS, Sink, TestOutcome, TestRunner, lookup};
+use super::report::{MAX_TESTS, Sink, TestFramework, TestOutcome, lookup};
 
 /// The results of `go test`'s `--- PASS: TestX (0.00s)` lines, with the outcome each
 /// reports.
@@ -43,14 +43,14 @@ pub(super) fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         let package = if let Some(rest) = line.strip_prefix("ok  \t") {
             Some(rest)
         } else if let Some(rest) = line.strip_prefix("FAIL\t") {
-            sink.claim(TestRunner::GoTest, at, line);
+            sink.claim(TestFramework::GoTest, at, line);
             Some(rest)
         } else {
             None
         };
         if let Some(rest) = package {
             let package = rest.split(['\t', ' ']).next().unwrap_or(rest);
-            sink.saw(TestRunner::GoTest, at);
+            sink.saw(TestFramework::GoTest, at);
             unfinished(&mut running, &mut held);
             for (name, outcome) in held.drain(..) {
                 sink.test(format!("{package}/{name}"), outcome);
@@ -74,9 +74,9 @@ pub(super) fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
         if !timed || name.is_empty() {
             continue;
         }
-        sink.saw(TestRunner::GoTest, at);
+        sink.saw(TestFramework::GoTest, at);
         if outcome == TestOutcome::Failed {
-            sink.claim(TestRunner::GoTest, at, line);
+            sink.claim(TestFramework::GoTest, at, line);
         }
         running.retain(|r| r != name);
         if held.len() < MAX_TESTS {
@@ -93,8 +93,8 @@ pub(super) fn read_go_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::GoTest;
     use crate::verdict::results::TestOutcome::{Failed, Passed, Skipped};
-    use crate::verdict::results::TestRunner::GoTest;
     use crate::verdict::results::read;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};

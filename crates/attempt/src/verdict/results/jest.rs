@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{Sink, TestOutcome, TestRunner, indent, strip_duration, word_counts};
+use super::report::{Sink, TestFramework, TestOutcome, indent, strip_duration, word_counts};
 
 /// The words of jest's `Tests:` line, with the outcome each counts.
 const JEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
@@ -32,7 +32,7 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
     for (at, line) in lines.iter().enumerate() {
         let line: &str = line;
         if let Some(path) = jest_file(line) {
-            sink.saw(TestRunner::Jest, at);
+            sink.saw(TestFramework::Jest, at);
             file = Some(path.to_owned());
             in_tree = true;
             suites.clear();
@@ -73,7 +73,7 @@ fn read_tests_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) -> bo
     let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) else {
         return false;
     };
-    sink.saw(TestRunner::Jest, at);
+    sink.saw(TestFramework::Jest, at);
     let mut failed = false;
     for (_, outcome, n) in counts {
         if let Some(outcome) = outcome {
@@ -82,7 +82,7 @@ fn read_tests_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) -> bo
         }
     }
     if failed {
-        sink.claim(TestRunner::Jest, at, line);
+        sink.claim(TestFramework::Jest, at, line);
     }
     true
 }
@@ -91,12 +91,12 @@ fn read_tests_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) -> bo
 /// that the run failed.
 fn read_suites_counts(counts: &str, at: usize, line: &str, sink: &mut Sink) {
     if let Some(counts) = word_counts(counts.trim(), ", ", JEST_COUNTS) {
-        sink.saw(TestRunner::Jest, at);
+        sink.saw(TestFramework::Jest, at);
         if counts
             .iter()
             .any(|(word, _, n)| *word == "failed" && *n > 0)
         {
-            sink.claim(TestRunner::Jest, at, line);
+            sink.claim(TestFramework::Jest, at, line);
         }
     }
 }
@@ -163,8 +163,8 @@ pub(super) fn jest_file(line: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Jest;
     use crate::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped};
-    use crate::verdict::results::TestRunner::Jest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

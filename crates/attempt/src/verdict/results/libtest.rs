@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{Sink, TestOutcome, TestRunner, lookup, number, word_counts};
+use super::report::{Sink, TestFramework, TestOutcome, lookup, number, word_counts};
 
 /// libtest's results (`test name ... ok`), with the outcome each reports; `ignored, why`
 /// is read apart.
@@ -52,7 +52,7 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             if n.and_then(number).is_some() {
                 running = true;
                 pending = None;
-                sink.saw(TestRunner::Libtest, at);
+                sink.saw(TestFramework::Libtest, at);
             }
             continue;
         }
@@ -70,7 +70,7 @@ pub(super) fn read_libtest(lines: &[Cow<'_, str>], sink: &mut Sink) {
                 }
             }
             if status == "FAILED" {
-                sink.claim(TestRunner::Libtest, at, line);
+                sink.claim(TestFramework::Libtest, at, line);
             }
             continue;
         }
@@ -139,9 +139,9 @@ fn libtest_binary(text: &str) -> String {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Libtest;
     use crate::verdict::results::TestOutcome::{Failed, Passed, Skipped};
     use crate::verdict::results::TestReport;
-    use crate::verdict::results::TestRunner::Libtest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use super::jest::jest_file;
 use super::report::{
-    MAX_TESTS, Sink, TestOutcome, TestRunner, indent, lookup, number, strip_duration,
+    MAX_TESTS, Sink, TestFramework, TestOutcome, indent, lookup, number, strip_duration,
 };
 
 /// The words of mocha's summary lines after `N passing (12ms)`, with the outcome each
@@ -43,7 +43,7 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
         match mocha_count(line) {
             // `passing` opens the summary, so the tree held before it was mocha's.
             Some((TestOutcome::Passed, n)) => {
-                sink.saw(TestRunner::Mocha, at);
+                sink.saw(TestFramework::Mocha, at);
                 sink.count(TestOutcome::Passed, n);
                 for (id, outcome) in held.drain(..) {
                     sink.test(id, outcome);
@@ -55,7 +55,7 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
             Some((outcome, n)) if in_summary => {
                 sink.count(outcome, n);
                 if n > 0 && outcome == TestOutcome::Failed {
-                    sink.claim(TestRunner::Mocha, at, line);
+                    sink.claim(TestFramework::Mocha, at, line);
                     details = Some((1, n));
                 }
                 continue;
@@ -68,8 +68,8 @@ pub(super) fn read_mocha(lines: &[Cow<'_, str>], sink: &mut Sink) {
             continue;
         }
         if line.starts_with(" Exception during run: ") {
-            sink.saw(TestRunner::Mocha, at);
-            sink.claim(TestRunner::Mocha, at, line);
+            sink.saw(TestFramework::Mocha, at);
+            sink.claim(TestFramework::Mocha, at, line);
             continue;
         }
         if let Some((next, last)) = details {
@@ -173,8 +173,8 @@ fn mocha_count(line: &str) -> Option<(TestOutcome, usize)> {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Mocha;
     use crate::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped};
-    use crate::verdict::results::TestRunner::Mocha;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

@@ -38,7 +38,7 @@ mod vitest;
 
 pub(crate) use report::TestReport;
 use report::{MAX_LINE, Sink};
-pub(crate) use report::{TestOutcome, TestRunner};
+pub(crate) use report::{TestFramework, TestOutcome};
 
 /// Reads a check's merged output (and the JUnit XML pytest wrote, when there is one).
 pub(crate) fn read(output: &str, junit: Option<&str>) -> TestReport {
@@ -117,12 +117,12 @@ mod tests {
     use super::report::{MAX_CLAIMS, MAX_TESTS};
     use super::*;
 
+    use super::TestFramework::{GoTest, Jest, Libtest, Mocha, NodeTest, Pytest, Unittest, Vitest};
     use super::TestOutcome::Passed;
-    use super::TestRunner::{GoTest, Jest, Libtest, Mocha, NodeTest, Pytest, Unittest, Vitest};
 
     /// A report from its parts.
     pub(super) fn report(
-        runners: &[TestRunner],
+        runners: &[TestFramework],
         tests: &[(&str, TestOutcome)],
         counts: &[(TestOutcome, usize)],
         claims: &[&str],
@@ -195,7 +195,7 @@ mod tests {
     }
 
     /// Every sample of `fixtures/results`, by name, with the runners its output names.
-    const SAMPLES: &[(&str, &str, &[TestRunner])] = &[
+    const SAMPLES: &[(&str, &str, &[TestFramework])] = &[
         (
             "cargo-compile-error",
             sample!("cargo-compile-error.txt"),

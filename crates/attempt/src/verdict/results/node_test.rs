@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{Sink, TestOutcome, TestRunner, indent, lookup, number};
+use super::report::{Sink, TestFramework, TestOutcome, indent, lookup, number};
 
 /// The keys of the TAP summary node prints after its plan (`# pass 6`), with the outcome
 /// each counts; a todo test neither passes nor fails there, so it counts as skipped.
@@ -36,7 +36,7 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
             path.clear();
             yaml = None;
             summary = false;
-            sink.saw(TestRunner::NodeTest, at);
+            sink.saw(TestFramework::NodeTest, at);
             continue;
         }
         if !active {
@@ -84,7 +84,7 @@ pub(super) fn read_node_test(lines: &[Cow<'_, str>], sink: &mut Sink) {
             id.push_str(" > ");
         }
         id.push_str(&tap_unescape(name));
-        sink.saw(TestRunner::NodeTest, at);
+        sink.saw(TestFramework::NodeTest, at);
         sink.test(id, outcome);
     }
 }
@@ -119,7 +119,7 @@ fn read_summary_line(body: &str, at: usize, sink: &mut Sink) -> bool {
     if let (Some(outcome), Some(n)) = (outcome, number(value)) {
         sink.count(outcome, n);
         if n > 0 && matches!(outcome, TestOutcome::Failed | TestOutcome::Errored) {
-            sink.claim(TestRunner::NodeTest, at, body);
+            sink.claim(TestFramework::NodeTest, at, body);
         }
     }
     true
@@ -179,9 +179,9 @@ fn tap_unescape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::NodeTest;
     use crate::verdict::results::TestOutcome::{Failed, Passed, Skipped, Xfailed, Xpassed};
     use crate::verdict::results::TestReport;
-    use crate::verdict::results::TestRunner::NodeTest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::junit::junit_cases;
-use super::report::{Sink, TestOutcome, TestRunner, lookup, rule_title, word_counts};
+use super::report::{Sink, TestFramework, TestOutcome, lookup, rule_title, word_counts};
 
 /// pytest's short test summary words (`-rA`, and `-rfE` by default), with the outcome each
 /// reports; skipped tests are reported by place (`SKIPPED [1] tests/x.py:12: why`), not id.
@@ -44,12 +44,12 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
     for (at, line) in lines.iter().enumerate() {
         if rule_title(line, '=') == Some("short test summary info") {
             in_summary = true;
-            sink.saw(TestRunner::Pytest, at);
+            sink.saw(TestFramework::Pytest, at);
             continue;
         }
         if let Some(counts) = pytest_counts(line) {
             in_summary = false;
-            sink.saw(TestRunner::Pytest, at);
+            sink.saw(TestFramework::Pytest, at);
             let mut failed = false;
             for (_, outcome, n) in counts {
                 if let Some(outcome) = outcome {
@@ -59,7 +59,7 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
                 }
             }
             if failed {
-                sink.claim(TestRunner::Pytest, at, line.trim_matches('=').trim());
+                sink.claim(TestFramework::Pytest, at, line.trim_matches('=').trim());
             }
             continue;
         }
@@ -83,7 +83,7 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
     let Some(cases) = junit_cases(xml) else {
         return;
     };
-    sink.saw(TestRunner::Pytest, usize::MAX);
+    sink.saw(TestFramework::Pytest, usize::MAX);
     for case in cases {
         let key = (case.classname, case.name);
         let id = match node_ids.get(&key) {
@@ -197,10 +197,10 @@ fn pytest_node_id(classname: &str, name: &str) -> String {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Pytest;
     use crate::verdict::results::TestOutcome::{
         Errored, Failed, Passed, Skipped, Xfailed, Xpassed,
     };
-    use crate::verdict::results::TestRunner::Pytest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

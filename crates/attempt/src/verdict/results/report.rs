@@ -49,7 +49,7 @@ impl TestOutcome {
 /// Public because the attempt's public `TestSummary` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TestRunner {
+pub enum TestFramework {
     /// pytest, from its summary lines and JUnit XML.
     Pytest,
     /// Python's `unittest`.
@@ -73,7 +73,7 @@ pub enum TestRunner {
 pub(crate) struct TestReport {
     /// Every runner whose output was recognised, in the order its output first appears (a
     /// check may run several: `make test` running pytest then cargo).
-    pub(crate) runners: Vec<TestRunner>,
+    pub(crate) runners: Vec<TestFramework>,
     /// Each test by a stable id, with its outcome; a test named twice keeps its worse
     /// outcome. pytest: the node id `file::Class::name`; unittest: `module.Class.test_x`;
     /// libtest: the name, prefixed by the test binary's source when cargo names it
@@ -119,16 +119,16 @@ pub(super) struct Sink {
     /// The summary counts found so far.
     pub(super) counts: BTreeMap<TestOutcome, usize>,
     /// Each runner recognised, with the first line it was recognised on.
-    pub(super) runners: Vec<(usize, TestRunner)>,
+    pub(super) runners: Vec<(usize, TestFramework)>,
     /// Each failure claim with its line and runner.
-    pub(super) claims: Vec<(usize, TestRunner, String)>,
+    pub(super) claims: Vec<(usize, TestFramework, String)>,
     /// The test binaries cargo named.
     pub(super) binaries: BTreeSet<String>,
 }
 
 impl Sink {
     /// Notes that `runner`'s output appears at line `at`.
-    pub(super) fn saw(&mut self, runner: TestRunner, at: usize) {
+    pub(super) fn saw(&mut self, runner: TestFramework, at: usize) {
         match self.runners.iter_mut().find(|(_, r)| *r == runner) {
             Some(entry) => entry.0 = entry.0.min(at),
             None => self.runners.push((at, runner)),
@@ -160,7 +160,7 @@ impl Sink {
     }
 
     /// Records line `at`, `text`, as `runner`'s claim that the run failed.
-    pub(super) fn claim(&mut self, runner: TestRunner, at: usize, text: &str) {
+    pub(super) fn claim(&mut self, runner: TestFramework, at: usize, text: &str) {
         let own = self.claims.iter().filter(|(_, r, _)| *r == runner).count();
         if own < MAX_CLAIMS {
             let text: String = text.trim().chars().take(MAX_CLAIM_CHARS).collect();

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{Sink, TestOutcome, TestRunner, lookup, number};
+use super::report::{Sink, TestFramework, TestOutcome, lookup, number};
 
 /// unittest's verbose results (`test_x (mod.Class.test_x) ... ok`), with the outcome each
 /// reports; `skipped 'why'` is read apart.
@@ -53,7 +53,7 @@ pub(super) fn read_unittest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             continue;
         }
         if let Some(total) = unittest_ran(line) {
-            sink.saw(TestRunner::Unittest, at);
+            sink.saw(TestFramework::Unittest, at);
             ran = Some(total);
             pending = None;
             continue;
@@ -66,7 +66,7 @@ pub(super) fn read_unittest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             && let Some((head, rest)) = line.split_once(": ")
             && let (Some(outcome), Some(id)) = (lookup(UNITTEST_BLOCKS, head), unittest_test(rest))
         {
-            sink.saw(TestRunner::Unittest, at);
+            sink.saw(TestFramework::Unittest, at);
             sink.test(id, outcome);
             pending = None;
             continue;
@@ -83,7 +83,7 @@ pub(super) fn read_unittest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             }
             if let Some(outcome) = pending.as_ref().and_then(|_| unittest_result(part)) {
                 if let Some(id) = pending.take() {
-                    sink.saw(TestRunner::Unittest, at);
+                    sink.saw(TestFramework::Unittest, at);
                     sink.test(id, outcome);
                 }
             } else if last == 0
@@ -153,8 +153,8 @@ fn unittest_ran(line: &str) -> Option<usize> {
 /// with counts are unittest's: a bare `OK` or `FAILED` could be anyone's.
 fn unittest_status(line: &str, total: Option<usize>, at: usize, sink: &mut Sink) -> bool {
     if line == "NO TESTS RAN" && total.is_some() {
-        sink.saw(TestRunner::Unittest, at);
-        sink.claim(TestRunner::Unittest, at, line);
+        sink.saw(TestFramework::Unittest, at);
+        sink.claim(TestFramework::Unittest, at, line);
         return true;
     }
     let (word, details) = match line.split_once(' ') {
@@ -178,7 +178,7 @@ fn unittest_status(line: &str, total: Option<usize>, at: usize, sink: &mut Sink)
         };
         counted.push((outcome, n));
     }
-    sink.saw(TestRunner::Unittest, at);
+    sink.saw(TestFramework::Unittest, at);
     if let Some(total) = total {
         let others: usize = counted.iter().map(|(_, n)| n).sum();
         sink.count(TestOutcome::Passed, total.saturating_sub(others));
@@ -187,7 +187,7 @@ fn unittest_status(line: &str, total: Option<usize>, at: usize, sink: &mut Sink)
         sink.count(outcome, n);
     }
     if word == "FAILED" {
-        sink.claim(TestRunner::Unittest, at, line);
+        sink.claim(TestFramework::Unittest, at, line);
     }
     true
 }
@@ -196,11 +196,11 @@ fn unittest_status(line: &str, total: Option<usize>, at: usize, sink: &mut Sink)
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Unittest;
     use crate::verdict::results::TestOutcome::{
         Errored, Failed, Passed, Skipped, Xfailed, Xpassed,
     };
     use crate::verdict::results::TestReport;
-    use crate::verdict::results::TestRunner::Unittest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::report::{Sink, TestOutcome, TestRunner, indent, number, word_counts};
+use super::report::{Sink, TestFramework, TestOutcome, indent, number, word_counts};
 
 /// The words of vitest's `Tests` and `Test Files` lines, with the outcome each counts.
 const VITEST_COUNTS: &[(&str, Option<TestOutcome>)] = &[
@@ -55,7 +55,7 @@ pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             active = true;
             file = None;
             section = VitestSection::Other;
-            sink.saw(TestRunner::Vitest, at);
+            sink.saw(TestFramework::Vitest, at);
             continue;
         }
         if !active {
@@ -130,7 +130,7 @@ fn read_section_head(text: &str, at: usize, section: &mut VitestSection, sink: &
         *section = VitestSection::Tests;
     } else if title.starts_with("Unhandled Error") {
         *section = VitestSection::Other;
-        sink.claim(TestRunner::Vitest, at, title);
+        sink.claim(TestFramework::Vitest, at, title);
     }
 }
 
@@ -157,7 +157,7 @@ fn read_summary_line(text: &str, at: usize, sink: &mut Sink) {
         (false, rest)
     } else {
         if text.starts_with("Errors  ") {
-            sink.claim(TestRunner::Vitest, at, text);
+            sink.claim(TestFramework::Vitest, at, text);
         }
         return;
     };
@@ -176,7 +176,7 @@ fn read_summary_line(text: &str, at: usize, sink: &mut Sink) {
         }
     }
     if failed {
-        sink.claim(TestRunner::Vitest, at, text);
+        sink.claim(TestFramework::Vitest, at, text);
     }
 }
 
@@ -250,9 +250,9 @@ fn vitest_name(text: &str) -> &str {
 mod tests {
     use super::*;
 
+    use crate::verdict::results::TestFramework::Vitest;
     use crate::verdict::results::TestOutcome;
     use crate::verdict::results::TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
-    use crate::verdict::results::TestRunner::Vitest;
     use crate::verdict::results::tests::{case, report};
     use crate::verdict::results::tests::{keys, sorted};
 

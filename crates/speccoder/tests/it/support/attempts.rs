@@ -11,7 +11,7 @@ use super::{copy_dir, fixtures_dir, git, path_var};
 
 /// The projects of fixtures/per-test, one per runner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Runner {
+pub enum FixtureKind {
     /// pytest, through make.
     Pytest,
     /// `python3 -m unittest discover -v`, through make.
@@ -30,12 +30,12 @@ pub enum Runner {
     Go,
 }
 
-use Runner::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
+use FixtureKind::{Cargo, Go, Jest, Mocha, Node, Pytest, Unittest, Vitest};
 
 /// Every runner.
-pub const ALL: [Runner; 8] = [Pytest, Unittest, Cargo, Node, Mocha, Jest, Vitest, Go];
+pub const ALL: [FixtureKind; 8] = [Pytest, Unittest, Cargo, Node, Mocha, Jest, Vitest, Go];
 
-impl Runner {
+impl FixtureKind {
     /// Its folder in fixtures/per-test.
     pub fn fixture(self) -> &'static str {
         match self {
@@ -338,7 +338,11 @@ impl Run {
 
     /// `Err` unless every check of the verdict's pass was judged from `runner`'s results,
     /// per test (or by `other_rule`, when given).
-    pub fn expect_judged(&self, runner: Runner, other_rule: Option<&str>) -> Result<(), String> {
+    pub fn expect_judged(
+        &self,
+        runner: FixtureKind,
+        other_rule: Option<&str>,
+    ) -> Result<(), String> {
         for check in self.verdict_checks() {
             let tests = &check["tests"];
             let rule = tests["rule"].as_str();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use speccoder_config::RecipeConfig;
-use speccoder_foundation::process::{CommandRunner, LocalRunner, RunOutput, RunRequest};
+use speccoder_foundation::process::{LocalSpawner, RunOutput, RunRequest, Spawner};
 use speccoder_recipe::{ProcessProbe, Recipe};
 
 pub mod attempts;
@@ -144,7 +144,7 @@ pub fn sh(command: &str, cwd: &Path, timeout: Duration) -> RunOutput {
         path_var().to_str().expect("PATH is UTF-8").into(),
     ));
     request.env.push(("NO_COLOR".into(), "1".into()));
-    LocalRunner::default()
+    LocalSpawner::default()
         .run(&request)
         .expect("the shell starts")
 }

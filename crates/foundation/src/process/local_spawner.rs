@@ -1,4 +1,4 @@
-//! [`LocalRunner`]: runs a command line through `/bin/sh -c` on this machine.
+//! [`LocalSpawner`]: runs a command line through `/bin/sh -c` on this machine.
 
 use std::ffi::OsStr;
 use std::io::{ErrorKind, PipeReader, Read, Write};
@@ -20,8 +20,8 @@ use crate::quote::{single_quote, split_words};
 use super::capture::StreamCapture;
 use super::cgroup::TaskCgroup;
 use super::{
-    CaptureSpec, CommandRunner, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest,
-    SpawnError, StartMode, registry, sweep,
+    CaptureSpec, Exit, Leftovers, MAX_ARG_BYTES, OutputMode, RunOutput, RunRequest, SpawnError,
+    Spawner, StartMode, registry, sweep,
 };
 use super::{clone_into, platform};
 
@@ -29,7 +29,7 @@ use super::{clone_into, platform};
 /// group, output drained by one thread with `poll(2)`, the whole group stopped at the
 /// deadline and when the shell leaves processes behind.
 #[derive(Debug, Clone)]
-pub struct LocalRunner {
+pub struct LocalSpawner {
     shell: PathBuf,
     /// How long after the group is killed we wait for the pipes to close before looking for
     /// escaped holders.
@@ -56,7 +56,7 @@ pub enum Cgroups {
     Never,
 }
 
-impl Default for LocalRunner {
+impl Default for LocalSpawner {
     fn default() -> Self {
         Self {
             // An absolute path: `sh` alone would make the spawn walk PATH.
@@ -69,7 +69,7 @@ impl Default for LocalRunner {
     }
 }
 
-impl CommandRunner for LocalRunner {
+impl Spawner for LocalSpawner {
     fn run(&self, request: &RunRequest) -> Result<RunOutput, SpawnError> {
         match self.run_once(request) {
             // Nothing started: the kernel refused to start a child in a cgroup, and will not
@@ -105,7 +105,7 @@ impl From<std::io::Error> for Attempt {
     }
 }
 
-impl LocalRunner {
+impl LocalSpawner {
     fn run_once(&self, request: &RunRequest) -> Result<RunOutput, Attempt> {
         check_cwd(&request.cwd)?;
         let start = Instant::now();
@@ -430,7 +430,7 @@ impl Stream {
 
 /// The state of one run between spawn and reap.
 struct Supervisor<'a> {
-    runner: &'a LocalRunner,
+    runner: &'a LocalSpawner,
     request: &'a RunRequest,
     /// The program started, leader of its own process group.
     leader: Pid,
@@ -682,14 +682,14 @@ fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 #[cfg(test)]
 mod tests {
     use super::plain_words;
-    use crate::process::{CommandRunner, LocalRunner, RunRequest, StartMode, cgroups_available};
+    use crate::process::{LocalSpawner, RunRequest, Spawner, StartMode, cgroups_available};
 
     /// Where the kernel refuses `clone3` into a cgroup, the shell moves itself in before it
     /// runs the line, and a program that must start directly is moved after its start.
     #[test]
     fn where_a_child_cannot_start_inside_the_shell_moves_itself() {
         super::clone_into::refuse();
-        let runner = LocalRunner::default();
+        let runner = LocalSpawner::default();
         let mut request = RunRequest::new(
             "cat /proc/self/cgroup",
             std::env::temp_dir(),
@@ -720,7 +720,7 @@ mod tests {
         use std::sync::Arc;
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::time::Duration;
-        let runner = LocalRunner::default();
+        let runner = LocalSpawner::default();
         let stop = Arc::new(AtomicBool::new(false));
         let mut request =
             RunRequest::new("sleep 30", std::env::temp_dir(), Duration::from_secs(30));

@@ -1,4 +1,4 @@
-//! Scenario tests of `LocalRunner` against the real `/bin/sh`.
+//! Scenario tests of `LocalSpawner` against the real `/bin/sh`.
 
 use std::io::Read;
 use std::path::Path;
@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use crate::support;
 
 use speccoder_foundation::process::{
-    CaptureSpec, Cgroups, CommandRunner, Exit, LocalRunner, OutputMode, RunOutput, RunRequest,
-    SpawnError,
+    CaptureSpec, Cgroups, Exit, LocalSpawner, OutputMode, RunOutput, RunRequest, SpawnError,
+    Spawner,
 };
 use support::processes_with;
 
@@ -17,7 +17,7 @@ fn request(command: &str) -> RunRequest {
 }
 
 fn run(request: &RunRequest) -> RunOutput {
-    LocalRunner::default()
+    LocalSpawner::default()
         .run(request)
         .expect("the command starts")
 }
@@ -240,7 +240,7 @@ fn invalid_utf8_and_nul_survive() {
 
 #[test]
 fn working_directory_is_checked_first() {
-    let runner = LocalRunner::default();
+    let runner = LocalSpawner::default();
     let missing = Path::new("/nonexistent/speccoder/dir");
     let err = runner
         .run(&RunRequest::new("true", missing, Duration::from_secs(5)))
@@ -357,7 +357,7 @@ fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
         (Cgroups::Never, false),
         (Cgroups::WhenAvailable, true),
     ] {
-        let mut runner = LocalRunner::default();
+        let mut runner = LocalSpawner::default();
         runner.cgroups = cgroups;
         runner.portable = portable;
         let started = Instant::now();
@@ -378,7 +378,7 @@ fn a_leader_that_leaves_its_group_is_stopped_at_the_deadline() {
 /// docs/reliability.md says.
 #[test]
 fn the_portable_path_stops_the_run_its_group_and_its_descendants() {
-    let mut runner = LocalRunner::default();
+    let mut runner = LocalSpawner::default();
     runner.portable = true;
     let run = |command: &str, timeout_ms: u64| {
         let mut req = request(command);
@@ -499,7 +499,7 @@ fn a_data_limit_holds_from_the_first_instruction() {
     for cgroups in [Cgroups::WhenAvailable, Cgroups::Never] {
         let mut req = request("grep 'Max data size' /proc/self/limits");
         req.data_limit_kib = Some(65_536);
-        let mut runner = LocalRunner::default();
+        let mut runner = LocalSpawner::default();
         runner.cgroups = cgroups;
         let out = runner.run(&req).expect("runs");
         let text = out.stdout.text();
