@@ -255,6 +255,19 @@ if [[ "$WITH_TARGETS" == 1 ]] && command -v rustup >/dev/null; then
   done
 fi
 
+# --- the declared MSRV's toolchain (workspace `rust-version`), which CI checks the build with ---
+if [[ "$WITH_TARGETS" == 1 ]] && command -v rustup >/dev/null; then
+  msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' "$(dirname "$0")/../Cargo.toml")
+  step "rust $msrv"
+  if rustup toolchain list 2>/dev/null | grep -q "^$msrv[.-]"; then
+    done_step "present"
+  elif rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
+    done_step "installed"
+  else
+    done_step "cannot be installed"
+  fi
+fi
+
 # --- check every tool answers ------------------------------------------------------------
 check() { printf '  %-11s %s\n' "$1" "$(cd / && "$BIN/$1" --version 2>&1 | grep -v '^ROOT:' | grep -m 1 .)"; }
 echo "versions:"
