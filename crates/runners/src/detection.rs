@@ -552,7 +552,11 @@ mod tests {
                 ("tox", 0),
                 ("nox", 0),
                 ("go", 0),
-                ("scripts", 0)
+                ("scripts", 0),
+                ("mise", 0),
+                ("deno", 0),
+                ("composer", 0),
+                ("pixi", 0),
             ]
         );
     }

@@ -12,12 +12,16 @@
 use speccoder_foundation::{files, quote};
 
 mod cargo;
+mod composer;
+mod deno;
 mod detection;
 mod go;
 mod just;
 mod make;
+mod mise;
 mod nox;
 mod parse_error;
+mod pixi;
 mod pkg;
 mod probe;
 mod python;
@@ -48,6 +52,10 @@ pub const RUNNERS: &[RunnerDef] = &[
     nox::RUNNER,
     go::RUNNER,
     scripts::RUNNER,
+    mise::RUNNER,
+    deno::RUNNER,
+    composer::RUNNER,
+    pixi::RUNNER,
 ];
 
 /// The runner ids, in the default probe order (read from [`RUNNERS`]).
