@@ -6,6 +6,7 @@
 #   TOOLS_DIR       where everything goes (default: $HOME/.cache/speccoder-tools)
 #   WITH_AGENTS=0   skip Claude Code and Codex (about 800 MB)
 #   WITH_HYPERFINE=1  also install hyperfine from apt (benchmarks only)
+#   WITH_COMPOSER=0 skip composer (Debian's package, with PHP; needs root)
 #   WITH_TARGETS=0  skip the Rust targets CI checks besides this machine's (macOS, aarch64)
 #   *_VERSION       override a pinned version (JUST_VERSION, TASK_VERSION, PNPM_VERSION, ...)
 set -euo pipefail
@@ -14,6 +15,7 @@ TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/speccoder-tools}
 WITH_AGENTS=${WITH_AGENTS:-1}
 WITH_HYPERFINE=${WITH_HYPERFINE:-0}
 WITH_TARGETS=${WITH_TARGETS:-1}
+WITH_COMPOSER=${WITH_COMPOSER:-1}
 JUST_VERSION=${JUST_VERSION:-1.59.0}
 TASK_VERSION=${TASK_VERSION:-3.54.0}
 PNPM_VERSION=${PNPM_VERSION:-12.21.0}
@@ -37,6 +39,8 @@ JEST_VERSION=${JEST_VERSION:-30.5.2}
 VITEST_VERSION=${VITEST_VERSION:-4.1.12}
 VITE_VERSION=${VITE_VERSION:-8.3.8}
 GO_VERSION=${GO_VERSION:-1.27.3}
+MISE_VERSION=${MISE_VERSION:-2026.9.15}
+DENO_VERSION=${DENO_VERSION:-2.9.6}
 
 BIN="$TOOLS_DIR/bin"
 NPM_PREFIX="$TOOLS_DIR/npm"
@@ -167,6 +171,34 @@ else
   done_step "present"
 fi
 
+# --- mise and deno: the npm packages holding their native binaries ----------------------
+# Their main packages pick the platform's package in an install script (mise's runs a
+# nested npm install, which a global --allow-scripts install refuses); the platform
+# packages hold the binary itself, so those are installed, with no script run.
+case "$(uname -m)" in
+  x86_64) mise_pkg=@jdxcode/mise-linux-x64 deno_pkg=@deno/linux-x64-glibc ;;
+  aarch64 | arm64) mise_pkg=@jdxcode/mise-linux-arm64 deno_pkg=@deno/linux-arm64-glibc ;;
+  *) mise_pkg="" deno_pkg="" ;;
+esac
+native_tool() {
+  local bin=$1 pkg=$2 version=$3 want=$4 path=$5
+  step "$bin $version"
+  if [[ "$(version_of "$bin")" == *"$want"* ]]; then done_step "present"; return; fi
+  if [[ -z "$pkg" ]]; then done_step "no package for $(uname -m)"; return; fi
+  local dir="$TOOLS_DIR/npm-$bin"
+  rm -rf "$dir" && mkdir -p "$dir"
+  if npm install --prefix "$dir" --no-fund --no-audit --no-save --ignore-scripts \
+    --loglevel=error "$pkg@$version" >/dev/null && [[ -x "$dir/node_modules/$pkg/$path" ]]; then
+    link "$dir/node_modules/$pkg/$path" "$bin"
+    done_step "installed from $pkg"
+  else
+    done_step "FAILED"
+    return 1
+  fi
+}
+native_tool mise "$mise_pkg" "$MISE_VERSION" "$MISE_VERSION" bin/mise
+native_tool deno "$deno_pkg" "$DENO_VERSION" "deno $DENO_VERSION" deno
+
 # --- JavaScript test runners: mocha, jest, vitest ----------------------------------------
 # One folder of their own (not --global), so vitest shares the pinned vite; their binaries
 # are linked into "$BIN". Test projects run them from PATH, without a node_modules.
@@ -227,6 +259,18 @@ else
   done_step "installed"
 fi
 
+# --- composer: Debian's package (PHP comes with it) -------------------------------------
+if [[ "$WITH_COMPOSER" == 1 ]]; then
+  step "composer"
+  if command -v composer >/dev/null; then
+    done_step "present"
+  elif apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq composer >/dev/null 2>&1; then
+    done_step "installed"
+  else
+    done_step "cannot be installed (the composer tests will say so)"
+  fi
+fi
+
 # --- hyperfine, for benchmarks -----------------------------------------------------------
 if [[ "$WITH_HYPERFINE" == 1 ]]; then
   step "hyperfine"
@@ -271,7 +315,7 @@ fi
 # --- check every tool answers ------------------------------------------------------------
 check() { printf '  %-11s %s\n' "$1" "$(cd / && "$BIN/$1" --version 2>&1 | grep -v '^ROOT:' | grep -m 1 .)"; }
 echo "versions:"
-for t in just task pytest tox nox poe hatch pdm uv poetry pnpm yarn bun yarn-berry mocha jest vitest; do
+for t in just task pytest tox nox poe hatch pdm uv poetry pnpm yarn bun yarn-berry mocha jest vitest mise deno; do
   check "$t"
 done
 printf '  %-11s %s\n' go "$("$BIN/go" version 2>&1)"

@@ -890,7 +890,8 @@ mod tests {
         assert_eq!(
             config.recipe.runners,
             [
-                "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts"
+                "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts",
+                "mise", "deno", "composer", "pixi"
             ]
         );
         assert_eq!(config.recipe.timeout_secs, 300);
@@ -1030,13 +1031,13 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         assert_eq!(
             error("[recipe]\nrunners = [\"jsut\"]\n"),
             "2:12: [recipe] runners: unknown runner `jsut`: did you mean `just`? (known: just, \
-             pkg, cargo, make, task, python, tox, nox, go, scripts)"
+             pkg, cargo, make, task, python, tox, nox, go, scripts, mise, deno, composer, pixi)"
         );
         assert_eq!(
             error("[recipe]\nrunners = [\"just\", \"rake\"]\n"),
             "2:20: [recipe] runners: unknown runner `rake`: did you mean `make`? (known: just, \
              pkg, cargo, make, task, \
-             python, tox, nox, go, scripts)"
+             python, tox, nox, go, scripts, mise, deno, composer, pixi)"
         );
         assert_eq!(
             error("[commands]\nallow = [[\"cargo\", 1]]\n"),

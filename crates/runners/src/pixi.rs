@@ -21,6 +21,12 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     executes: "nothing: pixi.toml, else pyproject.toml's [tool.pixi], of the root is read as text (4 MiB at most); running a task may first solve and install its environment's packages",
     manifests: &["pixi.toml"],
     detect,
+    // `ENV:TASK` where the task runs under its own name too.
+    is_aside: |index, task| {
+        task.name
+            .split_once(':')
+            .is_some_and(|(_, name)| index.get(name).is_some())
+    },
     // Words after the task's name are appended to its command (pixi's documentation);
     // not measured, so an allowance admits the task's command alone.
     caches: &[Cache {
@@ -92,7 +98,7 @@ struct Environment {
 
 /// The tasks of a pixi manifest (`pixi.toml`, or pyproject's `[tool.pixi]` table): the
 /// default environment's as `TASK`, a task only one other environment has as `TASK` run
-/// in that environment, and one several have as `ENV:TASK` for each.
+/// in that environment, and every task of every other environment as `ENV:TASK`.
 pub(crate) fn parse_manifest(manifest: &toml::Table, shown: &str) -> Runner {
     let mut runner = Runner::new("pixi", "pixi", "pixi run");
     let mut features: Vec<(String, FeatureTasks)> = vec![(
@@ -143,46 +149,48 @@ pub(crate) fn parse_manifest(manifest: &toml::Table, shown: &str) -> Runner {
             cwd: None,
         });
     }
-    // The other environments' own tasks, with the environments that have each.
-    let mut others: Vec<(String, Option<String>, Vec<&str>)> = Vec::new();
-    for env in &environments[1..] {
-        for (name, doc) in tasks_of(env) {
-            if default.iter().any(|(d, _)| *d == name) {
-                continue;
-            }
-            match others.iter_mut().find(|(n, _, _)| *n == name) {
-                Some((_, _, envs)) => envs.push(&env.name),
-                None => others.push((name, doc, vec![&env.name])),
-            }
-        }
-    }
-    for (name, doc, envs) in others {
-        let with_env = |env: &str| {
-            let note = format!("environment {env}");
-            Some(
-                doc.as_ref()
-                    .map_or(note.clone(), |doc| format!("{doc} ({note})")),
-            )
-        };
-        let command = |env: &str| format!("pixi run -e {} {}", quote(env), quote(&name));
-        if let [env] = envs[..] {
-            runner.push_task(Task {
-                name: name.clone(),
-                command: command(env),
-                doc: with_env(env),
-                params: Vec::new(),
-                cwd: None,
-            });
-        } else {
-            for env in envs {
+    // A task only one other environment has runs in it under its own name; every task of
+    // every other environment is also `ENV:TASK` (`pixi run -e ENV TASK`).
+    let others: Vec<(&Environment, FeatureTasks)> = environments[1..]
+        .iter()
+        .map(|env| (env, tasks_of(env)))
+        .collect();
+    let with_env = |doc: &Option<String>, env: &str| {
+        let note = format!("environment {env}");
+        Some(
+            doc.as_ref()
+                .map_or(note.clone(), |doc| format!("{doc} ({note})")),
+        )
+    };
+    let command = |env: &str, name: &str| format!("pixi run -e {} {}", quote(env), quote(name));
+    for (env, tasks) in &others {
+        for (name, doc) in tasks {
+            let alone = !default.iter().any(|(d, _)| d == name)
+                && others
+                    .iter()
+                    .filter(|(_, t)| t.iter().any(|(n, _)| n == name))
+                    .count()
+                    == 1;
+            if alone {
                 runner.push_task(Task {
-                    name: format!("{env}:{name}"),
-                    command: command(env),
-                    doc: with_env(env),
+                    name: name.clone(),
+                    command: command(&env.name, name),
+                    doc: with_env(doc, &env.name),
                     params: Vec::new(),
                     cwd: None,
                 });
             }
+        }
+    }
+    for (env, tasks) in &others {
+        for (name, doc) in tasks {
+            runner.push_task(Task {
+                name: format!("{}:{name}", env.name),
+                command: command(&env.name, name),
+                doc: with_env(doc, &env.name),
+                params: Vec::new(),
+                cwd: None,
+            });
         }
     }
     runner
@@ -315,17 +323,43 @@ py311 = ["gpu"]
                 ("lint", "pixi run lint"),
                 ("test", "pixi run test"),
                 ("docs", "pixi run -e docs docs"),
+                ("docs:docs", "pixi run -e docs docs"),
+                ("py310:all", "pixi run -e py310 all"),
+                ("py310:lint", "pixi run -e py310 lint"),
+                ("py310:test", "pixi run -e py310 test"),
                 ("py310:bench", "pixi run -e py310 bench"),
+                ("py311:all", "pixi run -e py311 all"),
+                ("py311:lint", "pixi run -e py311 lint"),
+                ("py311:test", "pixi run -e py311 test"),
                 ("py311:bench", "pixi run -e py311 bench"),
             ]
         );
         assert_eq!(runner.tasks[1].doc.as_deref(), Some("Lint the code"));
-        // The TOML reader keeps tables sorted by key, as `pixi task list` sorts them.
+        // The TOML reader keeps a table's keys sorted.
         assert_eq!(
             runner.tasks[3].doc.as_deref(),
             Some("Build the docs (environment docs)")
         );
         assert_eq!(runner.notes.len(), 1, "{:?}", runner.notes);
+        let index = crate::runner::TaskIndex::of(&runner);
+        let asides: Vec<&str> = runner
+            .tasks
+            .iter()
+            .filter(|t| (RUNNER.is_aside)(&index, t))
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(
+            asides,
+            [
+                "docs:docs",
+                "py310:all",
+                "py310:lint",
+                "py310:test",
+                "py311:all",
+                "py311:lint",
+                "py311:test"
+            ]
+        );
     }
 
     #[test]

@@ -105,6 +105,13 @@ fn missing_binary_is_a_reason() {
                 "scripts",
                 "no script/ or scripts/ folder in the root".into()
             ),
+            (
+                "mise",
+                "no mise config (mise.toml, .mise.toml, …) in the root".into()
+            ),
+            ("deno", "no deno.json or deno.jsonc in the root".into()),
+            ("composer", "no composer.json in the root".into()),
+            ("pixi", "no pixi.toml or pyproject.toml in the root".into()),
         ]
     );
 }

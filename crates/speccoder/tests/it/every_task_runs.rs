@@ -87,6 +87,9 @@ table! {
         tox_project: "tox-project",
         nox_project: "nox-project",
         scripts_httpx: "scripts-httpx",
+        mise_go: "mise-go",
+        deno_workspace: "deno-workspace",
+        composer_app: "composer-app",
     }
 }
 
@@ -106,6 +109,9 @@ const TOOLS: &[&str] = &[
     "go",
     "tox",
     "nox",
+    "mise",
+    "deno",
+    "composer",
 ];
 
 /// Runs every task detection lists in `fixture`, in a copy of the fixtures of its own.

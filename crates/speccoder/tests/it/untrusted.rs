@@ -529,7 +529,8 @@ fn explain_says_what_each_probe_may_execute() {
     assert_eq!(
         ids,
         [
-            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts"
+            "just", "pkg", "cargo", "make", "task", "python", "tox", "nox", "go", "scripts",
+            "mise", "deno", "composer", "pixi"
         ]
     );
     let executes = |id: &str| {
@@ -546,6 +547,17 @@ fn explain_says_what_each_probe_may_execute() {
     assert!(executes("python").contains("setup.py (never run)"));
     assert!(executes("go").starts_with("nothing") && executes("go").contains("GOTOOLCHAIN"));
     assert!(executes("scripts").starts_with("nothing") && executes("scripts").contains("4 KiB"));
+    assert!(
+        executes("mise").starts_with("nothing")
+            && executes("mise").contains("`mise tasks` is never run")
+    );
+    for id in ["deno", "composer", "pixi"] {
+        assert!(
+            executes(id).starts_with("nothing"),
+            "{id}: {}",
+            executes(id)
+        );
+    }
     let out = bounded(
         &root,
         &["recipe", "list", "--explain"],
