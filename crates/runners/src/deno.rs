@@ -94,7 +94,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             runner.push_task(Task {
                 command: format!("deno task {}", quote(&name)),
                 name: format!("{label}/{name}"),
-                doc: Some(doc.map_or_else(|| dir.clone(), |doc| format!("{doc} ({dir})"))),
+                // As a package.json member's script: the folder when there is no description.
+                doc: Some(doc.unwrap_or_else(|| dir.clone())),
                 params: Vec::new(),
                 cwd: Some(dir.clone()),
             });

@@ -2,8 +2,9 @@
 //! they include, and the file tasks of its task folders, read as data.
 //!
 //! `mise tasks` is never run: it renders the config's templates, and an
-//! `{{exec(command="…")}}` in `[env]` or in a task's `description` ran its command while
-//! listing (mise 2026.9.15, measured), trusted config or not. Measured with that version:
+//! `{{exec(command="…")}}` in `[env]` or in a task's `description` of a trusted config (a
+//! mise user trusts their projects) ran its command while listing (mise 2026.9.15,
+//! measured; an untrusted config with a template is refused). Measured with that version:
 //!
 //! - the config files of a folder, highest precedence first: `mise.local.toml`,
 //!   `.mise.toml`, `mise.toml`, `mise/config.toml`, `.mise/config.toml`,

@@ -31,5 +31,6 @@ mod readme;
 mod real_projects;
 mod recipe;
 mod spellings;
+mod tool_listings;
 mod untrusted;
 mod verdict;
