@@ -26,7 +26,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     is_aside: |_, task| is_event(&task.name),
     arguments: |_, _| Arguments::AfterDashDash,
     words: Words::AfterDashDash {
-        test_argument: "--filter=Name",
+        test_argument: "--verbose",
     },
     caches: &[Cache {
         variables: &[("COMPOSER_CACHE_DIR", "")],

@@ -566,7 +566,7 @@ fn explain_says_what_each_probe_may_execute() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("What detecting each runner may execute:\n  just     `just --dump"),
+        text.contains("What detecting each runner may execute:\n  just      `just --dump"),
         "{text}"
     );
 }
@@ -1191,5 +1191,164 @@ fn special_files_as_tox_ini_and_noxfile() {
             file.set_len(1 << 30).expect("sparse");
         },
         "is larger than 4 MiB; not read",
+    );
+}
+
+/// A stand-in `pixi` first on PATH, for detection only (it reads pixi.toml as text and
+/// never runs pixi, which the registries here do not publish).
+fn path_with_pixi(base: &Path) -> OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = base.join("pixi-bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let pixi = bin.join("pixi");
+    std::fs::write(&pixi, "#!/bin/sh\nexit 97\n").expect("stand-in");
+    std::fs::set_permissions(&pixi, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut path = OsString::from(&bin);
+    path.push(":");
+    path.push(path_var());
+    path
+}
+
+/// Property: a FIFO, `/dev/zero`, a link out of the root or a 1 GiB file as the manifest
+/// of mise, deno, composer or pixi fails that runner at once with the reason; nothing
+/// hangs or reads it whole.
+#[test]
+fn special_files_as_mise_deno_composer_and_pixi_manifests() {
+    require_tools(&["mise", "deno", "composer"]);
+    #[track_caller]
+    fn case(prepare: impl Fn(&Path, &Path), kind: &str, composer_kind: &str) {
+        let (base, root) = project(&[]);
+        for name in ["mise.toml", "deno.json", "composer.json", "pixi.toml"] {
+            prepare(&root.join(name), base.path());
+        }
+        let json = list(&root, &path_with_pixi(base.path()), Memory::Bounded);
+        assert_mentions(
+            &json,
+            &[
+                &format!("\"mise\" failed: mise.toml: {kind}"),
+                &format!("\"deno\" failed: deno.json: {kind}"),
+                &format!("\"composer\" failed: composer.json: {composer_kind}"),
+                &format!("\"pixi\" failed: pixi.toml: {kind}"),
+            ],
+        );
+    }
+    let fifo = "is a FIFO, not a regular file; not read";
+    case(|path, _| make_special(path, Special::Fifo), fifo, fifo);
+    let zero = "resolves outside the project root (to /dev/zero); not read";
+    case(|path, _| make_special(path, Special::DevZero), zero, zero);
+    let outside = "resolves outside the project root";
+    case(
+        |path, base| {
+            let target = base.join(path.file_name().expect("name"));
+            std::fs::write(&target, "{}\n").expect("outside");
+            std::os::unix::fs::symlink(&target, path).expect("link");
+        },
+        outside,
+        outside,
+    );
+    case(
+        |path, _| {
+            let file = std::fs::File::create(path).expect("create");
+            file.set_len(1 << 30).expect("sparse");
+        },
+        "is larger than 4 MiB; not read",
+        "is larger than 16 MiB; not read",
+    );
+}
+
+/// Property: inside mise's task folders and deno's workspace, hostile entries are left out
+/// with a note while the rest is listed: an executable FIFO and a file task linked out of
+/// the root, a task folder that is a symlink to `/`, an include out of the root, a member
+/// manifest that is `/dev/zero`, a manifest nested a million levels deep.
+#[test]
+fn hostile_entries_of_mise_task_folders_and_deno_workspaces() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tools(&["mise", "deno"]);
+    let (base, root) = project(&[
+        (
+            "mise.toml",
+            "[tasks.test]\nrun = 'echo ran test'\n[task_config]\nincludes = ['mise-tasks', '../outside.toml', 'tasks.toml']\n",
+        ),
+        ("tasks.toml", "[lint]\nrun = 'echo ran lint'\n"),
+        (
+            "mise-tasks/ok",
+            "#!/bin/sh\n#MISE description=\"fine\"\necho ran ok\n",
+        ),
+        (
+            "deno.json",
+            r#"{"workspace": ["./a", "./b", "../out"], "tasks": {"dev": "echo ran dev"}}"#,
+        ),
+        ("a/deno.json", r#"{"tasks": {"serve": "echo ran serve"}}"#),
+    ]);
+    std::fs::write(base.path().join("outside.toml"), "[steal]\nrun = 'x'\n").expect("outside");
+    let executable = |path: &Path| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    executable(&root.join("mise-tasks/ok"));
+    make_special(&root.join("mise-tasks/fifo"), Special::Fifo);
+    executable(&root.join("mise-tasks/fifo"));
+    std::fs::write(
+        base.path().join("secret"),
+        "#!/bin/sh\n#MISE description=\"secret\"\n",
+    )
+    .expect("secret");
+    executable(&base.path().join("secret"));
+    std::os::unix::fs::symlink(base.path().join("secret"), root.join("mise-tasks/linked"))
+        .expect("link");
+    std::os::unix::fs::symlink("/", root.join("mise-tasks/root")).expect("link");
+    make_special(&root.join("b/deno.json"), Special::DevZero);
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_eq!(task_names(&json, "mise"), ["lint", "ok", "test"]);
+    assert_eq!(task_names(&json, "deno"), ["dev", "a/serve"]);
+    assert_mentions(
+        &json,
+        &[
+            "mise-tasks/fifo is left out: it is not a regular file",
+            "mise-tasks/linked is left out: resolves outside the project root",
+            "the include `../outside.toml` is not a path inside the project",
+            "b/deno.json: resolves outside the project root (to /dev/zero)",
+            "workspace member `../out` is not a folder inside the project",
+        ],
+    );
+    std::fs::write(root.join("deno.json"), "[".repeat(1 << 20)).expect("deep");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    assert_mentions(
+        &json,
+        &["\"deno\" failed: deno.json: nested deeper than 128 levels"],
+    );
+}
+
+/// Property: a task name mise, deno, composer or pixi would read as one of its own options
+/// is left out with a note, and never becomes a command.
+#[test]
+fn new_runners_task_names_are_never_options() {
+    require_tools(&["mise", "deno", "composer"]);
+    let (base, root) = project(&[
+        (
+            "mise.toml",
+            "[tasks.'--cd=/']\nrun = 'x'\n[tasks.ok]\nrun = 'echo ok'\n",
+        ),
+        (
+            "deno.json",
+            r#"{"tasks": {"--config=x": "x", "ok": "echo ok"}}"#,
+        ),
+        (
+            "composer.json",
+            r#"{"scripts": {"-d/": "x", "ok": "echo ok"}}"#,
+        ),
+        ("pixi.toml", "[tasks]\n'--frozen' = 'x'\nok = 'echo ok'\n"),
+    ]);
+    let json = list(&root, &path_with_pixi(base.path()), Memory::Bounded);
+    for id in ["mise", "deno", "composer", "pixi"] {
+        assert_eq!(task_names(&json, id), ["ok"], "{id}");
+    }
+    assert_mentions(
+        &json,
+        &[
+            "task `--cd=/` is left out: `mise run` would read its name as an option",
+            "task `--config=x` is left out: `deno task` would read its name as an option",
+            "script `-d/` is left out: `composer run` would read its name as an option",
+            "task `--frozen` is left out: `pixi run` would read its name as an option",
+        ],
     );
 }
