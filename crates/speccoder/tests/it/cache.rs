@@ -1222,3 +1222,106 @@ fn tox_launcher_follows_the_lockfile() {
     assert_eq!(back["cached"], false, "a stale entry was used");
     assert_eq!(style(&back).as_deref(), Some("uv run tox -e style"));
 }
+
+/// Property: the mise runner's answer follows every file it reads: a config of a lower
+/// precedence created (`.config/mise/conf.d/`), a file task added deep in a task folder, a
+/// file made executable, and a task file that an include names.
+#[test]
+fn mise_configs_and_task_folders_are_inputs() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tools(&["mise"]);
+    let executable = |path: &Path| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod")
+    };
+    case(
+        "mise-go",
+        "mise",
+        |root| {
+            std::fs::create_dir_all(root.join(".config/mise/conf.d")).expect("mkdir");
+            std::fs::write(
+                root.join(".config/mise/conf.d/ops.toml"),
+                "[tasks.deploy]\nrun = 'echo ran deploy'\n",
+            )
+            .expect("write");
+        },
+        has_task("mise", "deploy"),
+    );
+    case(
+        "mise-go",
+        "mise",
+        |root| {
+            let dir = root.join(".mise/tasks/db/seed");
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            std::fs::write(dir.join("users.sh"), "#!/bin/sh\necho ran users\n").expect("write");
+            executable(&dir.join("users.sh"));
+        },
+        has_task("mise", "db:seed:users"),
+    );
+    case(
+        "mise-go",
+        "mise",
+        |root| executable(&root.join(".mise/tasks/helpers.sh")),
+        has_task("mise", "helpers"),
+    );
+    case(
+        "mise-go",
+        "mise",
+        |root| {
+            edit_file(
+                &root.join("mise.toml"),
+                "min_version",
+                "[task_config]\nincludes = ['ops.toml']\n\nmin_version",
+            );
+            std::fs::write(
+                root.join("ops.toml"),
+                "[rollout]\nrun = 'echo ran rollout'\n",
+            )
+            .expect("write");
+        },
+        has_task("mise", "rollout"),
+    );
+}
+
+/// Property: deno's and composer's answers follow their manifests: a member added under a
+/// `packages/*` workspace, an edited member, a new script.
+#[test]
+fn deno_and_composer_manifests_are_inputs() {
+    require_tools(&["deno", "composer"]);
+    case(
+        "deno-workspace",
+        "deno",
+        |root| {
+            std::fs::create_dir_all(root.join("packages/cli")).expect("mkdir");
+            std::fs::write(
+                root.join("packages/cli/deno.json"),
+                r#"{"name": "@relay/cli", "tasks": {"bundle": "echo ran bundle"}}"#,
+            )
+            .expect("write");
+        },
+        has_task("deno", "@relay/cli/bundle"),
+    );
+    case(
+        "deno-workspace",
+        "deno",
+        |root| {
+            edit_file(
+                &root.join("packages/ui/deno.jsonc"),
+                "\"build\"",
+                "\"bundle\"",
+            )
+        },
+        has_task("deno", "@relay/ui/bundle"),
+    );
+    case(
+        "composer-app",
+        "composer",
+        |root| {
+            edit_file(
+                &root.join("composer.json"),
+                "\"cs\": \"echo ran cs\"",
+                "\"cs\": \"echo ran cs\",\n        \"rector\": \"echo ran rector\"",
+            );
+        },
+        has_task("composer", "rector"),
+    );
+}
