@@ -1,6 +1,6 @@
 //! Detection of a project's task runners — just, package.json scripts, cargo, make,
-//! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox, go and the
-//! scripts of a `scripts/` folder — and of their tasks.
+//! go-task, Python's own tools (pytest or unittest, poe, pdm, hatch), tox, nox, go, the
+//! scripts of a `scripts/` folder, mise, deno, composer and pixi — and of their tasks.
 //!
 //! Each runner is one file (or one folder, for the four that interpret their tool's
 //! language: make, python, tox, nox) with one `detect` function; [`RUNNERS`] registers them. Parsers
