@@ -258,3 +258,72 @@ fn pixi_tasks_resolve_with_their_environments() {
         "{text}"
     );
 }
+
+/// Property: the commands each fixture's own docs name resolve to those commands: in a Go
+/// service whose CLAUDE.md says to use mise, `test` is `mise run test` (go's own `test`
+/// yields to the project's, `go:test` still reaches it); a deno workspace's README and a
+/// composer project's CONTRIBUTING likewise; and a pixi workspace kept in pyproject.toml's
+/// `[tool.pixi]`.
+#[test]
+fn the_commands_the_docs_name_resolve_to_them() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tools(&["mise", "deno", "composer", "go"]);
+    let fixtures = Fixtures::copy();
+    let resolve = |fixture: &str, op: &str| {
+        let out = support::speccoder(&fixtures.path(fixture), &["recipe", "resolve", op]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    for (fixture, docs) in [
+        ("mise-go", "CLAUDE.md"),
+        ("deno-workspace", "README.md"),
+        ("composer-app", "CONTRIBUTING.md"),
+    ] {
+        let text = std::fs::read_to_string(fixtures.path(fixture).join(docs)).expect("docs");
+        let mut named = 0;
+        for command in text.split('`').skip(1).step_by(2) {
+            let op = ["mise run ", "deno task ", "composer "]
+                .iter()
+                .find_map(|prefix| command.strip_prefix(prefix));
+            let Some(op) = op else { continue };
+            named += 1;
+            let want = match command.strip_prefix("composer ") {
+                Some(script) => format!("composer run {script}"),
+                None => command.to_owned(),
+            };
+            assert_eq!(resolve(fixture, op), want, "{fixture}: `{command}`");
+        }
+        assert!(named >= 2, "{fixture}: {docs} names {named} commands");
+    }
+    assert_eq!(resolve("mise-go", "go:test"), "go test ./...");
+    // pixi's tasks in pyproject.toml, with a stand-in `pixi` that detection never runs.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(&root).expect("root");
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"lab\"\nversion = \"0.1.0\"\n\n[tool.pixi.workspace]\nchannels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n\n[tool.pixi.tasks]\nlab-test = \"pytest\"\n\n[tool.pixi.feature.lint.tasks]\nstyle = \"ruff check\"\n\n[tool.pixi.environments]\nlint = [\"lint\"]\n",
+    )
+    .expect("pyproject");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    std::fs::write(bin.join("pixi"), "#!/bin/sh\nexit 97\n").expect("stand-in");
+    std::fs::set_permissions(bin.join("pixi"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    let mut path = std::ffi::OsString::from(&bin);
+    path.push(":");
+    path.push(support::path_var());
+    let resolve = |op: &str| {
+        let out = support::speccoder_with(&root, &["recipe", "resolve", op], &[("PATH", &path)]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    assert_eq!(resolve("lab-test"), "pixi run lab-test");
+    assert_eq!(resolve("style"), "pixi run -e lint style");
+}
