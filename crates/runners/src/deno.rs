@@ -40,6 +40,9 @@ const CONFIGS: &[&str] = &["deno.json", "deno.jsonc"];
 /// The most workspace members read.
 const MAX_MEMBERS: usize = 1000;
 
+/// The most tasks listed, members' included.
+const MAX_TASKS: usize = 50_000;
+
 /// The deepest nesting of arrays and objects read: jsonc-parser recurses without a bound,
 /// so a file of a million `[` would overflow the stack.
 const MAX_DEPTH: usize = 128;
@@ -66,6 +69,12 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         });
     }
     for dir in members(ctx, &root, &mut runner.notes) {
+        if runner.tasks.len() >= MAX_TASKS {
+            runner.notes.push(format!(
+                "more than {MAX_TASKS} tasks; the members from {dir} on are left out"
+            ));
+            break;
+        }
         let Some(file) = CONFIGS
             .iter()
             .map(|name| format!("{dir}/{name}"))

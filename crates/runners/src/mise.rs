@@ -104,6 +104,9 @@ const MAX_DEPTH: usize = 8;
 /// The most `conf.d` files and included task files read.
 const MAX_FILES: usize = 100;
 
+/// The most tasks kept: a hundred 4 MiB files of one-line tasks would make millions.
+const MAX_TASKS: usize = 20_000;
+
 /// One task as read, before it becomes a [`Task`].
 #[derive(Debug, Default)]
 struct Entry {
@@ -120,10 +123,20 @@ struct Found {
     notes: Vec<String>,
     includes: Vec<String>,
     entries: usize,
+    full: bool,
 }
 
 impl Found {
     fn add(&mut self, name: String, entry: Entry) {
+        if self.tasks.len() == MAX_TASKS && !self.tasks.contains_key(&name) {
+            if !self.full {
+                self.full = true;
+                self.notes.push(format!(
+                    "more than {MAX_TASKS} tasks; the rest are left out"
+                ));
+            }
+            return;
+        }
         self.tasks.entry(name).or_insert(entry);
     }
 }
@@ -524,6 +537,22 @@ mod tests {
         assert_eq!(
             runner.find("b").map(|(t, _)| t.name.as_str()),
             Some("build")
+        );
+    }
+
+    #[test]
+    fn tasks_are_bounded() {
+        let text: String = (0..MAX_TASKS + 5)
+            .map(|i| format!("t{i} = 'x'\n"))
+            .collect();
+        let mut found = Found::default();
+        read_tasks(&parse_toml(&text).expect("toml"), "tasks.toml", &mut found);
+        assert_eq!(found.tasks.len(), MAX_TASKS);
+        assert_eq!(
+            found.notes,
+            [format!(
+                "more than {MAX_TASKS} tasks; the rest are left out"
+            )]
         );
     }
 

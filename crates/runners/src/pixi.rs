@@ -96,43 +96,26 @@ struct Environment {
     features: Vec<String>,
 }
 
+/// The most tasks listed: every environment repeats the default feature's tasks as
+/// `ENV:TASK`, so a manifest of many environments and tasks would multiply them.
+const MAX_TASKS: usize = 10_000;
+
 /// The tasks of a pixi manifest (`pixi.toml`, or pyproject's `[tool.pixi]` table): the
 /// default environment's as `TASK`, a task only one other environment has as `TASK` run
 /// in that environment, and every task of every other environment as `ENV:TASK`.
 pub(crate) fn parse_manifest(manifest: &toml::Table, shown: &str) -> Runner {
     let mut runner = Runner::new("pixi", "pixi", "pixi run");
-    let mut features: Vec<(String, FeatureTasks)> = vec![(
-        "default".to_owned(),
-        feature_tasks(manifest.get("tasks"), shown, "", &mut runner.notes),
-    )];
-    if let Some(table) = manifest.get("feature").and_then(toml::Value::as_table) {
-        for (name, feature) in table {
-            let tasks = feature_tasks(
-                feature.get("tasks"),
-                shown,
-                &format!("feature.{name}."),
-                &mut runner.notes,
-            );
-            features.push((name.clone(), tasks));
-        }
-    }
-    if manifest.get("target").is_some_and(|t| {
-        t.as_table()
-            .is_some_and(|t| t.values().any(|p| p.get("tasks").is_some()))
-    }) {
-        runner.notes.push(format!(
-            "{shown}: the tasks of [target.PLATFORM.tasks] are left out: they exist on that platform only"
-        ));
-    }
+    let features = features(manifest, shown, &mut runner.notes);
     let environments = environments(manifest);
     let tasks_of = |env: &Environment| -> FeatureTasks {
         let mut out: FeatureTasks = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for feature in &env.features {
             let Some((_, tasks)) = features.iter().find(|(name, _)| name == feature) else {
                 continue;
             };
             for (task, doc) in tasks {
-                if !out.iter().any(|(name, _)| name == task) {
+                if seen.insert(task.as_str()) {
                     out.push((task.clone(), doc.clone()));
                 }
             }
@@ -140,60 +123,105 @@ pub(crate) fn parse_manifest(manifest: &toml::Table, shown: &str) -> Runner {
         out
     };
     let default = tasks_of(&environments[0]);
-    for (name, doc) in &default {
-        runner.push_task(Task {
+    let mut tasks: Vec<Task> = default
+        .iter()
+        .map(|(name, doc)| Task {
             name: name.clone(),
             command: format!("pixi run {}", quote(name)),
             doc: doc.clone(),
             params: Vec::new(),
             cwd: None,
-        });
-    }
-    // A task only one other environment has runs in it under its own name; every task of
-    // every other environment is also `ENV:TASK` (`pixi run -e ENV TASK`).
+        })
+        .collect();
     let others: Vec<(&Environment, FeatureTasks)> = environments[1..]
         .iter()
         .map(|env| (env, tasks_of(env)))
         .collect();
-    let with_env = |doc: &Option<String>, env: &str| {
+    environment_tasks(&default, &others, &mut tasks);
+    if tasks.len() > MAX_TASKS {
+        runner.notes.push(format!(
+            "{shown}: {} tasks with their environments; the first {MAX_TASKS} are listed",
+            tasks.len()
+        ));
+        tasks.truncate(MAX_TASKS);
+    }
+    for task in tasks {
+        runner.push_task(task);
+    }
+    runner
+}
+
+/// Each feature's tasks, the default feature (`[tasks]`) first; `[target.*.tasks]` noted.
+fn features(
+    manifest: &toml::Table,
+    shown: &str,
+    notes: &mut Vec<String>,
+) -> Vec<(String, FeatureTasks)> {
+    let mut features = vec![(
+        "default".to_owned(),
+        feature_tasks(manifest.get("tasks"), shown, "", notes),
+    )];
+    if let Some(table) = manifest.get("feature").and_then(toml::Value::as_table) {
+        for (name, feature) in table {
+            let section = format!("feature.{name}.");
+            let tasks = feature_tasks(feature.get("tasks"), shown, &section, notes);
+            features.push((name.clone(), tasks));
+        }
+    }
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    if targets.is_some_and(|t| t.values().any(|p| p.get("tasks").is_some())) {
+        notes.push(format!(
+            "{shown}: the tasks of [target.PLATFORM.tasks] are left out: they exist on that platform only"
+        ));
+    }
+    features
+}
+
+/// The other environments' tasks: one only one of them has (and the default one has
+/// not) under its own name, run in that environment; then every one as `ENV:TASK`
+/// (`pixi run -e ENV TASK`). Stops adding past [`MAX_TASKS`].
+fn environment_tasks(
+    default: &FeatureTasks,
+    others: &[(&Environment, FeatureTasks)],
+    out: &mut Vec<Task>,
+) {
+    let mut homes: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (_, tasks) in others {
+        for (name, _) in tasks {
+            *homes.entry(name.as_str()).or_default() += 1;
+        }
+    }
+    for (name, _) in default {
+        homes.remove(name.as_str());
+    }
+    let task = |env: &str, name: String, task: &str, doc: &Option<String>| {
         let note = format!("environment {env}");
-        Some(
-            doc.as_ref()
-                .map_or(note.clone(), |doc| format!("{doc} ({note})")),
-        )
+        Task {
+            name,
+            command: format!("pixi run -e {} {}", quote(env), quote(task)),
+            doc: Some(
+                doc.as_ref()
+                    .map_or(note.clone(), |doc| format!("{doc} ({note})")),
+            ),
+            params: Vec::new(),
+            cwd: None,
+        }
     };
-    let command = |env: &str, name: &str| format!("pixi run -e {} {}", quote(env), quote(name));
-    for (env, tasks) in &others {
+    for (env, tasks) in others {
         for (name, doc) in tasks {
-            let alone = !default.iter().any(|(d, _)| d == name)
-                && others
-                    .iter()
-                    .filter(|(_, t)| t.iter().any(|(n, _)| n == name))
-                    .count()
-                    == 1;
-            if alone {
-                runner.push_task(Task {
-                    name: name.clone(),
-                    command: command(&env.name, name),
-                    doc: with_env(doc, &env.name),
-                    params: Vec::new(),
-                    cwd: None,
-                });
+            if homes.get(name.as_str()) == Some(&1) {
+                out.push(task(&env.name, name.clone(), name, doc));
             }
         }
     }
-    for (env, tasks) in &others {
+    for (env, tasks) in others {
         for (name, doc) in tasks {
-            runner.push_task(Task {
-                name: format!("{}:{name}", env.name),
-                command: command(&env.name, name),
-                doc: with_env(doc, &env.name),
-                params: Vec::new(),
-                cwd: None,
-            });
+            if out.len() > MAX_TASKS {
+                return;
+            }
+            out.push(task(&env.name, format!("{}:{name}", env.name), name, doc));
         }
     }
-    runner
 }
 
 /// The environments, the default one first: each with the default feature unless
