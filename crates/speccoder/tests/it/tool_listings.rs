@@ -327,3 +327,41 @@ fn the_commands_the_docs_name_resolve_to_them() {
     assert_eq!(resolve("lab-test"), "pixi run lab-test");
     assert_eq!(resolve("style"), "pixi run -e lint style");
 }
+
+/// Property: an agent's allowance for a task admits only the words each tool hands on
+/// unread, as measured: after `--` for mise and composer (before it they read `--help`,
+/// `:::` or their own options), any words for deno, which hands every word on.
+#[test]
+fn allowances_follow_how_each_tool_hands_on_words() {
+    require_tools(&["mise", "deno", "composer"]);
+    let fixtures = Fixtures::copy();
+    for (fixture, want) in [
+        (
+            "mise-go",
+            &["Bash(mise run test)", "Bash(mise run test -- *)"][..],
+        ),
+        ("deno-workspace", &["Bash(deno task test *)"][..]),
+        (
+            "composer-app",
+            &["Bash(composer run test)", "Bash(composer run test -- *)"][..],
+        ),
+    ] {
+        let root = fixtures.path(fixture);
+        std::fs::write(
+            root.join("speccoder.toml"),
+            "[recipe]\nallow_tasks = true\n",
+        )
+        .expect("config");
+        let out = support::speccoder(&root, &["allow", "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let rules: Vec<&str> = json["claude_rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .filter_map(|r| r.as_str())
+            .filter(|r| r.contains(" test"))
+            .filter(|r| !r.starts_with("Bash(go "))
+            .collect();
+        assert_eq!(rules, want, "{fixture}");
+    }
+}
