@@ -160,6 +160,10 @@ table! {
         python_uv: "python-uv",
         // make reads the words after the target as its own: goals and variables, as written.
         make_rules: "make-rules",
+        // mise and composer read words before `--`; deno hands every word on as written.
+        mise_go: "mise-go",
+        composer_app: "composer-app",
+        deno_workspace: "deno-workspace",
     }
 }
 
@@ -177,6 +181,9 @@ fn arguments_reach_the_task(fixture: &'static str) {
         "hatch",
         "uv",
         "poetry",
+        "mise",
+        "deno",
+        "composer",
     ]);
     let fixtures = Fixtures::copy();
     let words = ["--watch", "a b", "$HOME", "it's"];
@@ -237,6 +244,16 @@ fn arguments_reach_the_task(fixture: &'static str) {
             case(&fixtures, fixture, &format!("args -- {tail}"), &with_dash);
         }
         "task" => case(&fixtures, fixture, &format!("args -- {tail}"), &plain),
+        "mise-go" | "composer-app" => {
+            case(&fixtures, fixture, &format!("args {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args -- {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args {tail} -- x"), &middle);
+        }
+        "deno-workspace" => {
+            case(&fixtures, fixture, &format!("args {tail}"), &plain);
+            case(&fixtures, fixture, &format!("args -- {tail}"), &with_dash);
+            case(&fixtures, fixture, &format!("args {tail} -- x"), &middle);
+        }
         "cargo-single" => case(&fixtures, fixture, &format!("bin/single -- {tail}"), &plain),
         "python-poetry" | "python-src-layout" | "python-uv" => {
             if fixture == "python-poetry" {
