@@ -124,7 +124,7 @@ fn read_config(inside: &Root, path: &Path, shown: &str) -> Result<Value, String>
 
 /// deno.json(c) text as a JSON object: comments, trailing commas and the other JSONC
 /// forms deno accepts.
-pub(crate) fn parse_config(text: &str) -> Result<Value, String> {
+pub fn parse_config(text: &str) -> Result<Value, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if nesting(text) > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels; not read"));

@@ -72,6 +72,7 @@ pub const RUNNER_IDS: &[&str] = &{
 /// The parsers, for tests and fuzzing from outside the crate.
 pub mod parse {
     pub use crate::cargo::parse_metadata as cargo_metadata;
+    pub use crate::deno::parse_config as deno_config;
     pub use crate::go::{parse_header as go_file_header, parse_modfile as go_modfile};
     pub use crate::just::parse_dump as just_dump;
     pub use crate::make::parse_makefile as makefile;

@@ -43,6 +43,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
         ".mise.local.toml",
     ],
     detect,
+    included: Some(included),
     arguments: |_, _| Arguments::AfterDashDash,
     words: Words::AfterDashDash {
         test_argument: "--verbose",
@@ -187,6 +188,16 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     Ok(into_runner(found))
+}
+
+/// The TOML task files and task folders a config's `[task_config] includes` names (an
+/// attempt freezes them with the config).
+fn included(text: &str) -> Vec<String> {
+    let mut found = Found::default();
+    if let Ok(table) = parse_toml(text) {
+        read_config(&table, "", &mut found);
+    }
+    found.includes
 }
 
 /// The runner of the tasks found: each runs as `mise run NAME`.
@@ -554,6 +565,13 @@ mod tests {
                 "more than {MAX_TASKS} tasks; the rest are left out"
             )]
         );
+    }
+
+    #[test]
+    fn includes_are_what_an_attempt_freezes() {
+        let text = "[task_config]\nincludes = ['tasks.toml', 'ops/']\n[tasks]\nt = 'x'\n";
+        assert_eq!(included(text), ["tasks.toml", "ops"]);
+        assert!(included("not toml [").is_empty());
     }
 
     #[test]

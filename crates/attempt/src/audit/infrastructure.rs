@@ -36,6 +36,10 @@ const PYTEST: &str = "pytest's configuration";
 const STARTUP: &str = "a module Python imports at start-up";
 /// What a CI file is.
 const CI: &str = "a CI definition";
+/// What a mise config is.
+const MISE: &str = "a mise config, which defines mise's tasks";
+/// What PHPUnit's own file is.
+const PHPUNIT: &str = "PHPUnit's configuration";
 /// What an environment file is to the runners that load it (just's `dotenv-load`, bun,
 /// vite, go-task's `dotenv`).
 const ENV_FILE: &str = "an environment file the runners load";
@@ -49,6 +53,8 @@ const FILE_NAMES: &[(&str, &str)] = &[
     (".env", ENV_FILE),
     (".env.*", ENV_FILE),
     (".justfile", JUSTFILE),
+    (".mise.local.toml", MISE),
+    (".mise.toml", MISE),
     (".mocharc.*", "mocha's configuration"),
     (".pytest.ini", PYTEST),
     (".pytest.toml", PYTEST),
@@ -58,7 +64,12 @@ const FILE_NAMES: &[(&str, &str)] = &[
     ("jest.config.*", "jest's configuration"),
     ("justfile", JUSTFILE),
     ("makefile", MAKEFILE),
+    ("mise.local.toml", MISE),
+    ("mise.toml", MISE),
     ("noxfile.py", "nox's sessions"),
+    ("phpunit.dist.xml", PHPUNIT),
+    ("phpunit.xml", PHPUNIT),
+    ("phpunit.xml.dist", PHPUNIT),
     ("pytest.ini", PYTEST),
     ("pytest.toml", PYTEST),
     ("sitecustomize.py", STARTUP),
@@ -83,7 +94,36 @@ const CI_PATHS: &[&str] = &[
     "azure-pipelines.yml",
 ];
 /// Shared manifests, in any folder: only their frozen keys are infrastructure.
-const KEYED_MANIFESTS: &[&str] = &["Cargo.toml", "package.json", "pyproject.toml", "setup.cfg"];
+const KEYED_MANIFESTS: &[&str] = &[
+    "Cargo.toml",
+    "composer.json",
+    "deno.json",
+    "deno.jsonc",
+    "package.json",
+    "pixi.toml",
+    "pyproject.toml",
+    "setup.cfg",
+];
+/// mise's task folders: every file below one may be a file task.
+const MISE_TASK_FOLDERS: &[&str] = &[
+    "mise-tasks/",
+    ".mise-tasks/",
+    ".mise/tasks/",
+    ".config/mise/tasks/",
+    "mise/tasks/",
+];
+/// mise's configs by their path from the project root, besides those named anywhere.
+const MISE_CONFIGS: &[&str] = &[
+    ".config/mise.local.toml",
+    ".config/mise.toml",
+    ".config/mise/config.local.toml",
+    ".config/mise/config.toml",
+    ".config/mise/mise.toml",
+    ".mise/config.local.toml",
+    ".mise/config.toml",
+    "mise/config.local.toml",
+    "mise/config.toml",
+];
 /// Folder names that make `__init__.py` and `__main__.py` part of a test suite.
 const TEST_FOLDERS: &[&str] = &["test", "testing", "tests"];
 
@@ -109,6 +149,12 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         Some("speccoder's configuration")
     } else if let Some((_, why)) = by_name {
         Some(*why)
+    } else if MISE_CONFIGS.contains(&path)
+        || path.starts_with(".config/mise/conf.d/") && name.ends_with(".toml")
+    {
+        Some(MISE)
+    } else if MISE_TASK_FOLDERS.iter().any(|dir| path.starts_with(dir)) {
+        Some("a file of a mise task folder, which defines mise's tasks")
     } else if project.vitest && name.starts_with("vite.config.") {
         Some("vite's configuration, which vitest reads")
     } else if name == "build.rs" && !folders.contains(&"src") {
@@ -185,6 +231,8 @@ const TARGET_KEYS: &[&str] = &["doctest", "harness", "path", "required-features"
 const PYPROJECT_TABLES: &[&str] = &[
     "nox",
     "pdm.scripts",
+    "pixi.environments",
+    "pixi.tasks",
     "poe.tasks",
     "pytest",
     "pytest.ini_options",
@@ -205,6 +253,9 @@ pub(crate) fn frozen_keys_changed(
     let read: fn(&str) -> Result<Parts, String> = match path.rsplit('/').next() {
         Some("Cargo.toml") => cargo_parts,
         Some("package.json") => package_json_parts,
+        Some("composer.json") => composer_json_parts,
+        Some("deno.json" | "deno.jsonc") => deno_json_parts,
+        Some("pixi.toml") => pixi_toml_parts,
         Some("pyproject.toml") => pyproject_parts,
         Some("setup.cfg") => |text| Ok(setup_cfg_parts(text)),
         _ => return None,
@@ -251,6 +302,83 @@ fn package_json_parts(text: &str) -> Result<Parts, String> {
         if let Some(value) = object.get(*key) {
             parts.insert(format!("`{key}`"), value.clone());
         }
+    }
+    Ok(parts)
+}
+
+/// Keys of `composer.json` that decide what its scripts and PHPUnit load, frozen whole
+/// (`scripts` is frozen script by script).
+const COMPOSER_JSON_KEYS: &[&str] = &["autoload-dev"];
+
+/// The frozen parts of a `composer.json`: each script, and the test autoloading.
+fn composer_json_parts(text: &str) -> Result<Parts, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|err| format!("cannot be read as JSON: {err}"))?;
+    let object = value
+        .as_object()
+        .ok_or("cannot be read as JSON: not an object")?;
+    let mut parts = Parts::new();
+    each_entry(&mut parts, "scripts", object.get("scripts"));
+    for key in COMPOSER_JSON_KEYS {
+        if let Some(value) = object.get(*key) {
+            parts.insert(format!("`{key}`"), value.clone());
+        }
+    }
+    Ok(parts)
+}
+
+/// The frozen parts of a `deno.json(c)`: each task, `test` (what `deno test` runs) and the
+/// workspace members.
+fn deno_json_parts(text: &str) -> Result<Parts, String> {
+    let value = speccoder_runners::parse::deno_config(text)
+        .map_err(|err| format!("cannot be read as JSONC: {err}"))?;
+    let mut parts = Parts::new();
+    each_entry(&mut parts, "tasks", value.get("tasks"));
+    for key in ["test", "workspace"] {
+        if let Some(value) = value.get(key) {
+            parts.insert(format!("`{key}`"), value.clone());
+        }
+    }
+    Ok(parts)
+}
+
+/// Each entry of the object at `key` as a part of its own (`scripts.test`), or the value
+/// whole when it is not an object.
+fn each_entry(parts: &mut Parts, key: &str, value: Option<&serde_json::Value>) {
+    match value {
+        Some(serde_json::Value::Object(entries)) => {
+            for (name, entry) in entries {
+                parts.insert(format!("`{key}.{name}`"), entry.clone());
+            }
+        }
+        Some(other) => _ = parts.insert(format!("`{key}`"), other.clone()),
+        None => {}
+    }
+}
+
+/// The frozen parts of a `pixi.toml`: each task of the default feature, of each feature and
+/// of each platform, and the environments (which decide where a task runs).
+fn pixi_toml_parts(text: &str) -> Result<Parts, String> {
+    let manifest = read_toml(text)?;
+    let mut parts = Parts::new();
+    let mut tasks = |section: String, value: Option<&toml::Value>| match value {
+        Some(toml::Value::Table(table)) => {
+            for (name, task) in table {
+                parts.insert(format!("`[{section}] {name}`"), json(task));
+            }
+        }
+        Some(other) => _ = parts.insert(format!("`[{section}]`"), json(other)),
+        None => {}
+    };
+    tasks("tasks".to_owned(), manifest.get("tasks"));
+    for group in ["feature", "target"] {
+        let table = manifest.get(group).and_then(toml::Value::as_table);
+        for (name, value) in table.into_iter().flatten() {
+            tasks(format!("{group}.{name}.tasks"), value.get("tasks"));
+        }
+    }
+    if let Some(environments) = manifest.get("environments") {
+        parts.insert("`[environments]`".to_owned(), json(environments));
     }
     Ok(parts)
 }
@@ -933,12 +1061,31 @@ mod tests {
             ("Jenkinsfile", Some(CI)),
             ("src/.github/x", None),
             ("src/lib.rs", None),
+            ("mise.toml", Some(MISE)),
+            ("svc/.mise.toml", Some(MISE)),
+            (".config/mise/config.toml", Some(MISE)),
+            (".config/mise/conf.d/ops.toml", Some(MISE)),
+            ("mise/config.toml", Some(MISE)),
+            ("src/mise/config.toml", None),
+            (
+                ".mise/tasks/db/migrate",
+                Some("a file of a mise task folder, which defines mise's tasks"),
+            ),
+            (
+                "mise-tasks/test.sh",
+                Some("a file of a mise task folder, which defines mise's tasks"),
+            ),
+            ("phpunit.xml.dist", Some(PHPUNIT)),
         ] {
             let got = classify(path, Project::default());
             assert_eq!(got, want.map(Infra::Whole), "{path}");
         }
         for path in [
             "web/package.json",
+            "composer.json",
+            "deno.jsonc",
+            "packages/api/deno.json",
+            "pixi.toml",
             "a/Cargo.toml",
             "pyproject.toml",
             "setup.cfg",
@@ -1027,6 +1174,46 @@ mod tests {
         keys("package.json", Some("{"), Some(base), &base_broken);
         keys("package.json", None, Some("{}"), "");
         keys("README.md", Some("a"), Some("b"), "");
+    }
+
+    #[test]
+    fn composer_deno_and_pixi_manifests() {
+        let composer = r#"{"require": {"php": ">=8.1"}, "scripts": {"test": "phpunit"}}"#;
+        edits(
+            "composer.json",
+            composer,
+            &[
+                ("8.1\"}", "8.1\", \"psr/log\": \"3\"}", ""),
+                ("\"phpunit\"", "\"true\"", "`scripts.test` changed"),
+                ("}}", "}, \"autoload-dev\": {}}", "`autoload-dev` added"),
+            ],
+        );
+        let deno =
+            "{\n  // tasks\n  \"imports\": {},\n  \"tasks\": {\"test\": \"deno test\",},\n}\n";
+        edits(
+            "packages/api/deno.jsonc",
+            deno,
+            &[
+                ("\"imports\": {}", "\"imports\": {\"x\": \"npm:x\"}", ""),
+                ("deno test", "true", "`tasks.test` changed"),
+                ("},\n}", "}, \"test\": {\"include\": []}\n}", "`test` added"),
+            ],
+        );
+        let pixi = "[dependencies]\npython = '3.12'\n[tasks]\ntest = 'pytest'\n[feature.gpu.tasks]\nbench = 'b'\n";
+        edits(
+            "pixi.toml",
+            pixi,
+            &[
+                ("python = '3.12'", "python = '3.12'\nnumpy = '*'", ""),
+                ("'pytest'", "'true'", "`[tasks] test` changed"),
+                ("'b'", "'true'", "`[feature.gpu.tasks] bench` changed"),
+                (
+                    "[tasks]",
+                    "[environments]\ngpu = ['gpu']\n[tasks]",
+                    "`[environments]` added",
+                ),
+            ],
+        );
     }
 
     #[test]
