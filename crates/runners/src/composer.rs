@@ -86,7 +86,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 }
 
 /// The scripts of composer.json's bytes as a runner.
-pub(crate) fn parse_manifest(bytes: &[u8]) -> Result<Runner, String> {
+pub fn parse_manifest(bytes: &[u8]) -> Result<Runner, String> {
     let manifest: Value = serde_json::from_slice(bytes).map_err(|err| err.to_string())?;
     let Some(manifest) = manifest.as_object() else {
         return Err("not a JSON object".into());

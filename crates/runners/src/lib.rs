@@ -72,12 +72,14 @@ pub const RUNNER_IDS: &[&str] = &{
 /// The parsers, for tests and fuzzing from outside the crate.
 pub mod parse {
     pub use crate::cargo::parse_metadata as cargo_metadata;
+    pub use crate::composer::parse_manifest as composer_json;
     pub use crate::deno::parse_config as deno_config;
     pub use crate::go::{parse_header as go_file_header, parse_modfile as go_modfile};
     pub use crate::just::parse_dump as just_dump;
     pub use crate::make::parse_makefile as makefile;
     #[doc(hidden)]
     pub use crate::make::stage_timings as makefile_stage_timings;
+    pub use crate::mise::parse_headers as mise_file_task_headers;
     pub use crate::pkg::{
         parse_manifest as package_json, parse_member as workspace_package_json,
         parse_pnpm_workspace as pnpm_workspace,

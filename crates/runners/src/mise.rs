@@ -463,7 +463,7 @@ fn file_task_name(parts: &[String], file: &str) -> Option<String> {
 
 /// The `#MISE key=value` headers of a file task (also `# [MISE]`, `//MISE`, `::MISE`), each
 /// one TOML line, as one table; a line that is not TOML is skipped.
-pub(crate) fn parse_headers(text: &str) -> toml::Table {
+pub fn parse_headers(text: &str) -> toml::Table {
     let mut table = toml::Table::new();
     for line in text.lines() {
         let Some(rest) = ["#", "//", "::"]

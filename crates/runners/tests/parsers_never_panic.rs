@@ -63,6 +63,17 @@ proptest! {
         let _ = parse::package_json(&bytes);
         let _ = parse::workspace_package_json(&bytes);
         let _ = parse::pnpm_workspace(&String::from_utf8_lossy(&bytes));
+        let _ = parse::composer_json(&bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse::deno_config(&text);
+        let _ = parse::mise_file_task_headers(&text);
+    }
+
+    /// Property: the JSONC and mise header readers return on text built from their symbols.
+    #[test]
+    fn jsonc_and_mise_headers(text in "([\\[\\]{}:,\"'/*\n ]|MISE|#|tasks|a){0,300}") {
+        let _ = parse::deno_config(&text);
+        let _ = parse::mise_file_task_headers(&text);
     }
 
     /// Property: the JSON listing parsers return on any JSON, whatever its shape.
@@ -74,5 +85,7 @@ proptest! {
         let _ = parse::cargo_metadata(&bytes);
         let _ = parse::package_json(&bytes);
         let _ = parse::workspace_package_json(&bytes);
+        let _ = parse::composer_json(&bytes);
+        let _ = parse::deno_config(&String::from_utf8_lossy(&bytes));
     }
 }
