@@ -1325,3 +1325,33 @@ fn deno_and_composer_manifests_are_inputs() {
         has_task("composer", "rector"),
     );
 }
+
+/// Property: the pixi runner's answer follows pixi.toml (a task added to a feature), with a
+/// stand-in `pixi` on PATH (pixi is not on the registries here; detection never runs it).
+#[test]
+fn pixi_manifest_is_an_input() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("pixi-lab");
+    let bin = tempfile::tempdir().expect("bin");
+    std::fs::write(bin.path().join("pixi"), "#!/bin/sh\nexit 97\n").expect("stand-in");
+    std::fs::set_permissions(
+        bin.path().join("pixi"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    let mut path = std::ffi::OsString::from(bin.path());
+    path.push(":");
+    path.push(path_var());
+    let before = until_cached(&root, || list_with_path(&root, cache.path(), &path));
+    assert!(!task_names(&before, "pixi").contains(&"docs:serve".to_owned()));
+    edit_file(
+        &root.join("pixi.toml"),
+        "[feature.gpu.dependencies]",
+        "serve = \"python -m http.server\"\n\n[feature.gpu.dependencies]",
+    );
+    let after = list_with_path(&root, cache.path(), &path);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("pixi", "docs:serve")(&after);
+}
