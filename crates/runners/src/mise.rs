@@ -360,12 +360,17 @@ fn walk(ctx: &Context<'_>, inside: &Root, dir: &str, found: &mut Found) {
             continue;
         }
         let mut entries: Vec<(String, std::fs::FileType)> = Vec::new();
+        let mut full = false;
         for entry in std::fs::read_dir(&path).into_iter().flatten().flatten() {
             if found.entries >= MAX_ENTRIES {
-                found.notes.push(format!(
+                let note = format!(
                     "the task folders hold more than {MAX_ENTRIES} entries; the rest are not read"
-                ));
-                return;
+                );
+                if !found.notes.contains(&note) {
+                    found.notes.push(note);
+                }
+                full = true;
+                break;
             }
             found.entries += 1;
             let (Ok(name), Ok(kind)) = (entry.file_name().into_string(), entry.file_type()) else {
@@ -389,6 +394,9 @@ fn walk(ctx: &Context<'_>, inside: &Root, dir: &str, found: &mut Found) {
             let file = ctx.root.join(&shown);
             ctx.depends_on(file.clone());
             file_task(inside, &file, &shown, &name, &parts, kind, found);
+        }
+        if full {
+            return;
         }
     }
 }

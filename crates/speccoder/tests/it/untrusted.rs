@@ -1352,3 +1352,32 @@ fn new_runners_task_names_are_never_options() {
         ],
     );
 }
+
+/// Property: a flood of file tasks (3,000 executables in `mise-tasks/`, 30 folders nested
+/// inside each other) is read up to mise's bounds, once noted, in bounded memory.
+#[test]
+fn a_flood_of_mise_file_tasks_is_bounded() {
+    use std::os::unix::fs::PermissionsExt;
+    require_tools(&["mise"]);
+    let (_base, root) = project(&[("mise.toml", "[tasks.test]\nrun = 'echo ran test'\n")]);
+    let dir = root.join("mise-tasks");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for i in 0..3000 {
+        let path = dir.join(format!("t{i:04}"));
+        std::fs::write(&path, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let deep = (0..30).fold(root.join(".mise/tasks"), |p, i| p.join(format!("d{i}")));
+    std::fs::create_dir_all(&deep).expect("deep");
+    let json = list(&root, &path_var(), Memory::Bounded);
+    let names = task_names(&json, "mise");
+    assert!(names.len() <= 2001 && names.len() > 1000, "{}", names.len());
+    assert!(names.contains(&"test".to_owned()));
+    let text = explained(&json);
+    assert_eq!(
+        text.matches("the task folders hold more than 2000 entries")
+            .count(),
+        1,
+        "{text}"
+    );
+}
