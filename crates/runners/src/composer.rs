@@ -20,7 +20,7 @@ use crate::runner::{Runner, TailRule, Task, doc_with_aliases};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "composer",
     label: "Composer",
-    executes: "nothing: composer.json of the root is read as text (16 MiB at most); running a script runs its commands, and composer loads the plugins installed in vendor/ when it starts",
+    executes: "nothing: composer.json of the root is read as text (16 MiB at most); running a script runs its commands, and composer loads the plugins installed in vendor/ when it starts (as composer documents)",
     manifests: &["composer.json"],
     detect,
     is_aside: |_, task| is_event(&task.name),

@@ -35,7 +35,7 @@ use crate::runner::{Runner, TailRule, Task, doc_with_aliases};
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "mise",
     label: "mise",
-    executes: "nothing: mise's config files in the root (mise.toml, .mise.toml, mise.local.toml, mise/config.toml, .mise/config.toml, .config/mise.toml, .config/mise/{mise,config}.toml, .config/mise/conf.d/*.toml; 4 MiB each), the TOML task files they include and the first 64 KiB of each executable file task in the task folders (at most 2,000 entries, 8 folders deep) are read as text; `mise tasks` is never run, since it runs `{{exec(…)}}` templates while listing; running a task may install the config's [tools]",
+    executes: "nothing: mise's config files in the root (mise.toml, .mise.toml, mise.local.toml, mise/config.toml, .mise/config.toml, .config/mise.toml, .config/mise/{mise,config}.toml, .config/mise/conf.d/*.toml; 4 MiB each), the TOML task files they include and the first 64 KiB of each executable file task in the task folders (at most 2,000 entries, 8 folders deep) are read as text; `mise tasks` is never run, since it runs a trusted config's `{{exec(…)}}` templates while listing; running a task may install the config's [tools]",
     manifests: &[
         "mise.toml",
         ".mise.toml",
