@@ -422,6 +422,12 @@ fn file_task(
     };
     let Ok(meta) = meta else { return };
     let executable = meta.permissions().mode() & 0o111 != 0;
+    if meta.is_dir() {
+        found
+            .notes
+            .push(format!("{shown} is a symlinked folder; not followed"));
+        return;
+    }
     if !meta.is_file() {
         if executable {
             found

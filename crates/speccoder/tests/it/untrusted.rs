@@ -1296,6 +1296,10 @@ fn hostile_entries_of_mise_task_folders_and_deno_workspaces() {
     std::os::unix::fs::symlink(base.path().join("secret"), root.join("mise-tasks/linked"))
         .expect("link");
     std::os::unix::fs::symlink("/", root.join("mise-tasks/root")).expect("link");
+    std::fs::create_dir_all(root.join("shared")).expect("shared");
+    std::fs::write(root.join("shared/x"), "#!/bin/sh\n").expect("x");
+    executable(&root.join("shared/x"));
+    std::os::unix::fs::symlink(root.join("shared"), root.join("mise-tasks/shared")).expect("link");
     make_special(&root.join("b/deno.json"), Special::DevZero);
     let json = list(&root, &path_var(), Memory::Bounded);
     assert_eq!(task_names(&json, "mise"), ["lint", "ok", "test"]);
@@ -1305,6 +1309,8 @@ fn hostile_entries_of_mise_task_folders_and_deno_workspaces() {
         &[
             "mise-tasks/fifo is left out: it is not a regular file",
             "mise-tasks/linked is left out: resolves outside the project root",
+            "mise-tasks/root is left out: resolves outside the project root",
+            "mise-tasks/shared is a symlinked folder; not followed",
             "the include `../outside.toml` is not a path inside the project",
             "b/deno.json: resolves outside the project root (to /dev/zero)",
             "workspace member `../out` is not a folder inside the project",
