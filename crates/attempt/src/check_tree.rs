@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::shared::Prepared;
+use super::shared::{Prepared, SetupProducts};
 use super::store::Store;
 use super::store::repo::place;
 
@@ -36,9 +36,28 @@ impl CheckTree {
         frozen: &[String],
         withheld: bool,
     ) -> Result<Self, String> {
+        Self::make_with(
+            prepared,
+            prepared.products.as_ref(),
+            tree,
+            name,
+            frozen,
+            withheld,
+        )
+    }
+
+    /// [`CheckTree::make`] with the setup's `products` made for this tree (a candidate whose
+    /// lockfiles differ from the base's) instead of the base's.
+    pub(crate) fn make_with(
+        prepared: &Prepared,
+        products: Option<&SetupProducts>,
+        tree: &str,
+        name: &str,
+        frozen: &[String],
+        withheld: bool,
+    ) -> Result<Self, String> {
         let dir = &prepared.folder.path().join(name);
         let (store, scratch, prefix) = (&prepared.store, &prepared.scratch, &prepared.prefix);
-        let products = prepared.products.as_ref();
         let withheld = prepared.withheld.as_ref().filter(|_| withheld);
         std::fs::create_dir(dir)
             .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;

@@ -10,8 +10,8 @@ use super::attempt_error::AttemptError;
 use super::shared::environment::{self, Stage};
 use super::shared::pycache::SharedPycache;
 use super::shared::{
-    AttemptBundle, AttemptRequest, FileText, Isolation, KnownFailures, MAX_READ_BYTES, Prepared,
-    Rules, Withheld,
+    AttemptBundle, AttemptRequest, Declared, FileText, Isolation, KnownFailures, MAX_READ_BYTES,
+    Prepared, Rules, Withheld,
 };
 use super::store::Store;
 use super::store::journal::{self, Journal, Running};
@@ -59,6 +59,13 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let ops = check_ops(config, &recipe).map_err(AttemptError::Checks)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
+    let declared = declared(
+        &trees.store,
+        &trees.base,
+        &prefix,
+        &bundle,
+        withheld.as_ref(),
+    );
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
     // Outside the sandbox the checks could write it: each check tree gets an empty one.
     let pycache = match isolation {
@@ -90,6 +97,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         products: None,
         agent_products: Vec::new(),
         acceptance_files,
+        declared,
         known: KnownFailures::new(&config.attempt.known_failures),
         tmp_mib: config.attempt.tmp_size_mib,
         pycache,
@@ -100,6 +108,63 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
             &config.attempt.agent_env,
         ),
     })
+}
+
+/// What the acceptance and withheld files declare, with the Go modules of the base (each
+/// `go.mod` of the project, by its folder from the project root).
+fn declared(
+    store: &Store,
+    base: &str,
+    prefix: &str,
+    bundle: &AttemptBundle,
+    withheld: Option<&Withheld>,
+) -> Declared {
+    let mut files: Vec<(String, String)> = bundle
+        .acceptance
+        .iter()
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect();
+    if let Some(withheld) = withheld {
+        for (file, text) in withheld.files.iter().zip(&withheld.texts) {
+            files.push((file.clone(), text.text.clone()));
+        }
+    }
+    let top = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", prefix.trim_end_matches('/'))
+    };
+    let go_mods: Vec<(String, String)> = store
+        .entries(base)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.path == format!("{top}go.mod") || e.path.ends_with("/go.mod"))
+        .filter_map(|e| {
+            let rel = e.path.strip_prefix(&top)?.to_owned();
+            Some((rel, e.object))
+        })
+        .take(1000)
+        .collect();
+    let objects: Vec<String> = go_mods.iter().map(|(_, o)| o.clone()).collect();
+    let blobs = store.read_blobs(&objects, 1 << 20).unwrap_or_default();
+    let mut modules = std::collections::BTreeMap::new();
+    for ((path, _), blob) in go_mods.iter().zip(blobs) {
+        let Some(text) = blob.map(|b| String::from_utf8_lossy(&b).into_owned()) else {
+            continue;
+        };
+        let module = text.lines().find_map(|l| {
+            let name = l.trim().strip_prefix("module")?.trim();
+            (!name.is_empty()).then(|| name.trim_matches('"').to_owned())
+        });
+        if let Some(module) = module {
+            let dir = path
+                .strip_suffix("go.mod")
+                .unwrap_or("")
+                .trim_end_matches('/');
+            modules.insert(dir.to_owned(), module);
+        }
+    }
+    Declared::read(&files, &modules)
 }
 
 /// The rules of paths: `[attempt] protected` and `tests`, with the acceptance tests and

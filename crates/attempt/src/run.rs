@@ -3,6 +3,8 @@
 //! turn (the agent) → candidate → audit → check tree → checks → verdict → commit. A stop
 //! signal between stages ends the loop in one place ([`Stop`]).
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 use super::attempt_error::AttemptError;
@@ -197,7 +199,7 @@ fn passing_already(baseline: &Baseline, prepared: &Prepared) -> Vec<String> {
             let required = &required;
             c.tests.iter().filter(move |(id, outcome)| {
                 **outcome == super::verdict::results::TestOutcome::Passed
-                    && outcomes::from_files(id, required)
+                    && (outcomes::from_files(id, required) || new.required(id))
                     && new.is_new(id, Some(c))
             })
         })
@@ -404,8 +406,16 @@ fn check_pass(
     if prepared.ops.is_empty() {
         return Ok((Vec::new(), full));
     }
-    let mut check = CheckTree::make(
+    // A candidate that changes what the setup reads (a lockfile, a manifest) gets the setup
+    // run again for its tree: the base's products would not hold its dependencies.
+    let timeout = std::time::Duration::from_secs(config.recipe.timeout_secs);
+    let own = match setup::for_candidate(prepared, &config.attempt.setup, &verdict_tree, timeout) {
+        Ok(own) => own,
+        Err(err) => return Ok((setup_failed(prepared, &err), full)),
+    };
+    let mut check = CheckTree::make_with(
         prepared,
+        own.as_ref().or(prepared.products.as_ref()),
         &verdict_tree,
         &format!("check-{n}"),
         &audit.frozen,
@@ -426,9 +436,13 @@ fn check_pass(
         );
         ran.into_iter()
             .map(|ran| judged(prepared, baseline, &canary, ran))
-            .collect::<Result<Vec<CheckResult>, Finding>>()
+            .collect::<Result<Vec<(CheckResult, BTreeSet<String>)>, Finding>>()
     };
-    let mut results = run(Pass::Verdict)?;
+    let (mut results, ran): (Vec<CheckResult>, Vec<BTreeSet<String>>) =
+        run(Pass::Verdict)?.into_iter().unzip();
+    if results.iter().all(CheckResult::passed) {
+        ran_in_no_check(prepared, &ran, &mut results);
+    }
     if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
         if shutdown_signal().is_some() {
             return Ok((results, full));
@@ -445,9 +459,33 @@ fn check_pass(
                     "the agent's tests cannot be added to the checks' tree: {err}"
                 ))
             })?;
-        results.extend(run(Pass::AgentTests)?);
+        results.extend(run(Pass::AgentTests)?.into_iter().map(|(r, _)| r));
     }
     Ok((results, full))
+}
+
+/// The checks' results when the setup failed for a candidate's own lockfiles: each check
+/// fails with the setup's message.
+fn setup_failed(prepared: &Prepared, err: &str) -> Vec<CheckResult> {
+    prepared
+        .ops
+        .iter()
+        .map(|op| CheckResult {
+            op: op.clone(),
+            pass: Pass::Verdict,
+            command: None,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            passed: false,
+            tests: crate::shared::TestSummary::default(),
+            hint: None,
+            output_tail: format!(
+                "the change alters what `[attempt] setup` reads, and the setup run again for it failed: {err}"
+            ),
+            full_output: None,
+        })
+        .collect()
 }
 
 /// The full candidate with the frozen files restored and the task ticked (what a pass
@@ -484,7 +522,7 @@ fn judged(
     baseline: Option<&Baseline>,
     canary: &canary::Canary,
     checks::CheckRun { mut result, report }: checks::CheckRun,
-) -> Result<CheckResult, Finding> {
+) -> Result<(CheckResult, BTreeSet<String>), Finding> {
     let base = baseline.and_then(|b| b.of(&result.op));
     result.output_tail = canary.scrub(&result.output_tail);
     let (report, state) = held(canary, report, &result, base).map_err(|detail| Finding {
@@ -504,7 +542,62 @@ fn judged(
     summary.canary = state;
     result.passed = passed;
     result.tests = summary;
-    Ok(result)
+    Ok((result, new.files_ran(&report)))
+}
+
+/// Fails the first check for each withheld or acceptance file that declares tests and that
+/// no check ran (`ran`: the files each check ran tests of), naming the task that would run
+/// it: a workspace member's tests that the root's `cargo test` leaves out, a package whose
+/// tests vanished. A withheld file is named only in the story, not the digest.
+fn ran_in_no_check(prepared: &Prepared, ran: &[BTreeSet<String>], results: &mut [CheckResult]) {
+    let Some(first) = results.first_mut() else {
+        return;
+    };
+    let withheld = prepared.withheld.as_ref().map_or(&[][..], |w| &w.files);
+    let files = prepared.acceptance_files.iter().chain(withheld);
+    for file in files {
+        let declares = prepared
+            .declared
+            .file(file)
+            .is_some_and(|d| d.declares_tests);
+        if !declares || ran.iter().any(|r| r.contains(file)) {
+            continue;
+        }
+        let mark = if withheld.contains(file) {
+            outcomes::WITHHELD_MARK
+        } else {
+            ""
+        };
+        let would = match task_for(prepared, file) {
+            Some(task) if !prepared.ops.contains(&task) => {
+                format!(": the task `{task}` would run it; add it to `[attempt] checks`")
+            }
+            _ => String::new(),
+        };
+        first.passed = false;
+        first
+            .tests
+            .not_passed
+            .push(format!("{mark}`{file}`: no check ran its tests{would}"));
+        first.tests.not_passed_count += 1;
+    }
+}
+
+/// The test task of the deepest folder holding `file` (`csv-core/test` for
+/// `csv-core/tests/reset.rs`), as the recipe names it.
+fn task_for(prepared: &Prepared, file: &str) -> Option<String> {
+    prepared
+        .recipe
+        .runners()
+        .flat_map(|r| r.tasks.iter())
+        .filter(|t| t.name == "test" || t.name.ends_with("/test"))
+        .filter_map(|t| {
+            let dir = t.cwd.as_deref().unwrap_or("").trim_end_matches('/');
+            let inside = dir.is_empty() || file.starts_with(&format!("{dir}/"));
+            inside.then_some((dir.len(), t.name.clone()))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, name)| name)
 }
 
 /// What a check's canary says of its report (invariant 11): the report without the canary,

@@ -11,11 +11,16 @@ use super::shared::{Isolation, Prepared, SetupProducts};
 use speccoder_foundation::process::{Exit, LocalSpawner, RunRequest, Spawner};
 use speccoder_foundation::sandbox::{Sandbox, Spec, TreeAt};
 
-/// The folder, in the repository's git folder, that the setup's tree, every check tree and
-/// the agent's tree are seen at: the absolute paths the setup writes (an editable
-/// install's `.pth`, a venv's scripts and `pyvenv.cfg`) hold in each of them. Outside
-/// `speccoder/`, which the agent's sandbox hides.
-const TREE_AT: &str = "speccoder-tree-at";
+/// The path that the setup's tree, every check tree and the agent's tree are seen at: the
+/// absolute paths the setup writes (an editable install's `.pth`, a venv's scripts and
+/// `pyvenv.cfg`, node's `.bin` links) hold in each of them.
+///
+/// A folder of the sandbox's own `/dev/shm`, which is a fresh tmpfs in every sandbox (never
+/// an overlay of the machine's), so nothing outside can stand there, and the path is the
+/// same in every run, as the kept products need. No part of it is a name a runner skips:
+/// under `<repo>/.git/` jest's crawler found no test (it skips every path holding
+/// `/.git/`), and hidden folders and `node_modules` are skipped by others.
+pub(crate) const TREE_AT: &str = "/dev/shm/speccoder-tree-at";
 
 /// Runs the setup (or finds its products from an earlier run at the same base), and
 /// copies into the agent's tree the products its `.gitignore` leaves out of a candidate.
@@ -52,26 +57,141 @@ pub(crate) fn setup(
     if commands.is_empty() {
         return Ok(None);
     }
+    setup_at(prepared, commands, &prepared.base, timeout).map(Some)
+}
+
+/// The files a setup reads beyond its commands, by name: the package managers' manifests
+/// and lockfiles. Sorted: looked up by halves.
+const MANIFESTS: &[&str] = &[
+    "Cargo.lock",
+    "Cargo.toml",
+    "Gemfile",
+    "Gemfile.lock",
+    "Pipfile",
+    "Pipfile.lock",
+    "bun.lock",
+    "bun.lockb",
+    "composer.json",
+    "composer.lock",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
+    "npm-shrinkwrap.json",
+    "package-lock.json",
+    "package.json",
+    "pdm.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "poetry.lock",
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "uv.lock",
+    "yarn.lock",
+];
+
+/// Whether the setup `commands` read the file `path` of the tree: a manifest or lockfile
+/// by its name (`requirements*.txt` and `constraints*.txt` included, and any `.txt` of a
+/// `requirements/` folder), or a file a command names.
+fn read_by_setup(path: &str, commands: &[String]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let txt = name.ends_with(".txt");
+    MANIFESTS.binary_search(&name).is_ok()
+        || (txt && (name.starts_with("requirements") || name.starts_with("constraints")))
+        || (txt && path.split('/').rev().nth(1) == Some("requirements"))
+        || commands.iter().any(|c| {
+            c.split(|ch: char| ch.is_whitespace() || matches!(ch, '=' | '\'' | '"'))
+                .any(|word| word.trim_start_matches("./") == path)
+        })
+}
+
+/// What the setup reads of `treeish` (its files by [`read_by_setup`]): path, mode and blob.
+fn what_setup_reads(
+    prepared: &Prepared,
+    treeish: &str,
+    commands: &[String],
+) -> Result<Vec<(String, String, String)>, String> {
+    let prefix = if prepared.prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", prepared.prefix.trim_end_matches('/'))
+    };
+    Ok(prepared
+        .store
+        .entries(treeish)?
+        .into_iter()
+        .filter(|e| {
+            let rel = e.path.strip_prefix(&prefix).unwrap_or(&e.path);
+            read_by_setup(&e.path, commands) || read_by_setup(rel, commands)
+        })
+        .map(|e| (e.path, e.mode, e.object))
+        .collect())
+}
+
+/// The setup's products for a candidate's check tree `tree`: `Ok(None)` when the setup
+/// reads nothing there that differs from the base (the base's products serve), else the
+/// setup run again in a tree of `tree` (or found kept for it). Only the products under the
+/// names the base's setup made and the install folders (`node_modules/`, `.venv/`) are carried: a file the
+/// candidate's own install scripts write beside them (a `conftest.py`) is no product.
+pub(crate) fn for_candidate(
+    prepared: &Prepared,
+    commands: &[String],
+    tree: &str,
+    timeout: Duration,
+) -> Result<Option<SetupProducts>, String> {
+    if commands.is_empty() {
+        return Ok(None);
+    }
+    if what_setup_reads(prepared, &prepared.base, commands)?
+        == what_setup_reads(prepared, tree, commands)?
+    {
+        return Ok(None);
+    }
+    let mut products = setup_at(prepared, commands, tree, timeout)?;
+    let tops: Vec<&str> = prepared
+        .products
+        .iter()
+        .flat_map(|p| p.entries.iter())
+        .map(|e| top_name(e))
+        .chain(PRODUCT_FOLDERS.iter().copied())
+        .collect();
+    products.entries.retain(|e| tops.contains(&top_name(e)));
+    Ok(Some(products))
+}
+
+/// The folders package managers install into, carried from a candidate's setup even when
+/// the base's made none of them (its manifest had no dependency yet).
+const PRODUCT_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
+
+/// The first name of a product's path (`node_modules` of `node_modules/` or
+/// `pkg/node_modules/x`).
+fn top_name(entry: &str) -> &str {
+    entry.split('/').next().unwrap_or(entry)
+}
+
+/// Runs the setup in a tree of `treeish`, or finds its products from an earlier run there.
+fn setup_at(
+    prepared: &Prepared,
+    commands: &[String],
+    treeish: &str,
+    timeout: Duration,
+) -> Result<SetupProducts, String> {
     let tree_id = prepared
         .store
-        .run(&["rev-parse", &format!("{}^{{tree}}", prepared.base)])?;
-    // "at": the setups run since their tree is seen at `TREE_AT`.
-    let key = fingerprint(&format!("{tree_id}\0at\0{}", commands.join("\0")));
+        .run(&["rev-parse", &format!("{treeish}^{{tree}}")])?;
+    // The path their tree was seen at is part of what the products hold.
+    let key = fingerprint(&format!("{tree_id}\0{TREE_AT}\0{}", commands.join("\0")));
     let root = prepared.repo.common_dir.join("speccoder").join("setup");
     speccoder_foundation::private_dir::ensure_private_dir(&root)
         .map_err(|err| format!("cannot create {}: {err}", root.display()))?;
     let done = root.join(&key);
     let list = done.join("products");
-    // The path every tree is seen at, by the setup and by each check: empty, and never
-    // written outside a sandbox.
-    let at = prepared.repo.common_dir.join(TREE_AT);
-    match std::fs::create_dir(&at) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && at.is_dir() => {}
-        Err(err) => return Err(format!("cannot create {}: {err}", at.display())),
-    }
+    // The path every tree is seen at, by the setup and by each check: made in each
+    // sandbox's private `/dev/shm`, never on the machine.
+    let at = std::path::PathBuf::from(TREE_AT);
     if let Ok(text) = std::fs::read_to_string(&list) {
-        return Ok(Some(SetupProducts {
+        return Ok(SetupProducts {
             at,
             tree: done.join("tree"),
             entries: text
@@ -79,17 +199,17 @@ pub(crate) fn setup(
                 .filter(|e| !e.is_empty())
                 .map(str::to_owned)
                 .collect(),
-        }));
+        });
     }
     let part = root.join(format!("{key}.part-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&part);
     std::fs::create_dir(&part).map_err(|err| format!("cannot create {}: {err}", part.display()))?;
     let tree = part.join("tree");
     std::fs::create_dir(&tree).map_err(|err| err.to_string())?;
-    let made = run_commands(prepared, commands, &tree, &at, timeout).and_then(|()| {
+    let made = run_commands(prepared, commands, treeish, &tree, &at, timeout).and_then(|()| {
         let entries = prepared
             .store
-            .untracked(&tree, &prepared.base, &prepared.scratch)?;
+            .untracked(&tree, treeish, &prepared.scratch)?;
         std::fs::write(part.join("products"), entries.join("\0")).map_err(|err| err.to_string())?;
         Ok(entries)
     });
@@ -97,11 +217,11 @@ pub(crate) fn setup(
         Ok(entries) => {
             std::fs::rename(&part, &done)
                 .map_err(|err| format!("cannot keep the setup's products: {err}"))?;
-            Ok(Some(SetupProducts {
+            Ok(SetupProducts {
                 at,
                 tree: done.join("tree"),
                 entries,
-            }))
+            })
         }
         Err(err) => {
             let _ = std::fs::remove_dir_all(&part);
@@ -113,13 +233,12 @@ pub(crate) fn setup(
 fn run_commands(
     prepared: &Prepared,
     commands: &[String],
+    treeish: &str,
     tree: &Path,
     at: &Path,
     timeout: Duration,
 ) -> Result<(), String> {
-    prepared
-        .store
-        .checkout(&prepared.base, tree, &prepared.scratch)?;
+    prepared.store.checkout(treeish, tree, &prepared.scratch)?;
     let project = tree.join(&prepared.prefix);
     let runner: Box<dyn Spawner> = match prepared.isolation {
         Isolation::None => Box::new(LocalSpawner::default()),

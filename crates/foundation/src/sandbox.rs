@@ -99,7 +99,8 @@ pub struct Spec {
 pub struct TreeAt {
     /// The tree: one of the writable folders.
     pub tree: PathBuf,
-    /// An empty folder of speccoder's own, the same for every tree.
+    /// An empty folder of speccoder's own, the same for every tree, or a path in a private
+    /// tmpfs (`/dev/shm`, `/tmp`), made there.
     pub at: PathBuf,
     /// Whether commands started in the tree run at the fixed path (setup's and the
     /// checks'), or where they are (the agent's, which reads its git checkout there).
@@ -531,8 +532,13 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
         mount_bind(source.as_str(), path).map_err(|e| err("bind", path, e))?;
     }
-    // The tree at its fixed path too, through the same handle.
+    // The tree at its fixed path too, through the same handle. A fixed path in a private
+    // tmpfs is made there first.
     if let Some(tree_at) = &spec.tree_at {
+        if tmp.iter().any(|t| within(&tree_at.at, t)) {
+            std::fs::create_dir_all(&tree_at.at)
+                .map_err(|e| format!("cannot make {}: {e}", tree_at.at.display()))?;
+        }
         let (_, fd, _) = handles
             .iter()
             .find(|(path, _, is_dir)| *is_dir && *path == tree_at.tree)

@@ -5,6 +5,7 @@
 
 pub(super) mod bundle;
 pub(super) mod check_result;
+pub(super) mod declared;
 pub(super) mod environment;
 pub(super) mod finding;
 pub(super) mod known_failures;
@@ -19,6 +20,7 @@ pub(super) mod warning;
 
 pub(crate) use bundle::AttemptBundle;
 pub use check_result::{CheckResult, Pass};
+pub(crate) use declared::Declared;
 pub(crate) use finding::MAX_READ_BYTES;
 pub use finding::{Finding, FindingKind};
 pub(crate) use known_failures::KnownFailures;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::bundle::AttemptBundle;
+use super::declared::Declared;
 use super::environment::Allowed;
 use super::known_failures::KnownFailures;
 use super::products::SetupProducts;
@@ -88,6 +89,9 @@ pub(crate) struct Prepared {
     pub(crate) agent_products: Vec<String>,
     /// The acceptance tests, as paths from the project root.
     pub(crate) acceptance_files: Vec<String>,
+    /// What the withheld and acceptance files declare: the ids of their tests where the
+    /// runner's ids do not name the file.
+    pub(crate) declared: Declared,
     /// `[attempt] known_failures`: the tests that may fail.
     pub(crate) known: KnownFailures,
     /// The environment the checks get: the allow-list and `[attempt] env`.

@@ -290,6 +290,7 @@ pub(crate) fn new_tests<'a>(
         acceptance: &prepared.acceptance_files,
         withheld: prepared.withheld.as_ref().map_or(&[][..], |w| &w.files),
         without_withheld: baseline.and_then(|b| b.without_withheld(op)),
+        declared: Some(&prepared.declared),
     }
 }
 

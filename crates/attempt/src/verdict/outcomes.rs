@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::results::{TestFramework, TestOutcome, TestReport};
-use crate::shared::{KnownFailures, Rule, TestSummary};
+use crate::shared::declared::Naming;
+use crate::shared::{Declared, KnownFailures, Rule, TestSummary};
 
 /// Test ids named in a summary at most, per list; the count says how many there were.
 const MAX_NAMED: usize = 50;
@@ -30,12 +31,79 @@ pub(crate) struct NewTests<'a> {
     /// not run is withheld (or cannot be told from one), and the digest does not name it;
     /// a test it runs is an old one, even in a withheld file.
     pub(crate) without_withheld: Option<&'a BaseTests>,
+    /// What the withheld and acceptance files declare: the ids of their tests where the
+    /// runner's ids do not name the file (Go, node, mocha).
+    pub(crate) declared: Option<&'a Declared>,
 }
 
-impl NewTests<'_> {
+impl<'a> NewTests<'a> {
+    /// Whether `id` comes from one of `files`: its id names the file, or the file declares
+    /// it.
+    fn in_files(&self, id: &str, files: &[String]) -> bool {
+        from_files(id, files) || self.declared.is_some_and(|d| d.owned_by(id, files))
+    }
+
+    /// The withheld and acceptance files.
+    fn files(&self) -> impl Iterator<Item = &'a String> + use<'a> {
+        self.acceptance.iter().chain(self.withheld.iter())
+    }
+
+    /// The withheld and acceptance files that tests of `report` come from.
+    pub(crate) fn files_ran(&self, report: &TestReport) -> BTreeSet<String> {
+        self.files()
+            .filter(|file| {
+                let one = std::slice::from_ref(*file);
+                report.tests.keys().any(|id| self.in_files(id, one))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The file whose failure to load `id` reports: the id is a withheld or acceptance
+    /// file's path (node and jest name a file that could not load so).
+    fn file_of_file_level(&self, id: &str) -> Option<&'a String> {
+        self.files()
+            .find(|f| id == f.as_str() || id.ends_with(&format!("/{f}")))
+    }
+
+    /// The ids read from the withheld and acceptance files' source that a check with
+    /// `runners` must run: those of a file the check reached (one of its tests, or its
+    /// Go package, in `seen`), by a runner whose ids they are.
+    fn declared_ids<'k>(
+        &self,
+        runners: &[TestFramework],
+        seen: impl Iterator<Item = &'k String> + Clone,
+    ) -> Vec<&'a String> {
+        let Some(declared) = self.declared else {
+            return Vec::new();
+        };
+        let mut ids = Vec::new();
+        for file in self.files().filter_map(|p| declared.file(p)) {
+            let runs = match file.naming {
+                Naming::Go => runners.contains(&TestFramework::GoTest),
+                Naming::Titles => runners
+                    .iter()
+                    .any(|r| matches!(r, TestFramework::NodeTest | TestFramework::Mocha)),
+                Naming::File => false,
+            };
+            let reached = || {
+                seen.clone().any(|id| {
+                    file.owns(id)
+                        || file.same_package(id)
+                        || id == &file.path
+                        || id.ends_with(&format!("/{}", file.path))
+                })
+            };
+            if runs && reached() {
+                ids.extend(file.ids.iter());
+            }
+        }
+        ids
+    }
+
     /// Whether `id` is withheld, or cannot be told from a withheld test.
     fn withheld(&self, id: &str) -> bool {
-        if self.withheld.is_empty() || from_files(id, self.acceptance) {
+        if self.withheld.is_empty() || self.in_files(id, self.acceptance) {
             return false;
         }
         match self.without_withheld {
@@ -49,7 +117,7 @@ impl NewTests<'_> {
     /// from a withheld file and the base's visible tests do not have. A test that ran in
     /// neither run at the base (a runner stopped before it) is not known to be new.
     pub(crate) fn is_new(&self, id: &str, base: Option<&BaseTests>) -> bool {
-        if from_files(id, self.acceptance) {
+        if self.in_files(id, self.acceptance) {
             return true;
         }
         if self.withheld.is_empty() {
@@ -58,16 +126,16 @@ impl NewTests<'_> {
         match self.without_withheld {
             Some(visible) => {
                 !visible.tests.contains_key(id)
-                    && (from_files(id, self.withheld)
+                    && (self.in_files(id, self.withheld)
                         || base.is_some_and(|b| b.tests.contains_key(id)))
             }
-            None => from_files(id, self.withheld),
+            None => self.in_files(id, self.withheld),
         }
     }
 
     /// Whether `id` comes from a withheld or acceptance file.
-    fn required(&self, id: &str) -> bool {
-        from_files(id, self.acceptance) || from_files(id, self.withheld)
+    pub(crate) fn required(&self, id: &str) -> bool {
+        self.in_files(id, self.acceptance) || self.in_files(id, self.withheld)
     }
 
     /// `id` as a summary names it: marked when withheld.
@@ -300,6 +368,14 @@ impl<'a> Judged<'a> {
             .map(|(id, _)| id)
             .collect();
         required.extend(self.report.tests.keys().filter(|id| self.new.required(id)));
+        // The tests the task's files declare, though the base never reached them (a Go stub
+        // that panics ends the binary first) or they vanished now.
+        let mut runners = self.report.runners.clone();
+        if let Some(base) = self.base {
+            runners.extend(base.runners.iter().copied());
+        }
+        let seen = self.report.tests.keys().chain(self.base_tests.keys());
+        required.extend(self.new.declared_ids(&runners, seen));
         required.sort();
         required.dedup();
         required
@@ -321,6 +397,16 @@ impl<'a> Judged<'a> {
                 // A module that errored at the base (it could not be imported) is named no
                 // more once its tests run: the counts below see that they did.
                 None if at_base == Some(TestOutcome::Errored) => {}
+                // A withheld or acceptance file that could not load at the base (node and
+                // jest name the file then): its tests run now, and each is required.
+                None if at_base.is_some_and(failing)
+                    && self.new.file_of_file_level(id).is_some_and(|file| {
+                        let one = std::slice::from_ref(file);
+                        self.report
+                            .tests
+                            .keys()
+                            .any(|now| now != *id && self.new.in_files(now, one))
+                    }) => {}
                 // Skipped at the base: the counts see that no more are skipped now.
                 None if at_base.is_some_and(skipped) => {}
                 None => not_passed.push(self.new.named(id, outcome_word(None))),
@@ -457,6 +543,7 @@ mod tests {
         BaseTests::of("test", Some(1), &report(tests))
     }
 
+    use TestFramework::{GoTest, NodeTest};
     use TestOutcome::{Errored, Failed, Passed, Skipped, Xfailed};
 
     const A: &str = "tests/test_a.py::test_a";
@@ -493,6 +580,7 @@ mod tests {
                 acceptance: &[],
                 withheld: &withheld,
                 without_withheld: Some(&without_withheld),
+                declared: None,
             },
             &KnownFailures::new(&known),
         );
@@ -781,6 +869,7 @@ mod tests {
             acceptance: &[],
             withheld: &withheld,
             without_withheld: None,
+            declared: None,
         };
         let (_, summary) = judge(
             Some(0),
@@ -909,6 +998,7 @@ mod tests {
             acceptance: &[],
             withheld: &withheld,
             without_withheld: Some(&visible),
+            declared: None,
         };
         assert!(!new.is_new(old, None));
         assert!(!new.withheld(old));
@@ -935,5 +1025,148 @@ mod tests {
         assert!(from_files("test_hidden.HiddenTest.test_x", &files));
         assert!(!from_files("tests/test_a.py::test_x", &files));
         assert!(!from_files("subtract::x", &files));
+    }
+
+    /// A report of `runner` with `tests`.
+    fn of(runner: TestFramework, tests: &[(&str, TestOutcome)]) -> TestReport {
+        TestReport {
+            runners: vec![runner],
+            tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
+            ..TestReport::default()
+        }
+    }
+
+    const GO_WITHHELD: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAddMixed(t *testing.T) {}\nfunc TestAddBig(t *testing.T) {}\n";
+
+    fn go_declared() -> Declared {
+        let modules = [(String::new(), "example.com/calc".to_owned())]
+            .into_iter()
+            .collect();
+        Declared::read(
+            &[("hidden_test.go".to_owned(), GO_WITHHELD.to_owned())],
+            &modules,
+        )
+    }
+
+    #[test]
+    fn go_tests_a_withheld_file_declares_are_required_though_the_base_never_ran_them() {
+        let declared = go_declared();
+        let withheld = ["hidden_test.go".to_owned()];
+        // At the base the stub's panic ended the binary in the visible test.
+        let at_base = BaseTests::of(
+            "test",
+            Some(1),
+            &of(GoTest, &[("example.com/calc/TestAdd", Errored)]),
+        );
+        let visible = at_base.clone();
+        let new = NewTests {
+            acceptance: &[],
+            withheld: &withheld,
+            without_withheld: Some(&visible),
+            declared: Some(&declared),
+        };
+        let judge_now = |tests: &[(&str, TestOutcome)], known: &[&str]| {
+            let known: Vec<String> = known.iter().map(|k| (*k).to_owned()).collect();
+            judge(
+                Some(0),
+                false,
+                &of(GoTest, tests),
+                Some(&at_base),
+                new,
+                &KnownFailures::new(&known),
+            )
+        };
+        // Every test of the package ran and passed.
+        let all = [
+            ("example.com/calc/TestAdd", Passed),
+            ("example.com/calc/TestAddMixed", Passed),
+            ("example.com/calc/TestAddBig/huge", Passed),
+            ("example.com/calc/TestAddBig", Passed),
+        ];
+        assert!(judge_now(&all, &[]).0);
+        // One withheld test vanished: the file declares it, so it is required.
+        let (passed, summary) = judge_now(&all[..3], &[]);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["(withheld) `example.com/calc/TestAddBig` did not run"]
+        );
+        // `known_failures` over the package excuses the visible test, never a withheld one.
+        let failing = [
+            ("example.com/calc/TestAdd", Failed),
+            ("example.com/calc/TestAddMixed", Failed),
+            ("example.com/calc/TestAddBig", Passed),
+        ];
+        let (passed, summary) = judge_now(&failing, &["example.com/calc/*"]);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["(withheld) `example.com/calc/TestAddMixed` failed"]
+        );
+        assert_eq!(summary.known_failures, ["example.com/calc/TestAdd"]);
+        // A jest check never requires Go's ids.
+        let (passed, _) = judge(
+            Some(0),
+            false,
+            &of(TestFramework::Jest, &[("test/a.test.js > a", Passed)]),
+            None,
+            new,
+            &KnownFailures::default(),
+        );
+        assert!(passed);
+    }
+
+    #[test]
+    fn a_node_file_that_could_not_load_at_the_base_is_replaced_by_its_tests() {
+        let text = "const { add } = require('../add');\ntest('adds two', () => {});\ntest('adds negatives', () => {});\n";
+        let declared = Declared::read(
+            &[("test/add.test.js".to_owned(), text.to_owned())],
+            &BTreeMap::new(),
+        );
+        let acceptance = ["test/add.test.js".to_owned()];
+        let new = NewTests {
+            acceptance: &acceptance,
+            withheld: &[],
+            without_withheld: None,
+            declared: Some(&declared),
+        };
+        let at_base = BaseTests::of(
+            "test",
+            Some(1),
+            &of(
+                NodeTest,
+                &[("test/add.test.js", Failed), ("sub > one", Passed)],
+            ),
+        );
+        let now = |tests: &[(&str, TestOutcome)]| {
+            judge(
+                Some(0),
+                false,
+                &of(NodeTest, tests),
+                Some(&at_base),
+                new,
+                &KnownFailures::default(),
+            )
+        };
+        assert!(
+            now(&[
+                ("adds two", Passed),
+                ("adds negatives", Passed),
+                ("sub > one", Passed)
+            ])
+            .0
+        );
+        // One of its tests is missing: the file declares it.
+        let (passed, summary) = now(&[("adds two", Passed), ("sub > one", Passed)]);
+        assert!(!passed);
+        assert_eq!(summary.not_passed, ["`adds negatives` did not run"]);
+        // The file still does not load: its id is required.
+        let (passed, summary) = now(&[("sub > one", Passed)]);
+        assert!(!passed, "{summary:?}");
+        assert!(
+            summary
+                .not_passed
+                .contains(&"`test/add.test.js` did not run".to_owned())
+        );
     }
 }

@@ -1,0 +1,429 @@
+//! What the task's own test files declare, read from their source: the ids the runner will
+//! give their tests where those ids do not name the file (`go test`'s `pkg/TestX`, node's
+//! and mocha's title paths), and whether a file declares tests at all.
+//!
+//! A withheld or acceptance test is required by its file (invariant 10 of
+//! `docs/design/verdict.md`), not only by what the base's run showed: at the base a Go stub's
+//! `panic` ends the test binary before the file's tests start, and a node test file whose
+//! module does not exist yet is named as the file. Reading the declarations keeps each of
+//! those tests required, and lets a file whose tests vanished (a package whose load exits
+//! 0) be told from one that ran.
+
+use std::collections::BTreeMap;
+
+/// The most of a file read for its declarations.
+const MAX_TEXT: usize = 4 << 20;
+
+/// The most ids read from one file.
+const MAX_IDS: usize = 10_000;
+
+/// What a runner names a test by, for the ids read from source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Naming {
+    /// `go test`: the package's import path, `/`, the function (and `/subtest`).
+    Go,
+    /// node's test runner and mocha: the titles of the enclosing suites and the test,
+    /// joined by ` > `.
+    Titles,
+    /// The runner's id names the file (pytest, unittest, libtest, jest, vitest): nothing
+    /// is read beyond whether the file declares tests.
+    File,
+}
+
+/// One withheld or acceptance file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeclaredFile {
+    /// Its path from the project root.
+    pub(crate) path: String,
+    /// How its runner names its tests.
+    pub(crate) naming: Naming,
+    /// The ids its tests get, where [`Naming`] is not `File`.
+    pub(crate) ids: Vec<String>,
+    /// Whether it declares tests at all (a helper or a data file does not, and no check
+    /// needs to run it).
+    pub(crate) declares_tests: bool,
+}
+
+impl DeclaredFile {
+    /// Whether `id` is one of this file's tests, or a subtest of one.
+    pub(crate) fn owns(&self, id: &str) -> bool {
+        let sep = match self.naming {
+            Naming::Go => "/",
+            Naming::Titles => " > ",
+            Naming::File => return false,
+        };
+        self.ids.iter().any(|own| {
+            id == own
+                || id
+                    .strip_prefix(own.as_str())
+                    .is_some_and(|r| r.starts_with(sep))
+        })
+    }
+
+    /// Whether `id` is a test of this file's Go package: the file's tests may be required
+    /// in a check that ran its package.
+    pub(crate) fn same_package(&self, id: &str) -> bool {
+        if self.naming != Naming::Go {
+            return false;
+        }
+        self.ids.iter().any(|own| {
+            let package = own.rsplit_once('/').map_or("", |(p, _)| p);
+            id.strip_prefix(package)
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|r| ["Test", "Fuzz", "Example"].iter().any(|p| r.starts_with(p)))
+        })
+    }
+}
+
+/// The withheld and acceptance files' declarations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Declared {
+    pub(crate) files: Vec<DeclaredFile>,
+}
+
+impl Declared {
+    /// Reads `files` (path from the project root, text), with the Go modules of the
+    /// project (`go.mod`'s folder from the project root, `""` at the top, and its module
+    /// path).
+    pub(crate) fn read(files: &[(String, String)], go_modules: &BTreeMap<String, String>) -> Self {
+        let files = files
+            .iter()
+            .map(|(path, text)| {
+                let text = &text[..floor(text, MAX_TEXT)];
+                declared_file(path, text, go_modules)
+            })
+            .collect();
+        Self { files }
+    }
+
+    /// The file `path`'s declarations.
+    pub(crate) fn file(&self, path: &str) -> Option<&DeclaredFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
+
+    /// Whether `id` is a test one of `paths` declares.
+    pub(crate) fn owned_by(&self, id: &str, paths: &[String]) -> bool {
+        paths
+            .iter()
+            .filter_map(|p| self.file(p))
+            .any(|f| f.owns(id))
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor(text: &str, at: usize) -> usize {
+    (0..=at.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0)
+}
+
+fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) -> DeclaredFile {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let (naming, ids, declares_tests) = match ext {
+        "go" if name.ends_with("_test.go") => {
+            let ids = go_ids(path, text, go_modules);
+            let declares = !ids.is_empty();
+            (Naming::Go, ids, declares)
+        }
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => {
+            let ids = js_title_paths(text);
+            let declares = !ids.is_empty();
+            (Naming::Titles, ids, declares)
+        }
+        "py" => (Naming::File, Vec::new(), python_declares_tests(text)),
+        "rs" => (
+            Naming::File,
+            Vec::new(),
+            text.contains("#[test]") || text.contains("#[tokio::test"),
+        ),
+        _ => (Naming::File, Vec::new(), false),
+    };
+    DeclaredFile {
+        path: path.to_owned(),
+        naming,
+        ids,
+        declares_tests,
+    }
+}
+
+/// Whether Python source declares a test: a `def test…` at any level, or a `TestCase`.
+fn python_declares_tests(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        let def = line
+            .strip_prefix("async def ")
+            .or_else(|| line.strip_prefix("def "));
+        def.is_some_and(|d| d.starts_with("test"))
+            || (line.starts_with("class ") && line.contains("TestCase"))
+    })
+}
+
+/// The ids `go test` gives the tests of the `_test.go` file `path`: its module's path (the
+/// nearest `go.mod` above it), its folder below that, and each `func TestX(t *testing.T)`
+/// or `func FuzzX(f *testing.F)` it declares.
+fn go_ids(path: &str, text: &str, go_modules: &BTreeMap<String, String>) -> Vec<String> {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let Some((module_dir, module)) = go_modules
+        .iter()
+        .filter(|(d, _)| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+        .max_by_key(|(d, _)| d.len())
+    else {
+        return Vec::new();
+    };
+    let below = dir
+        .strip_prefix(module_dir.as_str())
+        .unwrap_or(dir)
+        .trim_start_matches('/');
+    let package = if below.is_empty() {
+        module.clone()
+    } else {
+        format!("{module}/{below}")
+    };
+    let mut ids = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("func ") else {
+            continue;
+        };
+        let Some((name, params)) = rest.split_once('(') else {
+            continue;
+        };
+        let kind = if name.starts_with("Test") {
+            "T"
+        } else if name.starts_with("Fuzz") {
+            "F"
+        } else {
+            continue;
+        };
+        // `TestXxx` where `Xxx` does not start with a lower-case letter, as `go test` runs.
+        let after = &name[4..];
+        if after.starts_with(|c: char| c.is_lowercase())
+            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let param = params.split(')').next().unwrap_or("");
+        if !(param.ends_with(&format!("*testing.{kind}")) || param.ends_with(&format!("*{kind}"))) {
+            continue;
+        }
+        if ids.len() < MAX_IDS {
+            ids.push(format!("{package}/{name}"));
+        }
+    }
+    ids
+}
+
+/// The functions that declare a suite, and those that declare a test, in node's test
+/// runner, mocha, jest and vitest.
+const SUITES: &[&str] = &["context", "describe", "suite"];
+const TESTS: &[&str] = &["it", "specify", "test"];
+
+/// The title paths (`suite > test`) of the tests a JavaScript or TypeScript file declares
+/// with literal titles: `describe("s", () => { it("t", …) })` gives `s > t`. A title built
+/// at run time (a template with `${}`, a variable) is not read, and neither are its tests.
+fn js_title_paths(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut ids = Vec::new();
+    // The open suites: their titles and the brace depth their bodies are at.
+    let mut suites: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |e| i + 2 + e + 2);
+                continue;
+            }
+            b'"' | b'\'' | b'`' => {
+                i = skip_string(bytes, i).1;
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                while suites.last().is_some_and(|(_, d)| *d > depth) {
+                    suites.pop();
+                }
+            }
+            _ if c.is_ascii_alphabetic() && (i == 0 || !is_ident(bytes[i - 1])) => {
+                let start = i;
+                while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
+                    i += 1;
+                }
+                let word = &text[start..i];
+                let head = word.split('.').next().unwrap_or(word);
+                let suite = SUITES.contains(&head);
+                if (suite || TESTS.contains(&head))
+                    && let Some(title) = call_title(bytes, i)
+                {
+                    if suite {
+                        suites.push((title, depth + 1));
+                    } else if ids.len() < MAX_IDS {
+                        let mut id = String::new();
+                        for (s, _) in &suites {
+                            id.push_str(s);
+                            id.push_str(" > ");
+                        }
+                        id.push_str(&title);
+                        ids.push(id);
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// The literal title of a call whose `(` follows `at` (after spaces): `None` when the first
+/// argument is not a plain string literal.
+fn call_title(bytes: &[u8], mut at: usize) -> Option<String> {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    if bytes.get(at) != Some(&b'(') {
+        return None;
+    }
+    at += 1;
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    if !matches!(bytes.get(at), Some(b'"' | b'\'' | b'`')) {
+        return None;
+    }
+    let (title, _) = skip_string(bytes, at);
+    title
+}
+
+/// The string literal opening at `at`: its value (`None` for a template with `${}`) and
+/// where it ends.
+fn skip_string(bytes: &[u8], at: usize) -> (Option<String>, usize) {
+    let quote = bytes[at];
+    let mut value = Vec::new();
+    let mut plain = true;
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                match bytes.get(i + 1) {
+                    Some(b'n') => value.push(b'\n'),
+                    Some(b't') => value.push(b'\t'),
+                    Some(&other) => value.push(other),
+                    None => {}
+                }
+                i += 2;
+                continue;
+            }
+            b'$' if quote == b'`' && bytes.get(i + 1) == Some(&b'{') => plain = false,
+            b'\n' if quote != b'`' => return (None, i),
+            c if c == quote => {
+                let text = String::from_utf8_lossy(&value).into_owned();
+                return (plain.then_some(text), i + 1);
+            }
+            c => value.push(c),
+        }
+        i += 1;
+    }
+    (None, bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modules(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(d, m)| ((*d).to_owned(), (*m).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn go_test_functions_are_named_by_package_and_function() {
+        let text = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\nfunc TestAdd_Mixed(t *testing.T) {}\nfunc Testadd(t *testing.T) {}\nfunc helper(t *testing.T) {}\nfunc TestHelper(x int) {}\nfunc FuzzAdd(f *testing.F) {}\nfunc BenchmarkAdd(b *testing.B) {}\n";
+        let mods = modules(&[("", "example.com/calc"), ("tools", "example.com/tools")]);
+        let root = declared_file("calc_test.go", text, &mods);
+        assert_eq!(
+            root.ids,
+            [
+                "example.com/calc/TestAdd",
+                "example.com/calc/TestAdd_Mixed",
+                "example.com/calc/FuzzAdd"
+            ]
+        );
+        assert!(root.declares_tests && root.owns("example.com/calc/TestAdd/case_1"));
+        assert!(!root.owns("example.com/calc/TestAddition"));
+        assert!(root.same_package("example.com/calc/TestOther"));
+        assert!(!root.same_package("example.com/calc/sub/TestOther"));
+        let sub = declared_file("internal/spec/x_test.go", text, &mods);
+        assert_eq!(sub.ids[0], "example.com/calc/internal/spec/TestAdd");
+        let tool = declared_file("tools/a/x_test.go", text, &mods);
+        assert_eq!(tool.ids[0], "example.com/tools/a/TestAdd");
+        // A `_test.go` with no test function (a helper) declares none.
+        assert!(
+            !declared_file("h_test.go", "package calc\nfunc helper() {}\n", &mods).declares_tests
+        );
+    }
+
+    #[test]
+    fn javascript_titles_nest_by_suite() {
+        let text = r#"
+const assert = require("node:assert");
+// it("in a comment", () => {});
+describe("add", () => {
+  it('adds two', () => { assert.equal(add(2, 3), 5); });
+  describe(`negative`, function () {
+    test("keeps the sign", () => { const s = "}"; });
+  });
+  it("after the inner suite", () => {});
+});
+test("top { level", () => {});
+it(`built ${n}`, () => {});
+it.skip("skipped", () => {});
+"#;
+        assert_eq!(
+            js_title_paths(text),
+            [
+                "add > adds two",
+                "add > after the inner suite",
+                "add > negative > keeps the sign",
+                "skipped",
+                "top { level",
+            ]
+        );
+        let file = declared_file("test/add.test.js", text, &BTreeMap::new());
+        assert!(file.owns("add > negative > keeps the sign"));
+        assert!(file.owns("add > adds two > sub"));
+        assert!(!file.owns("add > adds"));
+    }
+
+    #[test]
+    fn python_and_rust_files_say_whether_they_declare_tests() {
+        let no = BTreeMap::new();
+        assert!(declared_file("tests/test_a.py", "def test_a():\n    pass\n", &no).declares_tests);
+        assert!(
+            declared_file("t.py", "class A(unittest.TestCase):\n    pass\n", &no).declares_tests
+        );
+        assert!(!declared_file("tests/helpers.py", "def make():\n    pass\n", &no).declares_tests);
+        assert!(declared_file("tests/reset.rs", "#[test]\nfn r() {}\n", &no).declares_tests);
+        assert!(!declared_file("tests/data.json", "{}", &no).declares_tests);
+    }
+}
