@@ -592,7 +592,10 @@ fn task_for(prepared: &Prepared, file: &str) -> Option<String> {
         .flat_map(|r| r.tasks.iter())
         .filter(|t| t.name == "test" || t.name.ends_with("/test"))
         .filter_map(|t| {
-            let dir = t.cwd.as_deref().unwrap_or("").trim_end_matches('/');
+            // Where it runs, or the folder its name is for (cargo's `csv-core/test` runs at
+            // the root with `--package csv-core`).
+            let named = t.name.rsplit_once('/').map_or("", |(d, _)| d);
+            let dir = t.cwd.as_deref().unwrap_or(named).trim_end_matches('/');
             let inside = dir.is_empty() || file.starts_with(&format!("{dir}/"));
             inside.then_some((dir.len(), t.name.clone()))
         })

@@ -23,6 +23,7 @@ mod detection;
 mod every_task_runs;
 mod forgery;
 mod hardening;
+mod honest_work;
 mod live_output;
 mod local_spawner;
 mod mcp;

@@ -63,6 +63,22 @@ impl Project {
         project
     }
 
+    /// The task's bundle with `files` as its acceptance tests (paths from the project root).
+    #[allow(dead_code)]
+    pub fn with_acceptance(self, files: &[(&str, &str)]) -> Self {
+        let acceptance: serde_json::Map<String, Value> = files
+            .iter()
+            .map(|(p, t)| ((*p).to_owned(), Value::String((*t).to_owned())))
+            .collect();
+        let bundle = serde_json::json!({
+            "task": {"id": "T1", "title": "Do it"},
+            "story": "s", "plan": "p", "constitution": "c",
+            "acceptance": acceptance,
+        });
+        std::fs::write(self.dir.path().join("bundle.json"), bundle.to_string()).expect("bundle");
+        self
+    }
+
     /// The project with `go` pointed at the tests' shared build cache.
     pub fn with_go_cache(mut self) -> Self {
         self.go = true;

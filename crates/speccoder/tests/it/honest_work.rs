@@ -1,0 +1,253 @@
+//! Honest work on projects shaped like real ones passes, and the empty and wrong changes
+//! of the same task fail (issue 40 of the project): jest and mocha with `[attempt] setup`,
+//! a new npm `file:` dependency, a cargo workspace member's acceptance test, Go's withheld
+//! tests behind a stub that panics, and a node acceptance test of a module the task
+//! creates. Each project is written whole here, with stand-in agents of a few shell lines.
+
+use crate::support;
+
+use serde_json::Value;
+use support::project::{Project, expect, said};
+use support::require_tools;
+
+/// The calculator's stub in JavaScript, and the agents' versions of it.
+const JS_STUB: &str = "exports.add = (a, b) => {\n  throw new Error('T1 adds this');\n};\n";
+const JS_HONEST: &str = "printf 'exports.add = (a, b) => a + b;\\n' > calc.js\n";
+const JS_WRONG: &str = "printf 'exports.add = (a, b) => a - b;\\n' > calc.js\n";
+const EMPTY: &str = "true\n";
+
+/// An npm lockfile of a package without dependencies, as `npm install` writes it.
+const LOCK_NO_DEPS: &str = "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n    \"\": {\n      \"name\": \"calc\",\n      \"version\": \"1.0.0\"\n    }\n  }\n}\n";
+
+fn package_json(test: &str, deps: &str) -> String {
+    format!(
+        "{{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"scripts\": {{\n    \"test\": \"{test}\"\n  }}{deps}\n}}\n"
+    )
+}
+
+/// The honest, empty and wrong agents on `project`: passed, failed, failed. The honest
+/// story comes back.
+fn three_agents(
+    project: &Project,
+    honest: &str,
+    wrong: &str,
+    withheld: Option<&std::path::Path>,
+    failures: &mut Vec<String>,
+) -> Value {
+    let story = project.attempt(honest, withheld);
+    expect(failures, "honest", &story, "passed", None);
+    for (name, agent) in [("empty", EMPTY), ("wrong", wrong)] {
+        let other = project.attempt(agent, withheld);
+        expect(failures, name, &other, "failed", None);
+    }
+    story
+}
+
+/// The verdict pass's first check of the story's first attempt.
+fn first_check(story: &Value) -> &Value {
+    &story["attempts"][0]["checks"][0]
+}
+
+/// A node project whose `test` script is `runner`, with `npm ci` as its setup and the
+/// task's test in the base, failing there.
+fn npm_project(runner: &str, test: &str) -> Project {
+    Project::new(
+        &[
+            ("package.json", &package_json(runner, "")),
+            ("package-lock.json", LOCK_NO_DEPS),
+            (".gitignore", "node_modules/\n"),
+            ("calc.js", JS_STUB),
+            ("test/add.test.js", test),
+        ],
+        "setup = [\"npm ci --no-audit --no-fund\"]\n",
+    )
+}
+
+const JEST_TEST: &str = "const { add } = require('../calc');\n\ntest('adds two', () => {\n  expect(add(2, 3)).toBe(5);\n});\n\ntest('adds negatives', () => {\n  expect(add(-4, 1)).toBe(-3);\n});\n";
+const MOCHA_TEST: &str = "const assert = require('node:assert');\nconst { add } = require('../calc');\n\ndescribe('add', () => {\n  it('adds two', () => {\n    assert.strictEqual(add(2, 3), 5);\n  });\n  it('adds negatives', () => {\n    assert.strictEqual(add(-4, 1), -3);\n  });\n});\n";
+
+/// With `[attempt] setup`, setup and every check see their tree at one fixed path: jest's
+/// crawler skips every path holding `/.git/`, so that path is outside any git folder,
+/// and the checks find the tests.
+#[test]
+fn jest_and_mocha_with_setup_find_their_tests() {
+    require_tools(&["jest", "mocha", "npm"]);
+    let mut failures = Vec::new();
+    for (runner, test, name) in [("jest", JEST_TEST, "jest"), ("mocha", MOCHA_TEST, "mocha")] {
+        let project = npm_project(runner, test);
+        let story = three_agents(&project, JS_HONEST, JS_WRONG, None, &mut failures);
+        let check = first_check(&story);
+        let ran = check["tests"]["counts"]["passed"].as_u64().unwrap_or(0);
+        if ran < 2 || check["output_tail"].to_string().contains("No tests found") {
+            failures.push(format!("{name}: the check ran no tests: {}", said(&story)));
+        }
+        // The path every tree is seen at holds no name a runner skips.
+        let base = &story["baseline"];
+        if base.to_string().contains("/.git/") {
+            failures.push(format!("{name}: the baseline saw a git folder: {base}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A new npm `file:` dependency with the lockfile updated: the candidate changes what
+/// `npm ci` reads, so the setup runs again for its check tree, which then finds the module.
+#[test]
+fn a_new_file_dependency_gets_its_setup() {
+    require_tools(&["npm"]);
+    let project = Project::new(
+        &[
+            ("package.json", &package_json("node --test", "")),
+            ("package-lock.json", LOCK_NO_DEPS),
+            (".gitignore", "node_modules/\n"),
+            (
+                "vendor/calc-core/package.json",
+                "{\n  \"name\": \"calc-core\",\n  \"version\": \"1.0.0\",\n  \"main\": \"index.js\"\n}\n",
+            ),
+            (
+                "vendor/calc-core/index.js",
+                "exports.sum = (a, b) => a + b;\n",
+            ),
+            ("calc.js", JS_STUB),
+            (
+                "test/add.test.js",
+                "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../calc');\n\ntest('adds two', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest('adds negatives', () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n",
+            ),
+        ],
+        "setup = [\"npm ci --no-audit --no-fund\"]\n",
+    );
+    let deps = ",\n  \"dependencies\": {\n    \"calc-core\": \"file:vendor/calc-core\"\n  }";
+    let lock = "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n    \"\": {\n      \"name\": \"calc\",\n      \"version\": \"1.0.0\",\n      \"dependencies\": {\n        \"calc-core\": \"file:vendor/calc-core\"\n      }\n    },\n    \"node_modules/calc-core\": {\n      \"resolved\": \"vendor/calc-core\",\n      \"link\": true\n    },\n    \"vendor/calc-core\": {\n      \"version\": \"1.0.0\"\n    }\n  }\n}\n";
+    let uses = |body: &str| {
+        format!(
+            "cat > package.json <<'EOF'\n{}EOF\ncat > package-lock.json <<'EOF'\n{lock}EOF\nprintf \"const {{ sum }} = require('calc-core');\\nexports.add = (a, b) => {body};\\n\" > calc.js\n",
+            package_json("node --test", deps)
+        )
+    };
+    let mut failures = Vec::new();
+    let story = three_agents(
+        &project,
+        &uses("sum(a, b)"),
+        &uses("sum(a, -b)"),
+        None,
+        &mut failures,
+    );
+    if first_check(&story)["tests"]["counts"]["passed"].as_u64() != Some(2) {
+        failures.push(format!("the honest check: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const CSV_STUB: &str = "/// Clears the reader's state.\npub fn reset(state: &mut Vec<u8>) {\n    let _ = state;\n    unimplemented!(\"T1 adds this\")\n}\n";
+const CSV_ACCEPTANCE: &str = "#[test]\nfn reset_clears_the_state() {\n    let mut state = vec![1, 2, 3];\n    csv_core::reset(&mut state);\n    assert!(state.is_empty());\n}\n";
+
+/// A cargo workspace whose root is a package too: `cargo test` there tests the root
+/// package alone, and the member's own tests need `csv-core/test`.
+fn cargo_workspace(checks: &str) -> Project {
+    Project::new(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"csv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ncsv-core = { path = \"csv-core\" }\n\n[workspace]\nmembers = [\"csv-core\"]\n",
+            ),
+            ("src/lib.rs", "pub use csv_core::reset;\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn links() {\n        let _ = super::reset;\n    }\n}\n"),
+            (
+                "csv-core/Cargo.toml",
+                "[package]\nname = \"csv-core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("csv-core/src/lib.rs", CSV_STUB),
+            (".gitignore", "target/\n"),
+        ],
+        checks,
+    )
+    .with_acceptance(&[("csv-core/tests/reset.rs", CSV_ACCEPTANCE)])
+}
+
+const CSV_HONEST: &str = "printf 'pub fn reset(state: &mut Vec<u8>) {\\n    state.clear();\\n}\\n' > csv-core/src/lib.rs\n";
+const CSV_WRONG: &str = "printf 'pub fn reset(state: &mut Vec<u8>) {\\n    state.pop();\\n}\\n' > csv-core/src/lib.rs\n";
+
+/// An acceptance test that no configured check runs fails the attempt, naming the file and
+/// the task that would run it; with that task among the checks, the three agents are
+/// judged by it.
+#[test]
+fn an_acceptance_test_no_check_runs_fails_and_names_its_task() {
+    let mut failures = Vec::new();
+    let project = cargo_workspace("");
+    for (name, agent) in [("empty", EMPTY), ("honest", CSV_HONEST)] {
+        let story = project.attempt(agent, None);
+        expect(&mut failures, name, &story, "failed", None);
+        let reason = story["attempts"][0]["reason"].as_str().unwrap_or("");
+        if !reason.contains("`csv-core/tests/reset.rs`: no check ran its tests")
+            || !reason.contains("`csv-core/test` would run it")
+        {
+            failures.push(format!("{name}: the reason: {}", said(&story)));
+        }
+    }
+    let project = cargo_workspace("checks = [\"test\", \"csv-core/test\"]\n");
+    three_agents(&project, CSV_HONEST, CSV_WRONG, None, &mut failures);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const GO_STUB: &str = "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int {\n\tpanic(\"not implemented\")\n}\n";
+const GO_VISIBLE: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n";
+const GO_WITHHELD: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAddMixed(t *testing.T) {\n\tif got := Add(10, -20); got != -10 {\n\t\tt.Fatalf(\"Add(10, -20) = %d\", got)\n\t}\n}\n\nfunc TestAddZero(t *testing.T) {\n\tif got := Add(0, 7); got != 7 {\n\t\tt.Fatalf(\"Add(0, 7) = %d\", got)\n\t}\n}\n";
+
+/// Go's stub panics, which ends the test binary before the withheld tests start, at the
+/// base and after an empty change: the withheld file's functions are required all the
+/// same, and `known_failures` over the whole module excuses none of them.
+#[test]
+fn go_withheld_tests_behind_a_panicking_stub_are_required() {
+    require_tools(&["go"]);
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+            ("calc.go", GO_STUB),
+            ("calc_test.go", GO_VISIBLE),
+        ],
+        "known_failures = [\"example.com/calc/*\"]\n",
+    )
+    .with_go_cache();
+    let withheld = project.withheld(&[("hidden_test.go", GO_WITHHELD)]);
+    let honest = "sed -i 's/panic(\"not implemented\")/return a + b/' calc.go\n";
+    let wrong = "sed -i 's/panic(\"not implemented\")/return a - b/' calc.go\n";
+    let mut failures = Vec::new();
+    three_agents(&project, honest, wrong, Some(&withheld), &mut failures);
+    let story = project.attempt(EMPTY, Some(&withheld));
+    let tests = &first_check(&story)["tests"];
+    if tests["withheld_tests_not_passed"].is_null()
+        && !tests["not_passed"].to_string().contains("(withheld)")
+    {
+        failures.push(format!("empty: no withheld test named: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A node acceptance test that requires a module the task creates: node names the file as
+/// a failed test at the base, and its tests once the module exists.
+#[test]
+fn a_node_acceptance_test_of_a_new_module_passes_once_the_module_exists() {
+    let project = Project::new(
+        &[
+            ("package.json", &package_json("node --test", "")),
+            ("calc.js", "exports.sub = (a, b) => a - b;\n"),
+            (
+                "test/calc.test.js",
+                "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sub } = require('../calc');\n\ntest('subtracts', () => {\n  assert.strictEqual(sub(5, 3), 2);\n});\n",
+            ),
+        ],
+        "",
+    )
+    .with_acceptance(&[(
+        "test/slug.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { slug } = require('../slug');\n\ntest('lowers and joins words', () => {\n  assert.strictEqual(slug('Hello World'), 'hello-world');\n});\n\ntest('keeps digits', () => {\n  assert.strictEqual(slug('Route 66'), 'route-66');\n});\n",
+    )]);
+    let honest =
+        "printf \"exports.slug = (s) => s.toLowerCase().split(' ').join('-');\\n\" > slug.js\n";
+    let wrong = "printf \"exports.slug = (s) => s.split(' ').join('-');\\n\" > slug.js\n";
+    let mut failures = Vec::new();
+    let story = three_agents(&project, honest, wrong, None, &mut failures);
+    if first_check(&story)["tests"]["counts"]["passed"].as_u64() != Some(3) {
+        failures.push(format!("the honest check: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
