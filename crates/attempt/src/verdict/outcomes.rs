@@ -133,6 +133,13 @@ impl<'a> NewTests<'a> {
         }
     }
 
+    /// Whether `id` is required only because its file declares it: its id does not name
+    /// the file (`go test`'s, node's and mocha's).
+    fn declared_only(&self, id: &str) -> bool {
+        let files: Vec<String> = self.files().cloned().collect();
+        !from_files(id, &files) && self.declared.is_some_and(|d| d.owned_by(id, &files))
+    }
+
     /// Whether `id` comes from a withheld or acceptance file.
     pub(crate) fn required(&self, id: &str) -> bool {
         self.in_files(id, self.acceptance) || self.in_files(id, self.withheld)
@@ -390,6 +397,14 @@ impl<'a> Judged<'a> {
                 Some(now) if passing(now) => {}
                 // Skipped at the base and now, by the marker of a frozen file.
                 Some(now) if skipped(now) && at_base.is_some_and(skipped) => {}
+                // A test its file declares that the base never reached (a Go stub's panic
+                // ended the binary first), skipped now by its own marker: as the base
+                // would have, for all it showed.
+                Some(now)
+                    if skipped(now)
+                        && at_base.is_none()
+                        && self.base.is_some()
+                        && self.new.declared_only(id) => {}
                 Some(now) if failing(now) && self.excuse(id) => {}
                 Some(now) => not_passed.push(self.new.named(id, outcome_word(Some(now)))),
                 // Among the passes the runner counts without naming them.
