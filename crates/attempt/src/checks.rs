@@ -34,6 +34,101 @@ fn missing_hint(output: &str) -> Option<String> {
     ))
 }
 
+/// What a runner prints when it found no test to run.
+const NO_TESTS: &[&str] = &[
+    "No test files found",
+    "No tests found",
+    "Ran 0 tests",
+    "no tests ran",
+    "no tests to run",
+];
+
+/// The most characters of a cause kept.
+const MAX_CAUSE: usize = 300;
+
+/// Why a check that reported no test stopped, from its output: a runner that found no
+/// tests, else the first line a tool printed as its error (`go vet`'s `file.go:3:2: …`,
+/// eslint's `3:7  error  …` after its file, `error[E0432]: …`, `SyntaxError: …`, a read-only
+/// file system), never the lines of the tools that only relay it (make's `***`, npm's
+/// `ERR!`).
+pub(crate) fn first_cause(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
+    let cut = |line: &str| line.chars().take(MAX_CAUSE).collect::<String>();
+    if let Some(line) = lines
+        .iter()
+        .find(|l| NO_TESTS.iter().any(|m| l.contains(m)))
+    {
+        return Some(format!("the runner found no tests: `{}`", cut(line.trim())));
+    }
+    let relays = |l: &str| {
+        l.starts_with("make: ***")
+            || (l.starts_with("make[") && l.contains("***"))
+            || l.starts_with("npm ERR!")
+            || l.starts_with("npm error")
+            || l.starts_with("error: Recipe `")
+            || l.starts_with("task: Failed")
+            || l.starts_with("ELIFECYCLE")
+    };
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || relays(line) {
+            continue;
+        }
+        if let Some(rest) = eslint_error(line) {
+            let file = lines[..i]
+                .iter()
+                .rev()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty() && eslint_error(l).is_none());
+            return Some(cut(&match file {
+                Some(file) => format!("{file}: {rest}"),
+                None => rest.to_owned(),
+            }));
+        }
+        if tool_error(line) {
+            return Some(cut(line));
+        }
+    }
+    None
+}
+
+/// eslint's line of an error under its file: `  3:7  error  'x' is …  no-unused-vars`.
+fn eslint_error(line: &str) -> Option<&str> {
+    let (place, rest) = line.split_once(char::is_whitespace)?;
+    let (row, col) = place.split_once(':')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(row) && digits(col) && rest.trim_start().starts_with("error")).then_some(line)
+}
+
+/// Whether `line` is a tool's own error message.
+fn tool_error(line: &str) -> bool {
+    // `./calc.go:5:2: …` (go vet, go build), `src/a.ts(3,7): error TS2322: …`.
+    let go_place = line.split_once(": ").is_some_and(|(place, _)| {
+        let mut parts = place.rsplitn(3, ':');
+        let (col, row, file) = (parts.next(), parts.next(), parts.next());
+        let digits = |s: Option<&str>| {
+            s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        };
+        digits(col) && digits(row) && file.is_some_and(|f| f.ends_with(".go"))
+    });
+    let word_error = line.split_once(": ").is_some_and(|(head, _)| {
+        !head.contains(' ')
+            && (head.ends_with("Error") || head.ends_with("Exception") || head == "Error")
+    });
+    go_place
+        || word_error
+        || line.starts_with("vet: ")
+        || line.starts_with("error: ")
+        || line.starts_with("error[")
+        || line.starts_with("fatal: ")
+        || line.starts_with("FATAL")
+        || line.contains("error TS")
+        || line.contains("read-only file system")
+        || line.contains("Read-only file system")
+        || line.contains("command not found")
+        || line.contains("Permission denied")
+}
+
 /// The last `n` lines of `text`.
 pub(crate) fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
@@ -152,6 +247,12 @@ pub(crate) fn run_checks(
                 Ok(result) => {
                     let report = read_report(&result, &junit, tree, seen_at);
                     let _ = std::fs::remove_file(&junit);
+                    // No test reported: whatever stopped the check is the first message.
+                    let no_tests =
+                        report.tests.is_empty() && report.counts.values().all(|n| *n == 0);
+                    let cause = (!result.success() && no_tests)
+                        .then(|| first_cause(&result.text()))
+                        .flatten();
                     CheckRun {
                         result: CheckResult {
                             op: op.clone(),
@@ -165,6 +266,7 @@ pub(crate) fn run_checks(
                             hint: (!result.success())
                                 .then(|| missing_hint(&result.output))
                                 .flatten(),
+                            cause,
                             output_tail: last_lines(&result.text(), TAIL_LINES),
                             full_output: result.full_output,
                         },
@@ -182,6 +284,7 @@ pub(crate) fn run_checks(
                         passed: false,
                         tests: TestSummary::default(),
                         hint: None,
+                        cause: None,
                         output_tail: err.to_string(),
                         full_output: None,
                     },
@@ -240,6 +343,40 @@ mod tests {
         let mut sorted = MISSING.to_vec();
         sorted.sort_unstable();
         assert_eq!(MISSING, sorted, "keep MISSING sorted");
+    }
+
+    #[test]
+    fn the_first_message_of_the_tool_that_stopped_a_check() {
+        let vet = "go vet ./...\n# example.com/calc\n./calc.go:9:2: fmt.Printf format %d has arg s of wrong type string\nmake: *** [Makefile:2: test] Error 1\n";
+        assert_eq!(
+            first_cause(vet).as_deref(),
+            Some("./calc.go:9:2: fmt.Printf format %d has arg s of wrong type string")
+        );
+        let eslint = "> eslint .\n\n/tmp/x/src/calc.js\n  3:7  error  'unused' is assigned a value but never used  no-unused-vars\n\n✖ 1 problem (1 error, 0 warnings)\nnpm error Lifecycle script `test` failed\n";
+        assert_eq!(
+            first_cause(eslint).as_deref(),
+            Some(
+                "/tmp/x/src/calc.js: 3:7  error  'unused' is assigned a value but never used  no-unused-vars"
+            )
+        );
+        let jest = "> jest\n\nNo tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0\n";
+        assert_eq!(
+            first_cause(jest).as_deref(),
+            Some("the runner found no tests: `No tests found, exiting with code 1`")
+        );
+        let cache =
+            "go: creating work dir: mkdir /root/.cache/go-build/tmp: read-only file system\n";
+        assert!(first_cause(cache).is_some_and(|c| c.contains("read-only file system")));
+        let py = "Traceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'calc'\n";
+        assert_eq!(
+            first_cause(py).as_deref(),
+            Some("ModuleNotFoundError: No module named 'calc'")
+        );
+        // Only the relays: nothing to name.
+        assert_eq!(first_cause("make: *** [Makefile:2: test] Error 1\n"), None);
+        let mut sorted = NO_TESTS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(NO_TESTS, sorted, "keep NO_TESTS sorted");
     }
 
     #[test]

@@ -480,6 +480,7 @@ fn setup_failed(prepared: &Prepared, err: &str) -> Vec<CheckResult> {
             passed: false,
             tests: crate::shared::TestSummary::default(),
             hint: None,
+            cause: None,
             output_tail: format!(
                 "the change alters what `[attempt] setup` reads, and the setup run again for it failed: {err}"
             ),
@@ -525,6 +526,16 @@ fn judged(
 ) -> Result<(CheckResult, BTreeSet<String>), Finding> {
     let base = baseline.and_then(|b| b.of(&result.op));
     result.output_tail = canary.scrub(&result.output_tail);
+    result.cause = result.cause.as_deref().map(|c| canary.scrub(c));
+    // The digest quotes the cause: a message about a withheld file is not.
+    if let (Some(cause), Some(withheld)) = (&result.cause, &prepared.withheld)
+        && withheld
+            .files
+            .iter()
+            .any(|f| cause.contains(f.rsplit('/').next().unwrap_or(f)))
+    {
+        result.cause = Some("a message about a withheld test file (its text is not shown)".into());
+    }
     let (report, state) = held(canary, report, &result, base).map_err(|detail| Finding {
         kind: FindingKind::ForgedResults,
         path: result.op.clone(),

@@ -718,9 +718,43 @@ fn baseline_text(report: &BaselineReport) -> String {
             check.op,
             check.command.as_deref().unwrap_or("not run")
         ));
+        if !check.passed && check.tests.counts.is_empty() {
+            let why = check
+                .cause
+                .as_deref()
+                .or(check.tests.unexplained.as_deref())
+                .unwrap_or("no recognised test runner's results were in its output");
+            out.push_str(&format!(
+                "  it fails at HEAD without test results: {why}\n  its last lines:\n"
+            ));
+            for line in last_lines(&check.output_tail, 10) {
+                out.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    let failing_checks: Vec<&str> = report
+        .checks
+        .iter()
+        .filter(|c| !c.passed && c.tests.counts.is_empty())
+        .map(|c| c.op.as_str())
+        .collect();
+    if !failing_checks.is_empty() {
+        out.push_str(&format!(
+            "{} fail{} at HEAD without test results: every attempt fails {} until {} at HEAD, and `known_failures` cannot excuse that\n",
+            failing_checks
+                .iter()
+                .map(|op| format!("check `{op}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if failing_checks.len() == 1 { "s" } else { "" },
+            if failing_checks.len() == 1 { "it" } else { "them" },
+            if failing_checks.len() == 1 { "it passes" } else { "they pass" },
+        ));
     }
     if report.failing.is_empty() {
-        out.push_str("no test fails at HEAD: `[attempt] known_failures` can stay empty\n");
+        if failing_checks.is_empty() {
+            out.push_str("no test fails at HEAD: `[attempt] known_failures` can stay empty\n");
+        }
     } else {
         out.push_str(&format!(
             "{} tests fail at HEAD. If they fail for reasons of the environment, not of the code, put this line in `[attempt]` of speccoder.toml:\n{}\n",
@@ -732,6 +766,12 @@ fn baseline_text(report: &BaselineReport) -> String {
         out.push_str(&format!("note: {note}\n"));
     }
     out
+}
+
+/// The last `n` lines of `text`.
+fn last_lines(text: &str, n: usize) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].to_vec()
 }
 
 /// The short report of an attempt: one line per attempt, then where the result is, then

@@ -41,6 +41,10 @@ pub struct CheckResult {
     /// A hint for a person, when the output says a dependency is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Why it stopped before any test ran, when its output says: the first message of the
+    /// tool that stopped it (`go vet`'s finding, eslint's error, jest's "No tests found").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
     /// The last lines of its output.
     pub output_tail: String,
     /// The file holding the whole output, when it was too long to keep.

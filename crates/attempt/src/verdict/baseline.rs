@@ -249,6 +249,7 @@ fn run_at(
             Ok(None) | Err(_) => canary.strip(&report),
         };
         result.output_tail = canary.scrub(&result.output_tail);
+        result.cause = result.cause.as_deref().map(|c| canary.scrub(c));
         let mut base = BaseTests::of(&result.op, result.exit_code, &report);
         let state = match read {
             Ok(Some(held)) => {

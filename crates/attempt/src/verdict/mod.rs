@@ -70,6 +70,16 @@ pub(crate) fn reason(
             .map(|c| {
                 if c.timed_out {
                     format!("check `{}` timed out", c.op)
+                } else if let Some(cause) = &c.cause {
+                    let missing = match c.tests.not_passed_count {
+                        0 => String::new(),
+                        1 => " (1 required test did not run)".into(),
+                        n => format!(" ({n} required tests did not run)"),
+                    };
+                    format!(
+                        "check `{}` stopped before its tests: {cause}{missing}",
+                        c.op
+                    )
                 } else if !c.tests.not_passed.is_empty() {
                     let more = c.tests.not_passed_count - c.tests.not_passed.len().min(3);
                     let mut named =
@@ -155,6 +165,7 @@ pub(crate) fn digest(
                 },
                 "known_failures": c.tests.known_failures,
                 "unexplained": c.tests.unexplained,
+                "stopped_before_its_tests": c.cause,
                 "hint": c.hint,
                 "output_tail": match quote {
                     Quote::Output => Value::String(c.output_tail.clone()),
