@@ -68,6 +68,8 @@ pub(crate) fn first_cause(output: &str) -> Option<String> {
             || l.starts_with("error: Recipe `")
             || l.starts_with("task: Failed")
             || l.starts_with("ELIFECYCLE")
+            || l.starts_with("error: script \"")
+            || l.starts_with("Command exited with code")
     };
     for (i, raw) in lines.iter().enumerate() {
         let line = raw.trim();
@@ -87,6 +89,16 @@ pub(crate) fn first_cause(output: &str) -> Option<String> {
         }
         if tool_error(line) {
             return Some(cut(line));
+        }
+        // A titled message: jest's `● Validation Error:`, then what is wrong.
+        if line.ends_with("Error:")
+            && let Some(next) = lines[i + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+        {
+            let title = line.trim_start_matches(|c: char| !c.is_alphanumeric());
+            return Some(cut(&format!("{title} {next}")));
         }
     }
     None
@@ -371,6 +383,11 @@ mod tests {
         assert_eq!(
             first_cause(py).as_deref(),
             Some("ModuleNotFoundError: No module named 'calc'")
+        );
+        let jest = "● Validation Error:\n\n  Directory /x/spec in the roots[0] option was not found.\n\nerror: script \"test\" exited with code 1\n";
+        assert_eq!(
+            first_cause(jest).as_deref(),
+            Some("Validation Error: Directory /x/spec in the roots[0] option was not found.")
         );
         // Only the relays: nothing to name.
         assert_eq!(first_cause("make: *** [Makefile:2: test] Error 1\n"), None);

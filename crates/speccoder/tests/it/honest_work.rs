@@ -251,3 +251,79 @@ fn a_node_acceptance_test_of_a_new_module_passes_once_the_module_exists() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A `make test` that runs `go vet` first: a change vet rejects stops the check before
+/// its tests, and the reason names vet's message, not the tests that did not run. (With
+/// the tests' shared Go cache, read-only in the checks, vet cannot run at all on a clean
+/// change: the reason then names the read-only file system.)
+#[test]
+fn a_check_stopped_before_its_tests_names_the_tools_message() {
+    require_tools(&["go"]);
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+            ("calc.go", GO_STUB),
+            ("calc_test.go", GO_VISIBLE),
+            ("Makefile", "test:\n\tgo vet ./...\n\tgo test ./...\n"),
+        ],
+        "checks = [\"make:test\"]\n",
+    )
+    .with_go_cache();
+    let vetted = "cat > calc.go <<'EOF'\npackage calc\n\nimport \"fmt\"\n\n// Add adds two numbers.\nfunc Add(a, b int) int {\n\tfmt.Printf(\"%d\\n\", \"sum\")\n\treturn a + b\n}\nEOF\n";
+    let mut failures = Vec::new();
+    let story = project.attempt(vetted, None);
+    expect(&mut failures, "vetted", &story, "failed", None);
+    let reason = story["attempts"][0]["reason"].as_str().unwrap_or("");
+    if !reason.contains("stopped before its tests: calc.go:7:") || !reason.contains("%d") {
+        failures.push(format!("the reason: {}", said(&story)));
+    }
+    let digest = &story["attempts"][0]["digest"]["failed_checks"][0];
+    if !digest["stopped_before_its_tests"]
+        .as_str()
+        .is_some_and(|c| c.contains("calc.go:7:"))
+    {
+        failures.push(format!("the digest: {digest}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `attempt --baseline` on a check that fails at HEAD without test results (jest's
+/// `testMatch` matches no file) says so, with the runner's message and its last lines,
+/// and never that no test fails.
+#[test]
+fn baseline_says_a_check_fails_at_head_without_test_results() {
+    require_tools(&["jest"]);
+    let project = Project::new(
+        &[
+            (
+                "package.json",
+                &package_json(
+                    "jest",
+                    ",\n  \"jest\": {\n    \"testMatch\": [\"**/spec/**/*.js\"]\n  }",
+                ),
+            ),
+            ("package-lock.json", LOCK_NO_DEPS),
+            ("calc.js", "exports.add = (a, b) => a + b;\n"),
+            ("test/add.test.js", JEST_TEST),
+        ],
+        "",
+    );
+    let out = project.speccoder(&["attempt", "--baseline"], EMPTY);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("it fails at HEAD without test results")
+            && text.contains("the runner found no tests")
+            && text.contains("known_failures` cannot excuse that")
+            && !text.contains("no test fails at HEAD"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The attempt's reason says the same.
+    let story = project.attempt(EMPTY, None);
+    let reason = story["attempts"][0]["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("stopped before its tests: the runner found no tests"),
+        "{}",
+        said(&story)
+    );
+}
