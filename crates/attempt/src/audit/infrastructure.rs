@@ -124,8 +124,9 @@ const MISE_CONFIGS: &[&str] = &[
     "mise/config.local.toml",
     "mise/config.toml",
 ];
-/// Folder names that make `__init__.py` and `__main__.py` part of a test suite.
-const TEST_FOLDERS: &[&str] = &["test", "testing", "tests"];
+/// Folder names that make `__init__.py` and `__main__.py` part of a test suite (pytest's
+/// test folders; a `testing` package is product code).
+const TEST_FOLDERS: &[&str] = &["test", "tests"];
 
 /// Whether and how `path` (relative to the project root, `/`-separated) is test
 /// infrastructure.
@@ -1040,7 +1041,10 @@ mod tests {
             ("usercustomize.py", Some(STARTUP)),
             ("lib/x.pth", Some("a path file Python runs at start-up")),
             ("tests/unit/__init__.py", Some(init)),
-            ("testing/__main__.py", Some(init)),
+            ("test/__main__.py", Some(init)),
+            // `testing` is no test folder of pytest's: a product package (`numpy.testing`,
+            // `calc_tools.testing`) ships helpers to its users.
+            ("calc_tools/testing/__init__.py", None),
             ("src/pkg/__init__.py", None),
             ("web/jest.config.ts", Some("jest's configuration")),
             ("vitest.config.mts", Some("vitest's configuration")),

@@ -522,6 +522,11 @@ impl<'c> FileRules<'c> {
 
     /// The strings of line `n` that name a test file's path.
     fn test_path_pass(&self, n: usize, view: &View, found: &mut Found) {
+        // A Go import names a package, and a package never holds its `_test.go` files for
+        // an importer: `example.com/calc/internal/spec` is product code.
+        if self.lang == Lang::Go && go_import_spec(&view.code) {
+            return;
+        }
         // A lone `"tests"` is a path only after a call that builds or opens one.
         let squeezed = view.code.replace(' ', "");
         let path_call = words(PATH_CALLS)
@@ -1038,6 +1043,21 @@ fn test_path_in<'s>(string: &'s str, path_like: bool, test_names: &[&str]) -> Op
     })
 }
 
+/// Whether Go code (its strings emptied to `''`) is an import: `import ''`, or a line of an
+/// import block (`''`, `name ''`, `_ ''`, `. ''`), which is no other statement's shape.
+fn go_import_spec(code: &str) -> bool {
+    let code = code.trim();
+    let spec = code.strip_prefix("import").map_or(code, str::trim_start);
+    let Some(name) = spec.strip_suffix("''") else {
+        return false;
+    };
+    let name = name.trim();
+    name.is_empty()
+        || name == "_"
+        || name == "."
+        || (name != "return" && name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
 /// Whether a returned value is a constant: `True`, `false`, `0`, `not False`, `!true`.
 fn is_constant(value: &str) -> bool {
     let mut v = value.trim().trim_end_matches(';').trim();
@@ -1363,6 +1383,13 @@ def scaffold(root):
             "from mylib.testing import fixtures\nfrom .testing import make_client\n",
             "",
         );
+        // A Go import names a package, never its `_test.go` files: a product package named
+        // `spec` or `tests` is product code, in a block or alone.
+        let go = "package calc\n\nimport (\n\t\"fmt\"\n\tspec \"example.com/calc/internal/spec\"\n\t_ \"example.com/calc/tests/fixtures\"\n)\n\nimport \"example.com/calc/spec\"\n";
+        case("calc.go", go, "");
+        // A path a Go function returns is still read.
+        let go = "package calc\n\nfunc where() string {\n\treturn \"tests/data/x_test.go\"\n}\n";
+        case("calc.go", go, "4 \"tests/data/x_test.go\"");
     }
 
     #[test]

@@ -22,6 +22,8 @@ const SNAPSHOT_GLOBS: &[&str] = &[
 pub(crate) struct Rules {
     protected: GlobSet,
     tests: GlobSet,
+    /// The patterns of `tests`, by index.
+    test_patterns: Vec<String>,
     snapshots: GlobSet,
     /// Paths protected by name (the acceptance tests, the intent file).
     protected_paths: Vec<String>,
@@ -39,7 +41,13 @@ pub(crate) struct Rules {
 /// A glob set from `globs`. `*` stays within one folder; a glob without `/` matches the
 /// file name in any folder, as in `.gitignore` (`spec.md` protects every `spec.md`).
 fn compile(globs: &[String]) -> Result<GlobSet, String> {
+    compile_listed(globs).map(|(set, _)| set)
+}
+
+/// [`compile`], with the pattern of each index of the set.
+fn compile_listed(globs: &[String]) -> Result<(GlobSet, Vec<String>), String> {
     let mut set = GlobSetBuilder::new();
+    let mut patterns = Vec::new();
     for glob in globs {
         let mut add = |pattern: &str| -> Result<(), String> {
             let compiled = GlobBuilder::new(pattern)
@@ -47,6 +55,7 @@ fn compile(globs: &[String]) -> Result<GlobSet, String> {
                 .build()
                 .map_err(|err| format!("`{glob}` is not a valid glob: {}", err.kind()))?;
             set.add(compiled);
+            patterns.push(pattern.to_owned());
             Ok(())
         };
         let pattern = glob.trim_start_matches('/');
@@ -55,7 +64,33 @@ fn compile(globs: &[String]) -> Result<GlobSet, String> {
             add(&format!("**/{pattern}"))?;
         }
     }
-    set.build().map_err(|err| err.to_string())
+    let set = set.build().map_err(|err| err.to_string())?;
+    Ok((set, patterns))
+}
+
+/// Folders whose name is a test folder of other languages only (RSpec's and JavaScript's
+/// `spec/`, jest's `__tests__/`): a Python or Go file there is a test only by its own
+/// runner's naming, and `spec/` is a fine name for a product package in both.
+const FOREIGN_TEST_FOLDERS: &[&str] = &["__tests__", "spec"];
+
+/// Whether the project path `path`, matched by the folder glob `pattern` alone, is product
+/// code by its runner's conventions: a Python or Go file under a [`FOREIGN_TEST_FOLDERS`]
+/// folder that pytest (`test_*.py`, `*_test.py`, `conftest.py`) or `go test`
+/// (`*_test.go`) would not read as a test.
+fn product_by_convention(pattern: &str, path: &str) -> bool {
+    let Some(folder) = pattern.strip_suffix("/**") else {
+        return false;
+    };
+    let folder = folder.rsplit('/').next().unwrap_or(folder);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    FOREIGN_TEST_FOLDERS.contains(&folder)
+        && match name.rsplit_once('.') {
+            Some((stem, "py")) => {
+                !(stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest")
+            }
+            Some((stem, "go")) => !stem.ends_with("_test"),
+            _ => false,
+        }
 }
 
 impl Rules {
@@ -68,9 +103,11 @@ impl Rules {
         prefix: &str,
     ) -> Result<Self, String> {
         let snapshots: Vec<String> = SNAPSHOT_GLOBS.iter().map(|g| (*g).to_owned()).collect();
+        let (tests, test_patterns) = compile_listed(tests)?;
         Ok(Self {
             protected: compile(protected)?,
-            tests: compile(tests)?,
+            tests,
+            test_patterns,
             snapshots: compile(&snapshots)?,
             protected_paths,
             prefix: prefix.to_owned(),
@@ -100,10 +137,17 @@ impl Rules {
         self.protected_paths.iter().any(|p| p == path) || self.protected.is_match(path)
     }
 
-    /// Whether `path` is a test file: by the `tests` globs, or because the base's own run
-    /// ran tests from it.
+    /// Whether `path` is a test file: by the `tests` globs (a folder's glob alone by the
+    /// runner's naming too, [`product_by_convention`]), or because the base's own run ran
+    /// tests from it.
     pub(crate) fn is_test(&self, path: &str) -> bool {
-        self.tests.is_match(self.project(path)) || self.ran_from.contains(path)
+        let project = self.project(path);
+        self.ran_from.contains(path)
+            || self.tests.matches(project).into_iter().any(|i| {
+                self.test_patterns
+                    .get(i)
+                    .is_none_or(|p| !product_by_convention(p, project))
+            })
     }
 
     /// Adds what the base's run ran tests from: test files, and source files whose doctest
@@ -187,6 +231,35 @@ mod tests {
         );
         case(rules.is_test("__tests__/sum.js"), true, "__tests__/**");
         case(rules.is_test("spec/models/user_spec.rb"), true, "spec/**");
+        case(
+            rules.is_test("spec/calc.spec.js"),
+            true,
+            "spec/** (jasmine)",
+        );
+        case(
+            rules.is_test("spec/helper.js"),
+            true,
+            "spec/** (mocha's helper)",
+        );
+        case(
+            rules.is_test("spec/__init__.py"),
+            false,
+            "a Python package named spec",
+        );
+        case(rules.is_test("spec/parser.py"), false, "its module");
+        case(rules.is_test("spec/test_parser.py"), true, "pytest's name");
+        case(rules.is_test("spec/conftest.py"), true, "pytest's conftest");
+        case(
+            rules.is_test("spec/parse.go"),
+            false,
+            "a Go package named spec",
+        );
+        case(rules.is_test("spec/parse_test.go"), true, "go test's name");
+        case(
+            rules.is_test("tests/helpers.py"),
+            true,
+            "a helper of a Python test folder",
+        );
         case(rules.is_test("src/spec_helper.rs"), false, "a source file");
         case(
             rules.is_test("src/testing.rs"),

@@ -327,3 +327,76 @@ fn baseline_says_a_check_fails_at_head_without_test_results() {
         said(&story)
     );
 }
+
+const PY_STUB: &str = "def add(a, b):\n    raise NotImplementedError\n";
+const PY_TEST: &str = "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_negative():\n    assert add(-4, 1) == -3\n";
+
+/// A Python project whose change puts `add` in a product package of `folder`, and the
+/// agents that write it (`op` `+` for honest, `-` for wrong).
+fn python_package_agent(package: &str, op: &str) -> String {
+    let module = package.replace('/', ".");
+    let mut lines = String::new();
+    let mut path = String::new();
+    for part in package.split('/') {
+        path = if path.is_empty() {
+            part.to_owned()
+        } else {
+            format!("{path}/{part}")
+        };
+        lines.push_str(&format!("mkdir -p {path} && touch {path}/__init__.py\n"));
+    }
+    format!(
+        "{lines}printf 'def plus(a, b):\\n    return a {op} b\\n' > {package}/rules.py\nprintf 'from {module}.rules import plus\\n\\n\\ndef add(a, b):\\n    return plus(a, b)\\n' > calc.py\n"
+    )
+}
+
+/// `spec/` and `testing/` product packages, in Python and Go: test files are known by
+/// what ran and by each runner's naming, not by a folder's name alone, and importing such
+/// a package is not reaching into the tests.
+#[test]
+fn spec_and_testing_product_packages_pass() {
+    require_tools(&["pytest", "go"]);
+    let mut failures = Vec::new();
+    for package in ["spec", "calc_tools/testing"] {
+        let project = Project::new(
+            &[
+                ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
+                ("pytest.ini", "[pytest]\npythonpath = .\n"),
+                ("calc.py", PY_STUB),
+                ("tests/test_add.py", PY_TEST),
+            ],
+            "",
+        );
+        eprintln!("python {package}");
+        three_agents(
+            &project,
+            &python_package_agent(package, "+"),
+            &python_package_agent(package, "-"),
+            None,
+            &mut failures,
+        );
+    }
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+            ("calc.go", GO_STUB),
+            ("calc_test.go", GO_VISIBLE),
+        ],
+        "",
+    )
+    .with_go_cache();
+    let go_agent = |op: &str| {
+        format!(
+            "mkdir -p spec && printf 'package spec\\n\\n// Plus adds.\\nfunc Plus(a, b int) int {{\\n\\treturn a {op} b\\n}}\\n' > spec/spec.go\nprintf 'package calc\\n\\nimport \"example.com/calc/spec\"\\n\\n// Add adds two numbers.\\nfunc Add(a, b int) int {{\\n\\treturn spec.Plus(a, b)\\n}}\\n' > calc.go\n"
+        )
+    };
+    eprintln!("go spec");
+    three_agents(
+        &project,
+        &go_agent("+"),
+        &go_agent("-"),
+        None,
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
