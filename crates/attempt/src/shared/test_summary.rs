@@ -45,6 +45,11 @@ pub struct TestSummary {
     /// Tests listed in `[attempt] known_failures` that passed now.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub known_failures_passing: Vec<String>,
+    /// Subtests of the base that did not run now because the change renamed them: their
+    /// parent passes, every subtest of it that ran passed, and at least as many ran as at
+    /// the base (a table test whose subtest names come from the data the change edits).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub renamed_subtests: Vec<String>,
     /// Why the check failed although no test did, if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unexplained: Option<String>,

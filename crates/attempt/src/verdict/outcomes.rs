@@ -106,6 +106,18 @@ impl<'a> NewTests<'a> {
         if self.withheld.is_empty() || self.in_files(id, self.acceptance) {
             return false;
         }
+        // `#02` of a withheld file's test is a position in the withheld version: the visible
+        // test of that id may be another case, which passes. And a test of the withheld
+        // version failing where the visible one passed is the withheld version's failure.
+        if self.declared.is_some_and(|d| d.owned_by(id, self.withheld))
+            && (index_named(id)
+                || self
+                    .without_withheld
+                    .and_then(|v| v.tests.get(id))
+                    .is_some_and(|o| passing(*o)))
+        {
+            return true;
+        }
         match self.without_withheld {
             Some(visible) => !visible.tests.contains_key(id),
             None => true,
@@ -190,6 +202,14 @@ impl BaseTests {
             ..Self::default()
         }
     }
+}
+
+/// Whether the last part of `id` is a position, as `go test` names an unnamed subtest
+/// (`TestDecode/#02`).
+fn index_named(id: &str) -> bool {
+    let last = id.rsplit(['/', ' ']).next().unwrap_or(id);
+    last.strip_prefix('#')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether test `id` comes from one of `files` (repository paths of withheld and acceptance
@@ -319,7 +339,9 @@ pub(crate) fn judge(
         Rule::PerTest
     };
     let required = judged.required();
-    let mut not_passed = judged.required_not_passed(&required, unnamed_passes);
+    let mut not_passed =
+        judged.required_not_passed(&required, unnamed_passes, &mut summary.renamed_subtests);
+    summary.renamed_subtests.truncate(MAX_NAMED);
     let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
     judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
     finish(summary, not_passed, exit_code, exit_ok, excused, report)
@@ -389,7 +411,12 @@ impl<'a> Judged<'a> {
     }
 
     /// Each `required` test that does not pass now, nor is excused, as the summary names it.
-    fn required_not_passed(&self, required: &[&String], unnamed_passes: bool) -> Vec<String> {
+    fn required_not_passed(
+        &self,
+        required: &[&String],
+        unnamed_passes: bool,
+        renamed: &mut Vec<String>,
+    ) -> Vec<String> {
         let mut not_passed = Vec::new();
         for id in required {
             let at_base = self.base_tests.get(*id).copied();
@@ -424,10 +451,45 @@ impl<'a> Judged<'a> {
                     }) => {}
                 // Skipped at the base: the counts see that no more are skipped now.
                 None if at_base.is_some_and(skipped) => {}
+                None if self.renamed_subtest(id) => renamed.push((*id).clone()),
                 None => not_passed.push(self.new.named(id, outcome_word(None))),
             }
         }
         not_passed
+    }
+
+    /// Whether the subtest `id` of the base did not run now because the change renamed it:
+    /// its parent (a test of both runs) passes now, every subtest of the parent that ran
+    /// now passed, and no fewer ran than at the base. An index-named subtest (`#02`) is a
+    /// position, never a name the change could have changed.
+    fn renamed_subtest(&self, id: &str) -> bool {
+        if index_named(id) {
+            return false;
+        }
+        let Some((parent, sep)) = [("/", '/'), (" > ", '>')].iter().find_map(|(sep, _)| {
+            let (parent, _) = id.rsplit_once(sep)?;
+            (self.report.tests.contains_key(parent) && self.base_tests.contains_key(parent))
+                .then_some((parent, *sep))
+        }) else {
+            return false;
+        };
+        if !self.report.tests.get(parent).copied().is_some_and(passing) {
+            return false;
+        }
+        let prefix = format!("{parent}{sep}");
+        let now: Vec<TestOutcome> = self
+            .report
+            .tests
+            .iter()
+            .filter(|(t, _)| t.starts_with(&prefix))
+            .map(|(_, o)| *o)
+            .collect();
+        let at_base = self
+            .base_tests
+            .keys()
+            .filter(|t| t.starts_with(&prefix))
+            .count();
+        !now.is_empty() && now.iter().all(|o| passing(*o)) && now.len() >= at_base
     }
 
     /// Sorts every test failing now into `summary` (excused, failing at the base too) and,
@@ -1182,6 +1244,113 @@ mod tests {
             summary
                 .not_passed
                 .contains(&"`test/add.test.js` did not run".to_owned())
+        );
+    }
+
+    #[test]
+    fn subtests_renamed_by_the_change_pass_when_their_parent_and_every_subtest_do() {
+        const P: &str = "example.com/cast/TestToTime";
+        let sub = |name: &str| format!("{P}/{name}");
+        let (a, b, c, c2) = (
+            sub("0;fmt=1"),
+            sub("1;fmt=2"),
+            sub("2;fmt=3"),
+            sub("2;fmt=4"),
+        );
+        let at_base = BaseTests::of(
+            "test",
+            Some(1),
+            &of(
+                GoTest,
+                &[(P, Failed), (&a, Passed), (&b, Passed), (&c, Failed)],
+            ),
+        );
+        let now = |tests: &[(&str, TestOutcome)]| {
+            judge(
+                Some(0),
+                false,
+                &of(GoTest, tests),
+                Some(&at_base),
+                NewTests::default(),
+                &KnownFailures::default(),
+            )
+        };
+        let (passed, summary) = now(&[(P, Passed), (&a, Passed), (&b, Passed), (&c2, Passed)]);
+        assert!(passed, "{summary:?}");
+        assert_eq!(summary.renamed_subtests, [c.clone()]);
+        // Fewer subtests than at the base: one is gone, not renamed.
+        let (passed, summary) = now(&[(P, Passed), (&a, Passed), (&c2, Passed)]);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            [format!("`{b}` did not run"), format!("`{c}` did not run")]
+        );
+        // A position is no name: `#02` missing is missing.
+        let at_base = BaseTests::of(
+            "test",
+            Some(0),
+            &of(
+                GoTest,
+                &[(P, Passed), (&sub("#00"), Passed), (&sub("#01"), Passed)],
+            ),
+        );
+        let (passed, _) = judge(
+            Some(0),
+            false,
+            &of(
+                GoTest,
+                &[(P, Passed), (&sub("#00"), Passed), (&sub("x"), Passed)],
+            ),
+            Some(&at_base),
+            NewTests::default(),
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+    }
+
+    #[test]
+    fn index_named_subtests_of_a_withheld_file_are_never_named_to_the_agent() {
+        let text = "package toml\n\nimport \"testing\"\n\nfunc TestDecodeErrors(t *testing.T) {}\n";
+        let modules = [(String::new(), "example.com/toml".to_owned())]
+            .into_iter()
+            .collect();
+        let declared = Declared::read(&[("decode_test.go".to_owned(), text.to_owned())], &modules);
+        let withheld = ["decode_test.go".to_owned()];
+        let p = "example.com/toml/TestDecodeErrors";
+        let (s0, s2) = (format!("{p}/#00"), format!("{p}/#02"));
+        // The visible file's #02 passes; the withheld copy inserts a case at #02, which
+        // fails at the base with the withheld file in place.
+        let visible = BaseTests::of(
+            "test",
+            Some(0),
+            &of(GoTest, &[(p, Passed), (&s0, Passed), (&s2, Passed)]),
+        );
+        let at_base = BaseTests::of(
+            "test",
+            Some(1),
+            &of(GoTest, &[(p, Failed), (&s0, Passed), (&s2, Failed)]),
+        );
+        let (passed, summary) = judge(
+            Some(1),
+            false,
+            &of(GoTest, &[(p, Failed), (&s0, Passed), (&s2, Failed)]),
+            Some(&at_base),
+            NewTests {
+                acceptance: &[],
+                withheld: &withheld,
+                without_withheld: Some(&visible),
+                declared: Some(&declared),
+            },
+            &KnownFailures::default(),
+        );
+        assert!(!passed);
+        assert!(summary.failing_at_base.is_empty(), "{summary:?}");
+        assert!(
+            summary
+                .not_passed
+                .iter()
+                .all(|n| n.starts_with(WITHHELD_MARK)),
+            "{summary:?}"
         );
     }
 }
