@@ -400,3 +400,87 @@ fn spec_and_testing_product_packages_pass() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A table test whose subtest names come from the product's own table, which the fix
+/// edits (as spf13/cast names its time-format subtests from its formats): the fixed
+/// entry's subtest gets a new name. Its parent passes and every subtest ran and passed, so
+/// the change passes, and the story names the renamed subtest.
+#[test]
+fn subtests_named_from_the_data_the_fix_edits_pass() {
+    require_tools(&["go"]);
+    let formats = |layout: &str| {
+        format!(
+            "package when\n\n// Format is a layout the parser tries, and its kind.\ntype Format struct {{\n\tLayout string\n\tKind   int\n}}\n\n// Formats are the layouts, in order.\nvar Formats = []Format{{\n\t{{\"2006-01-02\", 1}},\n\t{{\"{layout}\", 2}},\n\t{{\"15:04\", 3}},\n}}\n"
+        )
+    };
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/when\n\ngo 1.21\n"),
+            ("formats.go", &formats("2006-01-02T15:04:05Z07")),
+            (
+                "formats_test.go",
+                "package when\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n\t\"time\"\n)\n\nvar samples = map[int]string{1: \"2024-03-01\", 2: \"2024-03-01T10:20:30+02:00\", 3: \"10:20\"}\n\nfunc TestFormats(t *testing.T) {\n\tfor i, f := range Formats {\n\t\tt.Run(fmt.Sprintf(\"%d;kind=%d;%s\", i, f.Kind, f.Layout), func(t *testing.T) {\n\t\t\tif _, err := time.Parse(f.Layout, samples[f.Kind]); err != nil {\n\t\t\t\tt.Fatal(err)\n\t\t\t}\n\t\t})\n\t}\n}\n",
+            ),
+        ],
+        "",
+    )
+    .with_go_cache();
+    let agent = |layout: &str| format!("cat > formats.go <<'EOF'\n{}EOF\n", formats(layout));
+    let mut failures = Vec::new();
+    let story = three_agents(
+        &project,
+        &agent("2006-01-02T15:04:05Z07:00"),
+        &agent("2006-01-02 15:04:05"),
+        None,
+        &mut failures,
+    );
+    let renamed = first_check(&story)["tests"]["renamed_subtests"].to_string();
+    if !renamed.contains("TestFormats/1;kind=2;2006-01-02T15:04:05Z07") {
+        failures.push(format!("the renamed subtest: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Unnamed subtests are numbered (`#02`): the withheld copy of a test file inserts two
+/// cases, so its `#02` and `#03` are new cases while the visible `#02` and `#03` are other,
+/// passing ones (as BurntSushi/toml's `TestDecodeErrors`). The empty change fails, and its
+/// digest never tells the next agent that tests it can see, which pass, fail.
+#[test]
+fn index_named_subtests_of_a_withheld_copy_are_not_named_to_the_agent() {
+    require_tools(&["go"]);
+    let cases = |extra: &str| {
+        format!(
+            "package kv\n\nimport \"testing\"\n\nfunc TestDecodeErrors(t *testing.T) {{\n\tfor _, in := range []string{{\n\t\t\"=\",\n\t\t\"a\",\n{extra}\t\t\"=b\",\n\t\t\"a=b=c\",\n\t}} {{\n\t\tt.Run(\"\", func(t *testing.T) {{\n\t\t\tif err := Decode(in); err == nil {{\n\t\t\t\tt.Fatalf(\"Decode(%q) took it\", in)\n\t\t\t}}\n\t\t}})\n\t}}\n}}\n"
+        )
+    };
+    let decode = |checks: &str| {
+        format!(
+            "package kv\n\nimport (\n\t\"errors\"\n\t\"strings\"\n)\n\n// Decode reads one `key=value` line.\nfunc Decode(line string) error {{\n\tkey, value, ok := strings.Cut(line, \"=\")\n\tif !ok || key == \"\" || strings.Contains(value, \"=\"){checks} {{\n\t\treturn errors.New(\"not a key=value line\")\n\t}}\n\treturn nil\n}}\n"
+        )
+    };
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/kv\n\ngo 1.21\n"),
+            ("decode.go", &decode("")),
+            ("decode_test.go", &cases("")),
+        ],
+        "",
+    )
+    .with_go_cache();
+    let withheld = project.withheld(&[("decode_test.go", &cases("\t\t\"a=\",\n\t\t\" =b\",\n"))]);
+    let agent = |checks: &str| format!("cat > decode.go <<'EOF'\n{}EOF\n", decode(checks));
+    let mut failures = Vec::new();
+    three_agents(
+        &project,
+        &agent(" || value == \"\" || strings.TrimSpace(key) == \"\""),
+        &agent(" || value == \"\""),
+        Some(&withheld),
+        &mut failures,
+    );
+    let story = project.attempt(EMPTY, Some(&withheld));
+    let digest = story["attempts"][0]["digest"].to_string();
+    if digest.contains("TestDecodeErrors") || !digest.contains("\"withheld_tests_not_passed\":") {
+        failures.push(format!("the digest names a visible test: {digest}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
