@@ -59,19 +59,9 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let ops = check_ops(config, &recipe).map_err(AttemptError::Checks)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
-    let declared = declared(
-        &trees.store,
-        &trees.base,
-        &prefix,
-        &bundle,
-        withheld.as_ref(),
-    );
+    let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
-    // Outside the sandbox the checks could write it: each check tree gets an empty one.
-    let pycache = match isolation {
-        Isolation::Namespaces(_) => SharedPycache::open(&repo.common_dir, trees.folder.path()),
-        Isolation::None => None,
-    };
+    let pycache = shared_pycache(isolation, &repo, trees.folder.path());
     Ok(Prepared {
         bundle,
         repo,
@@ -110,15 +100,24 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     })
 }
 
+/// The Python bytecode the checks share, in the sandbox only: outside it the checks could
+/// write it, and each check tree gets an empty one.
+fn shared_pycache(isolation: Isolation, repo: &Repo, folder: &Path) -> Option<SharedPycache> {
+    match isolation {
+        Isolation::Namespaces(_) => SharedPycache::open(&repo.common_dir, folder),
+        Isolation::None => None,
+    }
+}
+
 /// What the acceptance and withheld files declare, with the Go modules of the base (each
 /// `go.mod` of the project, by its folder from the project root).
 fn declared(
-    store: &Store,
-    base: &str,
+    trees: &Trees,
     prefix: &str,
     bundle: &AttemptBundle,
     withheld: Option<&Withheld>,
 ) -> Declared {
+    let (store, base) = (&trees.store, trees.base.as_str());
     let mut files: Vec<(String, String)> = bundle
         .acceptance
         .iter()

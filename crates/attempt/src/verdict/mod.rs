@@ -67,43 +67,45 @@ pub(crate) fn reason(
         Verdict::Failed => checks
             .iter()
             .filter(|c| !c.passed())
-            .map(|c| {
-                if c.timed_out {
-                    format!("check `{}` timed out", c.op)
-                } else if let Some(cause) = &c.cause {
-                    let missing = match c.tests.not_passed_count {
-                        0 => String::new(),
-                        1 => " (1 required test did not run)".into(),
-                        n => format!(" ({n} required tests did not run)"),
-                    };
-                    format!(
-                        "check `{}` stopped before its tests: {cause}{missing}",
-                        c.op
-                    )
-                } else if !c.tests.not_passed.is_empty() {
-                    let more = c.tests.not_passed_count - c.tests.not_passed.len().min(3);
-                    let mut named =
-                        c.tests.not_passed[..c.tests.not_passed.len().min(3)].join(", ");
-                    if more > 0 {
-                        named.push_str(&format!(" and {more} more"));
-                    }
-                    format!("check `{}`: {named}", c.op)
-                } else if let Some(why) = &c.tests.unexplained {
-                    format!("check `{}`: {why}", c.op)
-                } else {
-                    match c.exit_code {
-                        Some(code) => format!("check `{}` exited {code}", c.op),
-                        None if c.command.is_none() => {
-                            format!("check `{}`: {}", c.op, c.output_tail)
-                        }
-                        None => format!("check `{}` was killed", c.op),
-                    }
-                }
-            })
+            .map(failed_check)
             .collect::<Vec<_>>()
             .join(", "),
         Verdict::Blocked => agent.reason.clone().unwrap_or_default(),
         Verdict::Interrupted => "interrupted by a signal".into(),
+    }
+}
+
+/// Why the failed check `c` failed, in a few words.
+fn failed_check(c: &CheckResult) -> String {
+    if c.timed_out {
+        format!("check `{}` timed out", c.op)
+    } else if let Some(cause) = &c.cause {
+        let missing = match c.tests.not_passed_count {
+            0 => String::new(),
+            1 => " (1 required test did not run)".into(),
+            n => format!(" ({n} required tests did not run)"),
+        };
+        format!(
+            "check `{}` stopped before its tests: {cause}{missing}",
+            c.op
+        )
+    } else if !c.tests.not_passed.is_empty() {
+        let more = c.tests.not_passed_count - c.tests.not_passed.len().min(3);
+        let mut named = c.tests.not_passed[..c.tests.not_passed.len().min(3)].join(", ");
+        if more > 0 {
+            named.push_str(&format!(" and {more} more"));
+        }
+        format!("check `{}`: {named}", c.op)
+    } else if let Some(why) = &c.tests.unexplained {
+        format!("check `{}`: {why}", c.op)
+    } else {
+        match c.exit_code {
+            Some(code) => format!("check `{}` exited {code}", c.op),
+            None if c.command.is_none() => {
+                format!("check `{}`: {}", c.op, c.output_tail)
+            }
+            None => format!("check `{}` was killed", c.op),
+        }
     }
 }
 

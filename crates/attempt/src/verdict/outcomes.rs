@@ -1277,7 +1277,7 @@ mod tests {
         };
         let (passed, summary) = now(&[(P, Passed), (&a, Passed), (&b, Passed), (&c2, Passed)]);
         assert!(passed, "{summary:?}");
-        assert_eq!(summary.renamed_subtests, [c.clone()]);
+        assert_eq!(summary.renamed_subtests, std::slice::from_ref(&c));
         // Fewer subtests than at the base: one is gone, not renamed.
         let (passed, summary) = now(&[(P, Passed), (&a, Passed), (&c2, Passed)]);
         assert!(!passed);
