@@ -129,10 +129,14 @@ fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) 
         }
         "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => {
             let ids = js_title_paths(text);
-            let declares = !ids.is_empty();
+            let declares = !ids.is_empty() && js_test_file(path);
             (Naming::Titles, ids, declares)
         }
-        "py" => (Naming::File, Vec::new(), python_declares_tests(text)),
+        "py" => (
+            Naming::File,
+            Vec::new(),
+            python_test_file(name) && python_declares_tests(text),
+        ),
         "rs" => (
             Naming::File,
             Vec::new(),
@@ -146,6 +150,31 @@ fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) 
         ids,
         declares_tests,
     }
+}
+
+/// Whether `name` is a Python test file by the runners' default names (pytest's
+/// `test_*.py` and `*_test.py`, unittest's `test*.py`): a helper module that defines a
+/// `test_data()` is not run by them, and need not run.
+fn python_test_file(name: &str) -> bool {
+    name.starts_with("test") || name.ends_with("_test.py")
+}
+
+/// Whether `path` is a JavaScript test file by the runners' default names (node's
+/// `*.test.js`, `*-test.js`, `*_test.js`, `test-*.js`, `test.js` and `test/**`, mocha's
+/// `test/`, jest's `__tests__/` and `*.spec.js`).
+fn js_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    [".test.", ".spec.", "-test.", "_test."]
+        .iter()
+        .any(|m| name.contains(m))
+        || stem == "test"
+        || stem.starts_with("test-")
+        || path
+            .split('/')
+            .rev()
+            .skip(1)
+            .any(|d| matches!(d, "test" | "tests" | "__tests__" | "spec"))
 }
 
 /// Whether Python source declares a test: a `def test…` at any level, or a `TestCase`.
@@ -420,9 +449,21 @@ it.skip("skipped", () => {});
         let no = BTreeMap::new();
         assert!(declared_file("tests/test_a.py", "def test_a():\n    pass\n", &no).declares_tests);
         assert!(
-            declared_file("t.py", "class A(unittest.TestCase):\n    pass\n", &no).declares_tests
+            declared_file(
+                "tests/test_t.py",
+                "class A(unittest.TestCase):\n    pass\n",
+                &no
+            )
+            .declares_tests
         );
         assert!(!declared_file("tests/helpers.py", "def make():\n    pass\n", &no).declares_tests);
+        // A helper defining a `test_…` function is no test file by the runners' names.
+        assert!(
+            !declared_file("tests/data.py", "def test_data():\n    pass\n", &no).declares_tests
+        );
+        assert!(declared_file("test/add.test.js", "test('a', () => {});\n", &no).declares_tests);
+        assert!(declared_file("test/add.js", "it('a', () => {});\n", &no).declares_tests);
+        assert!(!declared_file("src/util.js", "test('a', () => {});\n", &no).declares_tests);
         assert!(declared_file("tests/reset.rs", "#[test]\nfn r() {}\n", &no).declares_tests);
         assert!(!declared_file("tests/data.json", "{}", &no).declares_tests);
     }

@@ -48,8 +48,14 @@ impl<'a> NewTests<'a> {
         self.acceptance.iter().chain(self.withheld.iter())
     }
 
-    /// The withheld and acceptance files that tests of `report` come from.
+    /// The withheld and acceptance files that tests of `report` come from. A runner that
+    /// counts passes it does not name (unittest without `-v`, jest and vitest over several
+    /// files) may have run any of them: each counts as run, and the counts judge it.
     pub(crate) fn files_ran(&self, report: &TestReport) -> BTreeSet<String> {
+        let named = report.tests.values().filter(|o| passing(**o)).count();
+        if count(&report.counts, passing) > named {
+            return self.files().cloned().collect();
+        }
         self.files()
             .filter(|file| {
                 let one = std::slice::from_ref(*file);
@@ -1352,5 +1358,29 @@ mod tests {
                 .all(|n| n.starts_with(WITHHELD_MARK)),
             "{summary:?}"
         );
+    }
+
+    #[test]
+    fn a_file_ran_when_a_test_of_it_ran_or_the_runner_counts_unnamed_passes() {
+        let acceptance = ["tests/test_new.py".to_owned(), "tests/reset.rs".to_owned()];
+        let new = NewTests {
+            acceptance: &acceptance,
+            ..NewTests::default()
+        };
+        let named = of(
+            TestFramework::Pytest,
+            &[
+                ("tests/test_new.py::test_a", Failed),
+                ("tests/test_old.py::t", Passed),
+            ],
+        );
+        assert_eq!(
+            new.files_ran(&named).into_iter().collect::<Vec<_>>(),
+            ["tests/test_new.py"]
+        );
+        // unittest without `-v`: 3 passes counted, none named.
+        let mut counted = of(TestFramework::Unittest, &[]);
+        counted.counts = [(Passed, 3)].into_iter().collect();
+        assert_eq!(new.files_ran(&counted).len(), 2);
     }
 }
