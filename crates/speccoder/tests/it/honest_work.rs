@@ -484,3 +484,57 @@ fn index_named_subtests_of_a_withheld_copy_are_not_named_to_the_agent() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// An acceptance test of a Go package the task creates: at the base the package does not
+/// build, so no test of it ran. A package whose load ends the test binary with status 0
+/// makes its tests vanish, and the file is then run by no check: not a pass.
+#[test]
+fn a_go_package_whose_tests_vanish_is_not_a_pass() {
+    require_tools(&["go"]);
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+            ("calc.go", "package calc\n\n// Sub subtracts.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"),
+            (
+                "calc_test.go",
+                "package calc\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(5, 3) != 2 {\n\t\tt.Fatal(\"Sub\")\n\t}\n}\n",
+            ),
+        ],
+        "",
+    )
+    .with_go_cache()
+    .with_acceptance(&[(
+        "mathx/mathx_test.go",
+        "package mathx\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3)\")\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif Add(-4, 1) != -3 {\n\t\tt.Fatal(\"Add(-4, 1)\")\n\t}\n}\n",
+    )]);
+    let package = |body: &str, extra: &str| {
+        format!(
+            "mkdir -p mathx && cat > mathx/mathx.go <<'EOF'\npackage mathx\n{extra}\n// Add adds.\nfunc Add(a, b int) int {{\n\treturn {body}\n}}\nEOF\n"
+        )
+    };
+    let mut failures = Vec::new();
+    three_agents(
+        &project,
+        &package("a + b", ""),
+        &package("a - b", ""),
+        None,
+        &mut failures,
+    );
+    // The load ends the binary with status 0 before any test: `ok` and no test.
+    let vanish = package(
+        "0",
+        "\nimport \"syscall\"\n\nfunc init() {\n\tsyscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)\n}\n",
+    );
+    let story = project.attempt(&vanish, None);
+    if story["verdict"] == "passed" {
+        failures.push(format!("vanish passed: {}", said(&story)));
+    }
+    if story["verdict"] == "failed"
+        && !story["attempts"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("`mathx/mathx_test.go`: no check ran its tests"))
+    {
+        failures.push(format!("vanish: the reason: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
