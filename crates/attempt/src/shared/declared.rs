@@ -42,6 +42,9 @@ pub(crate) struct DeclaredFile {
     /// Whether it declares tests at all (a helper or a data file does not, and no check
     /// needs to run it).
     pub(crate) declares_tests: bool,
+    /// Whether it is a Go file with a build constraint: only a check that ran one of its
+    /// tests requires the rest.
+    pub(crate) constrained: bool,
 }
 
 impl DeclaredFile {
@@ -61,9 +64,10 @@ impl DeclaredFile {
     }
 
     /// Whether `id` is a test of this file's Go package: the file's tests may be required
-    /// in a check that ran its package.
+    /// in a check that ran its package. Not for a file with a build constraint
+    /// (`//go:build integration`): a check without its tags builds the package without it.
     pub(crate) fn same_package(&self, id: &str) -> bool {
-        if self.naming != Naming::Go {
+        if self.naming != Naming::Go || self.constrained {
             return false;
         }
         self.ids.iter().any(|own| {
@@ -149,6 +153,10 @@ fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) 
         naming,
         ids,
         declares_tests,
+        constrained: naming == Naming::Go
+            && text
+                .lines()
+                .any(|l| l.starts_with("//go:build") || l.starts_with("// +build")),
     }
 }
 
@@ -406,6 +414,10 @@ mod tests {
         assert_eq!(sub.ids[0], "example.com/calc/internal/spec/TestAdd");
         let tool = declared_file("tools/a/x_test.go", text, &mods);
         assert_eq!(tool.ids[0], "example.com/tools/a/TestAdd");
+        // Behind a build constraint, the package alone does not make its tests required.
+        let tagged = declared_file("e2e_test.go", &format!("//go:build e2e\n\n{text}"), &mods);
+        assert!(tagged.constrained && !tagged.same_package("example.com/calc/TestOther"));
+        assert!(tagged.owns("example.com/calc/TestAdd"));
         // A `_test.go` with no test function (a helper) declares none.
         assert!(
             !declared_file("h_test.go", "package calc\nfunc helper() {}\n", &mods).declares_tests
