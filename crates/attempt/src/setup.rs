@@ -73,6 +73,9 @@ const MANIFESTS: &[&str] = &[
     "bun.lockb",
     "composer.json",
     "composer.lock",
+    "deno.json",
+    "deno.jsonc",
+    "deno.lock",
     "go.mod",
     "go.sum",
     "go.work",
@@ -81,6 +84,8 @@ const MANIFESTS: &[&str] = &[
     "package-lock.json",
     "package.json",
     "pdm.lock",
+    "pixi.lock",
+    "pixi.toml",
     "pnpm-lock.yaml",
     "pnpm-workspace.yaml",
     "poetry.lock",
@@ -309,4 +314,30 @@ pub(crate) fn add_products(prepared: &Prepared) -> Result<(), String> {
 /// A short, stable fingerprint of `text` (FNV-1a), naming a cache file.
 pub(crate) fn fingerprint(text: &str) -> String {
     format!("{:016x}", speccoder_foundation::fnv1a(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_setup_reads_by_name_and_by_command() {
+        let mut sorted = MANIFESTS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(
+            MANIFESTS, sorted,
+            "keep MANIFESTS sorted: looked up by halves"
+        );
+        let npm = ["npm ci".to_owned()];
+        assert!(read_by_setup("package-lock.json", &npm));
+        assert!(read_by_setup("web/package.json", &npm));
+        assert!(read_by_setup("requirements-dev.txt", &npm));
+        assert!(read_by_setup("requirements/test.txt", &npm));
+        assert!(!read_by_setup("src/index.js", &npm));
+        assert!(!read_by_setup("notes.txt", &npm));
+        let pip = ["pip install -r deps/dev.in".to_owned()];
+        assert!(read_by_setup("deps/dev.in", &pip));
+        let quoted = ["pip install -c './deps/pins'".to_owned()];
+        assert!(read_by_setup("deps/pins", &quoted));
+    }
 }

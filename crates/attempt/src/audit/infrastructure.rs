@@ -1042,9 +1042,7 @@ mod tests {
             ("lib/x.pth", Some("a path file Python runs at start-up")),
             ("tests/unit/__init__.py", Some(init)),
             ("test/__main__.py", Some(init)),
-            // `testing` is no test folder of pytest's: a product package (`numpy.testing`,
-            // `calc_tools.testing`) ships helpers to its users.
-            ("calc_tools/testing/__init__.py", None),
+            ("calc_tools/testing/__init__.py", None), // a product package, no test folder
             ("src/pkg/__init__.py", None),
             ("web/jest.config.ts", Some("jest's configuration")),
             ("vitest.config.mts", Some("vitest's configuration")),
