@@ -52,9 +52,12 @@ impl Journal {
         }
     }
 
-    /// Marks this run as in progress. A mark left by an earlier run whose process is gone
-    /// (killed with SIGKILL, or the machine stopped) is settled first (see [`settle`]). A
-    /// mark of a run that is still going refuses this one.
+    /// Marks this run as in progress. The mark is taken under an exclusive lock on
+    /// `running.lock`, held for the whole run (the kernel lets it go when the process ends,
+    /// however it ends): a second start of the task finds it held and is refused with the
+    /// first run's process id, however close together the two start. A mark left by an
+    /// earlier run whose process is gone (killed with SIGKILL, or the machine stopped) is
+    /// settled first (see [`settle`]).
     pub(crate) fn start(
         &self,
         notes: &mut Vec<String>,
@@ -68,7 +71,13 @@ impl Journal {
                 AttemptError::Io(format!("cannot create {}: {err}", self.dir.display()))
             })?;
         let path = self.dir.join("running.json");
+        let Some(lock) = self.lock().map_err(AttemptError::Io)? else {
+            return Err(AttemptError::Busy {
+                pid: self.holder(),
+            });
+        };
         if let Some(mark) = read_mark(&path) {
+            // A run of a speccoder that took no lock.
             if alive(&mark) {
                 let pid = mark["pid"].as_u64().unwrap_or(0);
                 return Err(AttemptError::Busy { pid });
@@ -76,12 +85,59 @@ impl Journal {
             notes.push(self.settle(&mark, branch_at));
             let _ = std::fs::remove_file(&path);
         }
+        #[cfg(test)]
+        tests::between_read_and_write();
         let running = Running {
             path,
             mark: std::sync::Mutex::new(serde_json::json!({})),
+            _lock: lock,
         };
         running.write(|_| {}).map_err(AttemptError::Io)?;
         Ok(running)
+    }
+
+    /// The task's lock, taken without waiting: `None` when another run holds it. The file
+    /// stays when the run ends: removing it would let a run lock a new file while another
+    /// holds the old one.
+    fn lock(&self) -> Result<Option<std::fs::File>, String> {
+        let path = self.dir.join("running.lock");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed())
+            .open(&path)
+            .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {
+                // Its holder, for a run refused meanwhile.
+                let _ = file.set_len(0).and_then(|()| {
+                    (&file).write_all(format!("{}\n", std::process::id()).as_bytes())
+                });
+                Ok(Some(file))
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+            Err(err) => Err(format!("cannot lock {}: {err}", path.display())),
+        }
+    }
+
+    /// The process id of the run holding the lock, as it wrote it in the lock file right
+    /// after taking it (waited for up to 100 ms); 0 when it is not there yet.
+    fn holder(&self) -> u64 {
+        let path = self.dir.join("running.lock");
+        for _ in 0..10 {
+            if let Some(pid) = speccoder_foundation::files::read_limited(&path, 64)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|t| t.trim().parse().ok())
+            {
+                return pid;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        0
     }
 
     /// Settles the mark of a run whose process is gone: its private folder is removed, and
@@ -173,6 +229,8 @@ pub(crate) struct Running {
     path: PathBuf,
     /// What the mark says besides the process.
     mark: std::sync::Mutex<serde_json::Value>,
+    /// `running.lock`, locked for as long as the run lasts.
+    _lock: std::fs::File,
 }
 
 impl Running {
@@ -186,9 +244,18 @@ impl Running {
         let pid = u64::from(std::process::id());
         mark["pid"] = pid.into();
         mark["started"] = start_time(pid).into();
-        let part = self.path.with_extension("json.part");
-        std::fs::write(&part, mark.to_string())
-            .and_then(|()| std::fs::rename(&part, &self.path))
+        // A temporary file of a unique name, renamed over the mark: a reader sees the old
+        // mark or the new one, never a part.
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        tempfile::Builder::new()
+            .prefix("running.")
+            .suffix(".part")
+            .tempfile_in(dir)
+            .and_then(|mut part| {
+                part.write_all(mark.to_string().as_bytes())?;
+                part.persist(&self.path).map_err(|err| err.error)?;
+                Ok(())
+            })
             .map_err(|err| format!("cannot write {}: {err}", self.path.display()))
     }
 
@@ -234,13 +301,21 @@ pub(crate) fn settle_all(
     // Bounded: a journal of many tasks is read a thousand folders at most.
     for entry in entries.flatten().take(1000) {
         let path = entry.path().join("running.json");
+        if read_mark(&path).is_none() {
+            continue;
+        }
+        let journal = Journal { dir: entry.path() };
+        // A run holding its lock is going, whatever its mark says yet; the lock is held
+        // here while its mark is settled, so no run of that task starts meanwhile.
+        let Ok(Some(_lock)) = journal.lock() else {
+            continue;
+        };
         let Some(mark) = read_mark(&path) else {
             continue;
         };
         if alive(&mark) {
             continue;
         }
-        let journal = Journal { dir: entry.path() };
         notes.push(journal.settle(&mark, branch_at));
         let _ = std::fs::remove_file(&path);
     }
@@ -261,6 +336,58 @@ fn start_time(pid: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// A pause injected between reading the mark and writing it, in milliseconds.
+    static DELAY_MS: AtomicU64 = AtomicU64::new(0);
+
+    pub(super) fn between_read_and_write() {
+        std::thread::sleep(std::time::Duration::from_millis(
+            DELAY_MS.load(Ordering::Relaxed),
+        ));
+    }
+
+    #[test]
+    fn simultaneous_starts_of_one_task_run_once() {
+        DELAY_MS.store(300, Ordering::Relaxed);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let barrier = std::sync::Barrier::new(4);
+        let results: Vec<Result<Running, AttemptError>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Journal::new(dir.path(), "T1").start(&mut Vec::new(), &|_| None)
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().expect("thread"))
+                .collect()
+        });
+        DELAY_MS.store(0, Ordering::Relaxed);
+        let started = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(started, 1, "{results:?}");
+        for result in &results {
+            if let Err(err) = result {
+                assert!(
+                    matches!(err, AttemptError::Busy { pid } if *pid == u64::from(std::process::id())),
+                    "refused with the first run's id: {err}"
+                );
+            }
+        }
+        // No temporary mark left beside the mark.
+        let names: Vec<String> = std::fs::read_dir(dir.path().join("speccoder/attempts/T1"))
+            .expect("journal")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".part")), "{names:?}");
+        drop(results);
+        // The run over, the task starts again.
+        let again = Journal::new(dir.path(), "T1").start(&mut Vec::new(), &|_| None);
+        assert!(again.is_ok(), "{again:?}");
+    }
 
     #[test]
     fn numbers_continue() {
@@ -290,7 +417,7 @@ mod tests {
             matches!(err, AttemptError::Busy { pid } if pid == u64::from(std::process::id())),
             "{err}"
         );
-        std::mem::forget(running);
+        drop(running);
         let folder = dir.path().join("speccoder-attempt-x");
         std::fs::create_dir(&folder).expect("mkdir");
         std::fs::write(
