@@ -49,6 +49,16 @@ pub enum AttemptError {
         /// What happened to the run that left it, when an earlier run was settled now.
         settled: Option<String>,
     },
+    /// The branch a pass would go to cannot be made beside an existing one.
+    #[error(
+        "the branch `{branch}` cannot be made: the branch `{other}` exists, and git cannot keep both (one would be a folder of the other); rename it (`git branch -m {other} …`) or choose another name in `[attempt] branch`"
+    )]
+    BranchConflict {
+        /// The branch.
+        branch: String,
+        /// The existing branch in its way.
+        other: String,
+    },
     /// Another attempt at the same task is running.
     #[error(
         "another attempt at this task is running (speccoder, pid {pid}); wait for it to end, or stop it with `kill {pid}`"

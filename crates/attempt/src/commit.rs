@@ -35,7 +35,8 @@ pub(crate) fn ticked(prepared: &Prepared, tasks_path: &str) -> Option<(String, S
     Some((entry.mode, blob))
 }
 
-/// Commits the passing attempt's tree on the branch in the user's repository.
+/// Commits the passing attempt's tree on the branch in the user's repository. When it
+/// cannot, the run is failed, and its last record says why.
 pub(crate) fn commit(
     story: &mut Story,
     prepared: &Prepared,
@@ -79,10 +80,13 @@ pub(crate) fn commit(
             }
         }
         Err(err) => {
+            let why = format!("the passing attempt could not be committed: {err}");
             story.verdict = Verdict::Failed;
-            story
-                .notes
-                .push(format!("the passing attempt could not be committed: {err}"));
+            if let Some(record) = story.attempts.last_mut() {
+                record.verdict = Verdict::Failed;
+                record.reason.clone_from(&why);
+            }
+            story.notes.push(why);
         }
     }
 }

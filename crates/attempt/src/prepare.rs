@@ -232,6 +232,12 @@ fn attempt_branch(
             settled: settled.cloned(),
         });
     }
+    // Found now rather than at the commit, after the agent and the checks.
+    if request.bundle.is_some()
+        && let Some(other) = repo.branch_conflict(&branch)
+    {
+        return Err(AttemptError::BranchConflict { branch, other });
+    }
     Ok(branch)
 }
 

@@ -87,6 +87,7 @@ pub fn run_attempt(
         match record_attempt(&mut story, &prepared, record, &pass) {
             AfterAttempt::Commit => {
                 commit::commit(&mut story, &prepared, request, &pass, n);
+                journal_last(&mut story, &prepared);
                 break;
             }
             AfterAttempt::Stop => break,
@@ -163,9 +164,6 @@ fn record_attempt(
             story.notes.push(n);
         }
     }
-    if let Err(err) = prepared.journal.write(&record.journal_entry(story)) {
-        story.notes.push(err);
-    }
     story.verdict = record.verdict;
     let verdict = record.verdict;
     let cannot_start = record
@@ -175,6 +173,10 @@ fn record_attempt(
         .is_some_and(|why| why.starts_with(CANNOT_START));
     let this_digest = record.digest.clone();
     story.attempts.push(record);
+    // A pass is journalled once its commit and branch exist, or as the failure it became.
+    if verdict != Verdict::Passed {
+        journal_last(story, prepared);
+    }
     match verdict {
         Verdict::Passed => AfterAttempt::Commit,
         Verdict::Blocked => AfterAttempt::Stop,
@@ -183,6 +185,21 @@ fn record_attempt(
         Verdict::Rejected | Verdict::Failed | Verdict::Interrupted => {
             AfterAttempt::Retry(this_digest)
         }
+    }
+}
+
+/// Writes the story's last attempt into the journal, with the commit and branch of a pass.
+fn journal_last(story: &mut Story, prepared: &Prepared) {
+    let Some(record) = story.attempts.last() else {
+        return;
+    };
+    let mut entry = record.journal_entry(story);
+    if record.verdict == Verdict::Passed {
+        entry["commit"] = serde_json::json!(story.commit);
+        entry["branch"] = serde_json::json!(story.branch);
+    }
+    if let Err(err) = prepared.journal.write(&entry) {
+        story.notes.push(err);
     }
 }
 

@@ -154,6 +154,7 @@ impl Error {
                 AttemptError::NoExecutor(_)
                 | AttemptError::Repository(_)
                 | AttemptError::BranchExists { .. }
+                | AttemptError::BranchConflict { .. }
                 | AttemptError::Busy { .. }
                 | AttemptError::NoSandbox
                 | AttemptError::Setup(_)
@@ -266,6 +267,10 @@ mod tests {
             Error::Attempt(AttemptError::BranchExists {
                 branch: "speccoder/T7".into(),
                 settled: None,
+            }),
+            Error::Attempt(AttemptError::BranchConflict {
+                branch: "speccoder/T7".into(),
+                other: "speccoder".into(),
             }),
             Error::Attempt(AttemptError::Busy { pid: 4242 }),
             Error::Attempt(AttemptError::NoSandbox),

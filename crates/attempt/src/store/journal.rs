@@ -72,9 +72,7 @@ impl Journal {
             })?;
         let path = self.dir.join("running.json");
         let Some(lock) = self.lock().map_err(AttemptError::Io)? else {
-            return Err(AttemptError::Busy {
-                pid: self.holder(),
-            });
+            return Err(AttemptError::Busy { pid: self.holder() });
         };
         if let Some(mark) = read_mark(&path) {
             // A run of a speccoder that took no lock.

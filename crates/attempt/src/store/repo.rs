@@ -108,6 +108,23 @@ impl Repo {
             .filter(|c| !c.is_empty())
     }
 
+    /// An existing branch that keeps `name` from being made: git keeps a branch as a file
+    /// under `refs/heads`, so `speccoder` and `speccoder/T1` cannot both exist, nor
+    /// `speccoder/T1` and `speccoder/T1/old`.
+    pub(crate) fn branch_conflict(&self, name: &str) -> Option<String> {
+        let out = self
+            .git
+            .run(&["for-each-ref", "--format=%(refname)", "refs/heads/"])
+            .ok()?;
+        out.lines()
+            .filter_map(|r| r.strip_prefix("refs/heads/"))
+            .find(|other| {
+                name.strip_prefix(other).is_some_and(|r| r.starts_with('/'))
+                    || other.strip_prefix(name).is_some_and(|r| r.starts_with('/'))
+            })
+            .map(str::to_owned)
+    }
+
     /// Whether `name` is a valid branch name.
     pub(crate) fn valid_branch(&self, name: &str) -> bool {
         self.git.succeeds(&["check-ref-format", "--branch", name])

@@ -1198,3 +1198,85 @@ fn a_run_killed_once_its_pass_is_committed_is_recorded_as_that_pass_by_the_next_
     assert_eq!(record["verdict"], "passed", "{record}");
     assert_eq!(record["commit"], serde_json::json!(commit));
 }
+
+#[test]
+fn a_branch_that_cannot_be_made_is_found_before_the_agent() {
+    for other in ["speccoder", "speccoder/T7/old"] {
+        let repo = Repo::new("honest", "");
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        repo.git(&["branch", other]);
+        let out = repo.command(&[], &[]).output().expect("starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{other}: {stderr}");
+        assert!(
+            stderr.contains("`speccoder/T7` cannot be made")
+                && stderr.contains(&format!("the branch `{other}` exists")),
+            "{stderr}"
+        );
+        // The agent never ran, and the journal holds no record.
+        assert!(!repo.dir.path().join("where").exists(), "the agent ran");
+        assert!(
+            !repo
+                .root()
+                .join(".git/speccoder/attempts/T7/1.json")
+                .exists()
+        );
+        repo.assert_untouched(&main, &[other]);
+    }
+}
+
+#[test]
+fn a_pass_that_cannot_be_committed_is_journalled_as_the_failure_it_is() {
+    // An honest agent that, given the user's `.git` to write, makes the branch `speccoder`
+    // there while it works: the pass cannot become `speccoder/T7`.
+    let scripts = tempfile::tempdir().expect("temp dir");
+    let agent = scripts.path().join("agent.sh");
+    std::fs::write(
+        &agent,
+        "cat >/dev/null\nsed -i 's/    raise NotImplementedError(\"T7 adds this\")/    return a + b/' calc.py\ngit -C \"$USER_REPO\" branch speccoder\n",
+    )
+    .expect("agent");
+    let repo = Repo::with_config(&format!(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n",
+        agent.display()
+    ));
+    let config = repo.root().join("speccoder.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    let git_dir = repo.root().join(".git");
+    std::fs::write(
+        &config,
+        text.replacen(
+            "[attempt]\n",
+            &format!("[attempt]\nwritable = [\"{}\"]\n", git_dir.display()),
+            1,
+        ),
+    )
+    .expect("config");
+    support::commit_all(&repo.root(), "the user's .git writable");
+    let (code, story, stderr) = repo.attempt(&[], &[("USER_REPO", repo.root().as_os_str())]);
+    assert_eq!(code, Some(1), "{story}\n{stderr}");
+    assert_eq!(story["verdict"], "failed", "{story}");
+    assert_eq!(story["commit"], Value::Null);
+    let record = repo.journal(1);
+    assert_eq!(record["verdict"], "failed", "{record}");
+    assert!(
+        record["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("could not be committed")),
+        "{record}"
+    );
+    assert!(
+        !repo
+            .root()
+            .join(".git/speccoder/attempts/T7/2.json")
+            .exists()
+    );
+    assert_eq!(
+        repo.git(&[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/speccoder/"
+        ]),
+        ""
+    );
+}
