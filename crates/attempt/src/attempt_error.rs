@@ -72,6 +72,11 @@ pub enum AttemptError {
         "withheld tests need a private mount namespace to be hidden from the agent, and none could be made here: set `[attempt] allow_unisolated_withheld = true` to run without one"
     )]
     NoSandbox,
+    /// The sandbox cannot be made as promised on this machine, and nobody asked for none.
+    #[error(
+        "the agent's and the checks' sandbox cannot be made here ({0}); speccoder never runs them with less: fix what is named, or run without a sandbox on purpose with SPECCODER_ISOLATION=none in your environment"
+    )]
+    SandboxRefused(String),
     /// `[attempt] setup` failed.
     #[error("{0}")]
     Setup(String),

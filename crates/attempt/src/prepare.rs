@@ -19,7 +19,7 @@ use super::store::repo::Repo;
 use speccoder_agent::{Allowances, CLAUDE_RECIPE_RULE, Match, RecipeServer, allowances};
 use speccoder_config::{Config, ExecutorKind, ExternalExecutor};
 use speccoder_foundation::files::ReadError;
-use speccoder_foundation::sandbox::Namespaces;
+use speccoder_foundation::sandbox::{Namespaces, NamespacesError};
 use speccoder_recipe::Recipe;
 
 /// Checks everything that can be checked, and makes the attempt's folder, store, base and
@@ -38,7 +38,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let journal = Journal::new(&repo.common_dir, &task);
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
-    let isolation = isolation(&mut notes);
+    let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
         .common_dir
@@ -253,16 +253,22 @@ fn note_uncommitted(repo: &Repo, notes: &mut Vec<String>) {
     }
 }
 
-/// The sandbox this machine allows, with a note when there is none.
-fn isolation(notes: &mut Vec<String>) -> Isolation {
+/// The sandbox, with notes of the mounts it covers. No sandbox only where you asked for
+/// none (`SPECCODER_ISOLATION=none`) or the platform has no namespaces, with a note; a
+/// sandbox this machine cannot make stops the attempt, with the reason.
+fn isolation(notes: &mut Vec<String>) -> Result<Isolation, AttemptError> {
     match Namespaces::probe() {
-        Ok(namespaces) => Isolation::Namespaces(namespaces),
-        Err(why) => {
+        Ok((namespaces, covered)) => {
+            notes.extend(covered);
+            Ok(Isolation::Namespaces(namespaces))
+        }
+        Err(why @ (NamespacesError::TurnedOff | NamespacesError::Unsupported)) => {
             notes.push(format!(
                 "the agent and the checks run without a sandbox ({why}): the agent can write anything you can"
             ));
-            Isolation::None
+            Ok(Isolation::None)
         }
+        Err(why) => Err(AttemptError::SandboxRefused(why.to_string())),
     }
 }
 

@@ -186,10 +186,13 @@ impl Namespaces {
 
     /// The namespaces this machine can make, found by trying them: inside, a writable
     /// folder takes a file, the rest of the file system refuses one, a hidden folder is
-    /// empty, and `umount` fails.
+    /// empty, and `umount` fails. As root the namespaces are made directly, otherwise in a
+    /// user namespace; one that fails is never replaced by the other, which would give
+    /// less (a user namespace refuses the overlay on `/tmp`). With the namespaces come
+    /// the notes of the mounts covered because they could not be made read-only.
     /// `SPECCODER_ISOLATION=none` in speccoder's own environment skips them, to take the
     /// path macOS takes on purpose (the repository's configuration cannot ask for this).
-    pub fn probe() -> Result<Self, NamespacesError> {
+    pub fn probe() -> Result<(Self, Vec<String>), NamespacesError> {
         if cfg!(not(target_os = "linux")) {
             return Err(NamespacesError::Unsupported);
         }
@@ -206,41 +209,50 @@ impl Namespaces {
         }
         std::fs::write(hidden.join("secret"), "x")?;
         // Inside, `closed` may take a write (an overlay keeps it private), but outside it
-        // must not show.
+        // must not show. The covered mounts are listed last.
         let check = format!(
-            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret",
+            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret && {{ grep -F ' {COVERED} ' /proc/self/mountinfo | cut -d' ' -f5 | sed 's/^/covered /'; true; }}",
             open = crate::quote::single_quote(&open.display().to_string()),
             closed = crate::quote::single_quote(&closed.display().to_string()),
             hidden = crate::quote::single_quote(&hidden.display().to_string()),
         );
-        let kinds = if rustix::process::geteuid().is_root() {
-            vec![Self::Root, Self::User]
+        let kind = if rustix::process::geteuid().is_root() {
+            Self::Root
         } else {
-            vec![Self::User]
+            Self::User
         };
-        let mut why = String::new();
-        for kind in kinds {
-            let sandbox = Sandbox {
-                namespaces: kind,
-                spec: Spec {
-                    writable: vec![open.clone()],
-                    hidden: vec![hidden.clone()],
-                    ..Spec::default()
-                },
-                scratch: root.clone(),
-                inner: LocalSpawner::default(),
-            };
-            let request = RunRequest::new(check.clone(), &root, Duration::from_secs(10));
-            match sandbox.run(&request) {
-                Ok(out)
-                    if out.success() && open.join("x").exists() && !closed.join("x").exists() =>
-                {
-                    return Ok(kind);
-                }
-                Ok(out) => why = out.stdout.text().trim().to_owned(),
-                Err(err) => why = err.to_string(),
+        let sandbox = Sandbox {
+            namespaces: kind,
+            spec: Spec {
+                writable: vec![open.clone()],
+                hidden: vec![hidden.clone()],
+                ..Spec::default()
+            },
+            scratch: root.clone(),
+            inner: LocalSpawner::default(),
+        };
+        let request = RunRequest::new(check, &root, Duration::from_secs(10));
+        let why = match sandbox.run(&request) {
+            Ok(out) if out.success() && open.join("x").exists() && !closed.join("x").exists() => {
+                let notes = out
+                    .stdout
+                    .text()
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("covered "))
+                    .map(|path| format!("{path} is covered by an empty folder in the sandbox: it is a mount that cannot be made read-only"))
+                    .collect();
+                return Ok((kind, notes));
             }
-        }
+            Ok(out) => {
+                let text = format!(
+                    "{}{}",
+                    out.stdout.text(),
+                    out.stderr.as_ref().map(|e| e.text()).unwrap_or_default()
+                );
+                text.trim().to_owned()
+            }
+            Err(err) => err.to_string(),
+        };
         Err(NamespacesError::Refused { why })
     }
 }
@@ -466,17 +478,108 @@ fn private_overlay(path: &Path) -> bool {
     .is_ok()
 }
 
+/// Makes the private temporary folders that exist, and returns them.
+#[cfg(target_os = "linux")]
+fn private_tmp(tmp_mib: Option<u64>) -> Result<Vec<PathBuf>, String> {
+    let tmp: Vec<PathBuf> = PRIVATE_TMP
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir())
+        .collect();
+    // `/dev/shm` first: a fresh tmpfs, which also holds the upper layers below.
+    for path in &tmp {
+        if path != Path::new("/dev/shm") && private_overlay(path) {
+            continue;
+        }
+        let options = match tmp_mib {
+            Some(mib) => format!("mode=1777,size={mib}m"),
+            None => "mode=1777".to_owned(),
+        };
+        let options = std::ffi::CString::new(options).map_err(|e| e.to_string())?;
+        mount(
+            "speccoder-tmp",
+            path,
+            "tmpfs",
+            MountFlags::NOSUID | MountFlags::NODEV,
+            Some(options.as_c_str()),
+        )
+        .map_err(|e| format!("cannot mount a private tmpfs on {}: {e}", path.display()))?;
+    }
+    Ok(tmp)
+}
+
 /// Whether `path` is `base` or below it.
 #[cfg(target_os = "linux")]
 fn within(path: &Path, base: &Path) -> bool {
     path.starts_with(base)
 }
 
+/// The source name of the empty read-only tmpfs that covers a mount that cannot be made
+/// read-only; the probe finds them by it in `/proc/self/mountinfo`.
+pub const COVERED: &str = "speccoder-covered";
+
+/// Makes every mount point read-only but the writable places, `/proc` and the private
+/// temporary folders. A mount under a private temporary folder was covered by it (its
+/// remount fails with EINVAL, or ENOENT when the fresh folder lacks the path) and is out of
+/// reach already. A mount that refuses to be made read-only is covered by an empty
+/// read-only tmpfs named [`COVERED`], unless a writable place is under it: then the
+/// sandbox cannot be made as promised, and this fails with the reason.
 #[cfg(target_os = "linux")]
-#[expect(
-    clippy::too_many_lines,
-    reason = "over 80 lines when the limit was set; split it when it next changes"
-)]
+fn read_only_everywhere(spec: &Spec, tmp: &[PathBuf], points: &[MountPoint]) -> Result<(), String> {
+    let mut covered: Vec<&Path> = Vec::new();
+    for point in points {
+        let path = &point.path;
+        let kept = (within(path, Path::new("/proc"))
+            && !within(path, Path::new("/proc/sys"))
+            && path != Path::new("/proc/sysrq-trigger"))
+            || tmp.iter().any(|t| path == t)
+            || spec.writable.iter().any(|w| within(path, w))
+            || spec.tree_at.as_ref().is_some_and(|t| within(path, &t.at));
+        let out_of_reach = tmp.iter().any(|t| path != t && within(path, t))
+            || covered.iter().any(|c| within(path, c));
+        if kept || out_of_reach {
+            continue;
+        }
+        let errno = match mount_remount(
+            path,
+            MountFlags::BIND | MountFlags::RDONLY | point.flags,
+            "",
+        ) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => continue,
+            Err(errno) => errno,
+        };
+        let open_below = spec
+            .writable
+            .iter()
+            .chain(spec.tree_at.as_ref().map(|t| &t.at))
+            .chain(tmp)
+            .find(|w| within(w, path));
+        if let Some(open) = open_below {
+            return Err(format!(
+                "cannot make {} read-only ({errno}), and it cannot be covered: {} is under it and must stay writable",
+                path.display(),
+                open.display()
+            ));
+        }
+        mount(
+            COVERED,
+            path,
+            "tmpfs",
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+            Some(c"size=4k,mode=0555"),
+        )
+        .map_err(|e| {
+            format!(
+                "cannot make {} read-only ({errno}), nor cover it: {e}",
+                path.display()
+            )
+        })?;
+        covered.push(path);
+    }
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
 fn make_mounts(spec: &Spec) -> Result<(), String> {
     let err = |what: &str, path: &Path, e: rustix::io::Errno| {
         format!("cannot {what} {}: {e}", path.display())
@@ -494,30 +597,7 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
         handles.push((path.clone(), fd, is_dir));
     }
-    let tmp: Vec<PathBuf> = PRIVATE_TMP
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.is_dir())
-        .collect();
-    // `/dev/shm` first: a fresh tmpfs, which also holds the upper layers below.
-    for path in &tmp {
-        if path != Path::new("/dev/shm") && private_overlay(path) {
-            continue;
-        }
-        let options = match spec.tmp_mib {
-            Some(mib) => format!("mode=1777,size={mib}m"),
-            None => "mode=1777".to_owned(),
-        };
-        let options = std::ffi::CString::new(options).map_err(|e| e.to_string())?;
-        mount(
-            "speccoder-tmp",
-            path,
-            "tmpfs",
-            MountFlags::NOSUID | MountFlags::NODEV,
-            Some(options.as_c_str()),
-        )
-        .map_err(|e| err("mount a private tmpfs on", path, e))?;
-    }
+    let tmp = private_tmp(spec.tmp_mib)?;
     for (path, fd, is_dir) in &handles {
         if tmp.iter().any(|t| within(path, t)) {
             if *is_dir {
@@ -555,28 +635,7 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
     }
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
         .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
-    for point in mount_points(&mountinfo) {
-        let path = &point.path;
-        let keep = (within(path, Path::new("/proc"))
-            && !within(path, Path::new("/proc/sys"))
-            && path != Path::new("/proc/sysrq-trigger"))
-            || tmp.iter().any(|t| path == t)
-            || spec.writable.iter().any(|w| within(path, w))
-            || spec.tree_at.as_ref().is_some_and(|t| within(path, &t.at));
-        if keep {
-            continue;
-        }
-        match mount_remount(
-            path,
-            MountFlags::BIND | MountFlags::RDONLY | point.flags,
-            "",
-        ) {
-            Ok(()) => {}
-            // Covered by a later mount (under the fresh /tmp): out of reach already.
-            Err(rustix::io::Errno::NOENT) => {}
-            Err(e) => return Err(err("make read-only", path, e)),
-        }
-    }
+    read_only_everywhere(spec, &tmp, &mount_points(&mountinfo))?;
     for path in &spec.hidden {
         // A hidden folder under the fresh /tmp is out of sight already.
         if !path.exists() {

@@ -149,7 +149,8 @@ impl Error {
                 AttemptError::Bundle(_)
                 | AttemptError::Withheld(_)
                 | AttemptError::Config(_)
-                | AttemptError::Checks(_) => EXIT_USAGE,
+                | AttemptError::Checks(_)
+                | AttemptError::SandboxRefused(_) => EXIT_USAGE,
                 AttemptError::Read { kind, .. } => named_file(*kind),
                 AttemptError::NoExecutor(_)
                 | AttemptError::Repository(_)
@@ -274,6 +275,9 @@ mod tests {
             }),
             Error::Attempt(AttemptError::Busy { pid: 4242 }),
             Error::Attempt(AttemptError::NoSandbox),
+            Error::Attempt(AttemptError::SandboxRefused(
+                "no private mount namespace could be made: cannot make /home read-only (EINVAL), and it cannot be covered: /home/u/repo is under it and must stay writable".into(),
+            )),
             Error::Attempt(AttemptError::Setup(
                 "`[attempt] setup` `npm ci` failed (exit code 1):\nnpm ERR! missing lockfile"
                     .into(),

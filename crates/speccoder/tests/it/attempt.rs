@@ -818,7 +818,7 @@ fn a_link_where_a_withheld_test_goes_is_rejected_and_nothing_leaves_the_worktree
 }
 
 #[test]
-fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
+fn a_sandbox_that_cannot_be_made_stops_the_attempt_and_none_is_only_asked_for() {
     // An `unshare` that cannot make namespaces, found first on PATH.
     let fake = tempfile::tempdir().expect("temp dir");
     let unshare = fake.path().join("unshare");
@@ -835,6 +835,28 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
     let mut path = std::ffi::OsString::from(fake.path());
     path.push(":");
     path.push(path_var());
+    let none = std::ffi::OsStr::new("none");
+    // Never a fallback: without SPECCODER_ISOLATION=none, exit 2 with the reason, and
+    // nothing run, whatever the repository's configuration allows.
+    for extra in ["", "[attempt]\nallow_unisolated_withheld = true\n"] {
+        let repo = Repo::new("honest", extra);
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let out = repo
+            .command(&[], &[("PATH", path.as_os_str())])
+            .output()
+            .expect("speccoder starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra}: {stderr}");
+        assert!(
+            stderr.contains("sandbox cannot be made here")
+                && stderr.contains("Operation not permitted")
+                && stderr.contains("SPECCODER_ISOLATION=none"),
+            "{stderr}"
+        );
+        assert!(!repo.dir.path().join("where").exists(), "the agent ran");
+        repo.assert_untouched(&main, &[]);
+    }
+    // Asked for none: withheld tests are refused unless the configuration allows them.
     for (extra, want) in [
         ("", Some(4)),
         ("[attempt]\nallow_unisolated_withheld = true\n", Some(0)),
@@ -846,7 +868,7 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
         let out = repo
             .command(
                 &["--withheld", withheld.to_str().expect("utf-8")],
-                &[("PATH", path.as_os_str())],
+                &[("PATH", path.as_os_str()), ("SPECCODER_ISOLATION", none)],
             )
             .output()
             .expect("speccoder starts");
@@ -858,6 +880,70 @@ fn withheld_tests_without_a_namespace_are_refused_unless_allowed() {
         } else {
             assert!(stderr.contains("NOT hidden"), "{stderr}");
         }
+    }
+}
+
+/// `command`, run in a mount namespace of the test's own where a tmpfs is mounted at `at`
+/// first (as an AppImage's `/tmp/.mount_*`, sshfs or a tmpfs would be).
+fn with_a_mount_at(command: &Command, at: &Path) -> Command {
+    let mut wrapped = Command::new("unshare");
+    wrapped
+        .args(["--mount", "--propagation", "private", "--", "sh", "-c"])
+        .arg("mount -t tmpfs speccoder-test-mount \"$1\" && shift && exec \"$@\"")
+        .arg("sh")
+        .arg(at)
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => wrapped.env(key, value),
+            None => wrapped.env_remove(key),
+        };
+    }
+    wrapped
+}
+
+#[test]
+fn a_mount_under_tmp_keeps_the_sandbox_whole() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: mounting a tmpfs in a mount namespace of the test's own needs root");
+        return;
+    }
+    // The agent's program is under /tmp, as a tool unpacked there would be.
+    let programs = tempfile::tempdir().expect("temp dir");
+    let agent = programs.path().join("agent.sh");
+    std::fs::copy(fixtures_dir().join("agents/attempt.sh"), &agent).expect("agent");
+    for tmpdir_there in [false, true] {
+        let repo = Repo::with_config(&format!(
+            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"honest\"]\ntimeout_secs = 60\n",
+            agent.display()
+        ));
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let mount = tempfile::tempdir().expect("mount point under /tmp");
+        let mut command = repo.command(&["--json"], &[]);
+        if tmpdir_there {
+            command.env("TMPDIR", mount.path());
+        }
+        let out = with_a_mount_at(&command, mount.path())
+            .output()
+            .expect("starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let story: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("not JSON: {stderr}"));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "TMPDIR there {tmpdir_there}: {story}\n{stderr}"
+        );
+        assert_eq!(story["verdict"], "passed", "{story}");
+        assert_eq!(story["isolation"], "namespaces", "{story}");
+        assert!(
+            !story["notes"].to_string().contains("without a sandbox"),
+            "{story}"
+        );
+        // The agent wrote into its tree, never the checkout.
+        repo.git(&["branch", "-D", "speccoder/T7"]);
+        repo.assert_untouched(&main, &[]);
     }
 }
 
