@@ -84,6 +84,11 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         journal,
         running,
         writable: writable(&config.attempt.writable),
+        reveal: expand(&config.attempt.reveal)
+            .into_iter()
+            .filter_map(|path| path.canonicalize().ok())
+            .collect(),
+        checks_network: config.attempt.network,
         products: None,
         agent_products: Vec::new(),
         acceptance_files,
@@ -405,13 +410,8 @@ const AGENT_HOMES: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME"];
 /// The `[attempt] writable` entries that exist, `~/` read as the home folder, and the
 /// agents' own state folders.
 pub fn writable(entries: &[String]) -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    entries
-        .iter()
-        .filter_map(|entry| match entry.strip_prefix("~/") {
-            Some(rest) => home.as_ref().map(|h| h.join(rest)),
-            None => Some(PathBuf::from(entry)),
-        })
+    expand(entries)
+        .into_iter()
         .chain(
             AGENT_HOMES
                 .iter()
@@ -419,6 +419,18 @@ pub fn writable(entries: &[String]) -> Vec<PathBuf> {
         )
         .filter(|path| path.exists())
         .filter_map(|path| path.canonicalize().ok())
+        .collect()
+}
+
+/// Paths of the configuration, `~/` read as the home folder.
+fn expand(entries: &[String]) -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    entries
+        .iter()
+        .filter_map(|entry| match entry.strip_prefix("~/") {
+            Some(rest) => home.as_ref().map(|h| h.join(rest)),
+            None => Some(PathBuf::from(entry)),
+        })
         .collect()
 }
 

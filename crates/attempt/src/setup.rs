@@ -257,6 +257,8 @@ fn run_commands(
                     hidden: prepared.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only: Vec::new(),
                     tmp_mib: Some(prepared.tmp_mib),
+                    // The setup fetches the base's dependencies.
+                    private_network: false,
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),

@@ -112,6 +112,14 @@ pub struct AttemptConfig {
     /// executor's own (names).
     #[serde(deserialize_with = "names")]
     pub agent_env: Vec<String>,
+    /// Sockets and credential files of yours that the agent and the checks see, though
+    /// the sandbox hides them by default (`~/.ssh`, `/run/user/<uid>`…): paths, `~/` the
+    /// home folder.
+    #[serde(deserialize_with = "writable")]
+    pub reveal: Vec<String>,
+    /// Whether the checks keep the machine's network; by default they get a network
+    /// namespace of their own with only loopback.
+    pub network: bool,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -178,6 +186,8 @@ impl Default for AttemptConfig {
             tmp_size_mib: 4096,
             env: Vec::new(),
             agent_env: Vec::new(),
+            reveal: Vec::new(),
+            network: false,
         }
     }
 }
@@ -989,7 +999,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             "2:1: [attempt] max_attempt: unknown key: did you mean `max_attempts`? (known: \
              checks, max_attempts, protected, tests, branch, tasks_file, reject_gaming, \
              allow_unisolated_withheld, test_edits, writable, setup, known_failures, \
-             tmp_size_mib, env, agent_env)"
+             tmp_size_mib, env, agent_env, reveal, network)"
         );
         assert_eq!(
             error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
@@ -1116,6 +1126,8 @@ setup = ["npm ci"]
 known_failures = ["tests/test_env.py::*", "test_p[1-"]
 env = ["DATABASE_URL"]
 agent_env = ["GH_TOKEN"]
+reveal = ["~/.ssh/known_hosts", "/run/user/0/bus"]
+network = true
 "#,
         )
         .expect("valid");
@@ -1137,6 +1149,8 @@ agent_env = ["GH_TOKEN"]
                 tmp_size_mib: 4096,
                 env: vec!["DATABASE_URL".into()],
                 agent_env: vec!["GH_TOKEN".into()],
+                reveal: vec!["~/.ssh/known_hosts".into(), "/run/user/0/bus".into()],
+                network: true,
             }
         );
         assert_eq!(
@@ -1159,7 +1173,7 @@ agent_env = ["GH_TOKEN"]
             error("[attempt]\nretries = 2\n"),
             "2:1: [attempt] retries: unknown key (known: checks, max_attempts, protected, tests, \
              branch, tasks_file, reject_gaming, allow_unisolated_withheld, test_edits, writable, \
-             setup, known_failures, tmp_size_mib, env, agent_env)"
+             setup, known_failures, tmp_size_mib, env, agent_env, reveal, network)"
         );
         assert_eq!(
             error("[attempt]\nmax_attempts = 99999999999999999999999\n"),

@@ -92,6 +92,10 @@ pub struct Spec {
     /// memory. Past it a write fails with "No space left on device".
     #[serde(default)]
     pub tmp_mib: Option<u64>,
+    /// A network namespace of its own, with only loopback up: the machine's network, its
+    /// listening ports and every abstract unix socket are out of reach.
+    #[serde(default)]
+    pub private_network: bool,
 }
 
 /// A tree, and the fixed path it is seen at as well.
@@ -156,7 +160,7 @@ fn this_program() -> PathBuf {
 }
 
 impl Namespaces {
-    fn argv(self, launch_file: &Path) -> Vec<String> {
+    fn argv(self, launch_file: &Path, private_network: bool) -> Vec<String> {
         let mut argv: Vec<String> = [
             "setpriv",
             "--pdeathsig",
@@ -176,6 +180,9 @@ impl Namespaces {
         .collect();
         if self == Self::User {
             argv.extend(["--user".into(), "--map-root-user".into()]);
+        }
+        if private_network {
+            argv.push("--net".into());
         }
         argv.push("--".into());
         argv.push(this_program().display().to_string());
@@ -211,7 +218,7 @@ impl Namespaces {
         // Inside, `closed` may take a write (an overlay keeps it private), but outside it
         // must not show. The covered mounts are listed last.
         let check = format!(
-            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret && {{ grep -F ' {COVERED} ' /proc/self/mountinfo | cut -d' ' -f5 | sed 's/^/covered /'; true; }}",
+            "touch {open}/x && {{ touch {closed}/x 2>/dev/null; true; }} && test ! -e {hidden}/secret && ! umount {hidden} 2>/dev/null && test ! -e {hidden}/secret && {{ grep -F ' {COVERED} ' /proc/self/mountinfo | cut -d' ' -f5 | sed 's/^/covered /'; echo ${{{LANDLOCK_NOTE}:+abstract-open}}; true; }}",
             open = crate::quote::single_quote(&open.display().to_string()),
             closed = crate::quote::single_quote(&closed.display().to_string()),
             hidden = crate::quote::single_quote(&hidden.display().to_string()),
@@ -226,6 +233,7 @@ impl Namespaces {
             spec: Spec {
                 writable: vec![open.clone()],
                 hidden: vec![hidden.clone()],
+                private_network: true,
                 ..Spec::default()
             },
             scratch: root.clone(),
@@ -240,6 +248,9 @@ impl Namespaces {
                     .lines()
                     .filter_map(|l| l.strip_prefix("covered "))
                     .map(|path| format!("{path} is covered by an empty folder in the sandbox: it is a mount that cannot be made read-only"))
+                    .chain(out.stdout.text().lines().any(|l| l == "abstract-open").then(|| {
+                        "abstract unix sockets outside the sandbox stay open to the agent: this kernel has no Landlock scopes (Linux 6.12); the checks' own network namespace closes them there".to_owned()
+                    }))
                     .collect();
                 return Ok((kind, notes));
             }
@@ -296,7 +307,7 @@ impl Spawner for Sandbox {
             .suffix(".json")
             .tempfile_in(&self.scratch)?;
         serde_json::to_writer(file.as_file(), &launch).map_err(std::io::Error::other)?;
-        let argv = self.namespaces.argv(file.path());
+        let argv = self.namespaces.argv(file.path(), self.spec.private_network);
         let mut wrapped = request.clone();
         wrapped.command = argv
             .iter()
@@ -416,7 +427,13 @@ fn enter(launch_file: &Path) -> Result<i32, String> {
     let launch: Launch =
         serde_json::from_slice(&text).map_err(|err| format!("the launch is not valid: {err}"))?;
     make_mounts(&launch.spec)?;
+    if launch.spec.private_network {
+        loopback_up().map_err(|err| format!("cannot bring loopback up: {err}"))?;
+    }
     let mut command = Command::new("setpriv");
+    if !close_abstract_sockets()? {
+        command.env(LANDLOCK_NOTE, "1");
+    }
     command.args([
         "--bounding-set=-all",
         "--inh-caps=-all",
@@ -446,6 +463,66 @@ fn enter(launch_file: &Path) -> Result<i32, String> {
             (None, None) => 1,
         },
     )
+}
+
+/// Set in the command's environment when the kernel cannot close abstract sockets (Linux
+/// before 6.12, or Landlock off); the probe reports it.
+const LANDLOCK_NOTE: &str = "SPECCODER_SANDBOX_ABSTRACT_OPEN";
+
+/// Closes abstract unix sockets made outside the sandbox (an agent's or a desktop's, a
+/// D-Bus bus at `@/tmp/dbus-…`) to this process and everything it starts, with Landlock's
+/// scope (ABI 6, Linux 6.12): a mount cannot hide them, and the agent keeps the machine's
+/// network namespace to reach its model. `false` when the kernel cannot.
+#[cfg(target_os = "linux")]
+fn close_abstract_sockets() -> Result<bool, String> {
+    use landlock::{Ruleset, RulesetAttr, RulesetStatus, Scope};
+    let status = Ruleset::default()
+        .scope(Scope::AbstractUnixSocket)
+        .and_then(Ruleset::create)
+        .and_then(|r| r.restrict_self())
+        .map_err(|err| format!("cannot close abstract unix sockets: {err}"))?;
+    Ok(status.ruleset == RulesetStatus::FullyEnforced)
+}
+
+/// Brings up `lo` (index 1 in every network namespace) with one rtnetlink request, as
+/// `ip link set lo up` would, without needing iproute2 inside.
+#[cfg(target_os = "linux")]
+fn loopback_up() -> Result<(), String> {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketType, netlink};
+    const RTM_NEWLINK: u16 = 16;
+    const NLM_F_REQUEST_ACK: u16 = 1 | 4;
+    const IFF_UP: u32 = 1;
+    let socket = rustix::net::socket(AddressFamily::NETLINK, SocketType::RAW, None)
+        .map_err(|e| e.to_string())?;
+    let mut message = Vec::with_capacity(32);
+    message.extend_from_slice(&32u32.to_ne_bytes()); // nlmsg_len
+    message.extend_from_slice(&RTM_NEWLINK.to_ne_bytes());
+    message.extend_from_slice(&NLM_F_REQUEST_ACK.to_ne_bytes());
+    message.extend_from_slice(&1u32.to_ne_bytes()); // seq
+    message.extend_from_slice(&0u32.to_ne_bytes()); // pid: the kernel fills it
+    message.extend_from_slice(&[0, 0, 0, 0]); // ifi_family, pad, ifi_type
+    message.extend_from_slice(&1i32.to_ne_bytes()); // ifi_index: lo
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_flags
+    message.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_change
+    rustix::net::sendto(
+        &socket,
+        &message,
+        SendFlags::empty(),
+        &netlink::SocketAddrNetlink::new(0, 0),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut reply = [0u8; 256];
+    let (n, _) =
+        rustix::net::recv(&socket, &mut reply, RecvFlags::empty()).map_err(|e| e.to_string())?;
+    // An NLMSG_ERROR reply: its header, then the error (0 for the acknowledgement).
+    let error = (n >= 20)
+        .then(|| i32::from_ne_bytes([reply[16], reply[17], reply[18], reply[19]]))
+        .ok_or("a short reply from the kernel")?;
+    if error == 0 {
+        Ok(())
+    } else {
+        Err(rustix::io::Errno::from_raw_os_error(-error).to_string())
+    }
 }
 
 /// Covers `path` (`/tmp`, `/var/tmp`) with an overlay whose upper layer is private (in
@@ -506,6 +583,57 @@ fn private_tmp(tmp_mib: Option<u64>) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("cannot mount a private tmpfs on {}: {e}", path.display()))?;
     }
     Ok(tmp)
+}
+
+/// Hides `path`: a folder under an empty read-only tmpfs, with the writable places below
+/// it bound again through their handles; anything else (a socket, a credential file) under
+/// a read-only `/dev/null`, which refuses `connect` and reads empty. A path not there (or
+/// under the fresh `/tmp`, out of sight already) is left.
+#[cfg(target_os = "linux")]
+fn hide(path: &Path, handles: &[(PathBuf, rustix::fd::OwnedFd, bool)]) -> Result<(), String> {
+    let err = |what: &str, e: rustix::io::Errno| format!("cannot {what} {}: {e}", path.display());
+    let read_only = MountFlags::BIND | MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if !meta.is_dir() {
+        mount_bind("/dev/null", path).map_err(|e| err("hide", e))?;
+        return mount_remount(path, read_only, "").map_err(|e| err("hide", e));
+    }
+    let below: Vec<_> = handles
+        .iter()
+        .filter(|(p, _, _)| p != path && within(p, path))
+        .collect();
+    let flags = if below.is_empty() {
+        MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV
+    } else {
+        MountFlags::NOSUID | MountFlags::NODEV
+    };
+    mount(
+        "speccoder-hidden",
+        path,
+        "tmpfs",
+        flags,
+        Some(c"size=64k,mode=0555"),
+    )
+    .map_err(|e| err("hide", e))?;
+    if below.is_empty() {
+        return Ok(());
+    }
+    for (open, fd, is_dir) in below {
+        if *is_dir {
+            std::fs::create_dir_all(open)
+        } else {
+            open.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(open, b""))
+        }
+        .map_err(|e| format!("cannot make {} again: {e}", open.display()))?;
+        let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        mount_bind(source.as_str(), open)
+            .map_err(|e| format!("cannot bind {}: {e}", open.display()))?;
+    }
+    mount_remount(path, read_only, "").map_err(|e| err("hide", e))
 }
 
 /// Whether `path` is `base` or below it.
@@ -637,18 +765,7 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
     read_only_everywhere(spec, &tmp, &mount_points(&mountinfo))?;
     for path in &spec.hidden {
-        // A hidden folder under the fresh /tmp is out of sight already.
-        if !path.exists() {
-            continue;
-        }
-        mount(
-            "speccoder-hidden",
-            path,
-            "tmpfs",
-            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
-            Some(c"size=64k,mode=0555"),
-        )
-        .map_err(|e| err("hide", path, e))?;
+        hide(path, &handles)?;
     }
     // Read-only where they are, and where the tree is seen at its fixed path.
     let seen = spec

@@ -68,6 +68,8 @@ const TOOLCHAINS: &[&str] = &[
     "RUST",
     "UV_",
     "VIRTUAL_ENV",
+    "npm_config_",
+    "pnpm_config_",
 ];
 
 /// What Claude Code reads: every `ANTHROPIC_`, `CLAUDE_`, `DISABLE_`, `AWS_`, `OTEL_` and
@@ -111,10 +113,30 @@ fn secret(name: &str) -> bool {
         || upper.split('_').any(|part| part == "KEY" || part == "PAT")
 }
 
+/// Whether `value` carries credentials: a URL with a user (and maybe a password) before
+/// its host, `scheme://user:pass@host` (`PIP_INDEX_URL`, `HTTPS_PROXY`, `GOPROXY`), in any
+/// of the URLs of a list.
+fn carries_credentials(value: &str) -> bool {
+    value.match_indices("://").any(|(at, sep)| {
+        let rest = &value[at + sep.len()..];
+        let authority = rest
+            .split(['/', '?', '#', ' ', ',', '|', ';'])
+            .next()
+            .unwrap_or_default();
+        authority.contains('@')
+    })
+}
+
 /// Whether `name` is `entry`, or in its family (an entry ending in `_`, or one of
 /// [`TOOLCHAINS`], names a prefix).
 fn matches(name: &str, entry: &str, prefix: bool) -> bool {
     name == entry || (prefix && name.starts_with(entry))
+}
+
+/// Whether every stage gets `name` with `value`: one of [`BASE`], or of a toolchain's
+/// family and not a secret's name, and not a value carrying credentials.
+pub(crate) fn in_allow_list_with(name: &str, value: &str) -> bool {
+    in_allow_list(name) && !carries_credentials(value)
 }
 
 /// Whether every stage gets `name`: one of [`BASE`], or of a toolchain's family and not
@@ -145,8 +167,8 @@ pub(crate) fn allowed(
         Stage::Agent(ExecutorKind::Codex) => CODEX,
     };
     let mut kept: Vec<(String, String)> = vars
-        .filter(|(name, _)| {
-            in_allow_list(name)
+        .filter(|(name, value)| {
+            in_allow_list_with(name, value)
                 || named.iter().any(|n| n == name)
                 || own.iter().any(|e| matches(name, e, e.ends_with('_')))
         })
@@ -266,5 +288,42 @@ mod tests {
             kept(&["GOOGLE_X", "CCACHE_DIR", "CC"], Stage::Checks, &[]),
             ["CC", "CCACHE_DIR", "GOOGLE_X"]
         );
+    }
+
+    #[test]
+    fn values_carrying_credentials_are_screened_like_secret_names() {
+        // A value carrying credentials is screened like a secret's name; named, it is
+        // yours to give.
+        let with = |pairs: &[(&str, &str)], named: &[String]| {
+            let vars = pairs
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()));
+            self::names(&allowed(vars, Stage::Checks, named))
+        };
+        let pairs = [
+            ("PIP_INDEX_URL", "https://user:pass@pypi.example/simple"),
+            ("HTTPS_PROXY", "http://u:p@proxy:3128"),
+            (
+                "GOPROXY",
+                "https://proxy.golang.example,https://tok@goproxy.example",
+            ),
+            ("GOFLAGS", "-mod=mod"),
+            ("HTTP_PROXY", "http://proxy:3128"),
+            ("PIP_EXTRA_INDEX_URL", "https://pypi.example/simple?x=a@b"),
+            ("npm_config_registry", "https://registry.example/"),
+            ("npm_config__auth", "dXNlcjpwYXNz"),
+            ("pnpm_config_store_dir", "/x"),
+        ];
+        assert_eq!(
+            with(&pairs, &[]),
+            [
+                "GOFLAGS",
+                "HTTP_PROXY",
+                "PIP_EXTRA_INDEX_URL",
+                "npm_config_registry",
+                "pnpm_config_store_dir"
+            ]
+        );
+        assert!(with(&pairs, &["HTTPS_PROXY".to_owned()]).contains(&"HTTPS_PROXY".to_owned()));
     }
 }

@@ -8,6 +8,7 @@ pub(super) mod check_result;
 pub(super) mod declared;
 pub(super) mod environment;
 pub(super) mod finding;
+pub(super) mod hidden;
 pub(super) mod known_failures;
 pub(super) mod prepared;
 pub(super) mod products;

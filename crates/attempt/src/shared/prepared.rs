@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::bundle::AttemptBundle;
 use super::declared::Declared;
 use super::environment::Allowed;
+use super::hidden::{self, For};
 use super::known_failures::KnownFailures;
 use super::products::SetupProducts;
 use super::pycache::SharedPycache;
@@ -103,6 +104,15 @@ pub(crate) struct Prepared {
     pub(crate) tmp_mib: u64,
     /// The Python bytecode the checks share, in the sandbox only (`pycache.rs`).
     pub(crate) pycache: Option<SharedPycache>,
+    /// `[attempt] reveal`: what the sandbox shows though it would hide it.
+    pub(crate) reveal: Vec<PathBuf>,
+    /// `[attempt] network`: the checks keep the machine's network.
+    pub(crate) checks_network: bool,
+}
+
+/// The home folder.
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").map(PathBuf::from)
 }
 
 impl Prepared {
@@ -135,6 +145,13 @@ impl Prepared {
                 hidden.push(speccoder_recipe::default_output_dir().path());
                 // Where kept outputs go when the state folder cannot be used.
                 hidden.push(speccoder_recipe::temp_output_dir().path());
+                hidden.extend(hidden::places(
+                    For::Agent,
+                    home().as_deref(),
+                    &|name| std::env::var_os(name),
+                    &self.reveal,
+                    &writable,
+                ));
                 Box::new(Sandbox {
                     namespaces,
                     spec: Spec {
@@ -142,6 +159,8 @@ impl Prepared {
                         hidden,
                         read_only: Vec::new(),
                         tmp_mib: Some(self.tmp_mib),
+                        // The agent reaches its model.
+                        private_network: false,
                         // The setup's products copied into the agent's tree find it.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: self.tree.clone(),
@@ -181,27 +200,40 @@ impl Prepared {
     ) -> Box<dyn speccoder_foundation::process::Spawner> {
         let inner: Box<dyn speccoder_foundation::process::Spawner> = match self.isolation {
             Isolation::None => Box::new(LocalSpawner::default()),
-            Isolation::Namespaces(namespaces) => Box::new(Sandbox {
-                namespaces,
-                spec: Spec {
-                    writable: [Some(check_tree), also_writable]
-                        .into_iter()
-                        .flatten()
-                        .map(Path::to_path_buf)
-                        .collect(),
-                    hidden: self.withheld.iter().map(|w| w.dir.clone()).collect(),
-                    read_only,
-                    tmp_mib: Some(self.tmp_mib),
-                    // Where the setup ran, when there was one.
-                    tree_at: self.products.as_ref().map(|p| TreeAt {
-                        tree: check_tree.to_path_buf(),
-                        at: p.at.clone(),
-                        run_there: true,
-                    }),
-                },
-                scratch: self.scratch.clone(),
-                inner: LocalSpawner::default(),
-            }),
+            Isolation::Namespaces(namespaces) => {
+                let writable: Vec<PathBuf> = [Some(check_tree), also_writable]
+                    .into_iter()
+                    .flatten()
+                    .map(Path::to_path_buf)
+                    .collect();
+                let mut hidden: Vec<PathBuf> =
+                    self.withheld.iter().map(|w| w.dir.clone()).collect();
+                hidden.extend(hidden::places(
+                    For::Checks,
+                    home().as_deref(),
+                    &|name| std::env::var_os(name),
+                    &self.reveal,
+                    &writable,
+                ));
+                Box::new(Sandbox {
+                    namespaces,
+                    spec: Spec {
+                        writable,
+                        hidden,
+                        read_only,
+                        tmp_mib: Some(self.tmp_mib),
+                        private_network: !self.checks_network,
+                        // Where the setup ran, when there was one.
+                        tree_at: self.products.as_ref().map(|p| TreeAt {
+                            tree: check_tree.to_path_buf(),
+                            at: p.at.clone(),
+                            run_there: true,
+                        }),
+                    },
+                    scratch: self.scratch.clone(),
+                    inner: LocalSpawner::default(),
+                })
+            }
         };
         Box::new(Allowed {
             inner,

@@ -1366,3 +1366,117 @@ fn a_pass_that_cannot_be_committed_is_journalled_as_the_failure_it_is() {
         ""
     );
 }
+
+/// A home folder with an ssh key and the usual credential files, and the key's path.
+fn home_with_credentials(dir: &Path) -> (PathBuf, PathBuf) {
+    let home = dir.join("home");
+    for folder in [".ssh", ".aws", ".config/gh"] {
+        std::fs::create_dir_all(home.join(folder)).expect("mkdir");
+    }
+    let key = home.join(".ssh/id_ed25519");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(&key)
+        .output()
+        .expect("ssh-keygen");
+    assert!(made.status.success(), "{made:?}");
+    std::fs::write(
+        home.join(".netrc"),
+        "machine example.org login u password p\n",
+    )
+    .expect("netrc");
+    std::fs::write(
+        home.join(".aws/credentials"),
+        "[default]\naws_secret_access_key = x\n",
+    )
+    .expect("aws");
+    std::fs::write(
+        home.join(".config/gh/hosts.yml"),
+        "github.com:\n  oauth_token: x\n",
+    )
+    .expect("gh");
+    (home, key)
+}
+
+#[test]
+fn the_users_sockets_and_keys_stay_out_of_the_agents_and_the_checks_sandbox() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: a /run of the test's own needs root");
+        return;
+    }
+    require_tools(&["ssh-agent", "ssh-add", "ssh-keygen"]);
+    let sandbox = fixtures_dir()
+        .join("sandbox")
+        .canonicalize()
+        .expect("fixtures");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let (home, key) = home_with_credentials(scratch.path());
+    let abstract_name = format!("speccoder-test-{}", std::process::id());
+    let port_file = scratch.path().join("port");
+    let probes = scratch.path().join("probes");
+    std::fs::create_dir(&probes).expect("mkdir");
+    // The agent probes (also with ssh-add, the real client), then does the task. It keeps
+    // the machine's network, so its probe leaves out the loopback port.
+    let agent = scratch.path().join("agent.sh");
+    std::fs::write(
+        &agent,
+        format!(
+            "cat >/dev/null\n/usr/bin/python3 {probe} {abstract_name} > \"$PROBE_FILE\" 2>&1\nSSH_AUTH_SOCK=/run/user/0/ssh-agent.sock ssh-add -l >/dev/null 2>&1 && echo 'REACHED ssh-add' >> \"$PROBE_FILE\"\nsed -i 's/    raise NotImplementedError(\"T7 adds this\")/    return a + b/' calc.py\n",
+            probe = sandbox.join("probe.py").display(),
+        ),
+    )
+    .expect("agent");
+    let repo = Repo::with_config(&format!(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n{}",
+        agent.display(),
+        probes_writable(&probes),
+    ));
+    // The checks probe too: a test of the project that fails on anything reached, and
+    // needs the sandbox's own loopback.
+    std::fs::write(
+        repo.root().join("tests/test_probe.py"),
+        format!(
+            "import sys\nimport unittest\n\nsys.path.insert(0, {dir:?})\nimport probe\n\n\nclass ProbeTest(unittest.TestCase):\n    def test_nothing_of_the_users_is_reached(self):\n        with open({port:?}) as f:\n            port = int(f.read())\n        self.assertEqual(probe.reached({abstract_name:?}, port), [])\n\n    def test_the_own_loopback_works(self):\n        self.assertTrue(probe.own_loopback())\n",
+            dir = sandbox.display().to_string(),
+            port = port_file.display().to_string(),
+        ),
+    )
+    .expect("probe test");
+    support::commit_all(&repo.root(), "a probe of the sandbox");
+    let probe_file = probes.join("agent");
+    let mut command = repo.command(&["--json"], &[("PROBE_FILE", probe_file.as_os_str())]);
+    command
+        .env("HOME", &home)
+        .env("SSH_AUTH_SOCK", "/run/user/0/ssh-agent.sock")
+        .env("KEY_FILE", &key)
+        .env("ABSTRACT", &abstract_name)
+        .env("PORT_FILE", &port_file);
+    let mut wrapped = Command::new("unshare");
+    wrapped
+        .args(["--mount", "--propagation", "private", "--"])
+        .arg(sandbox.join("desktop.sh"))
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (name, value) in command.get_envs() {
+        if let Some(value) = value {
+            wrapped.env(name, value);
+        }
+    }
+    let out = wrapped.output().expect("starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let story: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("not JSON: {stderr}"));
+    let agent_saw = std::fs::read_to_string(&probe_file).expect("the agent probed");
+    assert_eq!(
+        agent_saw.trim(),
+        "REACHED",
+        "the agent reached: {agent_saw}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{story}\n{stderr}");
+    assert_eq!(
+        story["verdict"], "passed",
+        "the checks reached something: {story}"
+    );
+    let check = &story["attempts"][0]["checks"][0];
+    assert_eq!(check["tests"]["counts"]["passed"], 7, "{check}");
+}
