@@ -58,6 +58,8 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let recipe = Recipe::detect(request.root, &config.recipe);
     let ops = check_ops(config, &recipe).map_err(AttemptError::Checks)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
+    // Each made when missing, as the tool would at its first run.
+    let caches = speccoder_agent::writable_roots(Some(&recipe), &[]);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
     let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
@@ -89,6 +91,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
             .filter_map(|path| path.canonicalize().ok())
             .collect(),
         checks_network: config.attempt.network,
+        caches,
         products: None,
         agent_products: Vec::new(),
         acceptance_files,

@@ -249,7 +249,7 @@ fn run_commands(
         Isolation::None => Box::new(LocalSpawner::default()),
         Isolation::Namespaces(namespaces) => {
             let mut writable = vec![tree.to_path_buf()];
-            writable.extend(prepared.writable.iter().cloned());
+            writable.extend(prepared.writable_beside_caches());
             Box::new(Sandbox {
                 namespaces,
                 spec: Spec {
@@ -259,6 +259,7 @@ fn run_commands(
                     tmp_mib: Some(prepared.tmp_mib),
                     // The setup fetches the base's dependencies.
                     private_network: false,
+                    overlays: prepared.caches.clone(),
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),

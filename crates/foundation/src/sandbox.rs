@@ -96,6 +96,12 @@ pub struct Spec {
     /// listening ports and every abstract unix socket are out of reach.
     #[serde(default)]
     pub private_network: bool,
+    /// Folders seen through a copy-on-write overlay, as `/tmp` is: what is there is read,
+    /// what the command writes stays in the namespace (in the private `/dev/shm`, within
+    /// `tmp_mib`). The runners' caches: a cold or read-only cache costs time, never a
+    /// failure, and code under test cannot poison yours.
+    #[serde(default)]
+    pub overlays: Vec<PathBuf>,
 }
 
 /// A tree, and the fixed path it is seen at as well.
@@ -530,9 +536,13 @@ fn loopback_up() -> Result<(), String> {
 /// still runs), and every write stays in the namespace. `false` when the kernel refuses,
 /// and the caller covers it with an empty tmpfs instead.
 #[cfg(target_os = "linux")]
-fn private_overlay(path: &Path) -> bool {
-    let name = path.display().to_string().replace('/', "-");
-    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay{name}"));
+fn private_overlay(path: &Path, name: &str) -> bool {
+    let text = path.display().to_string();
+    // The option's own separators.
+    if text.contains([',', ':', '\\']) {
+        return false;
+    }
+    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay-{name}"));
     let (upper, work) = (layers.join("upper"), layers.join("work"));
     if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
         return false;
@@ -565,7 +575,8 @@ fn private_tmp(tmp_mib: Option<u64>) -> Result<Vec<PathBuf>, String> {
         .collect();
     // `/dev/shm` first: a fresh tmpfs, which also holds the upper layers below.
     for path in &tmp {
-        if path != Path::new("/dev/shm") && private_overlay(path) {
+        let name = path.display().to_string().replace('/', "-");
+        if path != Path::new("/dev/shm") && private_overlay(path, &name) {
             continue;
         }
         let options = match tmp_mib {
@@ -725,7 +736,17 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
         handles.push((path.clone(), fd, is_dir));
     }
-    let tmp = private_tmp(spec.tmp_mib)?;
+    let mut tmp = private_tmp(spec.tmp_mib)?;
+    // The caches, each a private overlay like /tmp; one the kernel refuses stays as it is,
+    // read-only below.
+    for (n, path) in spec.overlays.iter().enumerate() {
+        if path.is_dir()
+            && !tmp.iter().any(|t| within(path, t))
+            && private_overlay(path, &format!("cache-{n}"))
+        {
+            tmp.push(path.clone());
+        }
+    }
     for (path, fd, is_dir) in &handles {
         if tmp.iter().any(|t| within(path, t)) {
             if *is_dir {

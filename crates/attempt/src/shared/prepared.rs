@@ -108,6 +108,9 @@ pub(crate) struct Prepared {
     pub(crate) reveal: Vec<PathBuf>,
     /// `[attempt] network`: the checks keep the machine's network.
     pub(crate) checks_network: bool,
+    /// The runners' caches, each seen through a private overlay by the agent, the setup
+    /// and the checks.
+    pub(crate) caches: Vec<PathBuf>,
 }
 
 /// The home folder.
@@ -136,7 +139,7 @@ impl Prepared {
             Isolation::None => Box::new(LocalSpawner::default()),
             Isolation::Namespaces(namespaces) => {
                 let mut writable = vec![self.tree.clone(), agent_folder.to_path_buf()];
-                writable.extend(self.writable.iter().cloned());
+                writable.extend(self.writable_beside_caches());
                 // Besides the withheld tests: the journal, the baselines and the kept
                 // outputs of earlier checks, which hold what the withheld tests printed.
                 let mut hidden: Vec<PathBuf> =
@@ -161,6 +164,7 @@ impl Prepared {
                         tmp_mib: Some(self.tmp_mib),
                         // The agent reaches its model.
                         private_network: false,
+                        overlays: self.caches.clone(),
                         // The setup's products copied into the agent's tree find it.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: self.tree.clone(),
@@ -177,6 +181,15 @@ impl Prepared {
             inner,
             env: self.agent_env.clone(),
         })
+    }
+
+    /// `[attempt] writable` but the runners' caches, which are private overlays instead:
+    /// what the agent or the setup writes there stays in its namespace.
+    pub(crate) fn writable_beside_caches(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.writable
+            .iter()
+            .filter(|w| !self.caches.iter().any(|c| w.starts_with(c)))
+            .cloned()
     }
 
     /// The shared bytecode folder, when there is one and the fixed path the setup's trees
@@ -223,6 +236,7 @@ impl Prepared {
                         read_only,
                         tmp_mib: Some(self.tmp_mib),
                         private_network: !self.checks_network,
+                        overlays: self.caches.clone(),
                         // Where the setup ran, when there was one.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: check_tree.to_path_buf(),

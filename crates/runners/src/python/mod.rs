@@ -61,6 +61,15 @@ pub(crate) const PYTHON_CACHES: &[Cache] = &[
         variables: &[("PIP_CACHE_DIR", "")],
         default: CacheDefault::UserCache("pip"),
     },
+    // hatch's environments (`env/virtual`) and its downloads: `hatch run` makes them.
+    Cache {
+        variables: &[("HATCH_DATA_DIR", "")],
+        default: CacheDefault::UserData("hatch"),
+    },
+    Cache {
+        variables: &[("HATCH_CACHE_DIR", "")],
+        default: CacheDefault::UserCache("hatch"),
+    },
 ];
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {

@@ -1480,3 +1480,51 @@ fn the_users_sockets_and_keys_stay_out_of_the_agents_and_the_checks_sandbox() {
     let check = &story["attempts"][0]["checks"][0];
     assert_eq!(check["tests"]["counts"]["passed"], 7, "{check}");
 }
+
+/// A project of `fixtures/sandbox/NAME` committed with a stand-in agent that runs `fix`
+/// (shell, in the project) and `[attempt]` lines `extra`, in a folder outside the system's
+/// temporary folder (as a home folder's caches are); its bundle of task T7.
+fn cache_project(name: &str, fix: &str, extra: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let root = dir.path().join("repo");
+    copy_dir(&fixtures_dir().join("sandbox").join(name), &root);
+    let agent = dir.path().join("agent.sh");
+    std::fs::write(&agent, format!("cat >/dev/null\n{fix}\n")).expect("agent");
+    support::attempts::commit_base(&root, &agent, extra);
+    let bundle = dir.path().join("bundle.json");
+    support::attempts::write_add_bundle(&bundle, "T7", None);
+    (dir, root, bundle)
+}
+
+#[test]
+fn go_on_a_cold_build_cache_and_with_race_passes_honest_work() {
+    require_tools(&["go", "gcc", "make"]);
+    let (dir, root, bundle) = cache_project(
+        "go-cold",
+        "sed -i 's/\tpanic(\"T7 adds this\")/\treturn a + b/' calc.go",
+        "",
+    );
+    // The user's caches, empty: a fresh CI runner's or a new container's.
+    let cache = dir.path().join("go-build");
+    let gopath = dir.path().join("gopath");
+    std::fs::create_dir(&cache).expect("mkdir");
+    let out = support::attempts::attempt_command(&root, &bundle)
+        .env("GOCACHE", &cache)
+        .env("GOPATH", &gopath)
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .expect("starts");
+    let run = support::attempts::Run::from(out);
+    run.expect_passed(&root, "T7")
+        .unwrap_or_else(|err| panic!("{err}\n{}", run.stderr));
+    let check = &run.verdict_checks()[0];
+    assert!(
+        check["output_tail"]
+            .as_str()
+            .is_some_and(|c| c.contains("go test -race")),
+        "{check}"
+    );
+    assert_eq!(check["tests"]["counts"]["passed"], 3, "{check}");
+    // What the checks built stayed in their namespaces: your cache is as it was.
+    assert_eq!(support::attempts::files_under(&cache), Vec::<PathBuf>::new());
+}
