@@ -56,6 +56,7 @@ const TOOLCHAINS: &[&str] = &[
     "COREPACK_",
     "CXX",
     "GO",
+    "HATCH_",
     "JAVA_HOME",
     "LC_",
     "LD_LIBRARY_PATH",

@@ -1526,5 +1526,45 @@ fn go_on_a_cold_build_cache_and_with_race_passes_honest_work() {
     );
     assert_eq!(check["tests"]["counts"]["passed"], 3, "{check}");
     // What the checks built stayed in their namespaces: your cache is as it was.
-    assert_eq!(support::attempts::files_under(&cache), Vec::<PathBuf>::new());
+    assert_eq!(
+        support::attempts::files_under(&cache),
+        Vec::<PathBuf>::new()
+    );
+}
+
+#[test]
+fn a_hatch_run_check_makes_its_environment_and_passes_honest_work() {
+    require_tools(&["hatch"]);
+    let (dir, root, bundle) = cache_project(
+        "hatch",
+        "sed -i 's/    raise NotImplementedError(\"T7 adds this\")/    return a + b/' calc.py",
+        "",
+    );
+    // A home where hatch has made no environment yet.
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).expect("mkdir");
+    let out = support::attempts::attempt_command(&root, &bundle)
+        .env("HOME", &home)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("HATCH_DATA_DIR")
+        .env_remove("HATCH_CACHE_DIR")
+        .output()
+        .expect("starts");
+    let run = support::attempts::Run::from(out);
+    run.expect_passed(&root, "T7")
+        .unwrap_or_else(|err| panic!("{err}\n{}", run.stderr));
+    let check = &run.verdict_checks()[0];
+    assert!(
+        check["command"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("hatch run")),
+        "{check}"
+    );
+    assert_eq!(check["tests"]["counts"]["passed"], 2, "{check}");
+    // hatch's environments were made in the checks' namespaces, not in your home.
+    assert_eq!(
+        support::attempts::files_under(&home.join(".local/share/hatch")),
+        Vec::<PathBuf>::new()
+    );
 }
