@@ -70,7 +70,7 @@ pub(crate) const PYTHON_CACHES: &[Cache] = &[
         variables: &[("HATCH_CACHE_DIR", "")],
         default: CacheDefault::UserCache("hatch"),
     },
-    // hatch writes its configuration file at its first run (hatch 1.14).
+    // hatch writes its configuration file at its first run (hatch 1.18).
     Cache {
         variables: &[],
         default: CacheDefault::Home(".config/hatch"),
