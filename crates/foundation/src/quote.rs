@@ -143,3 +143,43 @@ mod tests {
         case("a 'unterminated", None);
     }
 }
+
+/// `text` safe to print on a terminal: every control character but newline and tab (ESC,
+/// BEL, a carriage return, DEL, the C1 controls) written as `\u{1b}`, so a name a
+/// repository or a bundle chose cannot move the cursor, recolour, retitle or ring.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::escape_controls;
+
+    #[test]
+    fn control_bytes_are_written_out() {
+        assert_eq!(
+            escape_controls("task id `T\u{1b}]0;x\u{7}`\n\tok"),
+            "task id `T\\u{1b}]0;x\\u{7}`\n\tok"
+        );
+        assert_eq!(
+            escape_controls("a\rb\u{7f}\u{9b}"),
+            "a\\u{d}b\\u{7f}\\u{9b}"
+        );
+        assert!(matches!(
+            escape_controls("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}

@@ -1,5 +1,6 @@
 //! The `speccoder` command line.
 
+use speccoder_foundation::quote::escape_controls;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -204,7 +205,7 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
     match dispatch(&cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err}");
+            eprintln!("error: {}", escape_controls(&err.to_string()));
             ExitCode::from(err.exit_code())
         }
     }
@@ -668,7 +669,7 @@ fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, Error> {
         if args.json {
             print_json(&report);
         } else {
-            print_text(&baseline_text(&report));
+            print_text(&escape_controls(&baseline_text(&report)));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -676,13 +677,13 @@ fn attempt(project: &Project, args: &AttemptArgs) -> Result<ExitCode, Error> {
     // hour); the report repeats only the later ones.
     let mut said = Vec::new();
     let story = run_attempt(&request, &mut |note| {
-        eprintln!("note: {note}");
+        eprintln!("note: {}", escape_controls(note));
         said.push(note.to_owned());
     })?;
     if args.json {
         print_json(&story);
     } else {
-        print_text(&story_text(&story, &said));
+        print_text(&escape_controls(&story_text(&story, &said)));
     }
     let code = match (story.verdict, story.signal.or_else(shutdown_signal)) {
         (Verdict::Interrupted, Some(signal)) => u8::try_from(128 + signal).unwrap_or(1),

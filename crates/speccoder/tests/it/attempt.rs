@@ -1568,3 +1568,25 @@ fn a_hatch_run_check_makes_its_environment_and_passes_honest_work() {
         Vec::<PathBuf>::new()
     );
 }
+
+#[test]
+fn a_task_id_with_control_bytes_is_refused_without_them() {
+    let repo = Repo::new("honest", "");
+    std::fs::write(
+        repo.bundle(),
+        "{\"task\": {\"id\": \"T7\\u001b]0;pwned\\u0007\\u001b[2J\", \"title\": \"x\"}}",
+    )
+    .expect("bundle");
+    let out = repo.command(&[], &[]).output().expect("starts");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        !out.stderr.iter().any(|b| *b == 0x1b || *b == 0x07),
+        "raw control bytes on the terminal: {:?}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("task id `T7\\u{1b}]0;pwned\\u{7}\\u{1b}[2J`"),
+        "{stderr}"
+    );
+}
