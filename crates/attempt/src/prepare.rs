@@ -58,8 +58,6 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let recipe = Recipe::detect(request.root, &config.recipe);
     let ops = check_ops(config, &recipe).map_err(AttemptError::Checks)?;
     let (allowed, recipe_server) = agent_allowances(config, executor, &recipe, &ops);
-    // Each made when missing, as the tool would at its first run.
-    let caches = speccoder_agent::writable_roots(Some(&recipe), &[]);
     let acceptance_files: Vec<String> = bundle.acceptance.keys().cloned().collect();
     let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
@@ -78,6 +76,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         base: trees.base,
         tree: trees.tree,
         project_dir,
+        caches: speccoder_agent::writable_roots(Some(&recipe), &[]),
         recipe,
         ops,
         allowed,
@@ -86,12 +85,8 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         journal,
         running,
         writable: writable(&config.attempt.writable),
-        reveal: expand(&config.attempt.reveal)
-            .into_iter()
-            .filter_map(|path| path.canonicalize().ok())
-            .collect(),
+        reveal: revealed(&config.attempt.reveal),
         checks_network: config.attempt.network,
-        caches,
         products: None,
         agent_products: Vec::new(),
         acceptance_files,
@@ -421,6 +416,14 @@ pub fn writable(entries: &[String]) -> Vec<PathBuf> {
                 .filter_map(|v| std::env::var_os(v).map(PathBuf::from)),
         )
         .filter(|path| path.exists())
+        .filter_map(|path| path.canonicalize().ok())
+        .collect()
+}
+
+/// The `[attempt] reveal` entries that exist, resolved.
+fn revealed(entries: &[String]) -> Vec<PathBuf> {
+    expand(entries)
+        .into_iter()
         .filter_map(|path| path.canonicalize().ok())
         .collect()
 }

@@ -109,7 +109,7 @@ pub(crate) struct Prepared {
     /// `[attempt] network`: the checks keep the machine's network.
     pub(crate) checks_network: bool,
     /// The runners' caches, each seen through a private overlay by the agent, the setup
-    /// and the checks.
+    /// and the checks; each made when missing, as the tool would at its first run.
     pub(crate) caches: Vec<PathBuf>,
 }
 
