@@ -1400,6 +1400,23 @@ fn home_with_credentials(dir: &Path) -> (PathBuf, PathBuf) {
 
 #[test]
 fn the_users_sockets_and_keys_stay_out_of_the_agents_and_the_checks_sandbox() {
+    on_a_desktop("", "REACHED", "[]");
+}
+
+#[test]
+fn reveal_and_network_let_through_what_they_name() {
+    on_a_desktop(
+        "reveal = [\"/run/user/0\"]\nnetwork = true\n",
+        "REACHED ssh-agent\nREACHED ssh-add",
+        // Abstract sockets stay closed by Landlock's scope, network or not.
+        "[\"ssh-agent\", \"machine-loopback\"]",
+    );
+}
+
+/// An honest attempt on a machine made to look like a desktop (`fixtures/sandbox/desktop.sh`),
+/// with `extra` in `[attempt]`: the agent's probe prints `agent_sees`, and the checks' probe
+/// (a test of the project) asserts that what they reach is the Python list `checks_see`.
+fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: a /run of the test's own needs root");
         return;
@@ -1427,7 +1444,7 @@ fn the_users_sockets_and_keys_stay_out_of_the_agents_and_the_checks_sandbox() {
     )
     .expect("agent");
     let repo = Repo::with_config(&format!(
-        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n{}",
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n{}{extra}",
         agent.display(),
         probes_writable(&probes),
     ));
@@ -1436,7 +1453,7 @@ fn the_users_sockets_and_keys_stay_out_of_the_agents_and_the_checks_sandbox() {
     std::fs::write(
         repo.root().join("tests/test_probe.py"),
         format!(
-            "import sys\nimport unittest\n\nsys.path.insert(0, {dir:?})\nimport probe\n\n\nclass ProbeTest(unittest.TestCase):\n    def test_nothing_of_the_users_is_reached(self):\n        with open({port:?}) as f:\n            port = int(f.read())\n        self.assertEqual(probe.reached({abstract_name:?}, port), [])\n\n    def test_the_own_loopback_works(self):\n        self.assertTrue(probe.own_loopback())\n",
+            "import sys\nimport unittest\n\nsys.path.insert(0, {dir:?})\nimport probe\n\n\nclass ProbeTest(unittest.TestCase):\n    def test_nothing_of_the_users_is_reached(self):\n        with open({port:?}) as f:\n            port = int(f.read())\n        self.assertEqual(probe.reached({abstract_name:?}, port), {checks_see})\n\n    def test_the_own_loopback_works(self):\n        self.assertTrue(probe.own_loopback())\n",
             dir = sandbox.display().to_string(),
             port = port_file.display().to_string(),
         ),
