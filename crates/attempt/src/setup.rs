@@ -260,6 +260,7 @@ fn run_commands(
                     // The setup fetches the base's dependencies.
                     private_network: false,
                     overlays: prepared.caches.clone(),
+                    shown: Vec::new(),
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),

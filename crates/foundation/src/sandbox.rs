@@ -102,6 +102,10 @@ pub struct Spec {
     /// failure, and code under test cannot poison yours.
     #[serde(default)]
     pub overlays: Vec<PathBuf>,
+    /// Places shown as they are (read-only) though a hidden folder holds them: bound again
+    /// inside it.
+    #[serde(default)]
+    pub shown: Vec<PathBuf>,
 }
 
 /// A tree, and the fixed path it is seen at as well.
@@ -596,23 +600,36 @@ fn private_tmp(tmp_mib: Option<u64>) -> Result<Vec<PathBuf>, String> {
     Ok(tmp)
 }
 
-/// Hides `path`: a folder under an empty read-only tmpfs, with the writable places below
-/// it bound again through their handles; anything else (a socket, a credential file) under
-/// a read-only `/dev/null`, which refuses `connect` and reads empty. A path not there (or
+/// Hides `path`: a folder under an empty read-only tmpfs, with the writable and shown
+/// places below it bound again through their handles; anything else (a socket, a credential file) under
+/// an empty read-only file of the fresh `/dev/shm`, which refuses `connect` and reads
+/// empty (a mount of this namespace's own, so a user namespace lets its flags be set,
+/// where `/dev/null`'s locked `noexec` would refuse the remount). A path not there (or
 /// under the fresh `/tmp`, out of sight already) is left.
 #[cfg(target_os = "linux")]
-fn hide(path: &Path, handles: &[(PathBuf, rustix::fd::OwnedFd, bool)]) -> Result<(), String> {
+fn hide(
+    path: &Path,
+    handles: &[(PathBuf, rustix::fd::OwnedFd, bool)],
+    shown: &[(PathBuf, rustix::fd::OwnedFd, bool)],
+) -> Result<(), String> {
     let err = |what: &str, e: rustix::io::Errno| format!("cannot {what} {}: {e}", path.display());
     let read_only = MountFlags::BIND | MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV;
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(());
     };
     if !meta.is_dir() {
-        mount_bind("/dev/null", path).map_err(|e| err("hide", e))?;
+        let empty = Path::new("/dev/shm/.speccoder-hidden");
+        if !empty.exists() {
+            std::fs::write(empty, b"")
+                .map_err(|e| format!("cannot make {}: {e}", empty.display()))?;
+        }
+        mount_bind(empty, path).map_err(|e| err("hide", e))?;
         return mount_remount(path, read_only, "").map_err(|e| err("hide", e));
     }
+    // The shown ones are bound from the mounts as the read-only pass left them.
     let below: Vec<_> = handles
         .iter()
+        .chain(shown)
         .filter(|(p, _, _)| p != path && within(p, path))
         .collect();
     let flags = if below.is_empty() {
@@ -718,6 +735,25 @@ fn read_only_everywhere(spec: &Spec, tmp: &[PathBuf], points: &[MountPoint]) -> 
     Ok(())
 }
 
+/// An `O_PATH` handle on each of `paths`, with whether it is a folder: taken before
+/// anything covers them.
+#[cfg(target_os = "linux")]
+fn handles_of<'a>(
+    paths: impl Iterator<Item = &'a PathBuf>,
+) -> Result<Vec<(PathBuf, rustix::fd::OwnedFd, bool)>, String> {
+    paths
+        .map(|path| {
+            let fd = rustix::fs::open(
+                path,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            Ok((path.clone(), fd, path.is_dir()))
+        })
+        .collect()
+}
+
 #[cfg(target_os = "linux")]
 fn make_mounts(spec: &Spec) -> Result<(), String> {
     let err = |what: &str, path: &Path, e: rustix::io::Errno| {
@@ -725,17 +761,8 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
     };
     // Handles on the writable places before anything covers them: a writable folder under
     // /tmp is bound again on top of the fresh /tmp through its handle.
-    let mut handles = Vec::new();
-    for path in &spec.writable {
-        let fd = rustix::fs::open(
-            path,
-            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )
-        .map_err(|e| err("open", path, e))?;
-        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-        handles.push((path.clone(), fd, is_dir));
-    }
+    let shown = handles_of(spec.shown.iter().filter(|p| p.exists()))?;
+    let handles = handles_of(spec.writable.iter())?;
     let mut tmp = private_tmp(spec.tmp_mib)?;
     // The caches, each a private overlay like /tmp; one the kernel refuses stays as it is,
     // read-only below.
@@ -786,7 +813,7 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
     read_only_everywhere(spec, &tmp, &mount_points(&mountinfo))?;
     for path in &spec.hidden {
-        hide(path, &handles)?;
+        hide(path, &handles, &shown)?;
     }
     // Read-only where they are, and where the tree is seen at its fixed path.
     let seen = spec

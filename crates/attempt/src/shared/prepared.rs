@@ -165,6 +165,7 @@ impl Prepared {
                         // The agent reaches its model.
                         private_network: false,
                         overlays: self.caches.clone(),
+                        shown: self.reveal.clone(),
                         // The setup's products copied into the agent's tree find it.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: self.tree.clone(),
@@ -237,6 +238,7 @@ impl Prepared {
                         tmp_mib: Some(self.tmp_mib),
                         private_network: !self.checks_network,
                         overlays: self.caches.clone(),
+                        shown: self.reveal.clone(),
                         // Where the setup ran, when there was one.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
                             tree: check_tree.to_path_buf(),

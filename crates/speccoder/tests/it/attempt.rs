@@ -1486,7 +1486,7 @@ fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     let agent_saw = std::fs::read_to_string(&probe_file).expect("the agent probed");
     assert_eq!(
         agent_saw.trim(),
-        "REACHED",
+        agent_sees,
         "the agent reached: {agent_saw}"
     );
     assert_eq!(out.status.code(), Some(0), "{story}\n{stderr}");
