@@ -182,7 +182,7 @@ mod tests {
                 "run/1000"
             ]
         );
-        // A writable place is never hidden, nor what holds it wholly.
+        // A writable place is never hidden (one below a hidden folder is bound again inside it).
         let open = places(For::Agent, Some(&home), &vars, &[], &[home.join(".ssh")]);
         assert!(!open.contains(&home.join(".ssh")), "{open:?}");
     }
