@@ -271,6 +271,23 @@ if [[ "$WITH_COMPOSER" == 1 ]]; then
   fi
 fi
 
+# --- system tools the sandbox tests use: ssh-agent and its client (an agent on a socket the
+# sandbox must hide), a C compiler (`go test -race` needs cgo) ---------------------------
+step "openssh-client, gcc"
+missing=""
+for pair in ssh-agent:openssh-client ssh-keygen:openssh-client gcc:gcc; do
+  command -v "${pair%%:*}" >/dev/null || missing="$missing ${pair#*:}"
+done
+if [[ -z "$missing" ]]; then
+  done_step "present"
+elif command -v apt-get >/dev/null; then
+  # shellcheck disable=SC2086 # the names are words
+  apt-get update -qq >/dev/null && apt-get install -y -qq $(echo $missing | tr ' ' '\n' | sort -u) >/dev/null
+  done_step "installed"
+else
+  done_step "missing:$missing (no apt-get here)"
+fi
+
 # --- hyperfine, for benchmarks -----------------------------------------------------------
 if [[ "$WITH_HYPERFINE" == 1 ]]; then
   step "hyperfine"
