@@ -47,6 +47,7 @@ table! {
         cargo_bench: "cargo-bench",
         cargo_single: "cargo-single",
         cargo_workspace: "cargo-workspace",
+        cargo_xtask: "cargo-xtask",
         go_module: "go-module",
         go_workspace: "go-workspace",
         just: "just",
@@ -147,9 +148,19 @@ fn runs_every_task(fixture: &'static str) {
             }
             let leaf = name.rsplit(['/', ':']).next().unwrap_or(&name);
             // cargo's own commands print what cargo prints: success is the check.
-            let expected = if runner.is_builtin(task) {
+            // A cargo alias runs what it expands to: a cargo command of its own (success
+            // is the check), a test (libtest's summary) or a program (`ran <leaf>`).
+            let alias = task
+                .doc
+                .as_deref()
+                .and_then(|d| d.strip_prefix("cargo alias for `cargo "));
+            let expected = if runner.is_builtin(task)
+                || alias.is_some_and(|a| !a.starts_with("run ") && !a.starts_with("test "))
+            {
                 Vec::new()
-            } else if task.command.starts_with("cargo test") {
+            } else if task.command.starts_with("cargo test")
+                || alias.is_some_and(|a| a.starts_with("test "))
+            {
                 vec!["test result: ok. 1 passed".to_owned()]
             } else if let Some(source) = task
                 .doc

@@ -20,6 +20,7 @@ mod cache;
 mod cli;
 mod controls;
 mod detection;
+mod documented;
 mod every_task_runs;
 mod forgery;
 mod hardening;

@@ -12,6 +12,8 @@ use crate::probe::find_on_path;
 use crate::quote::single_quote;
 use crate::runner::{Runner, Task};
 
+mod aliases;
+
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "cargo",
     label: "Cargo",
@@ -19,7 +21,12 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     manifests: &["Cargo.toml"],
     detect,
     is_builtin,
-    arguments: |_, _| Arguments::AfterDashDash,
+    // An alias ending in `--` (`xtask = "run --package xtask --"`) hands every word on to
+    // the program; anything else reads its words as cargo's own options up to `--`.
+    arguments: |_, task| match aliases::hands_on_every_word(task) {
+        true => Arguments::WithArguments,
+        false => Arguments::AfterDashDash,
+    },
     words: Words::AfterDashDash {
         test_argument: "--nocapture",
     },
@@ -101,14 +108,39 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
              toolchain `{toolchain}`, so the project cannot choose the cargo that lists it"
         ));
     }
-    if ctx.records_inputs()
-        && let Ok(value) = serde_json::from_slice::<Value>(&metadata)
-    {
+    let value = serde_json::from_slice::<Value>(&metadata).unwrap_or(Value::Null);
+    aliases::add(ctx, &mut runner, &member_folders(&value));
+    if ctx.records_inputs() {
         for path in metadata_inputs(&value, ctx.root) {
             ctx.depends_on(path);
         }
     }
     Ok(runner)
+}
+
+/// The workspace members' names and folders, from `cargo metadata`.
+fn member_folders(metadata: &Value) -> Vec<(String, PathBuf)> {
+    let members: Vec<&str> = metadata
+        .get("workspace_members")
+        .and_then(Value::as_array)
+        .map(|ids| ids.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    metadata
+        .get("packages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            p.get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| members.contains(&id))
+        })
+        .filter_map(|p| {
+            let name = p.get("name").and_then(Value::as_str)?;
+            let manifest = Path::new(p.get("manifest_path").and_then(Value::as_str)?);
+            Some((name.to_owned(), manifest.parent()?.to_path_buf()))
+        })
+        .collect()
 }
 
 /// Refuses the workspace when a file `cargo metadata` will read, and that can be named
@@ -431,20 +463,39 @@ fn is_builtin(task: &Task) -> bool {
         return false;
     }
     match package {
-        None => task.command == format!("cargo {verb}"),
+        None => {
+            task.command == format!("cargo {verb}")
+                || task.command == format!("cargo {verb} {}", whole_workspace(verb))
+        }
         Some(package) => {
             task.command == format!("cargo {verb} --package {}", single_quote(package))
         }
     }
 }
 
-/// cargo's own commands.
-fn builtin_tasks(runner: &mut Runner) {
+/// The option that makes cargo's own command `verb` take every workspace member.
+fn whole_workspace(verb: &str) -> &'static str {
+    match verb {
+        "fmt" => "--all",
+        _ => "--workspace",
+    }
+}
+
+/// cargo's own commands; with `workspace`, each for every member (`cargo test
+/// --workspace`), for a workspace whose plain commands take only its default members (or
+/// only its root package).
+fn builtin_tasks(runner: &mut Runner, workspace: bool) {
     for (verb, what) in COMMANDS {
         runner.push_task(Task {
             name: (*verb).to_owned(),
-            command: format!("cargo {verb}"),
-            doc: Some(format!("{what} (cargo's own command)")),
+            command: match workspace {
+                true => format!("cargo {verb} {}", whole_workspace(verb)),
+                false => format!("cargo {verb}"),
+            },
+            doc: Some(match workspace {
+                true => format!("{what}, every workspace member (cargo's own command)"),
+                false => format!("{what} (cargo's own command)"),
+            }),
             params: Vec::new(),
             cwd: None,
         });
@@ -512,7 +563,13 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, ListingError> {
         .collect();
     // The workspace commands first, then the targets, then the per-package commands: the
     // prompt shows the first tasks of a runner.
-    builtin_tasks(&mut runner);
+    // cargo's plain commands take the default members only (`default-members`, else the
+    // root package when there is one): the docs of such a workspace say `--workspace`.
+    let defaults = metadata
+        .get("workspace_default_members")
+        .and_then(Value::as_array)
+        .map_or(usize::MAX, Vec::len);
+    builtin_tasks(&mut runner, several && defaults < packages.len());
     for package in packages {
         let Some(pkg) = package.get("name").and_then(Value::as_str) else {
             continue;
@@ -633,7 +690,7 @@ mod tests {
 
     #[test]
     fn recorded_metadata() {
-        let json = include_bytes!("../tests/samples/cargo-metadata.json");
+        let json = include_bytes!("../../tests/samples/cargo-metadata.json");
         let runner = parse_metadata(json).expect("valid");
         let got: Vec<(&str, &str)> = runner
             .tasks
@@ -695,6 +752,35 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// Property: when cargo's plain commands take fewer packages than the workspace has
+    /// (`default-members`, or a root package beside members), the workspace commands say
+    /// `--workspace` (`--all` for fmt) and stay cargo's own; otherwise they are plain.
+    #[test]
+    fn default_members_make_the_workspace_commands_say_workspace() {
+        let metadata = |defaults: &str| {
+            format!(
+                r#"{{"packages":[{{"name":"a","id":"a-id","targets":[]}},{{"name":"b","id":"b-id","targets":[]}}],
+                "workspace_members":["a-id","b-id"],"workspace_default_members":{defaults}}}"#
+            )
+        };
+        let commands = |defaults: &str| {
+            let runner = parse_metadata(metadata(defaults).as_bytes()).expect("valid");
+            assert!(runner.tasks.iter().all(|t| runner.is_builtin(t)));
+            runner
+                .tasks
+                .iter()
+                .filter(|t| !t.name.contains('/'))
+                .map(|t| t.command.clone())
+                .collect::<Vec<_>>()
+        };
+        let narrowed = commands(r#"["a-id"]"#);
+        assert_eq!(narrowed[0], "cargo test --workspace");
+        assert_eq!(narrowed[6], "cargo fmt --all");
+        assert_eq!(commands(r#"["a-id","b-id"]"#)[0], "cargo test");
+        // An older cargo without the field: plain commands, as before.
+        assert_eq!(commands("null")[0], "cargo test");
     }
 
     #[test]
