@@ -364,8 +364,12 @@ pub(crate) fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'
             .filter_map(|r| r.find(op.head).map(|(task, command)| (*r, task, command)))
             .collect();
     }
-    // A runner's own command (cargo's `test`) yields to the project's task of that name:
-    // that is what its authors meant.
+    // An aside (a lifecycle hook, npm init's placeholder `test` that only fails) yields to
+    // a task of that name a developer types; then a runner's own command (cargo's `test`)
+    // yields to the project's task of that name: that is what its authors meant.
+    if matches.len() > 1 && matches.iter().any(|(r, t, _)| !r.is_aside(t)) {
+        matches.retain(|(r, t, _)| !r.is_aside(t));
+    }
     if matches.len() > 1 && matches.iter().any(|(r, t, _)| !r.is_builtin(t)) {
         matches.retain(|(r, t, _)| !r.is_builtin(t));
     }
@@ -585,6 +589,35 @@ mod tests {
             ok(&p, "rest 1 secret"),
             ("just", "just rest 1 secret".into(), None)
         );
+    }
+
+    /// Property: an aside (npm init's placeholder `test`, a lifecycle hook) yields to
+    /// another runner's task of that name, even cargo's own; alone it still resolves, and
+    /// its runner's prefix reaches it.
+    #[test]
+    fn asides_yield_to_any_other_task() {
+        let mut cargo = runner("cargo", TailRule::AsWritten, "cargo", &[]);
+        cargo.push_task(Task {
+            name: "test".to_owned(),
+            command: "cargo test".to_owned(),
+            doc: None,
+            params: Vec::new(),
+            cwd: None,
+        });
+        let mut pkg = runner("pkg", TailRule::AsWritten, "npm run", &["prepare", "build"]);
+        pkg.push_task(Task {
+            name: "test".to_owned(),
+            command: "npm run test".to_owned(),
+            doc: Some("npm init's placeholder: it only prints an error and fails".to_owned()),
+            params: Vec::new(),
+            cwd: None,
+        });
+        let make = runner("make", TailRule::AsWritten, "make", &["prepare"]);
+        let p = vec![pkg, cargo, make];
+        assert_eq!(ok(&p, "test"), ("cargo", "cargo test".into(), None));
+        assert_eq!(ok(&p, "pkg:test"), ("pkg", "npm run test".into(), None));
+        assert_eq!(ok(&p, "prepare"), ("make", "make prepare".into(), None));
+        assert_eq!(ok(&p[..1], "test"), ("pkg", "npm run test".into(), None));
     }
 
     #[test]

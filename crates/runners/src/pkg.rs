@@ -75,10 +75,20 @@ fn is_hook(tasks: &TaskIndex<'_>, task: &Task) -> bool {
         None => tasks.get(name).is_some(),
     };
     LIFECYCLE.contains(&leaf)
+        || task.doc.as_deref() == Some(PLACEHOLDER_DOC)
         || ["pre", "post"].iter().any(|p| {
             leaf.strip_prefix(p)
                 .is_some_and(|rest| !rest.is_empty() && sibling(rest))
         })
+}
+
+/// The doc of npm init's placeholder `test` script (`echo "Error: no test specified" &&
+/// exit 1`), which only fails: an aside, so that another runner's `test` wins the name.
+const PLACEHOLDER_DOC: &str = "npm init's placeholder: it only prints an error and fails";
+
+/// Whether a script's body is npm init's placeholder.
+fn is_placeholder(body: &str) -> bool {
+    body.contains("Error: no test specified") && body.trim_end().ends_with("exit 1")
 }
 
 /// Directories a workspace pattern never enters, whatever it says.
@@ -175,10 +185,15 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         if option_like(&script, None, &mut runner.notes) {
             continue;
         }
+        let placeholder = root_pkg
+            .pointer("/scripts")
+            .and_then(|s| s.get(&script))
+            .and_then(Value::as_str)
+            .is_some_and(is_placeholder);
         runner.push_task(Task {
             command: format!("{} {}", manager.prefix(), single_quote(&script)),
             name: script,
-            doc: None,
+            doc: placeholder.then(|| PLACEHOLDER_DOC.to_owned()),
             params: Vec::new(),
             cwd: None,
         });
@@ -570,7 +585,9 @@ fn scripts(pkg: &Value) -> Vec<String> {
 }
 
 /// The package manager and why: `packageManager`, then `devEngines.packageManager`, then
-/// lockfiles, then bun when it is on PATH, else npm.
+/// lockfiles, then a `bunfig.toml`, then the manager the root's own scripts call most
+/// (`npm run build && …`), else npm. Never what is on PATH: the answer is the project's,
+/// the same on every machine.
 fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static str) {
     let root = ctx.root;
     if let Some(decl) = pkg.get("packageManager").and_then(Value::as_str) {
@@ -612,13 +629,49 @@ fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static 
     if has("package-lock.json") || has("npm-shrinkwrap.json") {
         return (PackageManager::Npm, "from its lockfile");
     }
-    if ctx.find_binary("bun").is_some() {
-        return (
-            PackageManager::Bun,
-            "no declaration or lockfile; bun is on PATH",
-        );
+    ctx.depends_on_file("bunfig.toml");
+    if has("bunfig.toml") {
+        return (PackageManager::Bun, "from its bunfig.toml");
+    }
+    if let Some(pm) = called_by_scripts(pkg, has(".yarnrc.yml")) {
+        return (pm, "no declaration or lockfile; its scripts call it");
     }
     (PackageManager::Npm, "no declaration or lockfile")
+}
+
+/// The package manager the root's scripts call most (`npm run a && npm test`, `pnpm -r
+/// build`, `yarn lint`, `bunx x`), when one is called more than any other.
+fn called_by_scripts(pkg: &Value, berry: bool) -> Option<PackageManager> {
+    let scripts = pkg.get("scripts").and_then(Value::as_object)?;
+    // npm, pnpm, yarn, bun.
+    let mut counts = [0usize; 4];
+    for body in scripts.values().filter_map(Value::as_str).take(1000) {
+        let words = body
+            .split(|c: char| c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')'))
+            .take(200);
+        for word in words {
+            let slot = match word {
+                "npm" | "npx" => 0,
+                "pnpm" | "pnpx" => 1,
+                "yarn" => 2,
+                "bun" | "bunx" => 3,
+                _ => continue,
+            };
+            counts[slot] += 1;
+        }
+    }
+    let most = *counts.iter().max()?;
+    if most == 0 || counts.iter().filter(|c| **c == most).count() > 1 {
+        return None;
+    }
+    let slot = counts.iter().position(|c| *c == most)?;
+    Some(match slot {
+        0 => PackageManager::Npm,
+        1 => PackageManager::Pnpm,
+        2 if berry => PackageManager::YarnBerry,
+        2 => PackageManager::Yarn1,
+        _ => PackageManager::Bun,
+    })
 }
 
 /// `workspaces` as an array, or as an object with `packages`.
@@ -976,6 +1029,43 @@ fn manifest_order(a: &str, b: &str) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Property: the manager the scripts call most is chosen, a tie or no call chooses
+    /// none, and yarn is berry only with a `.yarnrc.yml`.
+    #[test]
+    fn the_manager_the_scripts_call() {
+        let pick = |scripts: serde_json::Value, berry: bool| {
+            called_by_scripts(&serde_json::json!({ "scripts": scripts }), berry)
+        };
+        let npm = serde_json::json!({"a": "npm run b && npm run c", "b": "bun x.ts", "c": "tsc"});
+        assert_eq!(pick(npm, false), Some(PackageManager::Npm));
+        let yarn = serde_json::json!({"a": "yarn b;yarn c", "b": "x"});
+        assert_eq!(pick(yarn.clone(), false), Some(PackageManager::Yarn1));
+        assert_eq!(pick(yarn, true), Some(PackageManager::YarnBerry));
+        assert_eq!(
+            pick(serde_json::json!({"a": "pnpm -r build|bunx x"}), false),
+            None
+        );
+        assert_eq!(
+            pick(serde_json::json!({"a": "tsc", "b": "npmx"}), false),
+            None
+        );
+        assert_eq!(
+            pick(serde_json::json!({"a": "(bunx vite)"}), false),
+            Some(PackageManager::Bun)
+        );
+    }
+
+    #[test]
+    fn npm_inits_placeholder_is_an_aside() {
+        assert!(is_placeholder(
+            r#"echo "Error: no test specified" && exit 1"#
+        ));
+        assert!(!is_placeholder("vitest run"));
+        assert!(!is_placeholder(
+            r#"echo "Error: no test specified" && exit 1 || vitest"#
+        ));
+    }
 
     #[test]
     fn pnpm_workspace_lists() {

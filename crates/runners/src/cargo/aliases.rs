@@ -111,9 +111,7 @@ pub(super) fn parse(text: &str) -> Result<(Vec<Alias>, Vec<String>), String> {
         }
         let words: Option<Vec<String>> = match value {
             toml::Value::String(s) => Some(s.split_whitespace().map(str::to_owned).collect()),
-            toml::Value::Array(items) => {
-                items.iter().map(|i| i.as_str().map(quote)).collect()
-            }
+            toml::Value::Array(items) => items.iter().map(|i| i.as_str().map(quote)).collect(),
             _ => None,
         };
         let why = match &words {

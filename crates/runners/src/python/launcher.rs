@@ -65,7 +65,13 @@ impl Launcher {
     pub(crate) fn pytest(&self) -> String {
         match (self.prefix(), self) {
             (Some(prefix), _) => format!("{prefix} pytest"),
-            (None, Self::System { pytest: true, .. }) => format!("{}pytest", self.src_path()),
+            // `pytest` from PATH, unlike `python -m pytest`, does not put the root on
+            // `sys.path`, and nothing installed the package (tox had, for a project that
+            // names pytest only in tox.ini): every test module failed to import it.
+            (None, Self::System { pytest: true, src }) => match src {
+                true => format!("{}pytest", self.src_path()),
+                false => "env PYTHONPATH=. pytest".to_owned(),
+            },
             (None, _) => format!("{} pytest", self.python_m()),
         }
     }
@@ -471,6 +477,12 @@ mod tests {
             src: true,
         };
         assert_eq!(no_pytest.pytest(), "env PYTHONPATH=src python3 -m pytest");
+        // A flat layout: the root, as `python -m pytest` would put it.
+        let flat = Launcher::System {
+            pytest: true,
+            src: false,
+        };
+        assert_eq!(flat.pytest(), "env PYTHONPATH=. pytest");
         // An environment installs the package itself.
         assert_eq!(
             Launcher::Venv(".venv").pytest(),

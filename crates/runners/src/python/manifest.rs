@@ -39,6 +39,10 @@ pub(crate) struct Pyproject {
     pub pytest_groups: Vec<String>,
     /// `[project.scripts]` and `[tool.poetry.scripts]` names.
     pub entry_points: Vec<String>,
+    /// When nothing `uv run` installs names pytest (the project's dependencies, its default
+    /// dependency groups, `[tool.uv] dev-dependencies`) but an extra or another group does:
+    /// that one, as uv's option that installs it (`--group test`, `--extra test`).
+    pub pytest_outside_uv_run: Option<String>,
 }
 
 /// The keys of the table at `path` in the order the text writes them (`toml::Table` sorts
@@ -150,6 +154,7 @@ pub(crate) fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
     if let Some(uv) = table(&doc, &["tool", "uv"]) {
         out.requirements.extend(strings(uv.get("dev-dependencies")));
     }
+    out.pytest_outside_uv_run = pytest_outside_uv_run(&doc, &out);
     if let Some(envs) = table(&doc, &["tool", "hatch", "envs"]) {
         let hatch = hatch_envs(envs, de, &["tool", "hatch", "envs"]);
         out.requirements.extend(hatch.requirements.iter().cloned());
@@ -179,6 +184,57 @@ pub(crate) fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
         }
     }
     Ok(out)
+}
+
+/// The group or extra that names pytest when nothing `uv run` installs by default does
+/// ([`Pyproject::pytest_outside_uv_run`]). uv installs the project's dependencies, the groups
+/// `[tool.uv] default-groups` names (`dev` when it is not set, every group for `"all"`), with
+/// the groups they include, and `[tool.uv] dev-dependencies`; never an extra.
+fn pytest_outside_uv_run(doc: &toml::Value, out: &Pyproject) -> Option<String> {
+    if out.pytest_groups.is_empty() && out.pytest_extras.is_empty() {
+        return None;
+    }
+    let groups = table(doc, &["dependency-groups"]);
+    let uv = table(doc, &["tool", "uv"]);
+    let mut installed: Vec<String> = match uv.and_then(|uv| uv.get("default-groups")) {
+        Some(toml::Value::String(all)) if all == "all" => groups
+            .into_iter()
+            .flatten()
+            .map(|(g, _)| g.clone())
+            .collect(),
+        Some(list) => strings(Some(list)).collect(),
+        None => vec!["dev".to_owned()],
+    };
+    // `{include-group = "x"}` entries, followed to a bound (a cycle is an error to uv).
+    let mut at = 0;
+    while at < installed.len() && installed.len() < 64 {
+        let entries = groups
+            .and_then(|g| g.get(&installed[at]))
+            .and_then(toml::Value::as_array);
+        for entry in entries.into_iter().flatten() {
+            if let Some(name) = entry.get("include-group").and_then(toml::Value::as_str)
+                && !installed.iter().any(|g| g == name)
+            {
+                installed.push(name.to_owned());
+            }
+        }
+        at += 1;
+    }
+    let installed: Vec<String> = installed
+        .iter()
+        .filter_map(|g| requirement_name(g))
+        .collect();
+    let project = table(doc, &["project"]).and_then(|p| p.get("dependencies"));
+    let dev = uv.and_then(|uv| uv.get("dev-dependencies"));
+    if strings(project).chain(strings(dev)).any(|r| is_pytest(&r))
+        || out.pytest_groups.iter().any(|g| installed.contains(g))
+    {
+        return None;
+    }
+    out.pytest_groups
+        .first()
+        .map(|g| format!("--group {g}"))
+        .or_else(|| out.pytest_extras.first().map(|e| format!("--extra {e}")))
 }
 
 /// A task's `help`, on one line.
@@ -575,5 +631,49 @@ style = ["black --check ."]
         );
         assert_eq!(got.entry_points, ["p-cli"]);
         assert!(parse_pyproject("[project").is_err());
+    }
+
+    /// Property: pytest counts for `uv run` only from what uv installs by default: the
+    /// project's dependencies, its default groups (`dev` unless `default-groups` says,
+    /// `"all"`, the groups they include) and `[tool.uv] dev-dependencies`; never an extra.
+    #[test]
+    fn pytest_outside_what_uv_run_installs() {
+        #[track_caller]
+        fn case(text: &str, want: Option<&str>) {
+            let got = parse_pyproject(text).expect("valid").pytest_outside_uv_run;
+            assert_eq!(got.as_deref(), want, "{text}");
+        }
+        // ruff's shape: pytest in a group of its own, `dev` without it.
+        let ruff = "[dependency-groups]\ndev = [\"maturin\"]\ntest = [\"pytest>=8\"]\n";
+        case(ruff, Some("--group test"));
+        case(
+            &format!("{ruff}[tool.uv]\ndefault-groups = [\"dev\", \"test\"]\n"),
+            None,
+        );
+        case(
+            &format!("{ruff}[tool.uv]\ndefault-groups = \"all\"\n"),
+            None,
+        );
+        case(
+            "[dependency-groups]\ndev = [{include-group = \"Test\"}]\nTest = [\"pytest\"]\n",
+            None,
+        );
+        case(
+            "[dependency-groups]\ndev = [{include-group = \"dev\"}]\nt = [\"pytest\"]\n",
+            Some("--group t"),
+        );
+        case("[dependency-groups]\ndev = [\"pytest-cov\"]\n", None);
+        case(
+            "[project]\nname = \"x\"\noptional-dependencies = { test = [\"pytest\"] }\n",
+            Some("--extra test"),
+        );
+        case(
+            "[project]\nname = \"x\"\ndependencies = [\"pytest\"]\n[dependency-groups]\nt = [\"pytest\"]\n",
+            None,
+        );
+        case(
+            &format!("{ruff}[tool.uv]\ndev-dependencies = [\"pytest\"]\n"),
+            None,
+        );
     }
 }

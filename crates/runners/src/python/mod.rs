@@ -365,7 +365,25 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     }
 
     let own_test = own.iter().any(|t| t.name == "test");
-    match test_task(ctx, &launcher, pytest_why.as_deref(), &hatch_plan) {
+    // `uv run pytest` finds no pytest when only a group or extra uv does not install
+    // names it (ruff: it built the Rust extension, then failed): no `test` that cannot run.
+    let uv_lacks_pytest = match (&launcher, &pyproject.pytest_outside_uv_run) {
+        (Launcher::Uv, Some(option)) if !own_test => Some(option),
+        _ => None,
+    };
+    if let Some(option) = uv_lacks_pytest {
+        // First: a runner left with no task says this as its reason.
+        runner.notes.insert(
+            0,
+            format!(
+                "no `test`: pytest is named only where `uv run` does not install it (`uv run \
+             {option} pytest` would run it)"
+            ),
+        );
+    }
+    match test_task(ctx, &launcher, pytest_why.as_deref(), &hatch_plan)
+        .filter(|_| uv_lacks_pytest.is_none())
+    {
         Some(_) if own_test => runner.notes.push(
             "`test` is the project's own task; the built-in pytest/unittest `test` is not listed"
                 .into(),
@@ -374,6 +392,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             runner.notes.push(format!("test: {why}"));
             runner.push_task(task);
         }
+        None if uv_lacks_pytest.is_some() => {}
         None => runner.notes.push(
             "no `test`: no pytest configuration, conftest.py or pytest dependency, and no \
              test*.py file in the root, tests/ or test/"
@@ -511,7 +530,7 @@ mod tests {
                     pytest: true,
                     src: false,
                 },
-                "pytest",
+                "env PYTHONPATH=. pytest",
                 "python3 -m unittest discover -s tests",
             ),
             (

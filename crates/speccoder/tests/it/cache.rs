@@ -352,27 +352,49 @@ fn a_runner_installed_in_a_path_folder_is_seen() {
     use std::os::unix::fs::PermissionsExt;
     let fixtures = Fixtures::copy();
     let cache = tempfile::tempdir().expect("cache dir");
-    let root = fixtures.path("pkg-npm");
-    std::fs::remove_file(root.join("package-lock.json")).expect("no lockfile");
+    let root = fixtures.path("nox-project");
     let early = tempfile::tempdir().expect("PATH folder");
     let mut path = std::ffi::OsString::from(early.path());
     path.push(":/usr/bin:/bin");
     let before = warm_with_path(&root, cache.path(), &path);
     assert!(
-        before
-            .to_string()
-            .contains("npm run (no declaration or lockfile)"),
+        before.to_string().contains("`nox` is not on PATH"),
         "{before}"
     );
-    // bun installed after the first detection: without a lockfile, pkg now picks it.
+    // nox installed after the first detection: the runner is now there.
+    let nox = early.path().join("nox");
+    std::fs::write(&nox, "#!/bin/sh\nexit 0\n").expect("nox");
+    std::fs::set_permissions(&nox, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let after = list_with_path(&root, cache.path(), &path);
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    assert!(
+        support::runner_json(&after, "nox")["tasks"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{after}"
+    );
+}
+
+/// Property: the package manager is the project's, never what is on PATH: with no
+/// declaration or lockfile, bun on PATH leaves npm chosen (it chose bun before).
+#[test]
+fn the_package_manager_does_not_follow_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("pkg-npm");
+    std::fs::remove_file(root.join("package-lock.json")).expect("no lockfile");
+    let early = tempfile::tempdir().expect("PATH folder");
     let bun = early.path().join("bun");
     std::fs::write(&bun, "#!/bin/sh\nexit 0\n").expect("bun");
     std::fs::set_permissions(&bun, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let after = list_with_path(&root, cache.path(), &path);
-    assert_eq!(after["cached"], false, "a stale entry was used");
+    let mut path = std::ffi::OsString::from(early.path());
+    path.push(":/usr/bin:/bin");
+    let listed = list_with_path(&root, cache.path(), &path);
     assert_eq!(
-        support::runner_json(&after, "pkg")["command_prefix"],
-        "bun run"
+        support::runner_json(&listed, "pkg")["command_prefix"],
+        "npm run",
+        "{listed}"
     );
 }
 

@@ -43,5 +43,11 @@ table! {
             "cargo integration-test",
             Some("crates/term")
         ),
+        // `cargo test` beside npm init's placeholder `test`, which only fails.
+        placeholder_yields: ("pkg-placeholder", "test", "cargo test", None),
+        // No lockfile: the manager its own scripts call (npm), whatever is on PATH (bun).
+        scripts_choose_npm: ("pkg-placeholder", "build:wasm", "npm run 'build:wasm'", None),
+        // pytest only in a group `uv run` does not install: no Python `test` makes it ambiguous.
+        uv_group_leaves_test_to_cargo: ("cargo-maturin-uv", "test", "cargo test", None),
     }
 }

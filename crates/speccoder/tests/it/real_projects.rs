@@ -423,21 +423,32 @@ fn a_project_naming_pytest_only_in_tox_ini_tests_with_pytest() {
     let fixtures = support::Fixtures::copy();
     let root = fixtures.path("python-tabulate");
     let (command, why) = python_test(&list(&root));
-    assert_eq!(command, "pytest");
+    assert_eq!(command, "env PYTHONPATH=. pytest");
     assert_eq!(
         why,
         "test: pytest (`pytest` in the `commands` of `[testenv]` in tox.ini)"
     );
-    // Nothing installs the package here (tox would), and `pytest` from PATH, unlike
-    // `python -m pytest`, does not put the root on `sys.path`: the test does it.
+    // Nothing installs the package here (tox would): the command itself puts the root on
+    // `sys.path`, as `python -m pytest` does, so it runs the suite from a fresh clone
+    // (a bare `pytest` failed every module with `No module named 'gridtext'`).
     let out = support::sh(
-        &format!("env PYTHONPATH=. {command} -p no:cacheprovider"),
+        &format!("{command} -p no:cacheprovider"),
         &root,
         Duration::from_secs(120),
     );
     let text = out.stdout.text();
     assert!(out.success(), "{text}");
     assert!(text.contains("6 passed"), "{text}");
+    let bare = support::sh(
+        "pytest -p no:cacheprovider",
+        &root,
+        Duration::from_secs(120),
+    );
+    let text = bare.stdout.text();
+    assert!(
+        !bare.success() && text.contains("No module named 'gridtext'"),
+        "{text}"
+    );
     let before = support::sh(
         "python3 -m unittest discover -s test",
         &root,
