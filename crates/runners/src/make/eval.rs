@@ -85,16 +85,21 @@ impl Makefile {
                         invalid_utf8: false,
                         recipe: target.recipe,
                         writes_target: target.writes_target,
+                        names_goal: target.names_goal,
                         uncertain,
                     },
                     lossy,
                 );
             }
-            Line::Recipe { writes_target } => {
+            Line::Recipe {
+                writes_target,
+                names_goal,
+            } => {
                 if let Some(start) = rule_start {
                     for rule in &mut self.rules[start..] {
                         rule.recipe = true;
                         rule.writes_target |= writes_target;
+                        rule.names_goal |= names_goal;
                     }
                     self.rule_start = Some(start);
                 }
@@ -134,6 +139,7 @@ impl Makefile {
                         invalid_utf8: false,
                         recipe,
                         writes_target: false,
+                        names_goal: false,
                         uncertain,
                     };
                     self.push_target(name, doc.clone().or(above), rule, lossy);
@@ -284,6 +290,8 @@ pub(super) struct Rule {
     pub(super) recipe: bool,
     /// Its recipe writes `$@`.
     pub(super) writes_target: bool,
+    /// Its recipe names the goal (`$@`, `$(MAKECMDGOALS)`).
+    pub(super) names_goal: bool,
     /// It is defined under a condition detection cannot decide.
     pub(super) uncertain: bool,
 }

@@ -32,9 +32,11 @@ pub(super) enum Line {
     },
     /// `ifdef`, `ifndef`, `ifeq`, `ifneq`, `else [if…]`, `endif`.
     Conditional(Directive),
-    /// A recipe line (it starts with a tab) of the rule above: whether it writes `$@`.
+    /// A recipe line (it starts with a tab) of the rule above: whether it writes `$@`, and
+    /// whether it names the goal at all.
     Recipe {
         writes_target: bool,
+        names_goal: bool,
     },
 }
 
@@ -78,6 +80,8 @@ pub(super) struct RawTarget {
     pub(super) recipe: bool,
     /// Its inline recipe writes `$@`.
     pub(super) writes_target: bool,
+    /// Its inline recipe names the goal ([`names_goal`]).
+    pub(super) names_goal: bool,
     /// It is the first target of its rule's line (the recipe lines below are its rule's).
     pub(super) first: bool,
 }
@@ -179,6 +183,15 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
 
 /// Whether a recipe line writes the rule's target (`> $@`, `-o $@`, `touch $@`, `cp a
 /// $@`): then the target is a file, whatever its name looks like. `echo $@` is not.
+/// Whether a recipe names the goal it is run for (`$@`, `$(MAKECMDGOALS)`), as a
+/// catch-all rule that forwards goals does (`%: ; @go run -C .make . $@`); one that
+/// names none (`%:\n\t@:`) only swallows them.
+fn names_goal(recipe: &str) -> bool {
+    find_pair(recipe, 0, *b"$@").is_some()
+        || recipe.contains("$(MAKECMDGOALS)")
+        || recipe.contains("${MAKECMDGOALS}")
+}
+
 fn writes_target(recipe: &str) -> bool {
     if find_pair(recipe, 0, *b"$@").is_none() {
         return false;
@@ -223,6 +236,7 @@ pub(super) fn parse_lines(text: &str, mut emit: impl FnMut(Line)) {
             comments.clear();
             emit(Line::Recipe {
                 writes_target: writes_target(recipe),
+                names_goal: names_goal(recipe),
             });
             continue;
         }
@@ -542,6 +556,7 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             prerequisites: prerequisite_words.clone(),
             recipe: inline_recipe.is_some(),
             writes_target: inline_recipe.is_some_and(writes_target),
+            names_goal: inline_recipe.is_some_and(names_goal),
             first,
         }));
     }

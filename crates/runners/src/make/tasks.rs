@@ -109,6 +109,7 @@ impl Makefile {
                     doc: target.doc.take(),
                     prerequisites: prerequisites_of(rule).to_vec(),
                     recipe: rule.recipe,
+                    names_goal: rule.names_goal,
                 });
                 return false;
             }
@@ -309,6 +310,28 @@ fn pattern_tasks(
                 });
             }
         }
+        // A catch-all rule with a recipe and no pattern prerequisite (`%: ; @go run -C .make
+        // . $@`) forwards every goal: any name no task has runs as `make NAME`.
+        if !made_any && rule.names_goal && rule.name == "%" {
+            if taken.insert(rule.name.clone()) {
+                notes.push(
+                    "the catch-all rule `%` forwards every goal: an op naming no task runs \
+                     `make NAME`"
+                        .to_owned(),
+                );
+                out.push(Task {
+                    command: format!("make {FORWARDED}"),
+                    name: rule.name.clone(),
+                    doc: Some(match &rule.doc {
+                        Some(doc) => format!("{doc} ({FORWARDER_DOC})"),
+                        None => FORWARDER_DOC.to_owned(),
+                    }),
+                    params: Vec::new(),
+                    cwd: None,
+                });
+            }
+            continue;
+        }
         if made_any || !rule.recipe || prefix.is_empty() && suffix.is_empty() {
             continue;
         }
@@ -347,12 +370,26 @@ const MAX_PATTERN_RULES: usize = 1000;
 /// run as `make lint`).
 const ALSO: &str = "(also as `make ";
 
-/// The pattern task (`test-%`) whose pattern `name` matches, run under that name.
+/// What a catch-all rule's task shows where the goal goes.
+const FORWARDED: &str = "<target>";
+
+/// The doc of a catch-all rule's task, which the prompt shows.
+const FORWARDER_DOC: &str =
+    "a catch-all `%:` rule: any name no task has runs as `make NAME`, which it forwards";
+
+/// The pattern task (`test-%`, or a catch-all `%`) whose pattern `name` matches, run under
+/// that name. A catch-all takes no name make would read as an option or a variable
+/// setting (`-C..`, `X=1`).
 pub(super) fn pattern_task(runner: &Runner, name: &str) -> Option<(usize, String)> {
+    // make takes the rule with the shortest stem: `test-%` before a catch-all.
     let index = runner
         .tasks
         .iter()
-        .position(|t| is_pattern(t) && stem_of(&t.name, name).is_some())?;
+        .position(|t| is_pattern(t) && t.name != "%" && stem_of(&t.name, name).is_some())
+        .or_else(|| {
+            let forwards = !name.starts_with('-') && is_task_name(name);
+            forwards.then(|| runner.tasks.iter().position(|t| t.name == "%"))?
+        })?;
     Some((index, format!("make {}", quote_cow(name))))
 }
 
@@ -380,12 +417,44 @@ struct PatternRule {
     doc: Option<String>,
     prerequisites: Vec<String>,
     recipe: bool,
+    names_goal: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::make::collect;
+
+    /// Property: a catch-all rule whose recipe names the goal forwards any name no task
+    /// has, as `make NAME`, after the patterns with a shorter stem; never a name make reads
+    /// as an option or a setting; a catch-all that names no goal (`@:`) only swallows.
+    #[test]
+    fn catch_all_rules_that_forward_the_goal() {
+        let text = "help: ## Show the targets\n\t@echo help\n%: ; @go run -C .make . $@\ntest-%:\n\t@echo $*\n";
+        let runner = collect(text).into_runner();
+        let found = |name: &str| {
+            pattern_task(&runner, name).map(|(i, command)| (runner.tasks[i].name.clone(), command))
+        };
+        assert_eq!(found("unit"), Some(("%".into(), "make unit".into())));
+        assert_eq!(
+            found("static-analysis"),
+            Some(("%".into(), "make static-analysis".into()))
+        );
+        assert_eq!(
+            found("test-e2e"),
+            Some(("test-%".into(), "make test-e2e".into()))
+        );
+        assert_eq!(found("-C.."), None);
+        assert_eq!(found("X=1"), None);
+        let forward = runner.tasks.iter().find(|t| t.name == "%").expect("listed");
+        assert_eq!(forward.command, "make <target>");
+        assert!(is_pattern(forward));
+        let goals = collect("all:\n\t@true\n%:\n\t@$(MAKE) -C sub $(MAKECMDGOALS)\n").into_runner();
+        assert!(goals.tasks.iter().any(|t| t.name == "%"));
+        let swallow = collect("all:\n\t@true\n%:\n\t@:\n").into_runner();
+        assert!(pattern_task(&swallow, "unit").is_none());
+        assert!(swallow.tasks.iter().all(|t| t.name != "%"));
+    }
 
     #[test]
     fn pattern_rules_over_listed_targets_and_with_recipes() {

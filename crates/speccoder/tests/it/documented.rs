@@ -49,5 +49,8 @@ table! {
         scripts_choose_npm: ("pkg-placeholder", "build:wasm", "npm run 'build:wasm'", None),
         // pytest only in a group `uv run` does not install: no Python `test` makes it ambiguous.
         uv_group_leaves_test_to_cargo: ("cargo-maturin-uv", "test", "cargo test", None),
+        // CI's `make unit`, `make static-analysis`: a `%:` rule forwards every goal to Go.
+        make_forwarded_unit: ("make-forward", "unit", "make unit", None),
+        make_forwarded_analysis: ("make-forward", "static-analysis", "make static-analysis", None),
     }
 }

@@ -52,6 +52,7 @@ table! {
         go_workspace: "go-workspace",
         just: "just",
         make_crlf: "make-crlf",
+        make_forward: "make-forward",
         make_gnumakefile: "make-gnumakefile",
         make_names: "make-names",
         make_nophony: "make-nophony",
