@@ -23,6 +23,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     // before `--` is nox's own (`nox -s lint --foo` fails with "unrecognized arguments",
     // and `-s` takes every later plain word as one more session to run).
     arguments: |_, _| Arguments::AfterDashDash,
+    pattern: Some(tasks::per_python),
     words: Words::AfterDashDash {
         test_argument: "--verbose",
     },
@@ -438,6 +439,39 @@ def floats(session, p):
         );
     }
 
+    /// Property: a session whose `python=` is computed in part (`nox.project.python_versions`
+    /// spread beside literals) is listed alone, never with the few Pythons read as if they
+    /// were all, and any `NAME-X.Y` of it resolves; a session with a literal list does not
+    /// take other versions.
+    #[test]
+    fn computed_pythons_list_the_session_and_resolve_any_version() {
+        let source = "import nox\n\nPYPROJECT = nox.project.load_toml(\"pyproject.toml\")\nPYTHON_VERSIONS = nox.project.python_versions(PYPROJECT)\n\n@nox.session(python=[*PYTHON_VERSIONS, \"3.13t\", \"pypy3.10\"])\ndef tests(session):\n    \"\"\"Run the test suite.\"\"\"\n\n@nox.session(python=[\"3.11\", \"3.12\"])\ndef docs(session):\n    pass\n";
+        let runner = parse_noxfile(source).into_runner();
+        let names: Vec<&str> = runner.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["tests", "docs", "docs-3.11", "docs-3.12"]);
+        assert_eq!(
+            runner.tasks[0].doc.as_deref(),
+            Some("Run the test suite. (pythons computed by the noxfile: NAME-X.Y runs one)")
+        );
+        let found = |name: &str| {
+            runner
+                .find(name)
+                .map(|(t, c)| (t.name.clone(), c.into_owned()))
+        };
+        for version in ["3.10", "3.12", "3.15", "3.13t", "pypy3.10"] {
+            let name = format!("tests-{version}");
+            assert_eq!(
+                found(&name),
+                Some(("tests".into(), format!("nox -s tests-{version}"))),
+                "{name}"
+            );
+        }
+        assert_eq!(found("docs-3.10"), None);
+        assert_eq!(found("tests-x"), None);
+        assert_eq!(found("tests-"), None);
+        assert_eq!(found("other-3.12"), None);
+    }
+
     /// Property: spreads are followed a few constants deep and never into themselves, and
     /// what reading lists looks at stays within the noxfile's size however often a long
     /// list is spread.
@@ -445,11 +479,17 @@ def floats(session, p):
     fn spreads_are_bounded() {
         let source = "import nox\nA = ['3.9']\nA = [*A, '3.10']\nB = [*A, *C]\n@nox.session(python=[*B, '3.13'])\ndef t(s): pass\n";
         let noxfile = parse_noxfile(source);
-        // `A` spreading itself is followed no further than the depth bound; `C` is unknown.
-        assert_eq!(noxfile.sessions[0].pythons, ["3.10", "3.13"]);
+        // `A` spreading itself is followed no further than the depth bound; `C` is unknown:
+        // a list read in part lists the session alone.
+        assert!(noxfile.sessions[0].pythons.is_empty());
+        assert!(noxfile.sessions[0].computed_pythons);
         assert_eq!(
             noxfile.notes,
-            ["session `t`: 2 pythons that are not strings are left out"]
+            [
+                "session `t`: 2 of its pythons come from an expression only running the \
+                 noxfile tells; listed by its name alone (`nox -s t` runs them all, and \
+                 `t-X.Y` one)"
+            ]
         );
         // 200,000 items spread in 20,000 sessions: a duplicate-only list never fills the
         // session budget, so only the visit budget stops it.

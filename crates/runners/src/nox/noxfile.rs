@@ -36,6 +36,10 @@ pub(crate) struct Session {
     /// (`project='pip'`, or an `ids=` entry), when they can be read; each is also a session
     /// (`downstream(project='pip')`, `tests-3.11(django='4.2')` on several Pythons).
     pub ids: Vec<String>,
+    /// Its `python=` is computed, wholly or in part (`[*PYTHON_VERSIONS, "3.13t"]` where
+    /// `PYTHON_VERSIONS = nox.project.python_versions(PYPROJECT)`): only the session is
+    /// listed, and any `NAME-X.Y` resolves.
+    pub computed_pythons: bool,
 }
 
 /// The names a module binds to nox, its `session` decorator and `parametrize`.
@@ -195,6 +199,7 @@ pub(crate) fn parse_noxfile(source: &str) -> Noxfile {
             doc: docstring(def, &lines, i, line.indent),
             params: Vec::new(),
             ids: Vec::new(),
+            computed_pythons: false,
         };
         let mut backend_none = default_backend_none;
         let mut python = Cow::Owned(Lit::None);
@@ -263,16 +268,17 @@ pub(crate) fn parse_noxfile(source: &str) -> Noxfile {
                 if !whole {
                     visits_ran_out = true;
                 }
-                match others {
-                    0 => {}
-                    1 => out.notes.push(format!(
-                        "session `{}`: a python that is not a string is left out",
-                        session.name
-                    )),
-                    n => out.notes.push(format!(
-                        "session `{}`: {n} pythons that are not strings are left out",
-                        session.name
-                    )),
+                // A list only partly read would list some of the session's Pythons as if
+                // they were all: the session alone is listed, and `NAME-X.Y` resolves.
+                if others > 0 {
+                    session.pythons.clear();
+                    session.computed_pythons = true;
+                    out.notes.push(format!(
+                        "session `{}`: {others} of its pythons come from an expression only \
+                         running the noxfile tells; listed by its name alone (`nox -s {}` \
+                         runs them all, and `{}-X.Y` one)",
+                        session.name, session.name, session.name
+                    ));
                 }
                 if cut > 0 {
                     out.notes.push(format!(
@@ -284,11 +290,15 @@ pub(crate) fn parse_noxfile(source: &str) -> Noxfile {
                     ));
                 }
             }
-            Lit::Name(_) | Lit::Other => out.notes.push(format!(
-                "session `{}`: its pythons come from an expression only running the noxfile \
-                 tells; listed by its name alone (`nox -s {}` runs them all)",
-                session.name, session.name
-            )),
+            Lit::Name(_) | Lit::Other => {
+                session.computed_pythons = true;
+                out.notes.push(format!(
+                    "session `{}`: its pythons come from an expression only running the \
+                     noxfile tells; listed by its name alone (`nox -s {}` runs them all, and \
+                     `{}-X.Y` one)",
+                    session.name, session.name, session.name
+                ));
+            }
             _ => {}
         }
         let mut parametrized = 0usize;

@@ -57,6 +57,7 @@ impl Noxfile {
                 }
             };
             let all = match session.pythons.as_slice() {
+                [] if session.computed_pythons => COMPUTED.to_owned(),
                 [] => String::new(),
                 pythons => format!("python {}", pythons.join(", ")),
             };
@@ -86,6 +87,11 @@ impl Noxfile {
                     .iter()
                     .map(|p| (format!("{}-{p}", session.name), Some(p.as_str())))
                     .collect(),
+            };
+            // nox names them after Pythons only running the noxfile tells.
+            let prefixes = match session.computed_pythons {
+                true => Vec::new(),
+                false => prefixes,
             };
             for (prefix, python) in &prefixes {
                 for id in &session.ids {
@@ -117,6 +123,27 @@ impl Noxfile {
         }
         runner
     }
+}
+
+/// What the doc of a session whose Pythons are computed says, last.
+pub(super) const COMPUTED: &str = "pythons computed by the noxfile: NAME-X.Y runs one";
+
+/// The session whose Pythons are computed that `name` (`tests-3.12`, `tests-pypy3.10`,
+/// `tests-3.13t`) selects one Python of, with the command that runs it.
+pub(super) fn per_python(runner: &Runner, name: &str) -> Option<(usize, String)> {
+    let (session, python) = name.rsplit_once('-')?;
+    let version = python.strip_prefix("pypy").unwrap_or(python);
+    let version = version.strip_suffix('t').unwrap_or(version);
+    let plausible = version.starts_with(|c: char| c.is_ascii_digit())
+        && version.len() <= 8
+        && version.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if !plausible {
+        return None;
+    }
+    let index = runner.tasks.iter().position(|t| {
+        t.name == session && t.doc.as_deref().is_some_and(|d| d.contains(COMPUTED))
+    })?;
+    Some((index, command(name)))
 }
 
 /// `nox -s NAME`; a name starting with `-` as `--session=-x`, since `nox -s -x` reads it

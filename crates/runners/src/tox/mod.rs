@@ -31,6 +31,7 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     // testenv:lint.commands=…` would replace the env's commands).
     // Through hatch, every word is formatted first (`{env:HOME}` becomes the variable),
     // after `--` too: no words are admitted there.
+    pattern: Some(on_demand_env),
     arguments: |_, task| {
         if task.command.starts_with("hatch ") {
             Arguments::Exact
@@ -101,6 +102,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         .map_err(|err| Absence::Failed(format!("{name}: {err}")))?;
         if let Some(envs) = envs {
             let mut runner = into_runner(name, envs, through.as_ref().map(|t| t.prefix));
+            add_on_demand(&mut runner);
             if let Some(through) = through {
                 runner.notes.push(through.why);
             }
@@ -160,6 +162,48 @@ fn into_runner(file: &str, envs: Vec<Env>, launcher: Option<&str>) -> Runner {
     runner
 }
 
+/// Adds `py`, which `tox list` does not show: tox makes `py`, `py3`, `py312`, `pypy310` on
+/// demand even when an `env_list` names others (black's and pytest's guides say `tox -e
+/// py`), and `py` stands for them all ([`on_demand_env`]).
+fn add_on_demand(runner: &mut Runner) {
+    if runner.tasks.is_empty() || runner.tasks.iter().any(|t| t.name == "py") {
+        return;
+    }
+    runner.push_task(Task {
+        name: "py".to_owned(),
+        command: format!("{} -e py", runner.command_prefix),
+        doc: Some(ON_DEMAND_DOC.to_owned()),
+        params: Vec::new(),
+        cwd: None,
+    });
+}
+
+/// The doc of the on-demand `py` env tox makes when the configuration does not list it.
+const ON_DEMAND_DOC: &str = "tox's on-demand env on the Python tox finds; `py3`, `py312`, \
+     `pypy310` run it on another Python";
+
+/// An env tox makes on demand from its name alone, as `tox -e NAME` accepts it (tox 4:
+/// an implementation, `py`, `pypy`, `cpython` or `graalpy`, then an optional version `3`,
+/// `312` or `3.12`, then an optional `t` for a free-threaded build): the `py` task, run
+/// under that name.
+fn on_demand_env(runner: &Runner, name: &str) -> Option<(usize, String)> {
+    let version = ["pypy", "cpython", "graalpy", "py"]
+        .iter()
+        .find_map(|implementation| name.strip_prefix(implementation))?;
+    let version = version.strip_suffix('t').unwrap_or(version);
+    let (major, minor) = version.split_at(version.len().min(1));
+    let minor = minor.strip_prefix('.').unwrap_or(minor);
+    let plausible = version.is_empty()
+        || (matches!(major, "2" | "3")
+            && minor.len() <= 2
+            && minor.bytes().all(|b| b.is_ascii_digit()));
+    if !plausible || name == "py" {
+        return None;
+    }
+    let index = runner.tasks.iter().position(|t| t.name == "py")?;
+    Some((index, format!("{} -e {name}", runner.command_prefix)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +221,37 @@ mod tests {
         let mut runner = into_runner(name, envs, None);
         runner.notes.extend(budget.into_notes());
         runner
+    }
+
+    /// Property: with an `env_list`, tox's on-demand envs (`py`, `py3`, `py312`, `py3.12`,
+    /// `pypy310`, `py313t`) resolve to `tox -e NAME`; listed envs stay theirs, and names
+    /// that are no Python (`pyx`, `py4`, `python`) do not resolve.
+    #[test]
+    fn on_demand_python_envs_resolve() {
+        let mut runner = listing("tox.ini", "[tox]\nenv_list = py3{10,11}, lint\n");
+        add_on_demand(&mut runner);
+        let found = |name: &str| {
+            runner
+                .find(name)
+                .map(|(t, c)| (t.name.clone(), c.into_owned()))
+        };
+        assert_eq!(found("py"), Some(("py".into(), "tox -e py".into())));
+        for name in [
+            "py3", "py312", "py3.12", "pypy310", "py313t", "pypy3", "pypy",
+        ] {
+            assert_eq!(
+                found(name),
+                Some(("py".into(), format!("tox -e {name}"))),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            found("py310"),
+            Some(("py310".into(), "tox -e py310".into()))
+        );
+        for name in ["pyx", "py4", "python", "py3.123", "py-3", "pypy3.x"] {
+            assert_eq!(found(name), None, "{name}");
+        }
     }
 
     /// A 99-item brace group: `{0,1,…,98}`.

@@ -15,7 +15,7 @@ type Case = (
 );
 
 fn resolves_as_documented((fixture, op, command, cwd): Case) {
-    require_tools(&["cargo"]);
+    require_tools(&["cargo", "tox", "nox", "make", "go"]);
     let fixtures = Fixtures::copy();
     let recipe = detect(&fixtures.path(fixture), &RecipeConfig::default());
     let resolved = recipe
@@ -52,5 +52,38 @@ table! {
         // CI's `make unit`, `make static-analysis`: a `%:` rule forwards every goal to Go.
         make_forwarded_unit: ("make-forward", "unit", "make unit", None),
         make_forwarded_analysis: ("make-forward", "static-analysis", "make static-analysis", None),
+        // `tox -e py`, `tox -e py312` beside an `env_list` of others: tox makes them on demand.
+        tox_on_demand_py: ("tox-project", "py", "tox -e py", None),
+        tox_on_demand_py312: ("tox-project", "py312", "tox -e py312", None),
+        // CI's `nox -s tests-3.12`, where the noxfile computes the Pythons from pyproject.
+        nox_computed_312: ("nox-computed", "tests-3.12", "nox -s tests-3.12", None),
+        nox_computed_free_threaded: ("nox-computed", "tests-3.13t", "nox -s tests-3.13t", None),
+    }
+}
+
+/// Property: every session the real `nox -l --json` lists for a noxfile whose Pythons are
+/// computed (`nox.project.python_versions`) resolves to `nox -s` of that session, though
+/// detection, which never runs the noxfile, lists only the session's name.
+#[test]
+fn every_session_nox_lists_resolves_where_pythons_are_computed() {
+    require_tools(&["nox"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("nox-computed");
+    let out = support::sh("nox -l --json", &root, std::time::Duration::from_secs(60));
+    assert!(out.success(), "{}", out.stdout.text());
+    let listed: serde_json::Value = serde_json::from_str(&out.stdout.text()).expect("json");
+    let sessions: Vec<&str> = listed
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|s| s["session"].as_str())
+        .collect();
+    assert!(sessions.contains(&"tests-3.10") && sessions.len() == 7, "{sessions:?}");
+    let recipe = detect(&root, &RecipeConfig::default());
+    for session in sessions {
+        let resolved = recipe
+            .resolve(session)
+            .unwrap_or_else(|err| panic!("`{session}` does not resolve: {err}"));
+        assert_eq!(resolved.command, format!("nox -s {session}"));
     }
 }
