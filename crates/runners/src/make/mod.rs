@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef, Words};
-use crate::files::{MAX_MAKEFILE, ReadError, read_limited};
-use crate::runner::Runner;
+use crate::files::{self, MAX_MAKEFILE, ReadError, read_limited};
+use crate::runner::{Runner, Task};
 
 mod eval;
 mod lexer;
@@ -68,33 +68,81 @@ const MAX_EXPANSION_DEPTH: usize = 16;
 const MAX_EXPANSION_BYTES: usize = 64 << 10;
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
-    let name = MAKEFILES
-        .iter()
-        // Whatever its kind: make would pick it, and reading it says why it is refused.
-        .find(|name| ctx.root.join(name).symlink_metadata().is_ok())
-        .ok_or_else(|| Absence::Absent("no makefile in the root".into()))?;
+    let name = makefile_in(ctx.root);
+    let subprojects = subprojects(ctx);
+    if name.is_none() && subprojects.is_empty() {
+        return Err(Absence::Absent("no makefile in the root".into()));
+    }
     ctx.needs_binary("make")?;
+    let canonical_root = ctx
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| ctx.root.to_path_buf());
+    let mut budget = MAX_TOTAL_BYTES;
+    let mut runner = match name {
+        Some(name) => {
+            let runner = read_project(ctx, ctx.root, &canonical_root, name, &mut budget)
+                .map_err(Absence::Failed)?;
+            if runner.tasks.is_empty() && subprojects.is_empty() {
+                return Err(Absence::Absent(format!("{name} defines no targets")));
+            }
+            runner
+        }
+        None => Runner::new(RUNNER.id, RUNNER.label, "make"),
+    };
+    for (folder, name) in subprojects {
+        let dir = ctx.root.join(&folder);
+        match read_project(ctx, &dir, &canonical_root, name, &mut budget) {
+            Ok(sub) => add_subproject(&mut runner, &folder, sub),
+            Err(err) => runner
+                .notes
+                .push(format!("subproject {folder}/ is not listed: {err}")),
+        }
+    }
+    if runner.tasks.is_empty() {
+        return Err(Absence::Absent(
+            "no makefile target in the root or a subproject".into(),
+        ));
+    }
+    Ok(runner)
+}
+
+/// The makefile make reads in `dir`, whatever its kind (make would pick it, and reading it
+/// says why it is refused).
+fn makefile_in(dir: &Path) -> Option<&'static str> {
+    MAKEFILES
+        .iter()
+        .find(|name| dir.join(name).symlink_metadata().is_ok())
+        .copied()
+}
+
+/// The targets of the makefile `name` in `dir` (the root, or a subproject's folder, where
+/// make runs and relative includes start), read within the budget shared by the project.
+fn read_project(
+    ctx: &Context<'_>,
+    dir: &Path,
+    canonical_root: &Path,
+    name: &str,
+    budget: &mut u64,
+) -> Result<Runner, String> {
     let mut reader = Reader {
         ctx,
-        root: ctx.root,
-        canonical_root: ctx
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| ctx.root.to_path_buf()),
+        root: dir,
+        canonical_root: canonical_root.to_path_buf(),
         seen: HashSet::new(),
         notes: Vec::new(),
-        budget: MAX_TOTAL_BYTES,
+        budget: *budget,
     };
     let mut makefile = Makefile::default();
     makefile.vars.root = Some(ctx.root.to_path_buf());
-    // `$(CURDIR)` is where make runs: the root.
+    // `$(CURDIR)` is where make runs.
     makefile.vars.values.insert(
         "CURDIR".into(),
-        Value::Simple(ctx.root.to_string_lossy().into_owned()),
+        Value::Simple(dir.to_string_lossy().into_owned()),
     );
-    reader
-        .read(&ctx.root.join(name), name, &mut makefile, 0)
-        .map_err(Absence::Failed)?;
+    let read = reader.read(&dir.join(name), name, &mut makefile, 0);
+    *budget = reader.budget;
+    read?;
     for path in makefile.vars.looked_up.take() {
         ctx.depends_on(path);
     }
@@ -103,10 +151,95 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     }
     let mut runner = makefile.into_runner();
     runner.notes.extend(reader.notes);
-    if runner.tasks.is_empty() {
-        return Err(Absence::Absent(format!("{name} defines no targets")));
-    }
     Ok(runner)
+}
+
+/// The files beside a makefile that make its folder a project of its own.
+const SUBPROJECT_MANIFESTS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "composer.json",
+    "Gemfile",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "CMakeLists.txt",
+];
+
+/// Folders never taken as subprojects: dependencies and build outputs.
+const NOT_SUBPROJECTS: &[&str] = &["node_modules", "target", "vendor", "dist", "build"];
+
+/// The most subprojects listed, and the most root entries looked at for them.
+const MAX_SUBPROJECTS: usize = 32;
+const MAX_ROOT_ENTRIES: usize = 10_000;
+
+/// The folders right below the root that hold a makefile and a manifest of their own
+/// (polars' `py-polars/` with pyproject.toml and a Makefile beside the root Cargo.toml), in
+/// sorted order: their targets run there, as `cd py-polars && make test` does. A symlinked
+/// or hidden folder is not one.
+fn subprojects(ctx: &Context<'_>) -> Vec<(String, &'static str)> {
+    let Ok(entries) = std::fs::read_dir(ctx.root) else {
+        return Vec::new();
+    };
+    let mut folders: Vec<String> = entries
+        .take(MAX_ROOT_ENTRIES)
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.') && !NOT_SUBPROJECTS.contains(&name.as_str()))
+        .collect();
+    folders.sort();
+    let mut out = Vec::new();
+    for folder in folders {
+        let dir = ctx.root.join(&folder);
+        for name in MAKEFILES {
+            ctx.depends_on(dir.join(name));
+        }
+        let Some(name) = makefile_in(&dir) else {
+            continue;
+        };
+        let manifest = SUBPROJECT_MANIFESTS.iter().any(|m| {
+            ctx.depends_on(dir.join(m));
+            files::exists(&dir.join(m))
+        });
+        if manifest && out.len() < MAX_SUBPROJECTS {
+            out.push((folder, name));
+        }
+    }
+    out
+}
+
+/// Adds a subproject's targets as `folder/target`, run in its folder. Its patterns are not
+/// listed: an op names them under the folder, which the pattern does not match.
+fn add_subproject(runner: &mut Runner, folder: &str, sub: Runner) {
+    let mut left_out = 0usize;
+    let tasks: Vec<Task> = sub
+        .tasks
+        .into_iter()
+        .filter(|task| {
+            let pattern = is_pattern(task);
+            left_out += usize::from(pattern);
+            !pattern
+        })
+        .map(|task| Task {
+            name: format!("{folder}/{}", task.name),
+            cwd: Some(folder.to_owned()),
+            ..task
+        })
+        .collect();
+    if left_out > 0 {
+        runner.notes.push(format!(
+            "subproject {folder}/: {left_out} pattern rules are not listed (`make:{folder}/…` \
+             cannot name them; they run from {folder}/)"
+        ));
+    }
+    runner
+        .notes
+        .extend(sub.notes.into_iter().map(|n| format!("{folder}/: {n}")));
+    runner.extend_first(tasks, crate::runner::Repeats::Note);
 }
 
 /// Reads makefiles and the includes they name, inside the root, once each, within a total

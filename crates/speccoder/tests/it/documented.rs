@@ -55,6 +55,9 @@ table! {
         // `tox -e py`, `tox -e py312` beside an `env_list` of others: tox makes them on demand.
         tox_on_demand_py: ("tox-project", "py", "tox -e py", None),
         tox_on_demand_py312: ("tox-project", "py312", "tox -e py312", None),
+        // `cd py-frame && make test`: a subproject's own Makefile, run in its folder.
+        subproject_test: ("cargo-py-subproject", "py-frame/test", "make test", Some("py-frame")),
+        subproject_build: ("cargo-py-subproject", "py-frame/build", "make build", Some("py-frame")),
         // CI's `nox -s tests-3.12`, where the noxfile computes the Pythons from pyproject.
         nox_computed_312: ("nox-computed", "tests-3.12", "nox -s tests-3.12", None),
         nox_computed_free_threaded: ("nox-computed", "tests-3.13t", "nox -s tests-3.13t", None),
@@ -78,7 +81,10 @@ fn every_session_nox_lists_resolves_where_pythons_are_computed() {
         .iter()
         .filter_map(|s| s["session"].as_str())
         .collect();
-    assert!(sessions.contains(&"tests-3.10") && sessions.len() == 7, "{sessions:?}");
+    assert!(
+        sessions.contains(&"tests-3.10") && sessions.len() == 7,
+        "{sessions:?}"
+    );
     let recipe = detect(&root, &RecipeConfig::default());
     for session in sessions {
         let resolved = recipe

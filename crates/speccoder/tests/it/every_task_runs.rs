@@ -48,6 +48,7 @@ table! {
         cargo_single: "cargo-single",
         cargo_workspace: "cargo-workspace",
         cargo_xtask: "cargo-xtask",
+        cargo_py_subproject: "cargo-py-subproject",
         go_module: "go-module",
         go_workspace: "go-workspace",
         just: "just",

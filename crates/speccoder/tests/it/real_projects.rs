@@ -865,3 +865,59 @@ fn tox_runs_through_the_launcher_that_installs_it() {
         "uv run tox -e style -- --x\n"
     );
 }
+
+/// Property: subprojects (a folder with its own makefile and manifest) list their targets
+/// as `folder/target`; one whose makefile is a FIFO or leads out of the root is left out
+/// with a note and never read or waited on; a folder without a manifest, a hidden or
+/// symlinked folder and `node_modules` are no subprojects; the root's own targets stay.
+#[test]
+fn subprojects_are_listed_and_hostile_ones_left_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("p");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::write(outside.join("Makefile"), "stolen:\n\t@true\n").expect("write");
+    write_files(
+        &root,
+        &[
+            ("Makefile", "all:\n\t@true\n"),
+            ("py/pyproject.toml", "[project]\nname = \"p\"\n"),
+            ("py/Makefile", "test:\n\t@true\ntest-%:\n\t@true\n"),
+            ("docs/Makefile", "html:\n\t@true\n"),
+            ("fifo/package.json", "{}"),
+            ("link/Cargo.toml", ""),
+            (".hidden/go.mod", ""),
+            (".hidden/Makefile", "secret:\n\t@true\n"),
+            ("node_modules/x/Makefile", "dep:\n\t@true\n"),
+            ("node_modules/package.json", "{}"),
+            ("node_modules/Makefile", "dep:\n\t@true\n"),
+        ],
+    );
+    let fifo = root.join("fifo/Makefile");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    std::os::unix::fs::symlink(outside.join("Makefile"), root.join("link/Makefile")).expect("ln");
+    std::os::unix::fs::symlink(&outside, root.join("away")).expect("ln");
+    let started = std::time::Instant::now();
+    let json = list(&root);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(task_names(&json, "make"), ["all", "py/test"]);
+    let notes = notes(&json, "make");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("subproject fifo/ is not listed")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("subproject link/ is not listed")),
+        "{notes:#?}"
+    );
+}
