@@ -31,6 +31,7 @@
 //! ```
 
 mod cache;
+mod documented;
 mod follow;
 mod list;
 pub mod mcp;
@@ -236,6 +237,23 @@ impl Recipe {
                 .split_once(':')
                 .and_then(|(id, _)| self.failed().find(|(failed, _)| *failed == id));
             match (err, failed) {
+                (
+                    ResolveError::Ambiguous {
+                        head,
+                        runners: ids,
+                        list,
+                        ..
+                    },
+                    _,
+                ) => {
+                    let (ids, documented) = self.documented_runner(&runners, &head, ids);
+                    ResolveError::Ambiguous {
+                        head,
+                        runners: ids,
+                        documented,
+                        list,
+                    }
+                }
                 (ResolveError::NotFound { list, .. }, Some((id, reason))) => {
                     ResolveError::RunnerFailed {
                         runner: id.to_owned(),
@@ -248,16 +266,56 @@ impl Recipe {
         })
     }
 
-    /// The tool description, or `None` when no runner was detected.
+    /// The runners of an ambiguous name with the one the project's CI or docs run first,
+    /// and what they run (read as text, never run).
+    fn documented_runner(
+        &self,
+        runners: &[&Runner],
+        head: &str,
+        mut ids: Vec<String>,
+    ) -> (Vec<String>, Option<String>) {
+        let documented = documented::match_lines(runners, &documented::read_lines(&self.root));
+        let Some(found) = documented
+            .ops
+            .iter()
+            .filter(|o| o.task.name == head && ids.iter().any(|id| id == o.runner.id))
+            .min_by_key(|o| !(o.ci && o.docs))
+        else {
+            return (ids, None);
+        };
+        ids.retain(|id| id != found.runner.id);
+        ids.insert(0, found.runner.id.to_owned());
+        let who = match (found.ci, found.docs) {
+            (true, true) => "the project's CI and docs run",
+            (true, false) => "the project's CI runs",
+            _ => "the project's docs run",
+        };
+        // Repository text, shown inside backticks: made plain first.
+        let written: String = found
+            .written
+            .chars()
+            .filter(|c| !c.is_control() && *c != '`')
+            .take(120)
+            .collect();
+        (ids, Some(format!("{who} `{written}`")))
+    }
+
+    /// The tool description, or `None` when no runner was detected. The tasks the project's
+    /// CI files and docs run come first, marked (read as text, never run).
     pub fn prompt(&self) -> Option<String> {
         let runners: Vec<&Runner> = self.runners().collect();
-        prompt::prompt(
+        let documented = match runners.is_empty() {
+            true => documented::Documented::default(),
+            false => documented::match_lines(&runners, &documented::read_lines(&self.root)),
+        };
+        prompt::prompt_with(
             &runners,
             PromptLimits {
                 task_limit: self.config.task_limit,
                 head_bytes: self.config.output_head_bytes,
                 tail_bytes: self.config.output_tail_bytes,
             },
+            &documented,
         )
     }
 

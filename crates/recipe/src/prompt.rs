@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use speccoder_runners::{Asides, Runner, Task, Words};
 
+use super::documented::Documented;
 use super::resolve::{LIST_OP, op_name};
 
 /// Verbs developers run most, in the order they are shown first past the cap.
@@ -36,11 +37,21 @@ pub struct PromptLimits {
 
 /// The tool description for `runners`, or `None` when there is none (no recipe tool). Pure:
 /// the same runners give the same text.
+pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
+    prompt_with(runners, limits, &Documented::default())
+}
+
+/// [`prompt`], with the tasks the project's CI and docs run first in each runner, marked,
+/// and its examples taken from them.
 #[expect(
     clippy::too_many_lines,
     reason = "over 80 lines when the limit was set; split it when it next changes"
 )]
-pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
+pub(crate) fn prompt_with(
+    runners: &[&Runner],
+    limits: PromptLimits,
+    documented: &Documented<'_>,
+) -> Option<String> {
     if runners.is_empty() {
         return None;
     }
@@ -52,7 +63,7 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
     out.push_str("How to use it:\n");
     // Which tasks are asides, found once: asked of every task below.
     let asides = Asides::of(runners.iter().copied());
-    let examples = examples(&asides, runners);
+    let examples = examples(&asides, runners, documented);
     let _ = writeln!(
         out,
         "- `op` is a single string: the task name, then any arguments for it, separated by \
@@ -91,17 +102,25 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
     }
     if runners.len() > 1 {
         let ids: Vec<String> = runners.iter().map(|r| format!("`{}`", r.id)).collect();
-        let example = shared_name(&asides, runners).or_else(|| {
-            runners.iter().find_map(|r| {
-                // Not `just:build` when that is also another task's whole name.
-                let task = r.tasks.iter().find(|t| {
-                    let op = format!("{}:{}", r.id, t.name);
-                    example_worthy(&asides, r, t)
-                        && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
-                })?;
-                Some((r.id, task.name.as_str()))
-            })
+        // The runner the project's CI or docs name, where they name one (`make:test`).
+        let documented_example = documented.ops.iter().find_map(|o| {
+            let name = o.op.strip_prefix(o.runner.id)?.strip_prefix(':')?;
+            (name == o.task.name && !asides.contains(o.task))
+                .then_some((o.runner.id, o.task.name.as_str()))
         });
+        let example = documented_example
+            .or_else(|| shared_name(&asides, runners))
+            .or_else(|| {
+                runners.iter().find_map(|r| {
+                    // Not `just:build` when that is also another task's whole name.
+                    let task = r.tasks.iter().find(|t| {
+                        let op = format!("{}:{}", r.id, t.name);
+                        example_worthy(&asides, r, t)
+                            && !runners.iter().any(|o| o.tasks.iter().any(|t| t.name == op))
+                    })?;
+                    Some((r.id, task.name.as_str()))
+                })
+            });
         let (example_id, example_name) = example.unwrap_or((runners[0].id, "test"));
         let _ = writeln!(
             out,
@@ -171,7 +190,8 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
         let hidden_unsafe = runner.tasks.len() - shown.len();
         // The tasks a developer runs most come first (a stable sort keeps the runner's
         // order within each rank); `recipe list` keeps the declared order.
-        shown.sort_by_cached_key(|t| importance(&asides, t));
+        // What the project's CI and docs run comes first of all.
+        shown.sort_by_cached_key(|t| (documented.mark(t).is_none(), importance(&asides, t)));
         for task in shown.iter().take(limits.task_limit) {
             // A pattern task is shown as the op its matches take (`test-<stem>`): the last
             // word of its shown command.
@@ -180,6 +200,9 @@ pub fn prompt(runners: &[&Runner], limits: PromptLimits) -> Option<String> {
                 false => op_name(runners, runner, task),
             };
             out.push_str(&bullet(&op, task));
+            if let Some(mark) = documented.mark(task) {
+                let _ = write!(out, " [{mark}]");
+            }
             out.push('\n');
         }
         let more = shown.len().saturating_sub(limits.task_limit) + hidden_unsafe;
@@ -219,9 +242,28 @@ fn importance(asides: &Asides, task: &Task) -> (u8, usize) {
 }
 
 /// Up to two ops to show as examples: real tasks of this project that resolve as written,
-/// common verbs first.
-fn examples(asides: &Asides, runners: &[&Runner]) -> Vec<String> {
+/// those its CI and docs run first (both before either), then common verbs.
+fn examples(asides: &Asides, runners: &[&Runner], documented: &Documented<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut ops: Vec<_> = documented
+        .ops
+        .iter()
+        .filter(|o| !asides.contains(o.task) && o.op.len() <= 60)
+        .collect();
+    ops.sort_by_key(|o| !(o.ci && o.docs));
+    for op in ops {
+        if out.len() == 2 {
+            return out;
+        }
+        // One example per task, and none whose text the prompt would have to alter.
+        let shown = neutral(&op.op, 60) == op.op;
+        if shown && !out.iter().any(|e| e == &op.op) {
+            out.push(op.op.clone());
+        }
+    }
+    if out.len() == 2 {
+        return out;
+    }
     // A common verb that resolves as written (to whichever runner it goes), then any task.
     let verbs = COMMON_VERBS.iter().filter_map(|verb| {
         let resolved = super::resolve::resolve(runners, verb).ok()?;
@@ -235,7 +277,12 @@ fn examples(asides: &Asides, runners: &[&Runner]) -> Vec<String> {
                 .filter(move |t| example_worthy(asides, r, t))
                 .map(move |t| (*r, t))
         }));
-    let mut names: Vec<&str> = Vec::new();
+    let mut names: Vec<&str> = documented
+        .ops
+        .iter()
+        .filter(|o| out.contains(&o.op))
+        .map(|o| o.task.name.as_str())
+        .collect();
     for (runner, task) in candidates {
         if names.contains(&task.name.as_str()) {
             continue;

@@ -54,15 +54,20 @@ pub enum ResolveError {
     },
     /// A bare name that several runners have.
     #[error(
-        "task `{head}` exists in multiple runners ({}): use `<runner-id>:<task>`, for example `{}:{head}`. Available tasks:\n{list}",
+        "task `{head}` exists in multiple runners ({}): use `<runner-id>:<task>`, for example `{}:{head}`{}. Available tasks:\n{list}",
         runners.join(", "),
-        runners[0]
+        runners[0],
+        documented.as_deref().map_or_else(String::new, |d| format!(" ({d})"))
     )]
     Ambiguous {
         /// The name.
         head: String,
-        /// Every runner that has it, in detection order.
+        /// Every runner that has it, in detection order; the one the project's CI or docs
+        /// run first.
         runners: Vec<String>,
+        /// What the project's CI or docs run, when they run one of them (`the project's CI
+        /// runs `make test``).
+        documented: Option<String>,
         /// The task list.
         list: String,
     },
@@ -404,6 +409,7 @@ pub(crate) fn resolve<'r>(runners: &[&'r Runner], op: &str) -> Result<Resolved<'
         several => Err(ResolveError::Ambiguous {
             head: op.head.to_owned(),
             runners: several.iter().map(|(r, _, _)| r.id.to_owned()).collect(),
+            documented: None,
             list: list(),
         }),
     }

@@ -93,3 +93,91 @@ fn every_session_nox_lists_resolves_where_pythons_are_computed() {
         assert_eq!(resolved.command, format!("nox -s {session}"));
     }
 }
+
+/// Property: where package.json and the Makefile both have `test`, `build` and `lint`, and
+/// AGENTS.md and CI say `make test`, the prompt's examples are the Makefile's documented
+/// targets (they were `dev` and `run`), those targets come first in their runner, marked,
+/// and the ambiguity error's example is `make:test` with what the project runs.
+#[test]
+fn the_prompt_and_errors_lead_with_what_ci_and_the_docs_run() {
+    require_tools(&["make"]);
+    let fixtures = Fixtures::copy();
+    let recipe = detect(
+        &fixtures.path("pkg-make-documented"),
+        &RecipeConfig::default(),
+    );
+    let prompt = recipe.prompt().expect("runners");
+    assert!(
+        prompt.contains("Examples: `make:test`, `make:lint`."),
+        "{prompt}"
+    );
+    assert!(prompt.contains("as in `make:test`."), "{prompt}");
+    let make = prompt.split("<runner id=\"make\"").nth(1).expect("make");
+    let bullets: Vec<&str> = make.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(
+        bullets,
+        [
+            "- `test` — Run every test suite, with the fixtures (`make test`) [CI, docs]",
+            "- `lint` — Lint the sources and the styles (`make lint`) [docs]",
+            "- `build` — Build the app with its assets (`make build`)",
+        ]
+    );
+    let err = recipe.resolve("test").expect_err("ambiguous").to_string();
+    assert!(
+        err.starts_with(
+            "task `test` exists in multiple runners (make, pkg): use `<runner-id>:<task>`, for \
+             example `make:test` (the project's CI and docs run `make test`)."
+        ),
+        "{err}"
+    );
+    // Not named by them: detection order, nothing said.
+    let err = recipe.resolve("build").expect_err("ambiguous").to_string();
+    assert!(
+        err.starts_with(
+            "task `build` exists in multiple runners (pkg, make): use `<runner-id>:<task>`, for \
+             example `pkg:build`. Available"
+        ),
+        "{err}"
+    );
+}
+
+/// Property: CI files and docs are read only inside the root and within bounds: a
+/// workflows folder linked out of the root, a README that is a FIFO and a 50 MB
+/// CONTRIBUTING.md neither hang nor count; the prompt is made in bounded time.
+#[test]
+fn ci_files_and_docs_are_read_safely() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("p");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(outside.join("workflows")).expect("outside");
+    std::fs::write(
+        outside.join("workflows/ci.yml"),
+        "jobs:\n  a:\n    steps:\n      - run: make secret\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(root.join(".github")).expect("mkdir");
+    std::fs::write(
+        root.join("Makefile"),
+        "all:\n\t@true\nsecret:\n\t@true\nlint:\n\t@true\n",
+    )
+    .expect("write");
+    std::os::unix::fs::symlink(outside.join("workflows"), root.join(".github/workflows"))
+        .expect("ln");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(root.join("README.md"))
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let mut big = "```sh\nmake lint\n```\n".to_owned();
+    big.push_str(&"x".repeat(50 << 20));
+    std::fs::write(root.join("CONTRIBUTING.md"), big).expect("write");
+    let started = std::time::Instant::now();
+    let recipe = detect(&root, &RecipeConfig::default());
+    let prompt = recipe.prompt().expect("make");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(!prompt.contains("[CI"), "{prompt}");
+    // The first MiB of the large file is read: its block names `make lint`.
+    assert!(prompt.contains("(`make lint`) [docs]"), "{prompt}");
+}

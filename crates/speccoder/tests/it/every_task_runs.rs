@@ -63,6 +63,7 @@ table! {
         make_common: "make-common",
         make_platform: "make-platform",
         pkg_bun: "pkg-bun",
+        pkg_make_documented: "pkg-make-documented",
         pkg_manager_conflict: "pkg-manager-conflict",
         pkg_many: "pkg-many",
         pkg_npm: "pkg-npm",
