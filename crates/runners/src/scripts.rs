@@ -164,28 +164,65 @@ fn script(
 }
 
 /// The doc of a script from its first bytes: `None` when it does not start with `#!`;
-/// else the first line of the comment right under the `#!` line (blank lines and tool
-/// directives such as `# shellcheck disable=…` or `# -*- coding -*-` skipped), if any.
+/// else the first line of the comment right under the `#!` line, if any, or of a Python
+/// docstring there. Skipped on the way: blank lines, tool directives (`# shellcheck
+/// disable=…`, `# -*- coding -*-`), a PEP 723 `# /// script` metadata block, and copyright
+/// and licence lines, none of which says what the script does.
 pub(crate) fn parse_head(head: &[u8]) -> Option<Option<String>> {
     let rest = head.strip_prefix(b"#!")?;
     let text = String::from_utf8_lossy(rest);
     let mut lines = text.lines();
     lines.next();
+    let mut in_metadata = false;
     for line in lines {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
+        if in_metadata {
+            in_metadata = line != "# ///";
+            continue;
+        }
         let Some(comment) = line.strip_prefix('#') else {
-            return Some(None);
+            return Some(docstring(line));
         };
         let comment = comment.trim();
-        if comment.is_empty() || is_directive(comment) {
+        // PEP 723: `# /// TYPE` opens a block that `# ///` closes.
+        if comment.starts_with("/// ") {
+            in_metadata = true;
+            continue;
+        }
+        if comment.is_empty() || is_directive(comment) || is_legal(comment) {
             continue;
         }
         return Some(Some(comment.to_owned()));
     }
     Some(None)
+}
+
+/// The first line of a Python docstring that starts on `line`.
+fn docstring(line: &str) -> Option<String> {
+    let body = ["\"\"\"", "'''", "r\"\"\"", "r'''"]
+        .iter()
+        .find_map(|open| line.strip_prefix(open))?;
+    let body = body.split("\"\"\"").next().unwrap_or(body);
+    let body = body.split("'''").next().unwrap_or(body).trim();
+    (!body.is_empty()).then(|| body.to_owned())
+}
+
+/// Whether a comment is a copyright or licence line.
+fn is_legal(comment: &str) -> bool {
+    let lower = comment.to_ascii_lowercase();
+    [
+        "copyright",
+        "(c) ",
+        "©",
+        "spdx-",
+        "licensed under",
+        "all rights reserved",
+    ]
+    .iter()
+    .any(|start| lower.starts_with(start))
 }
 
 /// Whether a comment is meant for a tool rather than a reader.
@@ -228,6 +265,26 @@ mod tests {
         );
         // A comment cut by the 4 KiB read is what was read of it.
         case("#!/bin/sh\n# Build", Some(Some("Build")));
+        // PEP 723 metadata and legal lines say nothing of what the script does; a
+        // docstring after them does.
+        case(
+            "#!/usr/bin/env -S uv run --script\n# /// script\n# requires-python = \">=3.12\"\n# dependencies = [\"httpx\"]\n# ///\n\"\"\"Check the links of the docs.\"\"\"\nimport httpx\n",
+            Some(Some("Check the links of the docs.")),
+        );
+        case(
+            "#!/usr/bin/env python3\n# /// script\n# dependencies = []\n# ///\n# Release the wheels.\n",
+            Some(Some("Release the wheels.")),
+        );
+        case(
+            "#!/bin/bash\n# Copyright 2024 The Fleet Authors. All rights reserved.\n# SPDX-License-Identifier: Apache-2.0\n\n# Build the release images.\n",
+            Some(Some("Build the release images.")),
+        );
+        case(
+            "#!/bin/sh\n# (c) 2021 Someone\n# Licensed under the MIT license.\nset -e\n",
+            Some(None),
+        );
+        // A block never closed within the bytes read gives no doc.
+        case("#!/bin/sh\n# /// script\n# a\n# b\n", Some(None));
     }
 
     #[test]
