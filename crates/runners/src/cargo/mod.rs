@@ -97,8 +97,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
                 }
             }
         })?;
-    let mut runner =
-        parse_metadata(&metadata).map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
+    let canonical_root = ctx.root.canonicalize().ok();
+    let mut runner = parse_metadata_in(&metadata, canonical_root.as_deref())
+        .map_err(|err| Absence::Failed(format!("Cargo.toml: {err}")))?;
     let chosen_by_project = ["rust-toolchain.toml", "rust-toolchain"]
         .into_iter()
         .find(|name| files::exists(&ctx.root.join(name)));
@@ -520,12 +521,20 @@ fn package_builtin_tasks(runner: &mut Runner, packages: &[&str]) {
     }
 }
 
-/// Tasks from the JSON of `cargo metadata --no-deps --format-version=1`.
+/// Tasks from the JSON of `cargo metadata --no-deps --format-version=1`, listed from the
+/// workspace's root.
+pub fn parse_metadata(json: &[u8]) -> Result<Runner, ListingError> {
+    parse_metadata_in(json, None)
+}
+
+/// [`parse_metadata`] for a project whose root is `root`: the workspace commands say
+/// `--workspace` only when that is the workspace's root (in a member's folder, cargo's
+/// plain commands take that member, which is the project then).
 #[expect(
     clippy::too_many_lines,
     reason = "over 80 lines when the limit was set; split it when it next changes"
 )]
-pub fn parse_metadata(json: &[u8]) -> Result<Runner, ListingError> {
+fn parse_metadata_in(json: &[u8], root: Option<&Path>) -> Result<Runner, ListingError> {
     const METADATA: &str = "`cargo metadata`";
     let metadata: Value = serde_json::from_slice(json).map_err(|err| ListingError::NotJson {
         command: METADATA,
@@ -569,7 +578,16 @@ pub fn parse_metadata(json: &[u8]) -> Result<Runner, ListingError> {
         .get("workspace_default_members")
         .and_then(Value::as_array)
         .map_or(usize::MAX, Vec::len);
-    builtin_tasks(&mut runner, several && defaults < packages.len());
+    let at_workspace_root = root.is_none_or(|root| {
+        metadata
+            .get("workspace_root")
+            .and_then(Value::as_str)
+            .is_some_and(|w| Path::new(w) == root)
+    });
+    builtin_tasks(
+        &mut runner,
+        several && at_workspace_root && defaults < packages.len(),
+    );
     for package in packages {
         let Some(pkg) = package.get("name").and_then(Value::as_str) else {
             continue;

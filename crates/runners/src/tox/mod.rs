@@ -166,7 +166,11 @@ fn into_runner(file: &str, envs: Vec<Env>, launcher: Option<&str>) -> Runner {
 /// demand even when an `env_list` names others (black's and pytest's guides say `tox -e
 /// py`), and `py` stands for them all ([`on_demand_env`]).
 fn add_on_demand(runner: &mut Runner) {
-    if runner.tasks.is_empty() || runner.tasks.iter().any(|t| t.name == "py") {
+    // Within the file's bound on envs.
+    if runner.tasks.is_empty()
+        || runner.tasks.len() >= budget::MAX_ENVS
+        || runner.tasks.iter().any(|t| t.name == "py")
+    {
         return;
     }
     runner.push_task(Task {

@@ -716,7 +716,7 @@ fn python_inputs_are_seen() {
         cache.path(),
         |root| std::fs::write(root.join("tests/conftest.py"), "").expect("conftest"),
         "test",
-        "pytest",
+        "env PYTHONPATH=. pytest",
     );
     step(
         &root,
@@ -764,7 +764,7 @@ fn python_inputs_are_seen() {
         cache.path(),
         |root| std::fs::write(root.join("tests/requirements.txt"), "hypothesis\n").expect("edit"),
         "test",
-        "pytest",
+        "env PYTHONPATH=. pytest",
     );
     step(
         &root,
@@ -790,7 +790,7 @@ fn python_inputs_are_seen() {
             )
         },
         "test",
-        "pytest",
+        "env PYTHONPATH=. pytest",
     );
     // tox.ini's commands: the docs env made to run pytest.
     let root = fixtures.path("python-tox-unittest");
@@ -805,7 +805,7 @@ fn python_inputs_are_seen() {
             )
         },
         "test",
-        "pytest",
+        "env PYTHONPATH=. pytest",
     );
 }
 

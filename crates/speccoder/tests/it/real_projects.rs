@@ -501,7 +501,7 @@ fn test_files_say_pytest_by_their_shape() {
             ("tests/test_a.py", unittest_file),
             ("tests/test_b.py", "from pytest import raises\n"),
         ],
-        "pytest",
+        "env PYTHONPATH=. pytest",
         "pytest (imports pytest in tests/test_b.py)",
     );
     case(
@@ -513,7 +513,7 @@ fn test_files_say_pytest_by_their_shape() {
                 "class TestB:\n    def test_b(self):\n        pass\n",
             ),
         ],
-        "pytest",
+        "env PYTHONPATH=. pytest",
         "pytest (a test class without a base in test/test_b.py)",
     );
     // pytest's own `*_test.py` name, in the root.
@@ -522,7 +522,7 @@ fn test_files_say_pytest_by_their_shape() {
             setup,
             ("calc_test.py", "def test_add():\n    assert 1 + 1 == 2\n"),
         ],
-        "pytest",
+        "env PYTHONPATH=. pytest",
         "pytest (a test function at module level in calc_test.py)",
     );
     let late = format!(
@@ -848,6 +848,7 @@ fn tox_runs_through_the_launcher_that_installs_it() {
             "uv run tox -e style",
             "uv run tox -e typing",
             "uv run tox -e docs",
+            "uv run tox -e py",
         ]
     );
     assert!(
