@@ -118,6 +118,70 @@ fn new_cargo_binary_is_seen() {
     );
 }
 
+/// Property: a cargo alias added to the root's or a member's `.cargo/config.toml`, and a
+/// member's new `.cargo/config` (which cargo prefers), are seen at once.
+#[test]
+fn new_cargo_aliases_are_seen() {
+    require_tools(&["cargo"]);
+    case(
+        "cargo-xtask",
+        "cargo",
+        |root| {
+            edit_file(
+                &root.join(".cargo/config.toml"),
+                "[alias]\n",
+                "[alias]\nci = \"test\"\n",
+            )
+        },
+        has_task("cargo", "ci"),
+    );
+    case(
+        "cargo-xtask",
+        "cargo",
+        |root| {
+            std::fs::create_dir_all(root.join("crates/core/.cargo")).expect("mkdir");
+            std::fs::write(
+                root.join("crates/core/.cargo/config"),
+                "[alias]\nbench-core = \"bench\"\n",
+            )
+            .expect("write");
+        },
+        has_task("cargo", "edit-core/bench-core"),
+    );
+}
+
+/// Property: a makefile made in an existing folder below the root that holds a manifest
+/// makes it a subproject at once, and so does a manifest made beside a folder's makefile.
+#[test]
+fn a_new_subproject_is_seen() {
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("cargo-py-subproject");
+    std::fs::create_dir_all(root.join("site")).expect("mkdir");
+    std::fs::write(root.join("site/package.json"), "{}").expect("write");
+    std::fs::create_dir_all(root.join("bench")).expect("mkdir");
+    std::fs::write(root.join("bench/Makefile"), "run:\n\t@true\n").expect("write");
+    let before = warm(&root, cache.path());
+    assert_eq!(
+        task_names(&before, "make"),
+        [
+            "py-frame/build",
+            "py-frame/test",
+            "py-frame/doctest",
+            "py-frame/help"
+        ]
+    );
+    std::fs::write(root.join("site/Makefile"), "serve:\n\t@true\n").expect("write");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("make", "site/serve")(&after);
+    warm(&root, cache.path());
+    std::fs::write(root.join("bench/Cargo.toml"), "").expect("write");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("make", "bench/run")(&after);
+}
+
 #[test]
 fn new_cargo_example_folder_is_seen() {
     case(

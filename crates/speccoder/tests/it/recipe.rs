@@ -890,7 +890,7 @@ fn python_words_follow_the_launcher() {
     let root = fixtures.path("python-pytest-requirements");
     let recipe = detect(&root, &RecipeConfig::default());
     let resolved = recipe.resolve("test -k no_match -v").expect("resolves");
-    assert_eq!(resolved.command, "pytest -k no_match -v");
+    assert_eq!(resolved.command, "env PYTHONPATH=. pytest -k no_match -v");
     let out = sh(&resolved.command, &root, std::time::Duration::from_secs(60));
     let text = out.stdout.text();
     assert!(out.success(), "{text}");
