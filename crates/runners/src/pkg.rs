@@ -585,7 +585,8 @@ fn scripts(pkg: &Value) -> Vec<String> {
 }
 
 /// The package manager and why: `packageManager`, then `devEngines.packageManager`, then
-/// lockfiles, then a `bunfig.toml`, then the manager the root's own scripts call most
+/// lockfiles, then a manager's own configuration (`bunfig.toml`, `pnpm-workspace.yaml`,
+/// `.yarnrc.yml`), then the manager the root's own scripts call most
 /// (`npm run build && …`), else npm. Never what is on PATH: the answer is the project's,
 /// the same on every machine.
 fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static str) {
@@ -629,9 +630,16 @@ fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static 
     if has("package-lock.json") || has("npm-shrinkwrap.json") {
         return (PackageManager::Npm, "from its lockfile");
     }
+    // A manager's own configuration names it without a lockfile.
     ctx.depends_on_file("bunfig.toml");
     if has("bunfig.toml") {
         return (PackageManager::Bun, "from its bunfig.toml");
+    }
+    if has("pnpm-workspace.yaml") {
+        return (PackageManager::Pnpm, "from its pnpm-workspace.yaml");
+    }
+    if has(".yarnrc.yml") {
+        return (PackageManager::YarnBerry, "from its .yarnrc.yml");
     }
     if let Some(pm) = called_by_scripts(pkg, has(".yarnrc.yml")) {
         return (pm, "no declaration or lockfile; its scripts call it");

@@ -460,6 +460,15 @@ fn the_package_manager_does_not_follow_path() {
         "npm run",
         "{listed}"
     );
+    // A manager's own configuration names it without a lockfile, and is seen at once.
+    std::fs::write(root.join("pnpm-workspace.yaml"), "packages: []\n").expect("write");
+    let listed = list_with_path(&root, cache.path(), &path);
+    assert_eq!(listed["cached"], false, "a stale entry was used");
+    assert_eq!(
+        support::runner_json(&listed, "pkg")["command_prefix"],
+        "pnpm run",
+        "{listed}"
+    );
 }
 
 #[test]
