@@ -183,19 +183,19 @@ fn quoted(text: &str) -> Option<(&str, &str)> {
 
 /// Whether a recipe line writes the rule's target (`> $@`, `-o $@`, `touch $@`, `cp a
 /// $@`): then the target is a file, whatever its name looks like. `echo $@` is not.
-/// Whether a recipe names the goal it is run for (`$@`, `$(MAKECMDGOALS)`), as a
-/// catch-all rule that forwards goals does (`%: ; @go run -C .make . $@`); one that
-/// names none (`%:\n\t@:`) only swallows them.
-fn names_goal(recipe: &str) -> bool {
-    find_pair(recipe, 0, *b"$@").is_some()
-        || recipe.contains("$(MAKECMDGOALS)")
-        || recipe.contains("${MAKECMDGOALS}")
+/// What a recipe line says of the goal: whether it writes `$@` (a file target), and whether
+/// it names the goal at all (`$@`, `$(MAKECMDGOALS)`), as a catch-all rule that forwards
+/// goals does (`%: ; @go run -C .make . $@`); one that names none (`%:\n\t@:`) only
+/// swallows them. `$@` is looked for once: a 50,000-target makefile has as many recipes.
+fn goal_use(recipe: &str) -> (bool, bool) {
+    if find_pair(recipe, 0, *b"$@").is_some() {
+        return (writes_target(recipe), true);
+    }
+    (false, recipe.contains("MAKECMDGOALS"))
 }
 
+/// Whether a recipe holding `$@` writes it.
 fn writes_target(recipe: &str) -> bool {
-    if find_pair(recipe, 0, *b"$@").is_none() {
-        return false;
-    }
     let recipe = recipe.trim_ascii().trim_start_matches(['@', '-', '+']);
     [
         "> $@",
@@ -234,9 +234,10 @@ pub(super) fn parse_lines(text: &str, mut emit: impl FnMut(Line)) {
         let trimmed = line.trim_ascii_start();
         if let Some(recipe) = line.strip_prefix('\t') {
             comments.clear();
+            let (writes_target, names_goal) = goal_use(recipe);
             emit(Line::Recipe {
-                writes_target: writes_target(recipe),
-                names_goal: names_goal(recipe),
+                writes_target,
+                names_goal,
             });
             continue;
         }
@@ -555,8 +556,8 @@ fn target_line(line: &str, comments: &[Cow<'_, str>], emit: &mut impl FnMut(Line
             name: name.into_owned(),
             prerequisites: prerequisite_words.clone(),
             recipe: inline_recipe.is_some(),
-            writes_target: inline_recipe.is_some_and(writes_target),
-            names_goal: inline_recipe.is_some_and(names_goal),
+            writes_target: inline_recipe.is_some_and(|r| goal_use(r).0),
+            names_goal: inline_recipe.is_some_and(|r| goal_use(r).1),
             first,
         }));
     }
