@@ -250,8 +250,10 @@ impl Shared {
     fn detect(&self) -> (Arc<Recipe>, Option<String>) {
         let recipe = Recipe::detect(&self.root, &self.config);
         let mut state = lock(&self.state);
-        // The description follows from the runners alone (root and configuration are the
-        // server's): an unchanged detection keeps the one already written.
+        // The description follows from the runners (root and configuration are the
+        // server's) and from the CI files and docs that rank their tasks: an unchanged
+        // detection keeps the one already written, so an edited README is read again only
+        // once the runners change (a call costs no re-read of the docs).
         if recipe.detections() != state.recipe.detections() {
             state.description = recipe.prompt();
             state.recipe = Arc::new(recipe);
