@@ -117,7 +117,7 @@ pub fn fixture_names() -> Vec<String> {
         // Fixtures of the attempt and recorded test outputs, not projects to detect.
         .filter(|name| {
             ![
-                "agents", "attempt", "controls", "per-test", "results", "verdict",
+                "agents", "attempt", "controls", "per-test", "results", "sandbox", "verdict",
             ]
             .contains(&name.as_str())
         })
