@@ -1,0 +1,439 @@
+//! Each language's twin: where its tests are, which of their statements always run, and
+//! which of those compare for equality with a literal, written the way the project's tests
+//! write them.
+
+use super::Coin;
+use super::lines::{Strings, arguments, at_level, changed, closing, depth, holds_code, indent};
+
+const PY: Strings = Strings(&['"', '\'']);
+const GO: Strings = Strings(&['"']);
+const RUST: Strings = Strings(&['"']);
+const JS: Strings = Strings(&['"', '\'']);
+
+/// One test found in a file: its name, and its body's lines (`body.0..body.1`).
+struct Test {
+    name: String,
+    body: (usize, usize),
+}
+
+/// `line` with the byte range `at` (of its trimmed text) replaced by `new`.
+fn replaced(line: &str, at: (usize, usize), new: &str) -> String {
+    let lead = indent(line).len();
+    format!("{}{new}{}", &line[..lead + at.0], &line[lead + at.1..])
+}
+
+/// The changed argument of a call whose text `trimmed` starts with `head` (ending in its
+/// open bracket) and ends at its closing bracket, then `tail`: the expected value among
+/// the arguments `expected` (the first literal one of them), with its range in `trimmed`.
+fn call_literal(
+    trimmed: &str,
+    head: &str,
+    tail: &str,
+    expected: &[usize],
+    strings: Strings,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    if !trimmed.starts_with(head) {
+        return None;
+    }
+    let open = head.len() - 1;
+    let close = closing(trimmed, open, strings.0)?;
+    if trimmed[close + 1..].trim_end() != tail {
+        return None;
+    }
+    let inner = &trimmed[open + 1..close];
+    let args = arguments(inner, strings.0);
+    if args.len() < 2 {
+        return None;
+    }
+    expected.iter().find_map(|&i| {
+        let (a, b) = *args.get(i)?;
+        let new = changed(&inner[a..b], strings, coin)?;
+        Some(((open + 1 + a, open + 1 + b), new))
+    })
+}
+
+/// Rewrites the statements at each test's own level that `rewrite` changes; the names of
+/// the tests changed.
+fn rewrite_tests(
+    lines: &mut [String],
+    tests: Vec<Test>,
+    strings: Strings,
+    rewrite: &mut dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String>,
+    coin: &mut dyn Coin,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for test in tests {
+        let (start, end) = test.body;
+        let Some(level) = lines[start..end]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| indent(l).to_owned())
+        else {
+            continue;
+        };
+        let mut open = 0;
+        let mut triple = false;
+        let mut changed_any = false;
+        for i in start..end {
+            let line = &lines[i];
+            let quotes3 = line.matches("\"\"\"").count() + line.matches("'''").count();
+            let in_string = triple;
+            if quotes3 % 2 == 1 {
+                triple = !triple;
+            }
+            if in_string || quotes3 > 0 || line.trim().is_empty() {
+                continue;
+            }
+            let at_level = open == 0 && indent(line) == level;
+            open += depth(line, strings.0);
+            if at_level && let Some(new) = rewrite(lines, i, coin) {
+                lines[i] = new;
+                changed_any = true;
+            }
+        }
+        if changed_any {
+            names.push(test.name);
+        }
+    }
+    names
+}
+
+/// Whether `expression` is one plain equality: a single `==` (or Go's `!=`, as `op`) at its
+/// own level, and nothing that could make it hold otherwise. The two sides' ranges.
+fn equality(expression: &str, op: &str, strings: Strings) -> Option<((usize, usize), (usize, usize))> {
+    let banned = [
+        " or ", " and ", "not ", " if ", "lambda", " in ", " is ", "<", ">", ":=", "&&", "||",
+        "?", " else ",
+    ];
+    if banned.iter().any(|b| holds_code(expression, strings.0, b)) {
+        return None;
+    }
+    let equal = at_level(expression, strings.0, "==");
+    let unequal = at_level(expression, strings.0, "!=");
+    // `===`, `!==` and chains are not one plain equality.
+    let at = match (op, equal.as_slice(), unequal.as_slice()) {
+        ("==", [at], []) | ("!=", [], [at]) => *at,
+        _ => return None,
+    };
+    let trim = |a: usize, b: usize| {
+        let part = &expression[a..b];
+        let lead = part.len() - part.trim_start().len();
+        (a + lead, a + lead + part.trim().len())
+    };
+    Some((trim(0, at), trim(at + 2, expression.len())))
+}
+
+/// Changes the literal side of an equality `expression` (at `offset` in its line's trimmed
+/// text): the right side first, the expected value by convention.
+fn equality_literal(
+    expression: &str,
+    offset: usize,
+    op: &str,
+    strings: Strings,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    let (left, right) = equality(expression, op, strings)?;
+    [right, left].into_iter().find_map(|(a, b)| {
+        let new = changed(&expression[a..b], strings, coin)?;
+        Some(((offset + a, offset + b), new))
+    })
+}
+
+/// Python: `def test…` functions and methods without a skip or expected-failure decorator,
+/// an early `return`, a `yield` or a skip in their body; `assert x == LITERAL` and
+/// `self.assertEqual(x, LITERAL)` at the body's level.
+pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix("def test") else {
+            continue;
+        };
+        let Some((tail, _)) = rest.split_once('(') else {
+            continue;
+        };
+        if !tail.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let own = indent(line).len();
+        let decorated = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with('@'))
+            .any(|l| ["skip", "xfail", "expectedFailure", "raises"].iter().any(|w| l.contains(w)));
+        // The signature may span lines: the body starts after the line that ends it.
+        let mut j = i;
+        let mut open = 0;
+        loop {
+            open += depth(&lines[j], PY.0);
+            if open <= 0 && lines[j].trim_end().ends_with(':') {
+                break;
+            }
+            j += 1;
+            if j >= lines.len() {
+                break;
+            }
+        }
+        let start = j + 1;
+        let mut end = start;
+        while end < lines.len()
+            && (lines[end].trim().is_empty() || indent(&lines[end]).len() > own)
+        {
+            end += 1;
+        }
+        let body = lines[start.min(end)..end].join("\n");
+        let escapes = ["return", "yield", "skipTest", "pytest.skip", "pytest.xfail", "importorskip"];
+        if decorated || escapes.iter().any(|w| holds_code(&body, PY.0, w)) {
+            continue;
+        }
+        tests.push(Test {
+            name: format!("test{tail}"),
+            body: (start.min(end), end),
+        });
+    }
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let trimmed = line.trim();
+        // A statement alone on its line, not continued on the next.
+        if trimmed.ends_with('\\') || trimmed.contains(';') || trimmed.contains('#') {
+            return None;
+        }
+        let (at, new) = if let Some(rest) = trimmed.strip_prefix("assert ") {
+            let offset = "assert ".len();
+            // The message, if any, stays as it is.
+            let (a, b) = *arguments(rest, PY.0).first()?;
+            if a != 0 {
+                return None;
+            }
+            equality_literal(&rest[..b], offset, "==", PY, coin)?
+        } else {
+            ["self.assertEqual(", "self.assertEquals("]
+                .iter()
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], PY, coin))?
+        };
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, PY, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
+
+/// Go: `func TestX(t *testing.T)` without a skip or an early `return`; at the body's level,
+/// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
+/// testify's `assert.Equal(t, LITERAL, got)` and `require.Equal`.
+pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut tests = Vec::new();
+    let mut param = std::collections::BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("func Test") else {
+            continue;
+        };
+        let Some((tail, sig)) = rest.split_once('(') else {
+            continue;
+        };
+        let Some((t, _)) = sig.split_once(" *testing.T) {") else {
+            continue;
+        };
+        if !tail.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || !t.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || !line.ends_with('{')
+        {
+            continue;
+        }
+        let start = i + 1;
+        let Some(end) = lines[start..].iter().position(|l| l == "}").map(|p| start + p) else {
+            continue;
+        };
+        let body = lines[start..end].join("\n");
+        if ["return", "Skip", "goto"].iter().any(|w| holds_code(&body, GO.0, w)) {
+            continue;
+        }
+        let name = format!("Test{tail}");
+        param.insert(name.clone(), t.to_owned());
+        tests.push((name, start, end));
+    }
+    let mut names = Vec::new();
+    for (name, start, end) in tests {
+        let t = &param[&name];
+        let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+            let line = &lines[i];
+            let trimmed = line.trim();
+            let (at, new) = if let Some(cond) = trimmed.strip_prefix("if ").and_then(|c| c.strip_suffix(" {")) {
+                // The block must fail the test, and end at the body's level.
+                let block: Vec<&String> = lines[i + 1..end]
+                    .iter()
+                    .take_while(|l| !l.starts_with(&format!("{}}}", indent(line))))
+                    .collect();
+                let fails = block.iter().any(|l| {
+                    let l = l.trim_start();
+                    [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
+                        .iter()
+                        .any(|f| l.starts_with(&format!("{t}{f}")))
+                });
+                if !fails || i + 1 + block.len() >= end {
+                    return None;
+                }
+                let (offset, cond) = match cond.rfind("; ") {
+                    Some(at) if depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
+                    _ => (0, cond),
+                };
+                equality_literal(cond, "if ".len() + offset, "!=", GO, coin)?
+            } else {
+                ["assert.Equal(", "require.Equal("].iter().find_map(|head| {
+                    let args_of = trimmed.strip_prefix(head)?;
+                    args_of.starts_with(&format!("{t},")).then_some(())?;
+                    call_literal(trimmed, head, "", &[1], GO, coin)
+                })?
+            };
+            Some(replaced(line, at, &new))
+        };
+        let changed = rewrite_tests(
+            &mut lines,
+            vec![Test {
+                name,
+                body: (start, end),
+            }],
+            GO,
+            &mut rewrite,
+            coin,
+        );
+        names.extend(changed);
+    }
+    (lines.join("\n"), names)
+}
+
+/// Rust: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`;
+/// `assert_eq!(x, LITERAL);` at the body's level.
+pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim() != "#[test]" {
+            continue;
+        }
+        let own = indent(line);
+        let mut j = i + 1;
+        let mut attributes = String::new();
+        while j < lines.len() && lines[j].trim_start().starts_with("#[") {
+            attributes.push_str(&lines[j]);
+            j += 1;
+        }
+        let Some(rest) = lines.get(j).and_then(|l| l.trim_start().strip_prefix("fn ")) else {
+            continue;
+        };
+        let Some((name, _)) = rest.split_once('(') else {
+            continue;
+        };
+        if attributes.contains("ignore")
+            || attributes.contains("should_panic")
+            || !lines[j].ends_with('{')
+            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let start = j + 1;
+        let close = format!("{own}}}");
+        let Some(end) = lines[start..].iter().position(|l| *l == close).map(|p| start + p) else {
+            continue;
+        };
+        if holds_code(&lines[start..end].join("\n"), RUST.0, "return") {
+            continue;
+        }
+        tests.push(Test {
+            name: name.to_owned(),
+            body: (start, end),
+        });
+    }
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let (at, new) = call_literal(line.trim(), "assert_eq!(", ";", &[1, 0], RUST, coin)?;
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, RUST, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
+
+/// The title of a JavaScript test opened on `trimmed` (`test("t", () => {`, `it('t',
+/// async function () {`), when nothing but the callback follows it.
+fn js_title(trimmed: &str) -> Option<&str> {
+    let rest = trimmed
+        .strip_prefix("test(")
+        .or_else(|| trimmed.strip_prefix("it("))?;
+    let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let (title, after) = rest[1..].split_once(quote)?;
+    if title.contains('\\') || title.is_empty() {
+        return None;
+    }
+    let after = after.strip_prefix(", ")?;
+    let after = after.strip_prefix("async ").unwrap_or(after);
+    ["() => {", "function () {", "function() {"]
+        .contains(&after)
+        .then_some(title)
+}
+
+/// JavaScript and TypeScript: `test`/`it` with a title and a callback taking nothing
+/// (no `done`), without a skip or an early `return`; at the body's level
+/// `expect(x).toBe(LITERAL)` (and `toEqual`, `toStrictEqual`, chai's `to.equal`,
+/// `to.eql`) and `assert.strictEqual(x, LITERAL)` (and `equal`, `deepStrictEqual`,
+/// `deepEqual`).
+pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(title) = js_title(line.trim()) else {
+            continue;
+        };
+        let own = indent(line);
+        let start = i + 1;
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| {
+                l.strip_prefix(own)
+                    .is_some_and(|rest| rest == "});" || rest == "})")
+            })
+            .map(|p| start + p)
+        else {
+            continue;
+        };
+        let body = lines[start..end].join("\n");
+        if ["return", "skip", "todo", "done"].iter().any(|w| holds_code(&body, JS.0, w)) {
+            continue;
+        }
+        tests.push(Test {
+            name: title.to_owned(),
+            body: (start, end),
+        });
+    }
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let trimmed = line.trim().trim_end_matches(';');
+        let (at, new) = if trimmed.starts_with("expect(") {
+            let close = closing(trimmed, "expect".len(), JS.0)?;
+            let matcher = &trimmed[close + 1..];
+            let heads = [".toBe(", ".toEqual(", ".toStrictEqual(", ".to.equal(", ".to.eql("];
+            let head = heads.iter().find(|h| matcher.starts_with(**h))?;
+            let open = close + head.len();
+            let end = closing(trimmed, open, JS.0)?;
+            if end + 1 != trimmed.len() {
+                return None;
+            }
+            let new = changed(&trimmed[open + 1..end], JS, coin)?;
+            ((open + 1, end), new)
+        } else {
+            let heads = [
+                "assert.strictEqual(",
+                "assert.equal(",
+                "assert.deepStrictEqual(",
+                "assert.deepEqual(",
+            ];
+            heads
+                .iter()
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], JS, coin))?
+        };
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
