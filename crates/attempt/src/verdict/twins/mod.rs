@@ -173,12 +173,12 @@ fn names(id: &str, name: &str) -> bool {
 /// The ids of `report` that are `twin`'s tests: those naming one of its tests and its
 /// file's stem where the runner's ids hold the file; where they do not (go, node, mocha),
 /// a name only when exactly one id of the report holds it.
-fn ids_of<'a>(twin: &TwinFile, report: &'a TestReport) -> Vec<&'a String> {
+fn ids_of<'a>(twin: &TwinFile, tests: &'a BTreeMap<String, TestOutcome>) -> Vec<&'a String> {
     let file = twin.path.rsplit('/').next().unwrap_or(&twin.path);
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     let mut ids = Vec::new();
     for name in &twin.names {
-        let named: Vec<&String> = report.tests.keys().filter(|id| names(id, name)).collect();
+        let named: Vec<&String> = tests.keys().filter(|id| names(id, name)).collect();
         let with_file: Vec<&String> = named.iter().copied().filter(|id| id.contains(stem)).collect();
         if !with_file.is_empty() {
             ids.extend(with_file);
@@ -202,25 +202,28 @@ fn shown(id: &str, withheld: bool) -> String {
 
 /// Judges one check's twin pass: `verdict`, the verdict's report of the check (which
 /// passed); `twin`, the twin pass's, which exited `exit_code` (`None` when stopped from
-/// outside). `Err` says why the checking was subverted.
+/// outside); `base`, the check's tests at the base, where a runner that names only its
+/// failures named the task's tests. `Err` says why the checking was subverted.
 pub(crate) fn judge(
     twins: &Twins,
     verdict: &TestReport,
     twin: &TestReport,
     exit_code: Option<i32>,
     timed_out: bool,
+    base: Option<&BTreeMap<String, TestOutcome>>,
 ) -> Result<TwinsSaid, String> {
     // The twins whose originals passed in the verdict's pass, by id.
     let mut judged: BTreeMap<&String, bool> = BTreeMap::new();
     for file in &twins.files {
-        for id in ids_of(file, verdict) {
+        for id in ids_of(file, &verdict.tests) {
             if verdict.tests.get(id) == Some(&TestOutcome::Passed) {
                 judged.insert(id, file.withheld);
             }
         }
     }
     // A runner that names only failures (unittest without `-v`, jest and vitest over
-    // several files): its passing twins are in the counts.
+    // several files) does not name the twins' originals: those it named at the base
+    // (failing there) and the withheld ones are known to run, and must be named failing.
     let passing = |r: &TestReport| r.counts.get(&TestOutcome::Passed).copied().unwrap_or(0);
     let named_passes = verdict
         .tests
@@ -234,35 +237,56 @@ pub(crate) fn judge(
     if timed_out || exit_code.is_none() {
         return Ok(TwinsSaid::Inconclusive);
     }
-    let withheld_of = |id: &String| twins.files.iter().any(|f| f.withheld && ids_of(f, twin).contains(&id));
-    for (id, outcome) in &twin.tests {
-        let is_twin = judged.contains_key(id) || (counts_only && twins.files.iter().any(|f| ids_of(f, twin).contains(&id)));
-        if is_twin && matches!(outcome, TestOutcome::Passed | TestOutcome::Xpassed) {
-            let withheld = judged.get(id).copied().unwrap_or_else(|| withheld_of(id));
-            return Err(format!(
-                "the twin of {}, whose expected value was changed, passed: a correct implementation fails it, so the checking was subverted (equality that always holds, a neutered assertion or helper, or a report that is not the runner's)",
-                shown(id, withheld)
-            ));
+    let failing = |o: Option<&TestOutcome>| {
+        o.is_some_and(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+    };
+    for (id, withheld) in &judged {
+        if twin
+            .tests
+            .get(id.as_str())
+            .is_some_and(|o| matches!(o, TestOutcome::Passed | TestOutcome::Xpassed))
+        {
+            return Err(passed(id, *withheld));
         }
     }
-    let failed = judged
+    let mut failed = judged
         .keys()
-        .filter(|id| {
-            twin.tests
-                .get(id.as_str())
-                .is_some_and(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
-        })
+        .filter(|id| failing(twin.tests.get(id.as_str())))
         .count();
-    let counted = |o: TestOutcome| twin.counts.get(&o).copied().unwrap_or(0);
-    let named_failures = twin
-        .tests
-        .values()
-        .filter(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
-        .count();
-    let any_failure =
-        counted(TestOutcome::Failed) + counted(TestOutcome::Errored) + named_failures > 0;
-    if failed > 0 || (counts_only && any_failure) {
-        return Ok(TwinsSaid::Held(failed.max(1)));
+    if counts_only {
+        // A report that names no test at all ended before its summary.
+        if twin.runners.is_empty() {
+            return Ok(TwinsSaid::Inconclusive);
+        }
+        for file in &twins.files {
+            let known: Vec<&String> = match base {
+                Some(base) => ids_of(file, base),
+                None => Vec::new(),
+            };
+            for id in &known {
+                if !failing(twin.tests.get(id.as_str())) {
+                    return Err(passed(id, file.withheld));
+                }
+            }
+            failed += known.len();
+            if file.withheld && known.is_empty() {
+                for name in &file.names {
+                    let ids: Vec<&String> =
+                        twin.tests.keys().filter(|id| names(id, name)).collect();
+                    if !ids.iter().any(|id| failing(twin.tests.get(id.as_str()))) {
+                        return Err(passed(name, true));
+                    }
+                    failed += 1;
+                }
+            }
+        }
+        let counted = |o: TestOutcome| twin.counts.get(&o).copied().unwrap_or(0);
+        if failed == 0 && counted(TestOutcome::Failed) + counted(TestOutcome::Errored) > 0 {
+            failed = 1;
+        }
+    }
+    if failed > 0 {
+        return Ok(TwinsSaid::Held(failed));
     }
     // Twins ran whose originals passed, none failed, and the run ended well: they
     // vanished from a report that is not the runner's.
@@ -273,6 +297,14 @@ pub(crate) fn judge(
         );
     }
     Ok(TwinsSaid::Inconclusive)
+}
+
+/// The finding's words for the twin of `id`, which passed.
+fn passed(id: &str, withheld: bool) -> String {
+    format!(
+        "the twin of {}, whose expected value was changed, passed: a correct implementation fails it, so the checking was subverted (equality that always holds, a neutered assertion or helper, or a report that is not the runner's)",
+        shown(id, withheld)
+    )
 }
 
 /// Whether a check judged by counts runs twins: a twin file in the language of a

@@ -133,24 +133,24 @@ fn a_twin_that_passes_is_a_forgery() {
         ("tests/test_add.py::test_negative", Failed),
         ("tests/test_sub.py::test_small", Passed),
     ]);
-    assert_eq!(judge(&twins, &verdict, &honest, Some(1), false), Ok(TwinsSaid::Held(2)));
+    assert_eq!(judge(&twins, &verdict, &honest, Some(1), false, None), Ok(TwinsSaid::Held(2)));
     // `-x`: the run stopped at the first twin.
     let stopped = report(&[("tests/test_add.py::test_small", Failed)]);
-    assert_eq!(judge(&twins, &verdict, &stopped, Some(1), false), Ok(TwinsSaid::Held(1)));
+    assert_eq!(judge(&twins, &verdict, &stopped, Some(1), false, None), Ok(TwinsSaid::Held(1)));
     let forged = report(&[
         ("tests/test_add.py::test_small", Failed),
         ("tests/test_add.py::test_negative", Passed),
     ]);
-    let err = judge(&twins, &verdict, &forged, Some(1), false).expect_err("forged");
+    let err = judge(&twins, &verdict, &forged, Some(1), false, None).expect_err("forged");
     assert!(err.contains("`tests/test_add.py::test_negative`"), "{err}");
     // Every twin gone from a run that ended well.
     let gone = report(&[("tests/test_sub.py::test_small", Passed)]);
-    assert!(judge(&twins, &verdict, &gone, Some(0), false).is_err());
-    assert_eq!(judge(&twins, &verdict, &gone, Some(2), false), Ok(TwinsSaid::Inconclusive));
-    assert_eq!(judge(&twins, &verdict, &forged, None, true), Ok(TwinsSaid::Inconclusive));
+    assert!(judge(&twins, &verdict, &gone, Some(0), false, None).is_err());
+    assert_eq!(judge(&twins, &verdict, &gone, Some(2), false, None), Ok(TwinsSaid::Inconclusive));
+    assert_eq!(judge(&twins, &verdict, &forged, None, true, None), Ok(TwinsSaid::Inconclusive));
     // A withheld test's id is never named.
     let hidden = super::tests::twins("tests/test_add.py", &["test_negative"], true);
-    let err = judge(&hidden, &verdict, &forged, Some(1), false).expect_err("forged");
+    let err = judge(&hidden, &verdict, &forged, Some(1), false, None).expect_err("forged");
     assert!(err.contains("a withheld test") && !err.contains("negative"), "{err}");
 }
 
@@ -167,7 +167,7 @@ fn twins_are_judged_only_where_their_originals_passed() {
         ("example.com/calc/TestAddSmall", Failed),
         ("example.com/calc/TestOnWindows", Skipped),
     ]);
-    assert_eq!(judge(&twins, &verdict, &now, Some(1), false), Ok(TwinsSaid::Held(1)));
+    assert_eq!(judge(&twins, &verdict, &now, Some(1), false, None), Ok(TwinsSaid::Held(1)));
     // Two packages with the same test name: neither is judged by name.
     let verdict = report(&[
         ("example.com/calc/TestAddSmall", Passed),
@@ -177,7 +177,7 @@ fn twins_are_judged_only_where_their_originals_passed() {
         ("example.com/calc/TestAddSmall", Passed),
         ("example.com/calc/sub/TestAddSmall", Passed),
     ]);
-    assert_eq!(judge(&twins, &verdict, &now, Some(0), false), Ok(TwinsSaid::None));
+    assert_eq!(judge(&twins, &verdict, &now, Some(0), false, None), Ok(TwinsSaid::None));
 }
 
 #[test]
@@ -197,6 +197,21 @@ fn counts_only_runners_must_count_a_failure() {
         r
     };
     let verdict = counted(3, 0);
-    assert_eq!(judge(&twins, &verdict, &counted(2, 1), Some(1), false), Ok(TwinsSaid::Held(1)));
-    assert!(judge(&twins, &verdict, &counted(3, 0), Some(0), false).is_err());
+    assert_eq!(judge(&twins, &verdict, &counted(2, 1), Some(1), false, None), Ok(TwinsSaid::Held(1)));
+    assert!(judge(&twins, &verdict, &counted(3, 0), Some(0), false, None).is_err());
+    // The task's test, named failing at the base, must be named failing now: another
+    // test's twin failing (a visible test's, honestly) does not stand for it.
+    let base: BTreeMap<String, TestOutcome> =
+        [("test/add.test.js > small".to_owned(), TestOutcome::Failed)].into();
+    let mut other = counted(2, 0);
+    other.counts.insert(TestOutcome::Failed, 1);
+    other.tests.insert("test/sub.test.js > subtracts".into(), TestOutcome::Failed);
+    assert!(judge(&twins, &verdict, &other, Some(1), false, Some(&base)).is_err());
+    assert_eq!(
+        judge(&twins, &verdict, &counted(2, 1), Some(1), false, Some(&base)),
+        Ok(TwinsSaid::Held(1))
+    );
+    // A withheld test's twin, never named at the base, must be named failing too.
+    let hidden = super::tests::twins("test/hidden.test.js", &["zero"], true);
+    assert!(judge(&hidden, &verdict, &other, Some(1), false, None).is_err());
 }
