@@ -262,11 +262,9 @@ impl Agent {
     fn passes(self) -> bool {
         match self {
             Agent::Honest | Agent::HonestWithSkip | Agent::HonestWithKnownFailure => true,
-            Agent::Wrong
-            | Agent::Nothing
-            | Agent::Half
-            | Agent::Forger
-            | Agent::AlwaysEqual => false,
+            Agent::Wrong | Agent::Nothing | Agent::Half | Agent::Forger | Agent::AlwaysEqual => {
+                false
+            }
         }
     }
 }

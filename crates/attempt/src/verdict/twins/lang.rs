@@ -5,10 +5,14 @@
 use super::Coin;
 use super::lines::{Strings, arguments, at_level, changed, closing, depth, holds_code, indent};
 
-const PY: Strings = Strings(&['"', '\'']);
-const GO: Strings = Strings(&['"']);
-const RUST: Strings = Strings(&['"']);
-const JS: Strings = Strings(&['"', '\'']);
+const PY: Strings = Strings(&['"', '\''], false);
+const GO: Strings = Strings(&['"'], true);
+const RUST: Strings = Strings(&['"'], true);
+const JS: Strings = Strings(&['"', '\''], false);
+
+/// What changes one statement: the file's lines, the statement's line, the coin; the
+/// line's new text.
+type Rewrite<'a> = dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String> + 'a;
 
 /// One test found in a file: its name, and its body's lines (`body.0..body.1`).
 struct Test {
@@ -59,7 +63,7 @@ fn rewrite_tests(
     lines: &mut [String],
     tests: Vec<Test>,
     strings: Strings,
-    rewrite: &mut dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String>,
+    rewrite: &mut Rewrite<'_>,
     coin: &mut dyn Coin,
 ) -> Vec<String> {
     let mut names = Vec::new();
@@ -101,10 +105,14 @@ fn rewrite_tests(
 
 /// Whether `expression` is one plain equality: a single `==` (or Go's `!=`, as `op`) at its
 /// own level, and nothing that could make it hold otherwise. The two sides' ranges.
-fn equality(expression: &str, op: &str, strings: Strings) -> Option<((usize, usize), (usize, usize))> {
+fn equality(
+    expression: &str,
+    op: &str,
+    strings: Strings,
+) -> Option<((usize, usize), (usize, usize))> {
     let banned = [
-        " or ", " and ", "not ", " if ", "lambda", " in ", " is ", "<", ">", ":=", "&&", "||",
-        "?", " else ",
+        " or ", " and ", "not ", " if ", "lambda", " in ", " is ", "<", ">", ":=", "&&", "||", "?",
+        " else ",
     ];
     if banned.iter().any(|b| holds_code(expression, strings.0, b)) {
         return None;
@@ -162,7 +170,11 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             .iter()
             .rev()
             .take_while(|l| l.trim_start().starts_with('@'))
-            .any(|l| ["skip", "xfail", "expectedFailure", "raises"].iter().any(|w| l.contains(w)));
+            .any(|l| {
+                ["skip", "xfail", "expectedFailure", "raises"]
+                    .iter()
+                    .any(|w| l.contains(w))
+            });
         // The signature may span lines: the body starts after the line that ends it.
         let mut j = i;
         let mut open = 0;
@@ -178,13 +190,19 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         }
         let start = j + 1;
         let mut end = start;
-        while end < lines.len()
-            && (lines[end].trim().is_empty() || indent(&lines[end]).len() > own)
+        while end < lines.len() && (lines[end].trim().is_empty() || indent(&lines[end]).len() > own)
         {
             end += 1;
         }
         let body = lines[start.min(end)..end].join("\n");
-        let escapes = ["return", "yield", "skipTest", "pytest.skip", "pytest.xfail", "importorskip"];
+        let escapes = [
+            "return",
+            "yield",
+            "skipTest",
+            "pytest.skip",
+            "pytest.xfail",
+            "importorskip",
+        ];
         if decorated || escapes.iter().any(|w| holds_code(&body, PY.0, w)) {
             continue;
         }
@@ -219,13 +237,10 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
     (lines.join("\n"), names)
 }
 
-/// Go: `func TestX(t *testing.T)` without a skip or an early `return`; at the body's level,
-/// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
-/// testify's `assert.Equal(t, LITERAL, got)` and `require.Equal`.
-pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
-    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+/// Go's tests: each `func TestX(t *testing.T)` without a skip or an early `return`, with
+/// its parameter's name and its body's lines.
+fn go_tests(lines: &[String]) -> Vec<(String, String, usize, usize)> {
     let mut tests = Vec::new();
-    let mut param = std::collections::BTreeMap::new();
     for (i, line) in lines.iter().enumerate() {
         let Some(rest) = line.strip_prefix("func Test") else {
             continue;
@@ -236,70 +251,91 @@ pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         let Some((t, _)) = sig.split_once(" *testing.T) {") else {
             continue;
         };
-        if !tail.chars().all(|c| c.is_alphanumeric() || c == '_')
-            || !t.chars().all(|c| c.is_alphanumeric() || c == '_')
-            || !line.ends_with('{')
-        {
+        let word = |w: &str| w.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !word(tail) || !word(t) || !line.ends_with('{') {
             continue;
         }
         let start = i + 1;
-        let Some(end) = lines[start..].iter().position(|l| l == "}").map(|p| start + p) else {
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| l == "}")
+            .map(|p| start + p)
+        else {
             continue;
         };
         let body = lines[start..end].join("\n");
-        if ["return", "Skip", "goto"].iter().any(|w| holds_code(&body, GO.0, w)) {
+        if ["return", "Skip", "goto"]
+            .iter()
+            .any(|w| holds_code(&body, GO.0, w))
+        {
             continue;
         }
-        let name = format!("Test{tail}");
-        param.insert(name.clone(), t.to_owned());
-        tests.push((name, start, end));
+        tests.push((format!("Test{tail}"), t.to_owned(), start, end));
     }
-    let mut names = Vec::new();
-    for (name, start, end) in tests {
-        let t = &param[&name];
-        let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
-            let line = &lines[i];
-            let trimmed = line.trim();
-            let (at, new) = if let Some(cond) = trimmed.strip_prefix("if ").and_then(|c| c.strip_suffix(" {")) {
-                // The block must fail the test, and end at the body's level.
-                let block: Vec<&String> = lines[i + 1..end]
-                    .iter()
-                    .take_while(|l| !l.starts_with(&format!("{}}}", indent(line))))
-                    .collect();
-                let fails = block.iter().any(|l| {
-                    let l = l.trim_start();
-                    [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
-                        .iter()
-                        .any(|f| l.starts_with(&format!("{t}{f}")))
-                });
-                if !fails || i + 1 + block.len() >= end {
-                    return None;
-                }
-                let (offset, cond) = match cond.rfind("; ") {
-                    Some(at) if depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
-                    _ => (0, cond),
-                };
-                equality_literal(cond, "if ".len() + offset, "!=", GO, coin)?
-            } else {
-                ["assert.Equal(", "require.Equal("].iter().find_map(|head| {
-                    let args_of = trimmed.strip_prefix(head)?;
-                    args_of.starts_with(&format!("{t},")).then_some(())?;
-                    call_literal(trimmed, head, "", &[1], GO, coin)
-                })?
-            };
-            Some(replaced(line, at, &new))
+    tests
+}
+
+/// The new text of Go's line `i` (in a test ending at line `end`, whose parameter is `t`):
+/// `if …; got != LITERAL {` whose block fails the test, or testify's `Equal`.
+fn go_line(lines: &[String], i: usize, end: usize, t: &str, coin: &mut dyn Coin) -> Option<String> {
+    let line = &lines[i];
+    let trimmed = line.trim();
+    let (at, new) = if let Some(cond) = trimmed
+        .strip_prefix("if ")
+        .and_then(|c| c.strip_suffix(" {"))
+    {
+        // The block must fail the test, and end at the body's level.
+        let close = format!("{}}}", indent(line));
+        let block: Vec<&String> = lines[i + 1..end]
+            .iter()
+            .take_while(|l| !l.starts_with(&close))
+            .collect();
+        let fails = block.iter().any(|l| {
+            let l = l.trim_start();
+            [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
+                .iter()
+                .any(|f| l.starts_with(&format!("{t}{f}")))
+        });
+        if !fails || i + 1 + block.len() >= end {
+            return None;
+        }
+        let (offset, cond) = match cond.rfind("; ") {
+            Some(at) if depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
+            _ => (0, cond),
         };
-        let changed = rewrite_tests(
+        equality_literal(cond, "if ".len() + offset, "!=", GO, coin)?
+    } else {
+        ["assert.Equal(", "require.Equal("]
+            .iter()
+            .find_map(|head| {
+                let args = trimmed.strip_prefix(head)?;
+                args.starts_with(&format!("{t},")).then_some(())?;
+                call_literal(trimmed, head, "", &[1], GO, coin)
+            })?
+    };
+    Some(replaced(line, at, &new))
+}
+
+/// Go: `func TestX(t *testing.T)` without a skip or an early `return`; at the body's level,
+/// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
+/// testify's `assert.Equal(t, LITERAL, got)` and `require.Equal`.
+pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut names = Vec::new();
+    for (name, t, start, end) in go_tests(&lines) {
+        let mut rewrite =
+            |lines: &[String], i: usize, coin: &mut dyn Coin| go_line(lines, i, end, &t, coin);
+        let test = Test {
+            name,
+            body: (start, end),
+        };
+        names.extend(rewrite_tests(
             &mut lines,
-            vec![Test {
-                name,
-                body: (start, end),
-            }],
+            vec![test],
             GO,
             &mut rewrite,
             coin,
-        );
-        names.extend(changed);
+        ));
     }
     (lines.join("\n"), names)
 }
@@ -320,7 +356,10 @@ pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             attributes.push_str(&lines[j]);
             j += 1;
         }
-        let Some(rest) = lines.get(j).and_then(|l| l.trim_start().strip_prefix("fn ")) else {
+        let Some(rest) = lines
+            .get(j)
+            .and_then(|l| l.trim_start().strip_prefix("fn "))
+        else {
             continue;
         };
         let Some((name, _)) = rest.split_once('(') else {
@@ -335,7 +374,11 @@ pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         }
         let start = j + 1;
         let close = format!("{own}}}");
-        let Some(end) = lines[start..].iter().position(|l| *l == close).map(|p| start + p) else {
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| *l == close)
+            .map(|p| start + p)
+        else {
             continue;
         };
         if holds_code(&lines[start..end].join("\n"), RUST.0, "return") {
@@ -398,7 +441,10 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
             continue;
         };
         let body = lines[start..end].join("\n");
-        if ["return", "skip", "todo", "done"].iter().any(|w| holds_code(&body, JS.0, w)) {
+        if ["return", "skip", "todo", "done"]
+            .iter()
+            .any(|w| holds_code(&body, JS.0, w))
+        {
             continue;
         }
         tests.push(Test {
@@ -412,7 +458,13 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
         let (at, new) = if trimmed.starts_with("expect(") {
             let close = closing(trimmed, "expect".len(), JS.0)?;
             let matcher = &trimmed[close + 1..];
-            let heads = [".toBe(", ".toEqual(", ".toStrictEqual(", ".to.equal(", ".to.eql("];
+            let heads = [
+                ".toBe(",
+                ".toEqual(",
+                ".toStrictEqual(",
+                ".to.equal(",
+                ".to.eql(",
+            ];
             let head = heads.iter().find(|h| matcher.starts_with(**h))?;
             let open = close + head.len();
             let end = closing(trimmed, open, JS.0)?;

@@ -134,12 +134,14 @@ pub(super) fn arguments(inner: &str, quotes: &[char]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// The kinds of string literal a language writes: its quote characters.
+/// The kinds of literal a language writes: its string quote characters, and whether its
+/// integers are typed (Go, Rust), so that a changed one must stay in its type's range.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Strings(pub(super) &'static [char]);
+pub(super) struct Strings(pub(super) &'static [char], pub(super) bool);
 
 /// Another literal of the same kind as `literal`, which no value equal to `literal`
-/// equals: an integer one more or one less, a plain string with its last letter or digit
+/// equals: an integer one more or one less (typed ones one nearer zero, which every type
+/// that holds the original holds too), a plain string with its last letter or digit
 /// changed to another (never only its case). `None` for anything else.
 pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> Option<String> {
     let literal = literal.trim();
@@ -150,7 +152,12 @@ pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> O
         && (digits == "0" || !digits.starts_with('0'))
     {
         let n: i64 = literal.parse().ok()?;
-        let m = if n == 0 || coin.flip() { n + 1 } else { n - 1 };
+        let up = match (strings.1, n) {
+            (_, 0) => true,
+            (true, n) => n < 0,
+            (false, _) => coin.flip(),
+        };
+        let m = if up { n + 1 } else { n - 1 };
         return Some(m.to_string());
     }
     let quote = literal.chars().next()?;
@@ -161,7 +168,10 @@ pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> O
     if inner.contains(quote) || inner.contains('\\') || inner.contains("${") {
         return None;
     }
-    let (at, c) = inner.char_indices().rev().find(|(_, c)| c.is_ascii_alphanumeric())?;
+    let (at, c) = inner
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_ascii_alphanumeric())?;
     let step = if coin.flip() { 1 } else { 25 };
     let new = match c {
         '0'..='9' => char::from(b'0' + (c as u8 - b'0' + if step == 1 { 1 } else { 9 }) % 10),
@@ -188,7 +198,7 @@ mod tests {
 
     #[test]
     fn literals_change_to_another_of_their_kind() {
-        let py = Strings(&['"', '\'']);
+        let py = Strings(&['"', '\''], false);
         let up = &mut Fixed(true);
         let down = &mut Fixed(false);
         assert_eq!(changed("5", py, up).as_deref(), Some("6"));
@@ -200,10 +210,17 @@ mod tests {
         assert_eq!(changed("\"a9\"", py, up).as_deref(), Some("\"a0\""));
         assert_eq!(changed("\"a1\"", py, down).as_deref(), Some("\"a0\""));
         // Nothing that could still compare equal, or that is not a plain literal.
-        for literal in ["2.5", "007", "True", "\"\"", "\"!\"", "\"a\\n\"", "x", "f'a'", "0x10", "5u8"] {
+        for literal in [
+            "2.5", "007", "True", "\"\"", "\"!\"", "\"a\\n\"", "x", "f'a'", "0x10", "5u8",
+        ] {
             assert_eq!(changed(literal, py, up), None, "{literal}");
         }
-        assert_eq!(changed("'a'", Strings(&['"']), up), None);
+        assert_eq!(changed("'a'", Strings(&['"'], true), up), None);
+        // Typed integers move toward zero: a `u8`'s 255 never becomes 256.
+        let rust = Strings(&['"'], true);
+        assert_eq!(changed("255", rust, up).as_deref(), Some("254"));
+        assert_eq!(changed("-128", rust, down).as_deref(), Some("-127"));
+        assert_eq!(changed("0", rust, down).as_deref(), Some("1"));
     }
 
     #[test]
@@ -212,7 +229,10 @@ mod tests {
         assert_eq!(depth("f(\"(\", [1", q), 2);
         assert_eq!(depth("x)", q), -1);
         let inner = "add(2, 3), \"a,b\", [1, 2]";
-        let args: Vec<&str> = arguments(inner, q).iter().map(|(a, b)| &inner[*a..*b]).collect();
+        let args: Vec<&str> = arguments(inner, q)
+            .iter()
+            .map(|(a, b)| &inner[*a..*b])
+            .collect();
         assert_eq!(args, ["add(2, 3)", "\"a,b\"", "[1, 2]"]);
         assert_eq!(closing("expect(f(1)).toBe(2)", 6, q), Some(11));
         assert!(holds_code("x = 1  # return", q, "return"));

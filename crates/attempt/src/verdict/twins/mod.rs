@@ -16,8 +16,8 @@
 //! literal integer or plain string. For such a statement, the original passing means the
 //! compared value equals the literal, so it cannot equal a different literal.
 
-mod lines;
 mod lang;
+mod lines;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -83,7 +83,11 @@ impl Coin for Urandom {
 
 /// The twin of one test file's `text`: the text with its expected values changed and the
 /// names of the tests that hold a change, or `None` when nothing could be changed safely.
-pub(crate) fn twin_of(path: &str, text: &str, coin: &mut dyn Coin) -> Option<(String, Vec<String>)> {
+pub(crate) fn twin_of(
+    path: &str,
+    text: &str,
+    coin: &mut dyn Coin,
+) -> Option<(String, Vec<String>)> {
     let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
     let (out, names) = match extension {
         "py" => lang::python(text, coin),
@@ -165,9 +169,10 @@ fn unparametrized(id: &str) -> &str {
 fn names(id: &str, name: &str) -> bool {
     let id = unparametrized(id);
     id == name
-        || ["::", "/", " > ", ".", " › "]
-            .iter()
-            .any(|sep| id.strip_suffix(name).is_some_and(|head| head.ends_with(sep)))
+        || ["::", "/", " > ", ".", " › "].iter().any(|sep| {
+            id.strip_suffix(name)
+                .is_some_and(|head| head.ends_with(sep))
+        })
 }
 
 /// The ids of `report` that are `twin`'s tests: those naming one of its tests and its
@@ -179,7 +184,11 @@ fn ids_of<'a>(twin: &TwinFile, tests: &'a BTreeMap<String, TestOutcome>) -> Vec<
     let mut ids = Vec::new();
     for name in &twin.names {
         let named: Vec<&String> = tests.keys().filter(|id| names(id, name)).collect();
-        let with_file: Vec<&String> = named.iter().copied().filter(|id| id.contains(stem)).collect();
+        let with_file: Vec<&String> = named
+            .iter()
+            .copied()
+            .filter(|id| id.contains(stem))
+            .collect();
         if !with_file.is_empty() {
             ids.extend(with_file);
         } else if named.len() == 1 {
