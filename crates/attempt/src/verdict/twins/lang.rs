@@ -148,11 +148,9 @@ fn equality_literal(
     })
 }
 
-/// Python: `def test…` functions and methods without a skip or expected-failure decorator,
-/// an early `return`, a `yield` or a skip in their body; `assert x == LITERAL` and
-/// `self.assertEqual(x, LITERAL)` at the body's level.
-pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
-    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+/// Python's tests: `def test…` functions and methods without a skip or expected-failure
+/// decorator, an early `return`, a `yield` or a skip in their body.
+fn python_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let trimmed = line.trim_start();
@@ -211,6 +209,15 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             body: (start.min(end), end),
         });
     }
+    tests
+}
+
+/// Python: `def test…` functions and methods without a skip or expected-failure decorator,
+/// an early `return`, a `yield` or a skip in their body; `assert x == LITERAL` and
+/// `self.assertEqual(x, LITERAL)` at the body's level.
+pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = python_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
         let line = &lines[i];
         let trimmed = line.trim();
@@ -340,10 +347,8 @@ pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
     (lines.join("\n"), names)
 }
 
-/// Rust: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`;
-/// `assert_eq!(x, LITERAL);` at the body's level.
-pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
-    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+/// Rust's tests: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`.
+fn rust_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.trim() != "#[test]" {
@@ -389,6 +394,14 @@ pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             body: (start, end),
         });
     }
+    tests
+}
+
+/// Rust: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`;
+/// `assert_eq!(x, LITERAL);` at the body's level.
+pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = rust_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
         let line = &lines[i];
         let (at, new) = call_literal(line.trim(), "assert_eq!(", ";", &[1, 0], RUST, coin)?;
@@ -416,13 +429,9 @@ fn js_title(trimmed: &str) -> Option<&str> {
         .then_some(title)
 }
 
-/// JavaScript and TypeScript: `test`/`it` with a title and a callback taking nothing
-/// (no `done`), without a skip or an early `return`; at the body's level
-/// `expect(x).toBe(LITERAL)` (and `toEqual`, `toStrictEqual`, chai's `to.equal`,
-/// `to.eql`) and `assert.strictEqual(x, LITERAL)` (and `equal`, `deepStrictEqual`,
-/// `deepEqual`).
-pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
-    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+/// JavaScript's tests: `test`/`it` with a title and a callback taking nothing, without a
+/// skip or an early `return`.
+fn javascript_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let Some(title) = js_title(line.trim()) else {
@@ -452,6 +461,17 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
             body: (start, end),
         });
     }
+    tests
+}
+
+/// JavaScript and TypeScript: `test`/`it` with a title and a callback taking nothing
+/// (no `done`), without a skip or an early `return`; at the body's level
+/// `expect(x).toBe(LITERAL)` (and `toEqual`, `toStrictEqual`, chai's `to.equal`,
+/// `to.eql`) and `assert.strictEqual(x, LITERAL)` (and `equal`, `deepStrictEqual`,
+/// `deepEqual`).
+pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = javascript_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
         let line = &lines[i];
         let trimmed = line.trim().trim_end_matches(';');
@@ -488,4 +508,148 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
     };
     let names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
     (lines.join("\n"), names)
+}
+
+/// A name not in `text`: `base`, else `base` with a number.
+fn fresh(text: &str, base: &str) -> String {
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                base.to_owned()
+            } else {
+                format!("{base}{n}")
+            }
+        })
+        .find(|name| !text.contains(name.as_str()))
+        .unwrap_or_else(|| base.to_owned())
+}
+
+/// The line after the last line of `lines[start..end]` that holds text.
+fn after_last_text(lines: &[String], start: usize, end: usize) -> usize {
+    (start..end)
+        .rev()
+        .find(|i| !lines[*i].trim().is_empty())
+        .map_or(start, |i| i + 1)
+}
+
+/// `lines` with `new` inserted before line `at`, joined.
+fn inserted(mut lines: Vec<String>, at: usize, new: Vec<String>) -> String {
+    lines.splice(at..at, new);
+    lines.join("\n")
+}
+
+/// Python's known answer, after the file's last test: a function or a method as that one
+/// is, asserting as its body does.
+pub(super) fn python_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = python_tests(&lines);
+    let last = tests.last()?;
+    let def = lines[..last.body.0]
+        .iter()
+        .rposition(|l| l.trim_start().starts_with(&format!("def {}(", last.name)))?;
+    let own = indent(&lines[def]).to_owned();
+    let level = lines[last.body.0..last.body.1]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| indent(l).to_owned())?;
+    let method = lines[def].contains("(self");
+    let body = lines[last.body.0..last.body.1].join("\n");
+    let name = fresh(text, &format!("{}_again", last.name));
+    let assertion = if body.contains("self.assert") {
+        format!("self.assertEqual(value, {value})")
+    } else {
+        format!("assert value == {value}")
+    };
+    let mut new = vec![String::new()];
+    if own.is_empty() {
+        new.push(String::new());
+    }
+    new.push(format!(
+        "{own}def {name}({}):",
+        if method { "self" } else { "" }
+    ));
+    new.push(format!("{level}value = {value}"));
+    new.push(format!("{level}{assertion}"));
+    let at = after_last_text(&lines, last.body.0, last.body.1);
+    Some((inserted(lines, at, new), name))
+}
+
+/// Go's known answer, after the file's last test: a test named after it, failing as it
+/// does (`Fatalf` or `Errorf`).
+pub(super) fn go_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let (last, t, start, end) = go_tests(&lines).pop()?;
+    let body = lines[start..end].join("\n");
+    let fail = if body.contains(&format!("{t}.Fatal")) {
+        "Fatalf"
+    } else {
+        "Errorf"
+    };
+    let name = fresh(text, &format!("{last}Again"));
+    let new = vec![
+        String::new(),
+        format!("func {name}({t} *testing.T) {{"),
+        format!("\tif got := {value}; got != {value} {{"),
+        format!("\t\t{t}.{fail}(\"got %d\", got)"),
+        "\t}".to_owned(),
+        "}".to_owned(),
+    ];
+    Some((inserted(lines, end + 1, new), name))
+}
+
+/// Rust's known answer, after the file's last test, at its indentation (inside its
+/// `mod tests` where it is).
+pub(super) fn rust_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = rust_tests(&lines);
+    let last = tests.last()?;
+    let own = indent(&lines[last.body.1]).to_owned();
+    let name = fresh(text, &format!("{}_again", last.name));
+    let new = vec![
+        String::new(),
+        format!("{own}#[test]"),
+        format!("{own}fn {name}() {{"),
+        format!("{own}    let value = {value};"),
+        format!("{own}    assert_eq!(value, {value});"),
+        format!("{own}}}"),
+    ];
+    Some((inserted(lines, last.body.1 + 1, new), name))
+}
+
+/// JavaScript's known answer, after the file's last test: opened as that one is, asserting
+/// as its body does (`expect(…).toBe`, chai's `to.equal`, or `assert.strictEqual`).
+pub(super) fn javascript_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = javascript_tests(&lines);
+    let last = tests.last()?;
+    let (start, end) = last.body;
+    let level = lines[start..end]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| indent(l).to_owned())?;
+    let body = lines[start..end].join("\n");
+    let semi = if body.lines().any(|l| l.trim_end().ends_with(';')) {
+        ";"
+    } else {
+        ""
+    };
+    let assertion = if body.contains(".to.equal(") {
+        format!("expect(value).to.equal({value})")
+    } else if body.contains("expect(") {
+        format!("expect(value).toBe({value})")
+    } else if body.contains("assert.strictEqual(") {
+        format!("assert.strictEqual(value, {value})")
+    } else {
+        return None;
+    };
+    let title = fresh(text, &format!("{} again", last.name));
+    let open = lines[start - 1].replacen(&last.name, &title, 1);
+    let new = vec![
+        String::new(),
+        open,
+        format!("{level}const value = {value}{semi}"),
+        format!("{level}{assertion}{semi}"),
+        lines[end].clone(),
+    ];
+    Some((inserted(lines, end + 1, new), title))
 }

@@ -48,6 +48,8 @@ pub(crate) struct TwinFile {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Twins {
     pub(crate) files: Vec<TwinFile>,
+    /// The known answer among them, if one was added.
+    pub(crate) known: Option<Known>,
 }
 
 /// A source of coin flips: which way an integer moves.
@@ -99,12 +101,40 @@ pub(crate) fn twin_of(
     (!names.is_empty()).then_some((out, names))
 }
 
-/// Writes the twins into the check tree `check` of `tree`: each test file of the tree and
-/// each withheld test, rewritten in place. A file that cannot be read or written goes
-/// without twins.
-pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &CheckTree) -> Twins {
+/// A known answer: one test added after the last test of one test file of the tree, in
+/// that file's own shape (a function or a method, the file's own assertion, a name after
+/// its last test's), comparing a value with itself. It runs in the verdict's pass and in the
+/// twin pass alike, so the two cannot be told apart by it; it passes in the first, is taken
+/// out of its report, and its twin must fail in the second, like every twin. Where the
+/// project's own tests have no statement a twin can change, it alone asks the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Known {
+    /// The file, as a repository path.
+    pub(crate) path: String,
+    /// The test's name (a JavaScript test's title).
+    pub(crate) name: String,
+}
+
+/// The text of test file `path` with a known answer comparing `value` added, and the
+/// answer's test name.
+pub(crate) fn known_answer(path: &str, text: &str, value: u32) -> Option<(String, String)> {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match extension {
+        "py" => lang::python_known(text, value),
+        "go" if path.ends_with("_test.go") => lang::go_known(text, value),
+        "rs" => lang::rust_known(text, value),
+        "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => {
+            lang::javascript_known(text, value)
+        }
+        _ => None,
+    }
+}
+
+/// The test files of `tree` a check tree holds (visible ones first, then the withheld), as
+/// repository paths with whether each is withheld.
+fn test_files(prepared: &Prepared, tree: &str) -> Vec<(String, bool)> {
     let Ok(entries) = prepared.store.entries(tree) else {
-        return Twins::default();
+        return Vec::new();
     };
     let withheld: Vec<&String> = prepared.withheld.iter().flat_map(|w| &w.paths).collect();
     let mut paths: Vec<(String, bool)> = entries
@@ -115,6 +145,81 @@ pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &CheckTree) -> Tw
         .collect();
     paths.extend(withheld.iter().map(|p| ((*p).clone(), true)));
     paths.truncate(MAX_FILES);
+    paths
+}
+
+/// Adds the known answer to the check tree `check` of `tree`: to the first visible test
+/// file that takes one. Its value comes from the tree's id, so that both passes of one
+/// tree get the same test.
+pub(crate) fn plant_known(prepared: &Prepared, tree: &str, check: &CheckTree) -> Option<Known> {
+    let value = 2 + tree
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
+        % 97;
+    for (path, withheld) in test_files(prepared, tree) {
+        if withheld {
+            continue;
+        }
+        let file = check.dir.join(&path);
+        let plain = std::fs::symlink_metadata(&file)
+            .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_FILE_BYTES as u64);
+        let Some(text) = plain.then(|| std::fs::read_to_string(&file).ok()).flatten() else {
+            continue;
+        };
+        let Some((new, name)) = known_answer(&path, &text, value) else {
+            continue;
+        };
+        if std::fs::remove_file(&file).is_ok() && std::fs::write(&file, new).is_ok() {
+            return Some(Known { path, name });
+        }
+    }
+    None
+}
+
+impl Known {
+    /// Whether `id` is this test's: its name was drawn to be new to its file, and ids
+    /// of go, node and mocha carry no file to tell by.
+    fn is(&self, id: &str) -> bool {
+        names(id, &self.name)
+    }
+
+    /// The report without this test (its outcome taken out of the counts too).
+    pub(crate) fn strip(&self, report: &mut TestReport) {
+        let gone: Vec<String> = report
+            .tests
+            .keys()
+            .filter(|id| self.is(id))
+            .cloned()
+            .collect();
+        for id in gone {
+            if let Some(outcome) = report.tests.remove(&id)
+                && let Some(count) = report.counts.get_mut(&outcome)
+            {
+                *count = count.saturating_sub(1);
+            }
+        }
+        report.counts.retain(|_, n| *n > 0);
+    }
+
+    /// `text` (a check's output) without the lines that name this test.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        text.lines()
+            .filter(|line| !line.contains(&self.name))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Writes the twins into the check tree `check` of `tree`: each test file of the tree and
+/// each withheld test, rewritten in place. A file that cannot be read or written goes
+/// without twins.
+pub(crate) fn plant_in(
+    prepared: &Prepared,
+    tree: &str,
+    check: &CheckTree,
+    known: Option<&Known>,
+) -> Twins {
+    let paths = test_files(prepared, tree);
     let mut coin = Urandom::new();
     let mut files = Vec::new();
     for (path, withheld) in paths {
@@ -127,7 +232,10 @@ pub(crate) fn plant_in(prepared: &Prepared, tree: &str, check: &CheckTree) -> Tw
             });
         }
     }
-    Twins { files }
+    Twins {
+        files,
+        known: known.cloned(),
+    }
 }
 
 /// Rewrites the plain file `file` (repository path `path`) as its twin; the names of its
@@ -200,12 +308,19 @@ fn ids_of<'a>(twin: &TwinFile, tests: &'a BTreeMap<String, TestOutcome>) -> Vec<
     ids
 }
 
-/// How an id is named in a finding: a withheld test's never is.
-fn shown(id: &str, withheld: bool) -> String {
-    if withheld {
-        "a withheld test".into()
-    } else {
-        format!("`{id}`")
+/// How an id is named in a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// By its id.
+    Id,
+    /// A withheld test's, or the known answer's, never: the next agent reads the findings.
+    Hidden,
+}
+
+fn shown(id: &str, how: Shown) -> String {
+    match how {
+        Shown::Id => format!("`{id}`"),
+        Shown::Hidden => "a withheld test (or speccoder's known answer)".into(),
     }
 }
 
@@ -222,11 +337,17 @@ pub(crate) fn judge(
     base: Option<&BTreeMap<String, TestOutcome>>,
 ) -> Result<TwinsSaid, String> {
     // The twins whose originals passed in the verdict's pass, by id.
-    let mut judged: BTreeMap<&String, bool> = BTreeMap::new();
+    let mut judged: BTreeMap<&String, Shown> = BTreeMap::new();
     for file in &twins.files {
         for id in ids_of(file, &verdict.tests) {
             if verdict.tests.get(id) == Some(&TestOutcome::Passed) {
-                judged.insert(id, file.withheld);
+                let known = twins.known.as_ref().is_some_and(|k| k.is(id));
+                let how = if file.withheld || known {
+                    Shown::Hidden
+                } else {
+                    Shown::Id
+                };
+                judged.insert(id, how);
             }
         }
     }
@@ -246,16 +367,13 @@ pub(crate) fn judge(
     if timed_out || exit_code.is_none() {
         return Ok(TwinsSaid::Inconclusive);
     }
-    let failing = |o: Option<&TestOutcome>| {
-        o.is_some_and(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
-    };
-    for (id, withheld) in &judged {
+    for (id, how) in &judged {
         if twin
             .tests
             .get(id.as_str())
             .is_some_and(|o| matches!(o, TestOutcome::Passed | TestOutcome::Xpassed))
         {
-            return Err(passed(id, *withheld));
+            return Err(passed(id, *how));
         }
     }
     let mut failed = judged
@@ -267,32 +385,7 @@ pub(crate) fn judge(
         if twin.runners.is_empty() {
             return Ok(TwinsSaid::Inconclusive);
         }
-        for file in &twins.files {
-            let known: Vec<&String> = match base {
-                Some(base) => ids_of(file, base),
-                None => Vec::new(),
-            };
-            for id in &known {
-                if !failing(twin.tests.get(id.as_str())) {
-                    return Err(passed(id, file.withheld));
-                }
-            }
-            failed += known.len();
-            if file.withheld && known.is_empty() {
-                for name in &file.names {
-                    let ids: Vec<&String> =
-                        twin.tests.keys().filter(|id| names(id, name)).collect();
-                    if !ids.iter().any(|id| failing(twin.tests.get(id.as_str()))) {
-                        return Err(passed(name, true));
-                    }
-                    failed += 1;
-                }
-            }
-        }
-        let counted = |o: TestOutcome| twin.counts.get(&o).copied().unwrap_or(0);
-        if failed == 0 && counted(TestOutcome::Failed) + counted(TestOutcome::Errored) > 0 {
-            failed = 1;
-        }
+        failed += named_failing(twins, twin, base)?;
     }
     if failed > 0 {
         return Ok(TwinsSaid::Held(failed));
@@ -308,11 +401,62 @@ pub(crate) fn judge(
     Ok(TwinsSaid::Inconclusive)
 }
 
+/// Whether a report gives `outcome` as a failure.
+fn failing(outcome: Option<&TestOutcome>) -> bool {
+    outcome.is_some_and(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
+}
+
+/// For a runner that names only failures: the twins that must be named failing in `twin`
+/// (those `base` named, the withheld ones, the known answer), how many were; `Err` for one
+/// that was not, which passed. With none of those, any failure counts as one.
+fn named_failing(
+    twins: &Twins,
+    twin: &TestReport,
+    base: Option<&BTreeMap<String, TestOutcome>>,
+) -> Result<usize, String> {
+    let mut failed = 0;
+    for file in &twins.files {
+        let known: Vec<&String> = base.map_or_else(Vec::new, |base| ids_of(file, base));
+        for id in &known {
+            if !failing(twin.tests.get(id.as_str())) {
+                let how = if file.withheld {
+                    Shown::Hidden
+                } else {
+                    Shown::Id
+                };
+                return Err(passed(id, how));
+            }
+        }
+        failed += known.len();
+        let by_name: Vec<&String> = if file.withheld && known.is_empty() {
+            file.names.iter().collect()
+        } else {
+            let answer = twins.known.as_ref().filter(|k| k.path == file.path);
+            file.names
+                .iter()
+                .filter(|n| answer.is_some_and(|k| k.name == **n))
+                .collect()
+        };
+        for name in by_name {
+            let ids: Vec<&String> = twin.tests.keys().filter(|id| names(id, name)).collect();
+            if !ids.iter().any(|id| failing(twin.tests.get(id.as_str()))) {
+                return Err(passed(name, Shown::Hidden));
+            }
+            failed += 1;
+        }
+    }
+    let counted = |o: TestOutcome| twin.counts.get(&o).copied().unwrap_or(0);
+    if failed == 0 && counted(TestOutcome::Failed) + counted(TestOutcome::Errored) > 0 {
+        failed = 1;
+    }
+    Ok(failed)
+}
+
 /// The finding's words for the twin of `id`, which passed.
-fn passed(id: &str, withheld: bool) -> String {
+fn passed(id: &str, how: Shown) -> String {
     format!(
         "the twin of {}, whose expected value was changed, passed: a correct implementation fails it, so the checking was subverted (equality that always holds, a neutered assertion or helper, or a report that is not the runner's)",
-        shown(id, withheld)
+        shown(id, how)
     )
 }
 
