@@ -2,8 +2,9 @@
 //! which of those compare for equality with a literal, written the way the project's tests
 //! write them.
 
-use super::Coin;
-use super::lines::{Strings, arguments, at_level, changed, closing, depth, holds_code, indent};
+use super::lines::{
+    Coin, Strings, arguments, at_level, changed, closing, depth, holds_code, indent,
+};
 
 const PY: Strings = Strings(&['"', '\''], false);
 const GO: Strings = Strings(&['"'], true);

@@ -1,7 +1,10 @@
 //! The small readers the twins share: indentation, brackets outside strings, a call's
 //! arguments, and the changed literal.
 
-use super::Coin;
+/// A source of coin flips: which way an integer moves.
+pub(crate) trait Coin {
+    fn flip(&mut self) -> bool;
+}
 
 /// The leading whitespace of `line`.
 pub(super) fn indent(line: &str) -> &str {

@@ -19,6 +19,8 @@
 mod lang;
 mod lines;
 
+pub(crate) use lines::Coin;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -50,11 +52,6 @@ pub(crate) struct Twins {
     pub(crate) files: Vec<TwinFile>,
     /// The known answer among them, if one was added.
     pub(crate) known: Option<Known>,
-}
-
-/// A source of coin flips: which way an integer moves.
-pub(crate) trait Coin {
-    fn flip(&mut self) -> bool;
 }
 
 /// Coin flips from the system's random source.
