@@ -270,25 +270,67 @@ fn unparametrized(id: &str) -> &str {
     }
 }
 
+/// The separators before a test's own name in the runners' ids.
+const SEPARATORS: [&str; 5] = ["::", "/", " > ", ".", " › "];
+
 /// Whether `id` names the test `name`: its last part, after a runner's separator.
 fn names(id: &str, name: &str) -> bool {
     let id = unparametrized(id);
     id == name
-        || ["::", "/", " > ", ".", " › "].iter().any(|sep| {
+        || SEPARATORS.iter().any(|sep| {
             id.strip_suffix(name)
                 .is_some_and(|head| head.ends_with(sep))
         })
 }
 
+/// A report's ids by the names they may end in, so that finding a name's ids costs one
+/// look-up, not a pass over up to 100,000 ids for each of thousands of names.
+struct ByName<'a> {
+    ids: std::collections::HashMap<&'a str, Vec<&'a String>>,
+}
+
+impl<'a> ByName<'a> {
+    fn new(tests: &'a BTreeMap<String, TestOutcome>) -> Self {
+        let mut ids: std::collections::HashMap<&str, Vec<&String>> =
+            std::collections::HashMap::new();
+        for id in tests.keys() {
+            let bare = unparametrized(id);
+            let mut tails = vec![bare];
+            tails.extend(
+                SEPARATORS
+                    .iter()
+                    .filter_map(|sep| bare.rsplit_once(sep).map(|(_, tail)| tail)),
+            );
+            tails.sort_unstable();
+            tails.dedup();
+            for tail in tails {
+                ids.entry(tail).or_default().push(id);
+            }
+        }
+        Self { ids }
+    }
+
+    /// The ids naming `name`.
+    fn get(&self, name: &str) -> Vec<&'a String> {
+        self.ids
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| names(id, name))
+            .collect()
+    }
+}
+
 /// The ids of `report` that are `twin`'s tests: those naming one of its tests and its
 /// file's stem where the runner's ids hold the file; where they do not (go, node, mocha),
 /// a name only when exactly one id of the report holds it.
-fn ids_of<'a>(twin: &TwinFile, tests: &'a BTreeMap<String, TestOutcome>) -> Vec<&'a String> {
+fn ids_of<'a>(twin: &TwinFile, tests: &ByName<'a>) -> Vec<&'a String> {
     let file = twin.path.rsplit('/').next().unwrap_or(&twin.path);
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     let mut ids = Vec::new();
     for name in &twin.names {
-        let named: Vec<&String> = tests.keys().filter(|id| names(id, name)).collect();
+        let named = tests.get(name);
         let with_file: Vec<&String> = named
             .iter()
             .copied()
@@ -335,8 +377,9 @@ pub(crate) fn judge(
 ) -> Result<TwinsSaid, String> {
     // The twins whose originals passed in the verdict's pass, by id.
     let mut judged: BTreeMap<&String, Shown> = BTreeMap::new();
+    let by_name = ByName::new(&verdict.tests);
     for file in &twins.files {
-        for id in ids_of(file, &verdict.tests) {
+        for id in ids_of(file, &by_name) {
             if verdict.tests.get(id) == Some(&TestOutcome::Passed) {
                 let known = twins.known.as_ref().is_some_and(|k| k.is(id));
                 let how = if file.withheld || known {
@@ -412,8 +455,12 @@ fn named_failing(
     base: Option<&BTreeMap<String, TestOutcome>>,
 ) -> Result<usize, String> {
     let mut failed = 0;
+    let at_base = base.map(ByName::new);
+    let now = ByName::new(&twin.tests);
     for file in &twins.files {
-        let known: Vec<&String> = base.map_or_else(Vec::new, |base| ids_of(file, base));
+        let known: Vec<&String> = at_base
+            .as_ref()
+            .map_or_else(Vec::new, |base| ids_of(file, base));
         for id in &known {
             if !failing(twin.tests.get(id.as_str())) {
                 let how = if file.withheld {
@@ -435,8 +482,11 @@ fn named_failing(
                 .collect()
         };
         for name in by_name {
-            let ids: Vec<&String> = twin.tests.keys().filter(|id| names(id, name)).collect();
-            if !ids.iter().any(|id| failing(twin.tests.get(id.as_str()))) {
+            if !now
+                .get(name)
+                .iter()
+                .any(|id| failing(twin.tests.get(id.as_str())))
+            {
                 return Err(passed(name, Shown::Hidden));
             }
             failed += 1;

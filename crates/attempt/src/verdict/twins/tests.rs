@@ -355,3 +355,33 @@ fn the_known_answer_is_taken_out_of_the_verdicts_report() {
         "1 passed"
     );
 }
+
+#[test]
+fn judging_many_twins_against_a_large_report_stays_quick() {
+    use TestOutcome::{Failed, Passed};
+    let ids: Vec<String> = (0..100_000)
+        .map(|i| format!("tests/test_m{}.py::test_t{i}", i % 2_000))
+        .collect();
+    let verdict = TestReport {
+        tests: ids.iter().map(|id| (id.clone(), Passed)).collect(),
+        ..TestReport::default()
+    };
+    let twin = TestReport {
+        tests: ids.iter().map(|id| (id.clone(), Failed)).collect(),
+        ..TestReport::default()
+    };
+    let files = (0..2_000)
+        .map(|m| TwinFile {
+            path: format!("tests/test_m{m}.py"),
+            withheld: false,
+            names: (0..50).map(|k| format!("test_t{}", m + 2_000 * k)).collect(),
+        })
+        .collect();
+    let twins = Twins { files, known: None };
+    let started = std::time::Instant::now();
+    let said = judge(&twins, &verdict, &twin, Some(1), false, None);
+    eprintln!("judged in {:?}", started.elapsed());
+    assert_eq!(said, Ok(TwinsSaid::Held(100_000)));
+    // A pass over every id for each of the 100,000 names took minutes.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
