@@ -366,7 +366,8 @@ fn shown(id: &str, how: Shown) -> String {
 /// Judges one check's twin pass: `verdict`, the verdict's report of the check (which
 /// passed); `twin`, the twin pass's, which exited `exit_code` (`None` when stopped from
 /// outside); `base`, the check's tests at the base, where a runner that names only its
-/// failures named the task's tests. `Err` says why the checking was subverted.
+/// failures named the task's tests; `sole`, whether it is the attempt's only check. `Err`
+/// says why the checking was subverted.
 pub(crate) fn judge(
     twins: &Twins,
     verdict: &TestReport,
@@ -374,6 +375,7 @@ pub(crate) fn judge(
     exit_code: Option<i32>,
     timed_out: bool,
     base: Option<&BTreeMap<String, TestOutcome>>,
+    sole: bool,
 ) -> Result<TwinsSaid, String> {
     // The twins whose originals passed in the verdict's pass, by id.
     let mut judged: BTreeMap<&String, Shown> = BTreeMap::new();
@@ -425,7 +427,7 @@ pub(crate) fn judge(
         if twin.runners.is_empty() {
             return Ok(TwinsSaid::Inconclusive);
         }
-        failed += named_failing(twins, twin, base)?;
+        failed += named_failing(twins, twin, base, sole)?;
     }
     if failed > 0 {
         return Ok(TwinsSaid::Held(failed));
@@ -447,12 +449,14 @@ fn failing(outcome: Option<&TestOutcome>) -> bool {
 }
 
 /// For a runner that names only failures: the twins that must be named failing in `twin`
-/// (those `base` named, the withheld ones, the known answer), how many were; `Err` for one
+/// (those `base` named, the withheld ones where the check is the `sole` one, the known
+/// answer), how many were; `Err` for one
 /// that was not, which passed. With none of those, any failure counts as one.
 fn named_failing(
     twins: &Twins,
     twin: &TestReport,
     base: Option<&BTreeMap<String, TestOutcome>>,
+    sole: bool,
 ) -> Result<usize, String> {
     let mut failed = 0;
     let at_base = base.map(ByName::new);
@@ -472,10 +476,17 @@ fn named_failing(
             }
         }
         failed += known.len();
-        let by_name: Vec<&String> = if file.withheld && known.is_empty() {
+        // A withheld file the base's run never named: by name, where this check is the
+        // only one (with several, another may be the one that runs it).
+        let by_name: Vec<&String> = if file.withheld && known.is_empty() && sole {
             file.names.iter().collect()
         } else {
-            let answer = twins.known.as_ref().filter(|k| k.path == file.path);
+            // The known answer, where the runner shows it ran the file (it names another of
+            // its tests): a file the check never runs is no evidence.
+            let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+            let stem = name.split_once('.').map_or(name, |(s, _)| s);
+            let ran = twin.tests.keys().any(|id| id.contains(stem));
+            let answer = twins.known.as_ref().filter(|k| k.path == file.path && ran);
             file.names
                 .iter()
                 .filter(|n| answer.is_some_and(|k| k.name == **n))
