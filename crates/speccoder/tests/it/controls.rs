@@ -1,7 +1,9 @@
 //! The control matrix of invariant 10 (docs/design/verdict.md): for every recognised test runner
 //! and every way a check starts, with the task's tests in the base and failing there, in the
 //! bundle's acceptance tests, or withheld, an honest change passes and a wrong one, an empty
-//! one and one that makes one of the two task tests pass all fail. Each cell is a real
+//! one and one that makes one of the two task tests pass all fail; so do a forger (the
+//! runner's assertion or report forged, fixtures/controls/<runner>/agents/forger.*) and an
+//! always-equal agent (invariant 12: the twins catch both). Each cell is a real
 //! `speccoder attempt` with the real runner, on the calculator projects of fixtures/per-test
 //! laid over by fixtures/controls, with fixtures/agents/controls.sh as the agent.
 //!
