@@ -33,7 +33,7 @@ pub use prepare::writable;
 pub use run::run_attempt;
 pub use shared::{
     AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Rule,
-    Story, TestSummary, Verdict, Warning,
+    Story, TestSummary, TwinsState, Verdict, Warning,
 };
 pub use verdict::baseline::{BaselineReport, measure as measure_baseline};
 

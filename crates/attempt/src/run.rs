@@ -19,13 +19,15 @@ use super::setup;
 use super::shared::environment;
 use super::shared::{
     AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Prepared,
-    Story, Verdict, Warning,
+    Story, TwinsState, Verdict, Warning,
 };
 use super::turn;
 use super::verdict;
 use super::verdict::baseline::{self, Baseline};
 use super::verdict::canary;
 use super::verdict::outcomes;
+use super::verdict::results::TestReport;
+use super::verdict::twins;
 use speccoder_agent::{Outcome, Status};
 use speccoder_foundation::process::shutdown_signal;
 
@@ -430,16 +432,47 @@ fn check_pass(
         Ok(own) => own,
         Err(err) => return Ok((setup_failed(prepared, &err), full)),
     };
-    let mut check = CheckTree::make_with(
-        prepared,
-        own.as_ref().or(prepared.products.as_ref()),
-        &verdict_tree,
-        &format!("check-{n}"),
-        &audit.frozen,
-        true,
-    )
-    .map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
-    let canary = canary::plant_in(prepared, &verdict_tree, &mut check);
+    // Every pass of this attempt's checks gets a fresh tree at the same path, made alike.
+    let make = || {
+        CheckTree::make_with(
+            prepared,
+            own.as_ref().or(prepared.products.as_ref()),
+            &verdict_tree,
+            &format!("check-{n}"),
+            &audit.frozen,
+            true,
+        )
+    };
+    let (mut results, reports) =
+        verdict_passes(prepared, baseline, &make, &full, &verdict_tree, audit)?;
+    if results.iter().all(CheckResult::passed) && shutdown_signal().is_none() {
+        twin_pass(
+            prepared,
+            baseline,
+            &make,
+            &verdict_tree,
+            &mut results,
+            &reports,
+        )?;
+    }
+    Ok((results, full))
+}
+
+/// The verdict's pass of the checks on `verdict_tree` in the tree `make` makes and, when it
+/// passed and the agent added tests, the pass with them (`full`); the results, and the
+/// verdict's pass's reports of its checks (with the known answer, for the twins).
+fn verdict_passes(
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    make: &dyn Fn() -> Result<CheckTree, String>,
+    full: &str,
+    verdict_tree: &str,
+    audit: &audit::Audit,
+) -> Result<(Vec<CheckResult>, Vec<TestReport>), Finding> {
+    let mut check =
+        make().map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
+    let canary = canary::plant_in(prepared, verdict_tree, &mut check);
+    let known = twins::plant_known(prepared, verdict_tree, &check);
     let place = checks::Place::new(prepared, &check.dir, false);
     let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
     let run = |pass: Pass| {
@@ -452,33 +485,103 @@ fn check_pass(
             pass,
         );
         ran.into_iter()
-            .map(|ran| judged(prepared, baseline, &canary, ran))
-            .collect::<Result<Vec<(CheckResult, BTreeSet<String>)>, Finding>>()
+            .map(|mut ran| {
+                // The twins read the known answer; the verdict never does.
+                let report = canary.strip(&ran.report);
+                if let Some(known) = &known {
+                    known.strip(&mut ran.report);
+                    ran.result.output_tail = known.scrub(&ran.result.output_tail);
+                    ran.result.cause = ran.result.cause.as_deref().map(|c| known.scrub(c));
+                }
+                judged(prepared, baseline, &canary, ran)
+                    .map(|(result, files)| (result, files, report))
+            })
+            .collect::<Result<Vec<(CheckResult, BTreeSet<String>, TestReport)>, Finding>>()
     };
-    let (mut results, ran): (Vec<CheckResult>, Vec<BTreeSet<String>>) =
-        run(Pass::Verdict)?.into_iter().unzip();
+    let mut results = Vec::new();
+    let mut ran = Vec::new();
+    let mut reports = Vec::new();
+    for (result, files, report) in run(Pass::Verdict)? {
+        results.push(result);
+        ran.push(files);
+        reports.push(report);
+    }
     if results.iter().all(CheckResult::passed) {
         ran_in_no_check(prepared, &ran, &mut results);
     }
     if results.iter().all(CheckResult::passed) && !audit.agent_tests.is_empty() {
         if shutdown_signal().is_some() {
-            return Ok((results, full));
+            return Ok((results, reports));
         }
         check
-            .add(
-                &prepared.store,
-                &full,
-                &audit.agent_tests,
-                &prepared.scratch,
-            )
+            .add(&prepared.store, full, &audit.agent_tests, &prepared.scratch)
             .map_err(|err| {
                 tree_finding(format!(
                     "the agent's tests cannot be added to the checks' tree: {err}"
                 ))
             })?;
-        results.extend(run(Pass::AgentTests)?.into_iter().map(|(r, _)| r));
+        results.extend(run(Pass::AgentTests)?.into_iter().map(|(r, _, _)| r));
     }
-    Ok((results, full))
+    Ok((results, reports))
+}
+
+/// The twin pass (invariant 12 of `docs/design/verdict.md`): the verdict's checks once more,
+/// in a fresh check tree at the same path (`make`), with the same canary and known answer,
+/// where the test files' expected values are changed. A twin that passes, or that vanishes
+/// from a run that ended well, is `forged_results`; otherwise each check's story says
+/// whether its twins held. `reports` are the verdict's pass's reports of the checks, in
+/// order.
+fn twin_pass(
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    make: &dyn Fn() -> Result<CheckTree, String>,
+    verdict_tree: &str,
+    results: &mut [CheckResult],
+    reports: &[TestReport],
+) -> Result<(), Finding> {
+    let mut check =
+        make().map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
+    // The canary too, as in the verdict's pass: nothing tells the two passes apart but the
+    // expected values.
+    let canary = canary::plant_in(prepared, verdict_tree, &mut check);
+    let known = twins::plant_known(prepared, verdict_tree, &check);
+    let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref());
+    if planted.files.is_empty() {
+        return Ok(());
+    }
+    let place = checks::Place::new(prepared, &check.dir, false);
+    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
+    let ran = checks::run_checks(
+        &prepared.recipe,
+        &prepared.ops,
+        &check.project,
+        &place,
+        runner.as_ref(),
+        Pass::Verdict,
+    );
+    for ((result, verdict), ran) in results.iter_mut().zip(reports).zip(ran) {
+        let report = canary.strip(&ran.report);
+        let said = twins::judge(
+            &planted,
+            verdict,
+            &report,
+            ran.result.exit_code,
+            ran.result.timed_out,
+            baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
+            prepared.ops.len() == 1,
+        )
+        .map_err(|detail| Finding {
+            kind: FindingKind::ForgedResults,
+            path: result.op.clone(),
+            detail: format!("check `{}`: {detail}", result.op),
+        })?;
+        result.tests.twins = match said {
+            twins::TwinsSaid::None => None,
+            twins::TwinsSaid::Held(_) => Some(TwinsState::Held),
+            twins::TwinsSaid::Inconclusive => Some(TwinsState::Inconclusive),
+        };
+    }
+    Ok(())
 }
 
 /// The checks' results when the setup failed for a candidate's own lockfiles: each check

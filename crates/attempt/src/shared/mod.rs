@@ -29,7 +29,7 @@ pub(crate) use prepared::{Isolation, Prepared, Withheld};
 pub(crate) use products::SetupProducts;
 pub(crate) use rules::{RanFrom, Rules};
 pub use story::{AttemptRecord, AttemptRequest, Story};
-pub use test_summary::{CanaryState, Rule, TestSummary};
+pub use test_summary::{CanaryState, Rule, TestSummary, TwinsState};
 pub use verdict::Verdict;
 pub(crate) use warning::FileText;
 pub use warning::Warning;

@@ -56,6 +56,22 @@ pub struct TestSummary {
     /// What the check's canary said, for a recognised runner.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canary: Option<CanaryState>,
+    /// What the check's twins said (invariant 12): tests with their expected values
+    /// changed, run in a pass of their own after the verdict's passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twins: Option<TwinsState>,
+}
+
+/// What the twins of a check say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TwinsState {
+    /// Every twin that ran failed, as a correct implementation makes it: the checking
+    /// itself was not subverted.
+    Held,
+    /// The twin pass was stopped from outside, or failed before any twin was reported:
+    /// nothing could be judged.
+    Inconclusive,
 }
 
 /// What the canary of a check says.

@@ -10,6 +10,7 @@ pub(super) mod baseline;
 pub(super) mod canary;
 pub(super) mod outcomes;
 pub(super) mod results;
+pub(super) mod twins;
 
 use serde_json::{Value, json};
 

@@ -1,7 +1,9 @@
 //! The control matrix of invariant 10 (docs/design/verdict.md): for every recognised test runner
 //! and every way a check starts, with the task's tests in the base and failing there, in the
 //! bundle's acceptance tests, or withheld, an honest change passes and a wrong one, an empty
-//! one and one that makes one of the two task tests pass all fail. Each cell is a real
+//! one and one that makes one of the two task tests pass all fail; so do a forger (the
+//! runner's assertion or report forged, fixtures/controls/<runner>/agents/forger.*) and an
+//! always-equal agent (invariant 12: the twins catch both). Each cell is a real
 //! `speccoder attempt` with the real runner, on the calculator projects of fixtures/per-test
 //! laid over by fixtures/controls, with fixtures/agents/controls.sh as the agent.
 //!
@@ -196,15 +198,23 @@ enum Agent {
     HonestWithSkip,
     /// Honest, on the [`Variant::KnownFailure`] project.
     HonestWithKnownFailure,
+    /// Wrong, with the runner's own assertion or report forged by a spelling the tampering
+    /// scan does not read (fixtures/controls/<runner>/agents/forger.*).
+    Forger,
+    /// A result equal to every value (`__eq__`, `PartialEq`, `Object.is`); wrong where the
+    /// language has no such thing (Go).
+    AlwaysEqual,
 }
 
-const AGENTS: [Agent; 6] = [
+const AGENTS: [Agent; 8] = [
     Agent::Honest,
     Agent::Wrong,
     Agent::Nothing,
     Agent::Half,
     Agent::HonestWithSkip,
     Agent::HonestWithKnownFailure,
+    Agent::Forger,
+    Agent::AlwaysEqual,
 ];
 
 impl Agent {
@@ -216,6 +226,8 @@ impl Agent {
             Agent::Half => "half",
             Agent::HonestWithSkip => "honest+skip",
             Agent::HonestWithKnownFailure => "honest+known-failure",
+            Agent::Forger => "forger",
+            Agent::AlwaysEqual => "always-equal",
         }
     }
 
@@ -226,21 +238,35 @@ impl Agent {
             Agent::Wrong => "wrong",
             Agent::Nothing => "nothing",
             Agent::Half => "half",
+            Agent::Forger => "forger",
+            Agent::AlwaysEqual => "always-equal",
         }
+    }
+
+    /// Whether the agent subverts the checking itself: it must fail, whichever way.
+    fn subverts(self) -> bool {
+        matches!(self, Agent::Forger | Agent::AlwaysEqual)
     }
 
     fn variant(self) -> Variant {
         match self {
             Agent::HonestWithSkip => Variant::Skip,
             Agent::HonestWithKnownFailure => Variant::KnownFailure,
-            Agent::Honest | Agent::Wrong | Agent::Nothing | Agent::Half => Variant::Plain,
+            Agent::Honest
+            | Agent::Wrong
+            | Agent::Nothing
+            | Agent::Half
+            | Agent::Forger
+            | Agent::AlwaysEqual => Variant::Plain,
         }
     }
 
     fn passes(self) -> bool {
         match self {
             Agent::Honest | Agent::HonestWithSkip | Agent::HonestWithKnownFailure => true,
-            Agent::Wrong | Agent::Nothing | Agent::Half => false,
+            Agent::Wrong | Agent::Nothing | Agent::Half | Agent::Forger | Agent::AlwaysEqual => {
+                false
+            }
         }
     }
 }
@@ -366,6 +392,7 @@ impl Repo {
             command.arg("--withheld").arg(self.task_tests());
         }
         command.env("CONTROLS_AGENT", mode);
+        command.env("CONTROLS_RUNNER", self.combo.runner.fixture());
         if self.combo.runner == FixtureKind::Go {
             use_go_cache(&mut command);
         }
@@ -391,6 +418,14 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
     if run.story.is_none() {
         return Err(format!("no JSON story: {}", run.summary()));
     }
+    // A forged report or an equality that always holds fails whichever way: a finding
+    // of the scan (`rejected`), the twins' `forged_results`, or the tests themselves.
+    if cell.agent.subverts() {
+        return match run.verdict() {
+            "rejected" | "failed" => Ok(()),
+            _ => Err(format!("not rejected or failed: {}", run.summary())),
+        };
+    }
     let checks = run.verdict_checks();
     if checks.is_empty() {
         return Err(format!(
@@ -414,6 +449,14 @@ fn judge(cell: &Cell, root: &Path, task: &str, run: &Run) -> Result<(), String> 
     run.expect_judged(combo.runner, counts)?;
     if cell.agent.passes() {
         run.expect_passed(root, task)?;
+        // The twins of the task's tests ran, and each failed as a correct `add` makes it.
+        if let Some(check) = checks.iter().find(|c| c["tests"]["twins"] != "held") {
+            return Err(format!(
+                "the twins did not hold in `{}`: {}",
+                check["op"],
+                run.summary()
+            ));
+        }
         if cell.agent == Agent::HonestWithKnownFailure {
             // Named only when it failed in the check, as root: a listed test that passes is
             // a note instead.

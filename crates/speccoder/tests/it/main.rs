@@ -34,5 +34,6 @@ mod real_projects;
 mod recipe;
 mod spellings;
 mod tool_listings;
+mod twins;
 mod untrusted;
 mod verdict;

@@ -405,7 +405,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// an attempt's agent gets only the allow-list and `[attempt] agent_env`, so each config
 /// names them (without them a cheat that escapes through `$USER_REPO` would do nothing,
 /// and pass for stopped).
-pub const AGENT_ENV: &str = "agent_env = [\"AGENT_SCRIPT\", \"CHEAT_MODE\", \"CONTROLS_AGENT\", \"HIDDEN_NAME\", \"OUTPUTS_DIR\", \"PER_TEST_MODE\", \"PER_TEST_RUNNER\", \"PROBE_FILE\", \"SPY_PID\", \"STASH_DIR\", \"USER_REPO\", \"WHERE_FILE\", \"WITHHELD_DIR\"]\n";
+pub const AGENT_ENV: &str = "agent_env = [\"AGENT_SCRIPT\", \"CHEAT_MODE\", \"CONTROLS_AGENT\", \"CONTROLS_RUNNER\", \"HIDDEN_NAME\", \"OUTPUTS_DIR\", \"PER_TEST_MODE\", \"PER_TEST_RUNNER\", \"PROBE_FILE\", \"SPY_PID\", \"STASH_DIR\", \"USER_REPO\", \"WHERE_FILE\", \"WITHHELD_DIR\"]\n";
 
 /// `config` (a speccoder.toml) with [`AGENT_ENV`] in its `[attempt]` table.
 pub fn with_agent_env(config: &str) -> String {

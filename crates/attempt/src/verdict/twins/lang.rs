@@ -1,0 +1,656 @@
+//! Each language's twin: where its tests are, which of their statements always run, and
+//! which of those compare for equality with a literal, written the way the project's tests
+//! write them.
+
+use super::lines::{
+    Coin, Strings, arguments, at_level, changed, closing, depth, holds_code, indent,
+};
+
+const PY: Strings = Strings(&['"', '\''], false);
+const GO: Strings = Strings(&['"'], true);
+const RUST: Strings = Strings(&['"'], true);
+const JS: Strings = Strings(&['"', '\''], false);
+
+/// What changes one statement: the file's lines, the statement's line, the coin; the
+/// line's new text.
+type Rewrite<'a> = dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String> + 'a;
+
+/// One test found in a file: its name, and its body's lines (`body.0..body.1`).
+struct Test {
+    name: String,
+    body: (usize, usize),
+}
+
+/// `line` with the byte range `at` (of its trimmed text) replaced by `new`.
+fn replaced(line: &str, at: (usize, usize), new: &str) -> String {
+    let lead = indent(line).len();
+    format!("{}{new}{}", &line[..lead + at.0], &line[lead + at.1..])
+}
+
+/// The changed argument of a call whose text `trimmed` starts with `head` (ending in its
+/// open bracket) and ends at its closing bracket, then `tail`: the expected value among
+/// the arguments `expected` (the first literal one of them), with its range in `trimmed`.
+fn call_literal(
+    trimmed: &str,
+    head: &str,
+    tail: &str,
+    expected: &[usize],
+    strings: Strings,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    if !trimmed.starts_with(head) {
+        return None;
+    }
+    let open = head.len() - 1;
+    let close = closing(trimmed, open, strings.0)?;
+    if trimmed[close + 1..].trim_end() != tail {
+        return None;
+    }
+    let inner = &trimmed[open + 1..close];
+    let args = arguments(inner, strings.0);
+    if args.len() < 2 {
+        return None;
+    }
+    expected.iter().find_map(|&i| {
+        let (a, b) = *args.get(i)?;
+        let new = changed(&inner[a..b], strings, coin)?;
+        Some(((open + 1 + a, open + 1 + b), new))
+    })
+}
+
+/// Rewrites the statements at each test's own level that `rewrite` changes; the names of
+/// the tests changed.
+fn rewrite_tests(
+    lines: &mut [String],
+    tests: Vec<Test>,
+    strings: Strings,
+    rewrite: &mut Rewrite<'_>,
+    coin: &mut dyn Coin,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for test in tests {
+        let (start, end) = test.body;
+        let Some(level) = lines[start..end]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| indent(l).to_owned())
+        else {
+            continue;
+        };
+        let mut open = 0;
+        let mut triple = false;
+        let mut changed_any = false;
+        for i in start..end {
+            let line = &lines[i];
+            let quotes3 = line.matches("\"\"\"").count() + line.matches("'''").count();
+            let in_string = triple;
+            if quotes3 % 2 == 1 {
+                triple = !triple;
+            }
+            if in_string || quotes3 > 0 || line.trim().is_empty() {
+                continue;
+            }
+            let at_level = open == 0 && indent(line) == level;
+            open += depth(line, strings.0);
+            if at_level && let Some(new) = rewrite(lines, i, coin) {
+                lines[i] = new;
+                changed_any = true;
+            }
+        }
+        if changed_any {
+            names.push(test.name);
+        }
+    }
+    names
+}
+
+/// Whether `expression` is one plain equality: a single `==` (or Go's `!=`, as `op`) at its
+/// own level, and nothing that could make it hold otherwise. The two sides' ranges.
+fn equality(
+    expression: &str,
+    op: &str,
+    strings: Strings,
+) -> Option<((usize, usize), (usize, usize))> {
+    let banned = [
+        " or ", " and ", "not ", " if ", "lambda", " in ", " is ", "<", ">", ":=", "&&", "||", "?",
+        " else ",
+    ];
+    if banned.iter().any(|b| holds_code(expression, strings.0, b)) {
+        return None;
+    }
+    let equal = at_level(expression, strings.0, "==");
+    let unequal = at_level(expression, strings.0, "!=");
+    // `===`, `!==` and chains are not one plain equality.
+    let at = match (op, equal.as_slice(), unequal.as_slice()) {
+        ("==", [at], []) | ("!=", [], [at]) => *at,
+        _ => return None,
+    };
+    let trim = |a: usize, b: usize| {
+        let part = &expression[a..b];
+        let lead = part.len() - part.trim_start().len();
+        (a + lead, a + lead + part.trim().len())
+    };
+    Some((trim(0, at), trim(at + 2, expression.len())))
+}
+
+/// Changes the literal side of an equality `expression` (at `offset` in its line's trimmed
+/// text): the right side first, the expected value by convention.
+fn equality_literal(
+    expression: &str,
+    offset: usize,
+    op: &str,
+    strings: Strings,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    let (left, right) = equality(expression, op, strings)?;
+    [right, left].into_iter().find_map(|(a, b)| {
+        let new = changed(&expression[a..b], strings, coin)?;
+        Some(((offset + a, offset + b), new))
+    })
+}
+
+/// Python's tests: `def test…` functions and methods without a skip or expected-failure
+/// decorator, an early `return`, a `yield` or a skip in their body.
+fn python_tests(lines: &[String]) -> Vec<Test> {
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix("def test") else {
+            continue;
+        };
+        let Some((tail, _)) = rest.split_once('(') else {
+            continue;
+        };
+        if !tail.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let own = indent(line).len();
+        let decorated = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with('@'))
+            .any(|l| {
+                ["skip", "xfail", "expectedFailure", "raises"]
+                    .iter()
+                    .any(|w| l.contains(w))
+            });
+        // The signature may span lines: the body starts after the line that ends it.
+        let mut j = i;
+        let mut open = 0;
+        loop {
+            open += depth(&lines[j], PY.0);
+            if open <= 0 && lines[j].trim_end().ends_with(':') {
+                break;
+            }
+            j += 1;
+            if j >= lines.len() {
+                break;
+            }
+        }
+        let start = j + 1;
+        let mut end = start;
+        while end < lines.len() && (lines[end].trim().is_empty() || indent(&lines[end]).len() > own)
+        {
+            end += 1;
+        }
+        let body = lines[start.min(end)..end].join("\n");
+        let escapes = [
+            "return",
+            "yield",
+            "skipTest",
+            "pytest.skip",
+            "pytest.xfail",
+            "importorskip",
+        ];
+        if decorated || escapes.iter().any(|w| holds_code(&body, PY.0, w)) {
+            continue;
+        }
+        tests.push(Test {
+            name: format!("test{tail}"),
+            body: (start.min(end), end),
+        });
+    }
+    tests
+}
+
+/// Python: `def test…` functions and methods without a skip or expected-failure decorator,
+/// an early `return`, a `yield` or a skip in their body; `assert x == LITERAL` and
+/// `self.assertEqual(x, LITERAL)` at the body's level.
+pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = python_tests(&lines);
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let trimmed = line.trim();
+        // A statement alone on its line, not continued on the next.
+        if trimmed.ends_with('\\') || trimmed.contains(';') || trimmed.contains('#') {
+            return None;
+        }
+        let (at, new) = if let Some(rest) = trimmed.strip_prefix("assert ") {
+            let offset = "assert ".len();
+            // The message, if any, stays as it is.
+            let (a, b) = *arguments(rest, PY.0).first()?;
+            if a != 0 {
+                return None;
+            }
+            equality_literal(&rest[..b], offset, "==", PY, coin)?
+        } else {
+            ["self.assertEqual(", "self.assertEquals("]
+                .iter()
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], PY, coin))?
+        };
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, PY, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
+
+/// Go's tests: each `func TestX(t *testing.T)` without a skip or an early `return`, with
+/// its parameter's name and its body's lines.
+fn go_tests(lines: &[String]) -> Vec<(String, String, usize, usize)> {
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("func Test") else {
+            continue;
+        };
+        let Some((tail, sig)) = rest.split_once('(') else {
+            continue;
+        };
+        let Some((t, _)) = sig.split_once(" *testing.T) {") else {
+            continue;
+        };
+        let word = |w: &str| w.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !word(tail) || !word(t) || !line.ends_with('{') {
+            continue;
+        }
+        let start = i + 1;
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| l == "}")
+            .map(|p| start + p)
+        else {
+            continue;
+        };
+        let body = lines[start..end].join("\n");
+        if ["return", "Skip", "goto"]
+            .iter()
+            .any(|w| holds_code(&body, GO.0, w))
+        {
+            continue;
+        }
+        tests.push((format!("Test{tail}"), t.to_owned(), start, end));
+    }
+    tests
+}
+
+/// The new text of Go's line `i` (in a test ending at line `end`, whose parameter is `t`):
+/// `if …; got != LITERAL {` whose block fails the test, or testify's `Equal`.
+fn go_line(lines: &[String], i: usize, end: usize, t: &str, coin: &mut dyn Coin) -> Option<String> {
+    let line = &lines[i];
+    let trimmed = line.trim();
+    let (at, new) = if let Some(cond) = trimmed
+        .strip_prefix("if ")
+        .and_then(|c| c.strip_suffix(" {"))
+    {
+        // The block must fail the test, and end at the body's level.
+        let close = format!("{}}}", indent(line));
+        let block: Vec<&String> = lines[i + 1..end]
+            .iter()
+            .take_while(|l| !l.starts_with(&close))
+            .collect();
+        let fails = block.iter().any(|l| {
+            let l = l.trim_start();
+            [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
+                .iter()
+                .any(|f| l.starts_with(&format!("{t}{f}")))
+        });
+        if !fails || i + 1 + block.len() >= end {
+            return None;
+        }
+        let (offset, cond) = match cond.rfind("; ") {
+            Some(at) if depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
+            _ => (0, cond),
+        };
+        equality_literal(cond, "if ".len() + offset, "!=", GO, coin)?
+    } else {
+        ["assert.Equal(", "require.Equal("]
+            .iter()
+            .find_map(|head| {
+                let args = trimmed.strip_prefix(head)?;
+                args.starts_with(&format!("{t},")).then_some(())?;
+                call_literal(trimmed, head, "", &[1], GO, coin)
+            })?
+    };
+    Some(replaced(line, at, &new))
+}
+
+/// Go: `func TestX(t *testing.T)` without a skip or an early `return`; at the body's level,
+/// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
+/// testify's `assert.Equal(t, LITERAL, got)` and `require.Equal`.
+pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut names = Vec::new();
+    for (name, t, start, end) in go_tests(&lines) {
+        let mut rewrite =
+            |lines: &[String], i: usize, coin: &mut dyn Coin| go_line(lines, i, end, &t, coin);
+        let test = Test {
+            name,
+            body: (start, end),
+        };
+        names.extend(rewrite_tests(
+            &mut lines,
+            vec![test],
+            GO,
+            &mut rewrite,
+            coin,
+        ));
+    }
+    (lines.join("\n"), names)
+}
+
+/// Rust's tests: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`.
+fn rust_tests(lines: &[String]) -> Vec<Test> {
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim() != "#[test]" {
+            continue;
+        }
+        let own = indent(line);
+        let mut j = i + 1;
+        let mut attributes = String::new();
+        while j < lines.len() && lines[j].trim_start().starts_with("#[") {
+            attributes.push_str(&lines[j]);
+            j += 1;
+        }
+        let Some(rest) = lines
+            .get(j)
+            .and_then(|l| l.trim_start().strip_prefix("fn "))
+        else {
+            continue;
+        };
+        let Some((name, _)) = rest.split_once('(') else {
+            continue;
+        };
+        if attributes.contains("ignore")
+            || attributes.contains("should_panic")
+            || !lines[j].ends_with('{')
+            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let start = j + 1;
+        let close = format!("{own}}}");
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| *l == close)
+            .map(|p| start + p)
+        else {
+            continue;
+        };
+        if holds_code(&lines[start..end].join("\n"), RUST.0, "return") {
+            continue;
+        }
+        tests.push(Test {
+            name: name.to_owned(),
+            body: (start, end),
+        });
+    }
+    tests
+}
+
+/// Rust: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`;
+/// `assert_eq!(x, LITERAL);` at the body's level.
+pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = rust_tests(&lines);
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let (at, new) = call_literal(line.trim(), "assert_eq!(", ";", &[1, 0], RUST, coin)?;
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, RUST, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
+
+/// The title of a JavaScript test opened on `trimmed` (`test("t", () => {`, `it('t',
+/// async function () {`), when nothing but the callback follows it.
+fn js_title(trimmed: &str) -> Option<&str> {
+    let rest = trimmed
+        .strip_prefix("test(")
+        .or_else(|| trimmed.strip_prefix("it("))?;
+    let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let (title, after) = rest[1..].split_once(quote)?;
+    if title.contains('\\') || title.is_empty() {
+        return None;
+    }
+    let after = after.strip_prefix(", ")?;
+    let after = after.strip_prefix("async ").unwrap_or(after);
+    ["() => {", "function () {", "function() {"]
+        .contains(&after)
+        .then_some(title)
+}
+
+/// JavaScript's tests: `test`/`it` with a title and a callback taking nothing, without a
+/// skip or an early `return`.
+fn javascript_tests(lines: &[String]) -> Vec<Test> {
+    let mut tests = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(title) = js_title(line.trim()) else {
+            continue;
+        };
+        let own = indent(line);
+        let start = i + 1;
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| {
+                l.strip_prefix(own)
+                    .is_some_and(|rest| rest == "});" || rest == "})")
+            })
+            .map(|p| start + p)
+        else {
+            continue;
+        };
+        let body = lines[start..end].join("\n");
+        if ["return", "skip", "todo", "done"]
+            .iter()
+            .any(|w| holds_code(&body, JS.0, w))
+        {
+            continue;
+        }
+        tests.push(Test {
+            name: title.to_owned(),
+            body: (start, end),
+        });
+    }
+    tests
+}
+
+/// JavaScript and TypeScript: `test`/`it` with a title and a callback taking nothing
+/// (no `done`), without a skip or an early `return`; at the body's level
+/// `expect(x).toBe(LITERAL)` (and `toEqual`, `toStrictEqual`, chai's `to.equal`,
+/// `to.eql`) and `assert.strictEqual(x, LITERAL)` (and `equal`, `deepStrictEqual`,
+/// `deepEqual`).
+pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = javascript_tests(&lines);
+    let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
+        let line = &lines[i];
+        let trimmed = line.trim().trim_end_matches(';');
+        let (at, new) = if trimmed.starts_with("expect(") {
+            let close = closing(trimmed, "expect".len(), JS.0)?;
+            let matcher = &trimmed[close + 1..];
+            let heads = [
+                ".toBe(",
+                ".toEqual(",
+                ".toStrictEqual(",
+                ".to.equal(",
+                ".to.eql(",
+            ];
+            let head = heads.iter().find(|h| matcher.starts_with(**h))?;
+            let open = close + head.len();
+            let end = closing(trimmed, open, JS.0)?;
+            if end + 1 != trimmed.len() {
+                return None;
+            }
+            let new = changed(&trimmed[open + 1..end], JS, coin)?;
+            ((open + 1, end), new)
+        } else {
+            let heads = [
+                "assert.strictEqual(",
+                "assert.equal(",
+                "assert.deepStrictEqual(",
+                "assert.deepEqual(",
+            ];
+            heads
+                .iter()
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], JS, coin))?
+        };
+        Some(replaced(line, at, &new))
+    };
+    let names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
+    (lines.join("\n"), names)
+}
+
+/// A name not in `text`: `base`, else `base` with a number.
+fn fresh(text: &str, base: &str) -> String {
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                base.to_owned()
+            } else {
+                format!("{base}{n}")
+            }
+        })
+        .find(|name| !text.contains(name.as_str()))
+        .unwrap_or_else(|| base.to_owned())
+}
+
+/// The line after the last line of `lines[start..end]` that holds text.
+fn after_last_text(lines: &[String], start: usize, end: usize) -> usize {
+    (start..end)
+        .rev()
+        .find(|i| !lines[*i].trim().is_empty())
+        .map_or(start, |i| i + 1)
+}
+
+/// `lines` with `new` inserted before line `at`, joined.
+fn inserted(mut lines: Vec<String>, at: usize, new: Vec<String>) -> String {
+    lines.splice(at..at, new);
+    lines.join("\n")
+}
+
+/// Python's known answer, after the file's last test: a function or a method as that one
+/// is, asserting as its body does.
+pub(super) fn python_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = python_tests(&lines);
+    let last = tests.last()?;
+    let def = lines[..last.body.0]
+        .iter()
+        .rposition(|l| l.trim_start().starts_with(&format!("def {}(", last.name)))?;
+    let own = indent(&lines[def]).to_owned();
+    let level = lines[last.body.0..last.body.1]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| indent(l).to_owned())?;
+    let method = lines[def].contains("(self");
+    let body = lines[last.body.0..last.body.1].join("\n");
+    let name = fresh(text, &format!("{}_again", last.name));
+    let assertion = if body.contains("self.assert") {
+        format!("self.assertEqual(value, {value})")
+    } else {
+        format!("assert value == {value}")
+    };
+    let mut new = vec![String::new()];
+    if own.is_empty() {
+        new.push(String::new());
+    }
+    new.push(format!(
+        "{own}def {name}({}):",
+        if method { "self" } else { "" }
+    ));
+    new.push(format!("{level}value = {value}"));
+    new.push(format!("{level}{assertion}"));
+    let at = after_last_text(&lines, last.body.0, last.body.1);
+    Some((inserted(lines, at, new), name))
+}
+
+/// Go's known answer, after the file's last test: a test named after it, failing as it
+/// does (`Fatalf` or `Errorf`).
+pub(super) fn go_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let (last, t, start, end) = go_tests(&lines).pop()?;
+    let body = lines[start..end].join("\n");
+    let fail = if body.contains(&format!("{t}.Fatal")) {
+        "Fatalf"
+    } else {
+        "Errorf"
+    };
+    let name = fresh(text, &format!("{last}Again"));
+    let new = vec![
+        String::new(),
+        format!("func {name}({t} *testing.T) {{"),
+        format!("\tif got := {value}; got != {value} {{"),
+        format!("\t\t{t}.{fail}(\"got %d\", got)"),
+        "\t}".to_owned(),
+        "}".to_owned(),
+    ];
+    Some((inserted(lines, end + 1, new), name))
+}
+
+/// Rust's known answer, after the file's last test, at its indentation (inside its
+/// `mod tests` where it is).
+pub(super) fn rust_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = rust_tests(&lines);
+    let last = tests.last()?;
+    let own = indent(&lines[last.body.1]).to_owned();
+    let name = fresh(text, &format!("{}_again", last.name));
+    let new = vec![
+        String::new(),
+        format!("{own}#[test]"),
+        format!("{own}fn {name}() {{"),
+        format!("{own}    let value = {value};"),
+        format!("{own}    assert_eq!(value, {value});"),
+        format!("{own}}}"),
+    ];
+    Some((inserted(lines, last.body.1 + 1, new), name))
+}
+
+/// JavaScript's known answer, after the file's last test: opened as that one is, asserting
+/// as its body does (`expect(…).toBe`, chai's `to.equal`, or `assert.strictEqual`).
+pub(super) fn javascript_known(text: &str, value: u32) -> Option<(String, String)> {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let tests = javascript_tests(&lines);
+    let last = tests.last()?;
+    let (start, end) = last.body;
+    let level = lines[start..end]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| indent(l).to_owned())?;
+    let body = lines[start..end].join("\n");
+    let semi = if body.lines().any(|l| l.trim_end().ends_with(';')) {
+        ";"
+    } else {
+        ""
+    };
+    let assertion = if body.contains(".to.equal(") {
+        format!("expect(value).to.equal({value})")
+    } else if body.contains("expect(") {
+        format!("expect(value).toBe({value})")
+    } else if body.contains("assert.strictEqual(") {
+        format!("assert.strictEqual(value, {value})")
+    } else {
+        return None;
+    };
+    let title = fresh(text, &format!("{} again", last.name));
+    let open = lines[start - 1].replacen(&last.name, &title, 1);
+    let new = vec![
+        String::new(),
+        open,
+        format!("{level}const value = {value}{semi}"),
+        format!("{level}{assertion}{semi}"),
+        lines[end].clone(),
+    ];
+    Some((inserted(lines, end + 1, new), title))
+}

@@ -1,0 +1,395 @@
+use super::*;
+
+struct Up;
+impl Coin for Up {
+    fn flip(&mut self) -> bool {
+        true
+    }
+}
+
+fn twin(path: &str, text: &str) -> Option<(String, Vec<String>)> {
+    twin_of(path, text, &mut Up)
+}
+
+#[test]
+fn pytest_functions_get_their_expected_values_changed() {
+    let text = "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_name():\n    assert greet(\"ann\") == \"hi ann\", \"greeting\"\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_small", "test_name"]);
+    assert!(out.contains("    assert add(2, 3) == 6\n"), "{out}");
+    assert!(out.contains("== \"hi ano\", \"greeting\""), "{out}");
+    // Only the literal changed: the same lines, the same names, in the same order.
+    assert_eq!(out.lines().count(), text.lines().count());
+}
+
+#[test]
+fn statements_that_may_not_run_or_may_hold_otherwise_are_left_alone() {
+    for body in [
+        // Not at the body's level: a loop, a branch, a context.
+        "    for a in range(3):\n        assert add(a, 0) == 1\n",
+        "    if ready():\n        assert add(2, 3) == 5\n",
+        "    with pytest.raises(ValueError):\n        assert add(2, 3) == 5\n",
+        // An equality that may hold whatever the value.
+        "    assert add(2, 3) != 5\n",
+        "    assert not add(2, 3) == 5\n",
+        "    assert flag or add(2, 3) == 5\n",
+        "    assert add(2, 3) == 5.0\n",
+        "    assert add(2, 3) == five\n",
+        // An early return or a skip.
+        "    if x:\n        return\n    assert add(2, 3) == 5\n",
+        "    pytest.skip(\"later\")\n    assert add(2, 3) == 5\n",
+        // A continued statement.
+        "    assert add(\n        2, 3) == 5\n",
+        // Inside a docstring.
+        "    \"\"\"\n    assert add(2, 3) == 5\n    \"\"\"\n",
+    ] {
+        let text = format!("def test_x():\n{body}");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{body}");
+    }
+    for decorator in [
+        "@pytest.mark.skipif(True, reason=\"x\")",
+        "@pytest.mark.xfail",
+        "@unittest.expectedFailure",
+        "@unittest.skipUnless(sys.platform == \"win32\", \"Windows only\")",
+    ] {
+        let text = format!("{decorator}\ndef test_x():\n    assert add(2, 3) == 5\n");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{decorator}");
+    }
+}
+
+#[test]
+fn unittest_methods_get_their_expected_values_changed() {
+    let text = "import unittest\n\n\nclass AddTest(unittest.TestCase):\n    def test_small(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_negative(self):\n        self.assertEqual(-3, add(-4, 1))\n\n    def test_other(self):\n        self.assertNotEqual(add(2, 3), 4)\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_small", "test_negative"]);
+    assert!(out.contains("self.assertEqual(add(2, 3), 6)"), "{out}");
+    assert!(out.contains("self.assertEqual(-2, add(-4, 1))"), "{out}");
+    assert!(out.contains("self.assertNotEqual(add(2, 3), 4)"), "{out}");
+}
+
+#[test]
+fn go_tests_get_their_expected_values_changed() {
+    let text = "package calc\n\nimport \"testing\"\n\nfunc TestAddSmall(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n\nfunc TestSubOnWindows(t *testing.T) {\n\tif runtime.GOOS != \"windows\" {\n\t\tt.Skip(\"Windows only\")\n\t}\n\tif got := Sub(1, 1); got != 0 {\n\t\tt.Fatalf(\"Sub\")\n\t}\n}\n\nfunc TestLogged(t *testing.T) {\n\tif Add(1, 1) != 2 {\n\t\tt.Log(\"odd\")\n\t}\n}\n\nfunc TestTestify(t *testing.T) {\n\trequire.Equal(t, \"ab\", Join(\"a\", \"b\"))\n}\n";
+    let (out, names) = twin("calc/add_test.go", text).expect("twinned");
+    // The skipped test, and a branch that does not fail the test, are left alone.
+    assert_eq!(names, ["TestAddSmall", "TestTestify"]);
+    assert!(out.contains("\tif got := Add(2, 3); got != 4 {\n"), "{out}");
+    assert!(out.contains("got != 0 {"), "{out}");
+    assert!(out.contains("\tif Add(1, 1) != 2 {"), "{out}");
+    assert!(
+        out.contains("require.Equal(t, \"ac\", Join(\"a\", \"b\"))"),
+        "{out}"
+    );
+    assert_eq!(twin("calc/add.go", text), None);
+}
+
+#[test]
+fn rust_tests_get_their_expected_values_changed() {
+    let text = "use calc::add;\n\n#[test]\nfn small() {\n    assert_eq!(add(2, 3), 5);\n}\n\n#[test]\n#[cfg_attr(not(windows), ignore = \"Windows only\")]\nfn on_windows() {\n    assert_eq!(add(1, 1), 2);\n}\n\n#[test]\n#[should_panic]\nfn panics() {\n    assert_eq!(add(i64::MAX, 1), 0);\n}\n\nmod tests {\n    #[test]\n    fn inner() {\n        let x = add(1, 2);\n        assert_eq!(x, 3, \"sum\");\n    }\n}\n";
+    let (out, names) = twin("tests/add.rs", text).expect("twinned");
+    assert_eq!(names, ["small", "inner"]);
+    assert!(out.contains("    assert_eq!(add(2, 3), 4);\n"), "{out}");
+    assert!(out.contains("assert_eq!(add(1, 1), 2);"), "{out}");
+    assert!(out.contains("assert_eq!(add(i64::MAX, 1), 0);"), "{out}");
+    assert!(
+        out.contains("        assert_eq!(x, 2, \"sum\");\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn javascript_tests_get_their_expected_values_changed() {
+    let text = "const { add, sub } = require(\"../calc\");\n\ndescribe(\"add\", () => {\n  it(\"small\", () => {\n    assert.strictEqual(add(2, 3), 5);\n  });\n\n  test('named', async () => {\n    expect(name()).toBe('ann');\n  });\n\n  (process.platform === \"win32\" ? it : it.skip)(\"sub on windows\", () => {\n    assert.strictEqual(sub(1, 1), 0);\n  });\n\n  test(\"sub\", { skip: true }, () => {\n    expect(sub(1, 1)).toBe(0);\n  });\n\n  it(\"not\", () => {\n    expect(add(1, 1)).not.toBe(3);\n  });\n});\n";
+    let (out, names) = twin("test/add.test.js", text).expect("twinned");
+    assert_eq!(names, ["small", "named"]);
+    assert!(
+        out.contains("    assert.strictEqual(add(2, 3), 6);\n"),
+        "{out}"
+    );
+    assert!(out.contains("expect(name()).toBe('ano');"), "{out}");
+    assert!(out.contains("assert.strictEqual(sub(1, 1), 0);"), "{out}");
+    assert!(out.contains("expect(sub(1, 1)).toBe(0);"), "{out}");
+}
+
+fn report(tests: &[(&str, TestOutcome)]) -> TestReport {
+    TestReport {
+        tests: tests.iter().map(|(id, o)| ((*id).to_owned(), *o)).collect(),
+        ..TestReport::default()
+    }
+}
+
+fn twins(path: &str, names: &[&str], withheld: bool) -> Twins {
+    Twins {
+        files: vec![TwinFile {
+            path: path.into(),
+            withheld,
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+        }],
+        known: None,
+    }
+}
+
+#[test]
+fn a_twin_that_passes_is_a_forgery() {
+    use TestOutcome::{Failed, Passed};
+    let twins = twins("tests/test_add.py", &["test_small", "test_negative"], false);
+    let verdict = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("tests/test_add.py::test_negative", Passed),
+        ("tests/test_sub.py::test_small", Passed),
+    ]);
+    let honest = report(&[
+        ("tests/test_add.py::test_small", Failed),
+        ("tests/test_add.py::test_negative", Failed),
+        ("tests/test_sub.py::test_small", Passed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &honest, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(2))
+    );
+    // `-x`: the run stopped at the first twin.
+    let stopped = report(&[("tests/test_add.py::test_small", Failed)]);
+    assert_eq!(
+        judge(&twins, &verdict, &stopped, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(1))
+    );
+    let forged = report(&[
+        ("tests/test_add.py::test_small", Failed),
+        ("tests/test_add.py::test_negative", Passed),
+    ]);
+    let err = judge(&twins, &verdict, &forged, Some(1), false, None, true).expect_err("forged");
+    assert!(err.contains("`tests/test_add.py::test_negative`"), "{err}");
+    // Every twin gone from a run that ended well.
+    let gone = report(&[("tests/test_sub.py::test_small", Passed)]);
+    assert!(judge(&twins, &verdict, &gone, Some(0), false, None, true).is_err());
+    assert_eq!(
+        judge(&twins, &verdict, &gone, Some(2), false, None, true),
+        Ok(TwinsSaid::Inconclusive)
+    );
+    assert_eq!(
+        judge(&twins, &verdict, &forged, None, true, None, true),
+        Ok(TwinsSaid::Inconclusive)
+    );
+    // A withheld test's id is never named.
+    let hidden = super::tests::twins("tests/test_add.py", &["test_negative"], true);
+    let err = judge(&hidden, &verdict, &forged, Some(1), false, None, true).expect_err("forged");
+    assert!(
+        err.contains("a withheld test") && !err.contains("negative"),
+        "{err}"
+    );
+}
+
+#[test]
+fn twins_are_judged_only_where_their_originals_passed() {
+    use TestOutcome::{Failed, Passed, Skipped};
+    let twins = twins(
+        "calc/add_test.go",
+        &["TestAddSmall", "TestOnWindows"],
+        false,
+    );
+    // Go's ids hold no file: a name held by one id alone.
+    let verdict = report(&[
+        ("example.com/calc/TestAddSmall", Passed),
+        ("example.com/calc/TestOnWindows", Skipped),
+    ]);
+    let now = report(&[
+        ("example.com/calc/TestAddSmall", Failed),
+        ("example.com/calc/TestOnWindows", Skipped),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &now, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(1))
+    );
+    // Two packages with the same test name: neither is judged by name.
+    let verdict = report(&[
+        ("example.com/calc/TestAddSmall", Passed),
+        ("example.com/calc/sub/TestAddSmall", Passed),
+    ]);
+    let now = report(&[
+        ("example.com/calc/TestAddSmall", Passed),
+        ("example.com/calc/sub/TestAddSmall", Passed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &now, Some(0), false, None, true),
+        Ok(TwinsSaid::None)
+    );
+}
+
+#[test]
+fn counts_only_runners_must_count_a_failure() {
+    use super::super::results::TestFramework;
+    let twins = twins("test/add.test.js", &["small"], false);
+    let counted = |passed: usize, failed: usize| {
+        let mut r = TestReport {
+            runners: vec![TestFramework::Jest],
+            ..TestReport::default()
+        };
+        r.counts.insert(TestOutcome::Passed, passed);
+        if failed > 0 {
+            r.counts.insert(TestOutcome::Failed, failed);
+            r.tests
+                .insert("test/add.test.js > small".into(), TestOutcome::Failed);
+        }
+        r
+    };
+    let verdict = counted(3, 0);
+    assert_eq!(
+        judge(&twins, &verdict, &counted(2, 1), Some(1), false, None, true),
+        Ok(TwinsSaid::Held(1))
+    );
+    assert!(judge(&twins, &verdict, &counted(3, 0), Some(0), false, None, true).is_err());
+    // The task's test, named failing at the base, must be named failing now: another
+    // test's twin failing (a visible test's, honestly) does not stand for it.
+    let base: BTreeMap<String, TestOutcome> =
+        [("test/add.test.js > small".to_owned(), TestOutcome::Failed)].into();
+    let mut other = counted(2, 0);
+    other.counts.insert(TestOutcome::Failed, 1);
+    other
+        .tests
+        .insert("test/sub.test.js > subtracts".into(), TestOutcome::Failed);
+    assert!(judge(&twins, &verdict, &other, Some(1), false, Some(&base), true).is_err());
+    assert_eq!(
+        judge(
+            &twins,
+            &verdict,
+            &counted(2, 1),
+            Some(1),
+            false,
+            Some(&base),
+            true
+        ),
+        Ok(TwinsSaid::Held(1))
+    );
+    // A withheld test's twin, never named at the base, must be named failing too.
+    let hidden = super::tests::twins("test/hidden.test.js", &["zero"], true);
+    assert!(judge(&hidden, &verdict, &other, Some(1), false, None, true).is_err());
+    // Beside other checks, another may be the one that runs it.
+    assert_eq!(
+        judge(&hidden, &verdict, &other, Some(1), false, None, false),
+        Ok(TwinsSaid::Held(1))
+    );
+}
+
+/// The known answer takes the shape of the file's last test, and its twin changes.
+fn known(path: &str, text: &str) -> (String, String) {
+    let (out, name) = known_answer(path, text, 7).expect("a known answer");
+    let (_, names) = twin(path, &out).expect("twinned");
+    assert!(names.contains(&name), "{names:?} lacks {name}");
+    (out, name)
+}
+
+#[test]
+fn a_known_answer_looks_like_the_files_own_last_test() {
+    let (out, name) = known(
+        "tests/test_add.py",
+        "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n",
+    );
+    assert_eq!(name, "test_small_again");
+    assert!(
+        out.ends_with("def test_small():\n    assert add(2, 3) == 5\n\n\ndef test_small_again():\n    value = 7\n    assert value == 7\n"),
+        "{out}"
+    );
+    // A TestCase's method, before the module's `__main__` block.
+    let (out, _) = known(
+        "tests/test_add.py",
+        "import unittest\n\n\nclass AddTest(unittest.TestCase):\n    def test_small(self):\n        self.assertEqual(add(2, 3), 5)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n",
+    );
+    assert!(
+        out.contains("        self.assertEqual(add(2, 3), 5)\n\n    def test_small_again(self):\n        value = 7\n        self.assertEqual(value, 7)\n\n\nif __name__"),
+        "{out}"
+    );
+    let (out, name) = known(
+        "add_test.go",
+        "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatalf(\"no\")\n\t}\n}\n",
+    );
+    assert_eq!(name, "TestAddAgain");
+    assert!(
+        out.contains("}\n\nfunc TestAddAgain(t *testing.T) {\n\tif got := 7; got != 7 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n"),
+        "{out}"
+    );
+    let (out, _) = known(
+        "src/lib.rs",
+        "pub fn f() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(1 + 1, 2);\n    }\n}\n",
+    );
+    assert!(
+        out.contains("    }\n\n    #[test]\n    fn adds_again() {\n        let value = 7;\n        assert_eq!(value, 7);\n    }\n}\n"),
+        "{out}"
+    );
+    let (out, name) = known(
+        "test/add.test.js",
+        "const assert = require(\"node:assert\");\n\ndescribe(\"add\", () => {\n  it(\"small\", () => {\n    assert.strictEqual(add(2, 3), 5);\n  });\n});\n",
+    );
+    assert_eq!(name, "small again");
+    assert!(
+        out.contains("  });\n\n  it(\"small again\", () => {\n    const value = 7;\n    assert.strictEqual(value, 7);\n  });\n});"),
+        "{out}"
+    );
+    let (out, _) = known(
+        "test/add.test.ts",
+        "test('small', () => {\n  expect(add(2, 3)).toBe(5)\n})\n",
+    );
+    assert!(
+        out.contains(
+            "\n\ntest('small again', () => {\n  const value = 7\n  expect(value).toBe(7)\n})\n"
+        ),
+        "{out}"
+    );
+    // No test to take the shape of: no known answer.
+    assert_eq!(
+        known_answer("tests/conftest.py", "import pytest\n", 7),
+        None
+    );
+}
+
+#[test]
+fn the_known_answer_is_taken_out_of_the_verdicts_report() {
+    use TestOutcome::Passed;
+    let known = Known {
+        path: "tests/test_add.py".into(),
+        name: "test_small_again".into(),
+    };
+    let mut r = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("tests/test_add.py::test_small_again", Passed),
+    ]);
+    r.counts.insert(Passed, 2);
+    known.strip(&mut r);
+    assert_eq!(r.tests.len(), 1);
+    assert_eq!(r.counts.get(&Passed), Some(&1));
+    assert_eq!(
+        known.scrub("PASSED tests/test_add.py::test_small_again\n1 passed"),
+        "1 passed"
+    );
+}
+
+#[test]
+fn judging_many_twins_against_a_large_report_stays_quick() {
+    use TestOutcome::{Failed, Passed};
+    let ids: Vec<String> = (0..100_000)
+        .map(|i| format!("tests/test_m{}.py::test_t{i}", i % 2_000))
+        .collect();
+    let verdict = TestReport {
+        tests: ids.iter().map(|id| (id.clone(), Passed)).collect(),
+        ..TestReport::default()
+    };
+    let twin = TestReport {
+        tests: ids.iter().map(|id| (id.clone(), Failed)).collect(),
+        ..TestReport::default()
+    };
+    let files = (0..2_000)
+        .map(|m| TwinFile {
+            path: format!("tests/test_m{m}.py"),
+            withheld: false,
+            names: (0..50)
+                .map(|k| format!("test_t{}", m + 2_000 * k))
+                .collect(),
+        })
+        .collect();
+    let twins = Twins { files, known: None };
+    let started = std::time::Instant::now();
+    let said = judge(&twins, &verdict, &twin, Some(1), false, None, true);
+    eprintln!("judged in {:?}", started.elapsed());
+    assert_eq!(said, Ok(TwinsSaid::Held(100_000)));
+    // A pass over every id for each of the 100,000 names took minutes.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
