@@ -1156,7 +1156,7 @@ mod tests {
                 &of(GoTest, tests),
                 Some(&at_base),
                 new,
-                &KnownFailures::new(&known),
+                &KnownFailures::new(&known).expect("valid"),
             )
         };
         // Every test of the package ran and passed.
@@ -1180,7 +1180,7 @@ mod tests {
             ("example.com/calc/TestAddMixed", Failed),
             ("example.com/calc/TestAddBig", Passed),
         ];
-        let (passed, summary) = judge_now(&failing, &["example.com/calc/*"]);
+        let (passed, summary) = judge_now(&failing, &["glob:example.com/calc/*"]);
         assert!(!passed);
         assert_eq!(
             summary.not_passed,

@@ -32,6 +32,7 @@ mod readme;
 mod real_projects;
 mod recipe;
 mod spellings;
+mod steering;
 mod tool_listings;
 mod untrusted;
 mod verdict;
