@@ -14,6 +14,7 @@
 pub(super) mod gaming;
 pub(super) mod infrastructure;
 pub(super) mod loads;
+pub(super) mod python_stdlib;
 pub(super) mod ran_from;
 pub(super) mod scan;
 pub(super) mod tampering;
@@ -951,10 +952,21 @@ fn monitor_gaming(
     sources: &[SourceChange],
     audit: &mut Audit,
 ) -> Result<(), String> {
-    if sources.is_empty() {
+    let (rules, new) = (sides.inputs.rules, &sides.new);
+    let manifests: Vec<Warning> = new
+        .iter()
+        .filter(|(path, entry)| {
+            path.ends_with("Cargo.toml") && sides.base.get(*path) != Some(entry)
+        })
+        .flat_map(|(path, _)| {
+            let old = sides.text(&sides.base, path).flatten().unwrap_or_default();
+            let now = sides.text(new, path).flatten().unwrap_or_default();
+            gaming::manifest(path, &old, &now)
+        })
+        .collect();
+    if sources.is_empty() && manifests.is_empty() {
         return Ok(());
     }
-    let (rules, new) = (sides.inputs.rules, &sides.new);
     let tests: Vec<String> = new
         .keys()
         .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
@@ -974,6 +986,7 @@ fn monitor_gaming(
         .collect();
     texts.extend(sides.inputs.withheld_texts.iter().cloned());
     audit.warnings = gaming::monitor(sources, &texts);
+    audit.warnings.extend(manifests);
     if sides.inputs.reject_gaming {
         let gaming: Vec<Finding> = audit
             .warnings

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::python_stdlib;
 use super::scan::{self, Lang};
 use crate::shared::{Finding, FindingKind};
 
@@ -147,13 +148,18 @@ const PATH_BUILDS: &str = "''/, /'', Path(, Path::new(, PathBuf::from(, exists(,
 /// What reads a file or a folder, anywhere in a file.
 const READS: &str = ".read(, fs::read, glob(, listdir(, read_bytes(, read_dir(, read_text(, \
     read_to_string(, readFile, readdir, readlines(, scandir(, walk(";
-/// Python modules that are the test framework or that it imports, which a file of the
-/// same name early on `sys.path` replaces.
-const SHADOWED_MODULES: &str = "_pytest, abc, argparse, ast, atexit, builtins, collections, \
-    contextlib, copy, dataclasses, difflib, doctest, enum, fnmatch, functools, glob, \
-    importlib, iniconfig, inspect, io, itertools, json, linecache, logging, operator, os, \
-    pathlib, pluggy, pprint, py, pytest, re, shutil, signal, site, subprocess, sys, \
-    tempfile, textwrap, tokenize, traceback, types, typing, unittest, warnings, weakref";
+/// The test runners' own Python modules and what they import outside the standard library
+/// (pytest 8 and its plugins, nose2, coverage, hypothesis), which a file of the same name
+/// early on `sys.path` replaces; the standard library's are [`python_stdlib::STDLIB`].
+const RUNNER_MODULES: &str = "_hypothesis_pytestplugin, _pytest, coverage, exceptiongroup, \
+    hypothesis, iniconfig, nose2, packaging, pluggy, py, pytest, pytest_asyncio, pytest_cov, \
+    pytest_mock, tomli, xdist";
+
+/// Whether a top-level Python module of this name is the standard library's or a test
+/// runner's.
+fn shadowable(name: &str) -> bool {
+    python_stdlib::STDLIB.binary_search(&name).is_ok() || listed(RUNNER_MODULES, name)
+}
 
 /// One changed non-test source file of the candidate, or a file such a file loads as code.
 #[derive(Debug, Clone, Copy)]
@@ -245,7 +251,7 @@ pub(crate) fn shadows(path: &str, context: &Context) -> Option<String> {
     for (k, name) in names.iter().enumerate() {
         let in_tests = names[..k].iter().any(|p| listed(TEST_FOLDERS, p));
         let top = k == 0 || names[..k] == ["src"] || in_tests;
-        if top && listed(SHADOWED_MODULES, name) {
+        if top && shadowable(name) {
             let of = "of the standard library or the test framework";
             return Some(format!("`{path}` shadows `{name}` {of}"));
         }
@@ -1987,6 +1993,12 @@ func init() {
         shadow("_pytest/python.py", Some("_pytest"));
         shadow("pytest.py", Some("pytest"));
         shadow("os.py", Some("os"));
+        // Missing from the hand list before `sys.stdlib_module_names`.
+        shadow("gettext.py", Some("gettext"));
+        shadow("shlex.py", Some("shlex"));
+        shadow("src/locale.py", Some("locale"));
+        shadow("pluggy/__init__.py", Some("pluggy"));
+        shadow("calc.py", None);
         shadow("src/json.py", Some("json"));
         shadow("tests/calc.py", Some("calc"));
         shadow("test/calc/__init__.py", Some("calc"));
@@ -2025,7 +2037,7 @@ func init() {
             ("TEST_FOLDERS", TEST_FOLDERS),
             ("GENERIC_NAMES", GENERIC_NAMES),
             ("PATH_CALLS", PATH_CALLS),
-            ("SHADOWED_MODULES", SHADOWED_MODULES),
+            ("RUNNER_MODULES", RUNNER_MODULES),
         ];
         for (name, list) in lists {
             assert!(words(list).is_sorted(), "keep {name} sorted");

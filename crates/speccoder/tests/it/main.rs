@@ -31,6 +31,7 @@ mod per_test;
 mod readme;
 mod real_projects;
 mod recipe;
+mod sensing;
 mod spellings;
 mod steering;
 mod tool_listings;
