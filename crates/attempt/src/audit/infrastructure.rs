@@ -163,6 +163,7 @@ const KEYED_MANIFESTS: &[&str] = &[
     "composer.json",
     "deno.json",
     "deno.jsonc",
+    "go.mod",
     "package.json",
     "pixi.toml",
     "pyproject.toml",
@@ -418,6 +419,7 @@ pub(crate) fn frozen_keys_changed(
         Some("pixi.toml") => pixi_toml_parts,
         Some("pyproject.toml") => pyproject_parts,
         Some("setup.cfg") => |text| Ok(setup_cfg_parts(text)),
+        Some("go.mod") => |text| Ok(go_mod_parts(text)),
         _ => return None,
     };
     let side = |text: Option<&str>| text.map_or_else(|| Ok(Parts::new()), read);
@@ -595,7 +597,64 @@ fn cargo_parts(text: &str) -> Result<Parts, String> {
     }
     let profile = manifest.get("profile").and_then(|p| p.get("test"));
     put("`[profile.test]`".to_owned(), profile);
+    // A dev-dependency from a folder is the tests' own helper: pointing it elsewhere, or
+    // at a copy, changes what the tests assert with.
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    let tables = std::iter::once(("", manifest.get("dev-dependencies"))).chain(
+        targets
+            .into_iter()
+            .flatten()
+            .map(|(cfg, t)| (cfg.as_str(), t.get("dev-dependencies"))),
+    );
+    for (cfg, table) in tables {
+        let Some(table) = table.and_then(toml::Value::as_table) else {
+            continue;
+        };
+        for (name, dependency) in table {
+            let at = if cfg.is_empty() {
+                String::new()
+            } else {
+                format!(" ({cfg})")
+            };
+            put(
+                format!("`[dev-dependencies]{at} {name}` from a folder"),
+                dependency.get("path"),
+            );
+        }
+    }
     Ok(parts)
+}
+
+/// The frozen parts of a `go.mod`: each `replace` directive, by what it replaces, which
+/// picks the code a test imports (its helpers' among them).
+fn go_mod_parts(text: &str) -> Parts {
+    let mut parts = Parts::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let directive = if in_block {
+            if line == ")" {
+                in_block = false;
+                continue;
+            }
+            line
+        } else if let Some(rest) = line.strip_prefix("replace") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+                continue;
+            }
+            rest
+        } else {
+            continue;
+        };
+        if let Some((old, new)) = directive.split_once("=>") {
+            let old = old.split_whitespace().collect::<Vec<_>>().join(" ");
+            let new = new.split_whitespace().collect::<Vec<_>>().join(" ");
+            parts.insert(format!("`replace {old}`"), new.into());
+        }
+    }
+    parts
 }
 
 /// The frozen parts of a `pyproject.toml`: the test and task runners' tables, key by key.
@@ -1277,6 +1336,47 @@ mod tests {
         assert_eq!(classify("vendor/modules.txt", Project::default()), None);
     }
 
+    #[test]
+    fn helpers_reached_through_a_manifest_are_frozen() {
+        let go = "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v0.0.0\n\nreplace example.com/th => ./internal/th\n";
+        for (new, want) in [
+            (
+                go.replace("./internal/th", "./fake"),
+                Some("`replace example.com/th` changed"),
+            ),
+            (
+                go.replace("replace example.com/th => ./internal/th\n", ""),
+                Some("`replace example.com/th` removed"),
+            ),
+            (
+                format!("{go}replace (\n\texample.com/x => ./x // mine\n)\n"),
+                Some("`replace example.com/x` added"),
+            ),
+            (format!("{go}require example.com/y v1.0.0\n"), None),
+        ] {
+            assert_eq!(
+                frozen_keys_changed("go.mod", Some(go), Some(&new)).as_deref(),
+                want,
+                "{new}"
+            );
+        }
+        let cargo = "[package]\nname = \"calc\"\n\n[dev-dependencies]\nth = { path = \"th\" }\nproptest = \"1\"\n";
+        let moved = cargo.replace("path = \"th\"", "path = \"fake\"");
+        assert_eq!(
+            frozen_keys_changed("Cargo.toml", Some(cargo), Some(&moved)).as_deref(),
+            Some("`[dev-dependencies] th` from a folder changed")
+        );
+        let honest = cargo.replace("proptest = \"1\"", "proptest = \"1.5\"\nrand = \"0.8\"");
+        assert_eq!(
+            frozen_keys_changed("Cargo.toml", Some(cargo), Some(&honest)),
+            None
+        );
+        assert_eq!(
+            classify("svc/go.mod", Project::default()),
+            Some(Infra::Keys)
+        );
+    }
+
     /// An example path for each entry of [`FILE_NAMES`]: the name itself, a `*` filled.
     fn example(pattern: &str) -> String {
         if pattern.ends_with('/') {
@@ -1332,7 +1432,7 @@ mod tests {
         for path in [
             "babel.js",
             "src/npmrc.js",
-            "go.mod",
+            "go.sum",
             "docs/vite.md",
             "yarn.lock",
         ] {

@@ -25,10 +25,16 @@ pub(crate) enum Kind {
     Go,
     /// pytest through a Makefile.
     Pytest,
+    /// `go test`, the tests asserting through a helper module a `go.mod` `replace` finds.
+    GoHelper,
+    /// `cargo test`, the tests asserting through a path dev-dependency.
+    CargoHelper,
 }
 
 const NODE_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest(\"negative\", () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n";
 const PY_TESTS: &str = "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_negative():\n    assert add(-4, 1) == -3\n";
+const GO_HELPER_MOD: &str = "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v0.0.0\n\nreplace example.com/th => ./th\n";
+const CARGO_HELPER_MANIFEST: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nth = { path = \"th\" }\n";
 const RUST_TESTS: &str = "use calc::add;\n\n#[test]\nfn small() {\n    assert_eq!(add(2, 3), 5);\n}\n\n#[test]\nfn negative() {\n    assert_eq!(add(-4, 1), -3);\n}\n";
 const GO_TESTS: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAddSmall(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"2 + 3\")\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif Add(-4, 1) != -3 {\n\t\tt.Fatal(\"-4 + 1\")\n\t}\n}\n";
 
@@ -90,6 +96,48 @@ impl Kind {
                 )
                 .with_go_cache()
             }
+            Kind::GoHelper => {
+                require_tools(&["go"]);
+                Project::new(
+                    &[
+                        ("go.mod", GO_HELPER_MOD),
+                        ("th/go.mod", "module example.com/th\n\ngo 1.21\n"),
+                        ("th/th.go", "package th\n\nimport \"testing\"\n\n// Equal fails t when got is not want.\nfunc Equal(t *testing.T, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n"),
+                        (
+                            "calc.go",
+                            "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+                        ),
+                        ("add_test.go", "package calc\n\nimport (\n\t\"testing\"\n\n\t\"example.com/th\"\n)\n\nfunc TestAddSmall(t *testing.T) {\n\tth.Equal(t, Add(2, 3), 5)\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tth.Equal(t, Add(-4, 1), -3)\n}\n"),
+                    ],
+                    config,
+                )
+                .with_go_cache()
+            }
+            Kind::CargoHelper => {
+                require_tools(&["cargo"]);
+                Project::new(
+                    &[
+                        ("Cargo.toml", CARGO_HELPER_MANIFEST),
+                        (
+                            "th/Cargo.toml",
+                            "[package]\nname = \"th\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+                        ),
+                        (
+                            "th/src/lib.rs",
+                            "/// Panics when `got` is not `want`.\npub fn equal(got: i64, want: i64) {\n    assert_eq!(got, want);\n}\n",
+                        ),
+                        (
+                            "src/lib.rs",
+                            "/// Adds `a` and `b`.\npub fn add(a: i64, b: i64) -> i64 {\n    todo!(\"T1 adds {a} and {b}\")\n}\n",
+                        ),
+                        (
+                            "tests/add.rs",
+                            "use calc::add;\n\n#[test]\nfn small() {\n    th::equal(add(2, 3), 5);\n}\n\n#[test]\nfn negative() {\n    th::equal(add(-4, 1), -3);\n}\n",
+                        ),
+                    ],
+                    config,
+                )
+            }
             Kind::Pytest => {
                 require_tools(&["pytest"]);
                 Project::new(
@@ -111,10 +159,12 @@ impl Kind {
             Kind::Node | Kind::NodePreload => {
                 "printf 'function add(a, b) {\\n  return a + b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
-            Kind::Cargo => {
+            Kind::Cargo | Kind::CargoHelper => {
                 "printf '/// Adds `a` and `b`.\\npub fn add(a: i64, b: i64) -> i64 {\\n    a + b\\n}\\n' > src/lib.rs\n"
             }
-            Kind::Go => "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n",
+            Kind::Go | Kind::GoHelper => {
+                "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n"
+            }
             Kind::Pytest => "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n",
         }
     }
@@ -125,10 +175,12 @@ impl Kind {
             Kind::Node | Kind::NodePreload => {
                 "printf 'function add(a, b) {\\n  return a - b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
-            Kind::Cargo => {
+            Kind::Cargo | Kind::CargoHelper => {
                 "printf '/// Adds `a` and `b`.\\npub fn add(a: i64, b: i64) -> i64 {\\n    a - b\\n}\\n' > src/lib.rs\n"
             }
-            Kind::Go => "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a - b/' calc.go\n",
+            Kind::Go | Kind::GoHelper => {
+                "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a - b/' calc.go\n"
+            }
             Kind::Pytest => "printf 'def add(a, b):\\n    return a - b\\n' > calc.py\n",
         }
     }
@@ -250,6 +302,25 @@ table! {
                 ("vendor/example.com/dep/dep.go", "package dep\n"),
             ],
             finding: ("test_config_changed", "vendor/modules.txt", Some(1)),
+        },
+        // The tests' own helper redirected to a copy that asserts nothing.
+        go_mod_replace_redirected: Channel {
+            kind: Kind::GoHelper,
+            files: &[
+                ("go.mod", "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v0.0.0\n\nreplace example.com/th => ./fake\n"),
+                ("fake/go.mod", "module example.com/th\n\ngo 1.21\n"),
+                ("fake/th.go", "package th\n\nimport \"testing\"\n\n// Equal accepts anything.\nfunc Equal(t *testing.T, got, want int) {}\n"),
+            ],
+            finding: ("test_config_changed", "go.mod", None),
+        },
+        cargo_path_dev_dependency_redirected: Channel {
+            kind: Kind::CargoHelper,
+            files: &[
+                ("Cargo.toml", "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nth = { path = \"fake\" }\n"),
+                ("fake/Cargo.toml", "[package]\nname = \"th\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+                ("fake/src/lib.rs", "/// Accepts anything.\npub fn equal(_: i64, _: i64) {}\n"),
+            ],
+            finding: ("test_config_changed", "Cargo.toml", None),
         },
         // The base's `.npmrc` preloads `preload.txt`: its new line patching the assertions
         // is tampering, although the file is no source by its name.
