@@ -625,6 +625,57 @@ fn cargo_parts(text: &str) -> Result<Parts, String> {
     Ok(parts)
 }
 
+/// The folders (project paths) of the crates the `Cargo.toml` at `path` takes from a folder
+/// as dev-dependencies and for nothing else: the tests' own helpers, which honest work on
+/// the crate has no reason to change. The crate itself (`path = "."`) is not one.
+pub(crate) fn test_helper_crates(path: &str, text: &str) -> Vec<String> {
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    let section = |name: &str| -> Vec<&toml::Value> {
+        manifest
+            .get(name)
+            .into_iter()
+            .chain(
+                targets
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(_, t)| t.get(name)),
+            )
+            .collect()
+    };
+    let names = |tables: Vec<&toml::Value>| -> Vec<(String, Option<String>)> {
+        tables
+            .into_iter()
+            .filter_map(toml::Value::as_table)
+            .flatten()
+            .map(|(name, d)| {
+                let path = d
+                    .get("path")
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_owned);
+                (name.clone(), path)
+            })
+            .collect()
+    };
+    let used: Vec<(String, Option<String>)> =
+        [section("dependencies"), section("build-dependencies")]
+            .into_iter()
+            .flat_map(names)
+            .collect();
+    let mut found: Vec<String> = names(section("dev-dependencies"))
+        .into_iter()
+        .filter(|(name, _)| !used.iter().any(|(n, _)| n == name))
+        .filter_map(|(_, p)| join_rel(folder, p.as_deref()?.trim_end_matches('/')))
+        .filter(|p| !p.is_empty() && p != folder)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// The frozen parts of a `go.mod`: each `replace` directive, by what it replaces, which
 /// picks the code a test imports (its helpers' among them).
 fn go_mod_parts(text: &str) -> Parts {
@@ -1374,6 +1425,19 @@ mod tests {
         assert_eq!(
             classify("svc/go.mod", Project::default()),
             Some(Infra::Keys)
+        );
+    }
+
+    #[test]
+    fn crates_only_the_tests_use_are_helpers() {
+        let manifest = "[package]\nname = \"calc\"\n\n[dependencies]\nshared = { path = \"../shared\" }\ncore = { path = \"core\" }\n\n[dev-dependencies]\nth = { path = \"th\" }\ncore = { path = \"core\" }\ncalc = { path = \".\" }\nproptest = \"1\"\n\n[target.'cfg(unix)'.dev-dependencies]\nunix-th = { path = \"../unix-th/\" }\n";
+        assert_eq!(
+            test_helper_crates("app/Cargo.toml", manifest),
+            ["app/th", "unix-th"]
+        );
+        assert_eq!(
+            test_helper_crates("Cargo.toml", "not toml ["),
+            Vec::<String>::new()
         );
     }
 

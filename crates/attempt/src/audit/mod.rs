@@ -457,8 +457,9 @@ fn links(
         .collect())
 }
 
-/// The files the base's makefiles, justfiles and Taskfiles include: frozen whatever their
-/// names, present or not.
+/// The files the base's makefiles, justfiles and Taskfiles include, and the files of the
+/// crates a base `Cargo.toml` takes from a folder for its tests alone: frozen whatever
+/// their names, present or not.
 fn included(
     store: &Store,
     rules: &Rules,
@@ -466,7 +467,12 @@ fn included(
 ) -> Result<BTreeMap<String, String>, String> {
     let runner_files: Vec<&Entry> = base
         .values()
-        .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
+        .filter(|e| {
+            let rel = rules.project(&e.path);
+            infrastructure::runner_file(rel).is_some()
+                || rel == "Cargo.toml"
+                || rel.ends_with("/Cargo.toml")
+        })
         .collect();
     let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
     let mut included = BTreeMap::new();
@@ -477,8 +483,15 @@ fn included(
         let Some(text) = text else { continue };
         let rel = rules.project(&entry.path);
         let prefix = &entry.path[..entry.path.len() - rel.len()];
-        for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
+        let text = String::from_utf8_lossy(&text);
+        for file in infrastructure::included(rel, &text) {
             included.insert(format!("{prefix}{file}"), rel.to_owned());
+        }
+        for folder in infrastructure::test_helper_crates(rel, &text) {
+            let under = format!("{prefix}{folder}/");
+            for path in base.keys().filter(|p| p.starts_with(&under)) {
+                included.insert(path.clone(), rel.to_owned());
+            }
         }
     }
     Ok(included)
@@ -607,7 +620,7 @@ fn included_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) 
         FindingKind::TestConfigChanged,
         change.path,
         format!(
-            "a file `{by}` includes, which defines the checks, was {}",
+            "a file `{by}` includes (or takes for its tests alone), which defines the checks, was {}",
             change.how.word()
         ),
     );

@@ -322,6 +322,11 @@ table! {
             ],
             finding: ("test_config_changed", "Cargo.toml", None),
         },
+        cargo_test_helper_crate_neutered: Channel {
+            kind: Kind::CargoHelper,
+            files: &[("th/src/lib.rs", "/// Accepts anything.\npub fn equal(_got: i64, _want: i64) {}\n")],
+            finding: ("test_config_changed", "th/src/lib.rs", None),
+        },
         // The base's `.npmrc` preloads `preload.txt`: its new line patching the assertions
         // is tampering, although the file is no source by its name.
         a_file_the_base_npmrc_preloads: Channel {
