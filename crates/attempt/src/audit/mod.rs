@@ -885,6 +885,10 @@ fn scan_sources(
 /// The base's configuration files read at most for the code they name.
 const MAX_STEERING_FILES: usize = 256;
 
+/// The most of each such file read: a configuration file is small, and 256 files at the
+/// scans' own bound would be gigabytes.
+const MAX_STEERING_BYTES: usize = 1 << 20;
+
 /// The files the base's frozen configuration files name as code their runtime loads
 /// (`.npmrc`'s `node-options=--require ./x.txt`, a `.babelrc` plugin, pytest's `-p plugin`)
 /// that the candidate added or changed, read as that runtime's language whatever their
@@ -906,7 +910,7 @@ fn steered_loads(
         .take(MAX_STEERING_FILES)
         .collect();
     let objects: Vec<String> = configs.iter().map(|(e, _)| e.object.clone()).collect();
-    let texts = sides.inputs.store.read_blobs(&objects, MAX_READ_BYTES)?;
+    let texts = sides.inputs.store.read_blobs(&objects, MAX_STEERING_BYTES)?;
     let mut out: Vec<Loaded> = Vec::new();
     for ((entry, loads), text) in configs.into_iter().zip(texts) {
         let Some(text) = text else { continue };
