@@ -665,11 +665,30 @@ pub(crate) fn test_helper_crates(path: &str, text: &str) -> Vec<String> {
             .into_iter()
             .flat_map(names)
             .collect();
+    // A workspace member is code of its own (a library an integration-test crate takes as
+    // a dev-dependency is the code under test), and so is a crate beside this one: a helper
+    // sits inside the package's folder and belongs to no workspace.
+    let members: Vec<String> = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .filter_map(|m| join_rel(folder, m.trim_end_matches('/')))
+        .collect();
+    let member = |p: &str| {
+        members.iter().any(|m| match m.strip_suffix('*') {
+            Some(prefix) => p.starts_with(prefix),
+            None => p == m,
+        })
+    };
+    let inside = |p: &str| folder.is_empty() || p.starts_with(&format!("{folder}/"));
     let mut found: Vec<String> = names(section("dev-dependencies"))
         .into_iter()
         .filter(|(name, _)| !used.iter().any(|(n, _)| n == name))
         .filter_map(|(_, p)| join_rel(folder, p.as_deref()?.trim_end_matches('/')))
-        .filter(|p| !p.is_empty() && p != folder)
+        .filter(|p| !p.is_empty() && p != folder && inside(p) && !member(p))
         .collect();
     found.sort();
     found.dedup();
@@ -1431,10 +1450,17 @@ mod tests {
     #[test]
     fn crates_only_the_tests_use_are_helpers() {
         let manifest = "[package]\nname = \"calc\"\n\n[dependencies]\nshared = { path = \"../shared\" }\ncore = { path = \"core\" }\n\n[dev-dependencies]\nth = { path = \"th\" }\ncore = { path = \"core\" }\ncalc = { path = \".\" }\nproptest = \"1\"\n\n[target.'cfg(unix)'.dev-dependencies]\nunix-th = { path = \"../unix-th/\" }\n";
+        assert_eq!(test_helper_crates("app/Cargo.toml", manifest), ["app/th"]);
+        // The library under test, taken by a crate of integration tests or by the workspace
+        // root for its tests, is no helper.
+        let tests_crate =
+            "[package]\nname = \"it\"\n\n[dev-dependencies]\ncalc = { path = \"../calc\" }\n";
         assert_eq!(
-            test_helper_crates("app/Cargo.toml", manifest),
-            ["app/th", "unix-th"]
+            test_helper_crates("crates/it/Cargo.toml", tests_crate),
+            Vec::<String>::new()
         );
+        let root = "[workspace]\nmembers = [\"crates/*\", \"tools/gen\"]\n\n[package]\nname = \"app\"\n\n[dev-dependencies]\ncalc = { path = \"crates/calc\" }\ngen = { path = \"tools/gen\" }\nth = { path = \"support/th\" }\n";
+        assert_eq!(test_helper_crates("Cargo.toml", root), ["support/th"]);
         assert_eq!(
             test_helper_crates("Cargo.toml", "not toml ["),
             Vec::<String>::new()

@@ -910,7 +910,10 @@ fn steered_loads(
         .take(MAX_STEERING_FILES)
         .collect();
     let objects: Vec<String> = configs.iter().map(|(e, _)| e.object.clone()).collect();
-    let texts = sides.inputs.store.read_blobs(&objects, MAX_STEERING_BYTES)?;
+    let texts = sides
+        .inputs
+        .store
+        .read_blobs(&objects, MAX_STEERING_BYTES)?;
     let mut out: Vec<Loaded> = Vec::new();
     for ((entry, loads), text) in configs.into_iter().zip(texts) {
         let Some(text) = text else { continue };
