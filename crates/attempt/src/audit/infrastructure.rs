@@ -1397,6 +1397,10 @@ mod tests {
                 "{path}"
             );
         }
+    }
+
+    #[test]
+    fn a_go_modules_vendor_folder() {
         let go = Project { go: true };
         let vendored = Some(Infra::Whole(
             "vendored code go builds in place of the modules",
