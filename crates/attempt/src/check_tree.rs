@@ -25,7 +25,8 @@ pub(crate) struct CheckTree {
 }
 
 impl CheckTree {
-    /// Writes `tree` into the new folder `name` of the attempt's folder, copies the setup's
+    /// Writes `tree` into a new folder of the attempt's folder named `name` and random
+    /// characters, copies the setup's
     /// products and (with `withheld`) the withheld tests in, and lists the read-only files:
     /// `frozen` (repository paths) and the withheld tests. An error names what could not
     /// be placed (a link where a withheld test goes, say).
@@ -56,11 +57,25 @@ impl CheckTree {
         frozen: &[String],
         withheld: bool,
     ) -> Result<Self, String> {
-        let dir = &prepared.folder.path().join(name);
+        // A name the agent's code can predict (`check-1` beside its own tree) lets it point
+        // a file the checks read at the check tree before the checks exist
+        // (`rust-toolchain.toml`'s `path`): 16 random characters make it unguessable.
+        let dir = &tempfile::Builder::new()
+            .prefix(&format!("{name}-"))
+            .rand_bytes(16)
+            .tempdir_in(prepared.folder.path())
+            .map_err(|err| {
+                format!(
+                    "cannot create a check tree in {}: {err}",
+                    prepared.folder.path().display()
+                )
+            })?
+            .keep();
+        // `tempfile` makes it 0700; the checks see it as `create_dir` made it before.
+        std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .map_err(|err| format!("cannot open {}: {err}", dir.display()))?;
         let (store, scratch, prefix) = (&prepared.store, &prepared.scratch, &prepared.prefix);
         let withheld = prepared.withheld.as_ref().filter(|_| withheld);
-        std::fs::create_dir(dir)
-            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
         let mut check = Self {
             dir: dir.to_path_buf(),
             project: dir.join(prefix),

@@ -38,6 +38,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let journal = Journal::new(&repo.common_dir, &task);
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
+    note_unmarked_globs(&config.attempt.known_failures, &mut notes);
     let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
@@ -91,7 +92,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         agent_products: Vec::new(),
         acceptance_files,
         declared,
-        known: KnownFailures::new(&config.attempt.known_failures),
+        known: KnownFailures::new(&config.attempt.known_failures).map_err(AttemptError::Config)?,
         tmp_mib: config.attempt.tmp_size_mib,
         pycache,
         check_env: environment::allowed(std::env::vars(), Stage::Checks, &config.attempt.env),
@@ -252,6 +253,22 @@ fn note_uncommitted(repo: &Repo, notes: &mut Vec<String>) {
             "the checkout has uncommitted changes ({} paths, such as {}); the attempt starts from HEAD without them",
             uncommitted.len(),
             uncommitted[0]
+        ));
+    }
+}
+
+/// A note for each `known_failures` entry that reads as a glob but is not marked as one:
+/// such entries were globs before `glob:`, and now match only an id spelled the same.
+fn note_unmarked_globs(entries: &[String], notes: &mut Vec<String>) {
+    let unmarked: Vec<&String> = entries
+        .iter()
+        .filter(|e| e.contains('*') && !e.starts_with(speccoder_config::GLOB_PREFIX))
+        .collect();
+    if let Some(first) = unmarked.first() {
+        notes.push(format!(
+            "`[attempt] known_failures` has {} entr{} holding `*` without `glob:` (such as `{first}`), matched as exact ids; write `glob:{first}` to match a glob",
+            unmarked.len(),
+            if unmarked.len() == 1 { "y" } else { "ies" }
         ));
     }
 }

@@ -15,6 +15,9 @@ use speccoder_foundation::suggest::closest;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+mod known_failures;
+pub use known_failures::{GLOB_PREFIX, KnownFailures};
+
 /// The name of the configuration file in a project root.
 pub const CONFIG_FILE: &str = "speccoder.toml";
 
@@ -96,8 +99,8 @@ pub struct AttemptConfig {
     /// ci`, say); the files they make are carried into every check tree.
     #[serde(deserialize_with = "setup")]
     pub setup: Vec<String>,
-    /// Test ids or globs (`tests/test_x.py::test_y`, `pkg::*`) that may fail: the one
-    /// excuse of a check's failing test. A listed test that fails is named in the verdict;
+    /// Exact test ids (`tests/test_x.py::test_y`) or globs marked `glob:` (`glob:pkg::*`)
+    /// that may fail: the one excuse of a check's failing test. A listed test that fails is named in the verdict;
     /// one that passes is a note.
     #[serde(deserialize_with = "known_failures")]
     pub known_failures: Vec<String>,
@@ -850,13 +853,8 @@ fn setup<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
 }
 
 fn known_failures<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    // An entry that is not a valid glob (a parametrised pytest id with an unclosed `[`) is
-    // matched exactly, so only an empty one is wrong.
-    check(d, |ids: &Vec<String>| {
-        ids.iter()
-            .any(|id| id.trim().is_empty())
-            .then(|| "a test id cannot be empty".to_owned())
-    })
+    // Compiled here, so that a bound is a configuration error at the line of the key.
+    check(d, |ids: &Vec<String>| KnownFailures::new(ids).err())
 }
 
 fn names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -1123,7 +1121,7 @@ allow_unisolated_withheld = true
 test_edits = "audit"
 writable = ["~/.cache/x", "/opt/y"]
 setup = ["npm ci"]
-known_failures = ["tests/test_env.py::*", "test_p[1-"]
+known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
 env = ["DATABASE_URL"]
 agent_env = ["GH_TOKEN"]
 reveal = ["~/.ssh/known_hosts", "/run/user/0/bus"]
@@ -1145,7 +1143,7 @@ network = true
                 test_edits: TestEdits::Audit,
                 writable: vec!["~/.cache/x".into(), "/opt/y".into()],
                 setup: vec!["npm ci".into()],
-                known_failures: vec!["tests/test_env.py::*".into(), "test_p[1-".into()],
+                known_failures: vec!["glob:tests/test_env.py::*".into(), "test_p[1-".into()],
                 tmp_size_mib: 4096,
                 env: vec!["DATABASE_URL".into()],
                 agent_env: vec!["GH_TOKEN".into()],

@@ -93,6 +93,66 @@ pub(crate) fn monitor(sources: &[SourceChange], tests: &[FileText]) -> Vec<Warni
     warnings
 }
 
+/// The dev-dependencies of a `Cargo.toml` (plain and per target) that are the crate itself
+/// (`path = "."`) with features, by name: `cargo test` builds the crate with those features
+/// and `cargo build` without, so code under `#[cfg(feature = …)]` runs only under test.
+fn self_dev_dependencies(text: &str) -> Vec<String> {
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let tables = manifest.get("dev-dependencies").into_iter().chain(
+        manifest
+            .get("target")
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flat_map(|t| t.values())
+            .filter_map(|t| t.get("dev-dependencies")),
+    );
+    let mut found = Vec::new();
+    for (name, dependency) in tables.filter_map(toml::Value::as_table).flatten() {
+        let path = dependency.get("path").and_then(toml::Value::as_str);
+        let itself = path.is_some_and(|p| matches!(p.trim_end_matches('/'), "" | "."));
+        let features = dependency
+            .get("features")
+            .and_then(toml::Value::as_array)
+            .is_some_and(|f| !f.is_empty());
+        if itself && features {
+            found.push(name.clone());
+        }
+    }
+    found
+}
+
+/// The warnings of a changed `Cargo.toml` at `path`: the crate made its own dev-dependency
+/// with features, which it was not at the base.
+pub(crate) fn manifest(path: &str, old: &str, new: &str) -> Vec<Warning> {
+    if !(path == "Cargo.toml" || path.ends_with("/Cargo.toml")) {
+        return Vec::new();
+    }
+    let before = self_dev_dependencies(old);
+    self_dev_dependencies(new)
+        .into_iter()
+        .filter(|name| !before.contains(name))
+        .map(|name| {
+            // The line naming it with its path, else one naming it, else a path's.
+            let added = scan::added_lines(old, new);
+            let find = |want: &dyn Fn(&str) -> bool| added.iter().find(|(_, l)| want(l));
+            let line = find(&|l| l.contains(name.as_str()) && l.contains("path"))
+                .or_else(|| find(&|l| l.contains(name.as_str())))
+                .or_else(|| find(&|l| l.contains("path")))
+                .map_or(1, |(n, _)| *n);
+            Warning {
+                path: path.to_owned(),
+                line,
+                detail: format!(
+                    "the crate is its own dev-dependency `{name}` with features: code behind them runs only under `cargo test`"
+                ),
+                weak: false,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +217,32 @@ mod tests {
             constant[1].detail.contains("`add` returns the constant 30"),
             "{constant:?}"
         );
+    }
+
+    #[test]
+    fn a_crate_that_is_its_own_dev_dependency_with_features() {
+        let old = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[features]\ntesting = []\n";
+        for added in [
+            "\n[dev-dependencies]\ncalc = { path = \".\", features = [\"testing\"] }\n",
+            "\n[dev-dependencies.calc]\npath = \"./\"\nfeatures = [\"testing\"]\n",
+            "\n[target.'cfg(unix)'.dev-dependencies]\ncalc = { path = \".\", features = [\"testing\"] }\n",
+        ] {
+            let new = format!("{old}{added}");
+            let warnings = manifest("Cargo.toml", old, &new);
+            assert_eq!(warnings.len(), 1, "{added}: {warnings:?}");
+            assert!(!warnings[0].weak);
+            assert!(warnings[0].line > 7, "{warnings:?}");
+            // Already so at the base: nothing new.
+            assert_eq!(manifest("Cargo.toml", &new, &new), []);
+        }
+        for honest in [
+            "\n[dev-dependencies]\nproptest = \"1\"\n",
+            "\n[dev-dependencies]\ncalc-macros = { path = \"macros\", features = [\"x\"] }\n",
+            "\n[dev-dependencies]\ncalc = { path = \".\" }\n",
+        ] {
+            let new = format!("{old}{honest}");
+            assert_eq!(manifest("Cargo.toml", old, &new), [], "{honest}");
+        }
     }
 
     #[test]

@@ -20,8 +20,21 @@ pub(crate) enum Infra {
 /// What the classification needs to know of the project.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Project {
-    /// Vitest runs the tests, and vitest reads `vite.config.*`.
-    pub(crate) vitest: bool,
+    /// A `go.mod` is in either tree: `go` builds from a module's `vendor/` when it has one.
+    pub(crate) go: bool,
+}
+
+/// What runtime loads the files a configuration file names, when it loads any: those
+/// files are code, read by the tampering scan in that language whatever their names
+/// (`node-options=--require ./x.txt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Loads {
+    /// It names no code to load (or what it names is frozen another way).
+    Nothing,
+    /// Node (or bun) loads what it names.
+    Js,
+    /// Python imports what it names.
+    Python,
 }
 
 /// What a makefile is.
@@ -43,44 +56,95 @@ const PHPUNIT: &str = "PHPUnit's configuration";
 /// What an environment file is to the runners that load it (just's `dotenv-load`, bun,
 /// vite, go-task's `dotenv`).
 const ENV_FILE: &str = "an environment file the runners load";
+/// What babel's files are: babel-jest (jest's default transform) and `@babel/register`
+/// compile every test through them, plugins included.
+const BABEL: &str = "babel's configuration, which compiles the tests";
+/// What rustup's file is: it picks the `cargo` that runs the checks (`path` names one).
+const RUSTUP: &str = "rustup's toolchain file, which picks the cargo that runs";
+/// What yarn's own files are (`yarnPath` names the yarn that runs; `.pnp.cjs` is loaded
+/// into every node process `yarn` starts).
+const YARN: &str = "yarn's configuration or its runtime";
+/// What go's workspace files are: `use` and `replace` pick the code a test imports.
+const GO_WORK: &str = "a go workspace file, which picks the modules the tests build";
 
-/// Whole files by name in any folder (`*.ext` and `stem.*` as well), compared in lower case:
-/// just reads `Justfile` like `justfile`, and on a case-insensitive disk so do the others.
-const FILE_NAMES: &[(&str, &str)] = &[
-    ("*.just", "a module or import of a justfile"),
-    ("*.mk", "a make include file"),
-    ("*.pth", "a path file Python runs at start-up"),
-    (".env", ENV_FILE),
-    (".env.*", ENV_FILE),
-    (".justfile", JUSTFILE),
-    (".mise.local.toml", MISE),
-    (".mise.toml", MISE),
-    (".mocharc.*", "mocha's configuration"),
-    (".pytest.ini", PYTEST),
-    (".pytest.toml", PYTEST),
-    ("ava.config.*", "ava's configuration"),
-    ("conftest.py", "a conftest pytest loads"),
-    ("gnumakefile", MAKEFILE),
-    ("jest.config.*", "jest's configuration"),
-    ("justfile", JUSTFILE),
-    ("makefile", MAKEFILE),
-    ("mise.local.toml", MISE),
-    ("mise.toml", MISE),
-    ("noxfile.py", "nox's sessions"),
-    ("phpunit.dist.xml", PHPUNIT),
-    ("phpunit.xml", PHPUNIT),
-    ("phpunit.xml.dist", PHPUNIT),
-    ("pytest.ini", PYTEST),
-    ("pytest.toml", PYTEST),
-    ("sitecustomize.py", STARTUP),
-    ("taskfile.dist.yaml", TASKFILE),
-    ("taskfile.dist.yml", TASKFILE),
-    ("taskfile.yaml", TASKFILE),
-    ("taskfile.yml", TASKFILE),
-    ("tox.ini", "tox's configuration"),
-    ("usercustomize.py", STARTUP),
-    ("vitest.config.*", "vitest's configuration"),
-    ("vitest.workspace.*", "vitest's workspace"),
+/// Whole files by name in any folder (`*.ext` and `stem.*` as well; `name/` a folder of that
+/// name and all under it), compared in lower case: just reads `Justfile` like `justfile`,
+/// and on a case-insensitive disk so do the others. Each runner's and package manager's
+/// own lookup list, as its documentation gives it: npm (`.npmrc` in the project, which
+/// pnpm and yarn 1 also read), yarn 1 (`.yarnrc`), yarn 2+ (`.yarnrc.yml`, the `yarnPath`
+/// releases and plugins under `.yarn/`, the `.pnp.*` loaders), pnpm (`.pnpmfile.cjs`,
+/// `.pnpmfile.mjs`), bun (`bunfig.toml`), babel (`babel.config.*` and `.babelrc*`), jest,
+/// vitest and vite (which vitest reads when there is no `vitest.config.*`), mocha, ava,
+/// rustup (`rust-toolchain`, `rust-toolchain.toml`), cargo (`.cargo/config.toml` and
+/// `.cargo/config`, below), go (`go.work`, `go.work.sum`; `vendor/` beside a `go.mod`,
+/// below), pytest (`pytest.ini`, `.pytest.ini`, `pytest.toml`, `.pytest.toml`, `conftest.py`;
+/// `setup.cfg`'s and `pyproject.toml`'s sections are keys), tox, nox, Python's start-up
+/// files, the task runners' (mise's configs anywhere; its others, below), PHPUnit's.
+const FILE_NAMES: &[(&str, &str, Loads)] = &[
+    ("*.just", "a module or import of a justfile", Loads::Nothing),
+    ("*.mk", "a make include file", Loads::Nothing),
+    (
+        "*.pth",
+        "a path file Python runs at start-up",
+        Loads::Python,
+    ),
+    (".babelrc", BABEL, Loads::Js),
+    (".babelrc.*", BABEL, Loads::Js),
+    (".env", ENV_FILE, Loads::Nothing),
+    (".env.*", ENV_FILE, Loads::Nothing),
+    (".justfile", JUSTFILE, Loads::Nothing),
+    (".mise.local.toml", MISE, Loads::Nothing),
+    (".mise.toml", MISE, Loads::Nothing),
+    (".mocharc.*", "mocha's configuration", Loads::Js),
+    (
+        ".npmrc",
+        "npm's configuration (pnpm's and yarn 1's too)",
+        Loads::Js,
+    ),
+    (".pnp.cjs", YARN, Loads::Js),
+    (".pnp.loader.mjs", YARN, Loads::Js),
+    (".pnpmfile.cjs", "pnpm's hooks", Loads::Js),
+    (".pnpmfile.mjs", "pnpm's hooks", Loads::Js),
+    (".pytest.ini", PYTEST, Loads::Python),
+    (".pytest.toml", PYTEST, Loads::Python),
+    (".yarn/plugins/", YARN, Loads::Nothing),
+    (".yarn/releases/", YARN, Loads::Nothing),
+    (".yarnrc", YARN, Loads::Js),
+    (".yarnrc.yml", YARN, Loads::Js),
+    ("ava.config.*", "ava's configuration", Loads::Js),
+    ("babel.config.*", BABEL, Loads::Js),
+    ("bunfig.toml", "bun's configuration", Loads::Js),
+    ("conftest.py", "a conftest pytest loads", Loads::Python),
+    ("gnumakefile", MAKEFILE, Loads::Nothing),
+    ("go.work", GO_WORK, Loads::Nothing),
+    ("go.work.sum", GO_WORK, Loads::Nothing),
+    ("jest.config.*", "jest's configuration", Loads::Js),
+    ("justfile", JUSTFILE, Loads::Nothing),
+    ("makefile", MAKEFILE, Loads::Nothing),
+    ("mise.local.toml", MISE, Loads::Nothing),
+    ("mise.toml", MISE, Loads::Nothing),
+    ("noxfile.py", "nox's sessions", Loads::Python),
+    ("phpunit.dist.xml", PHPUNIT, Loads::Nothing),
+    ("phpunit.xml", PHPUNIT, Loads::Nothing),
+    ("phpunit.xml.dist", PHPUNIT, Loads::Nothing),
+    ("pytest.ini", PYTEST, Loads::Python),
+    ("pytest.toml", PYTEST, Loads::Python),
+    ("rust-toolchain", RUSTUP, Loads::Nothing),
+    ("rust-toolchain.toml", RUSTUP, Loads::Nothing),
+    ("sitecustomize.py", STARTUP, Loads::Python),
+    ("taskfile.dist.yaml", TASKFILE, Loads::Nothing),
+    ("taskfile.dist.yml", TASKFILE, Loads::Nothing),
+    ("taskfile.yaml", TASKFILE, Loads::Nothing),
+    ("taskfile.yml", TASKFILE, Loads::Nothing),
+    ("tox.ini", "tox's configuration", Loads::Python),
+    ("usercustomize.py", STARTUP, Loads::Python),
+    (
+        "vite.config.*",
+        "vite's configuration, which vitest reads",
+        Loads::Js,
+    ),
+    ("vitest.config.*", "vitest's configuration", Loads::Js),
+    ("vitest.workspace.*", "vitest's workspace", Loads::Js),
 ];
 /// CI files and folders (ending in `/`) at the project root.
 const CI_PATHS: &[&str] = &[
@@ -99,6 +163,7 @@ const KEYED_MANIFESTS: &[&str] = &[
     "composer.json",
     "deno.json",
     "deno.jsonc",
+    "go.mod",
     "package.json",
     "pixi.toml",
     "pyproject.toml",
@@ -133,14 +198,6 @@ const TEST_FOLDERS: &[&str] = &["test", "tests"];
 pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
     let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
     let folders: Vec<&str> = folder.split('/').collect();
-    let lower = name.to_ascii_lowercase();
-    let by_name = FILE_NAMES.iter().find(|(pattern, _)| {
-        match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
-            (Some(extension), _) => lower.ends_with(extension),
-            (_, Some(stem)) => lower.starts_with(stem),
-            _ => lower == *pattern,
-        }
-    });
     let whole = if CI_PATHS
         .iter()
         .any(|ci| path == *ci || ci.ends_with('/') && path.starts_with(ci))
@@ -148,7 +205,7 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         Some(CI)
     } else if path == speccoder_config::CONFIG_FILE {
         Some("speccoder's configuration")
-    } else if let Some((_, why)) = by_name {
+    } else if let Some((_, why, _)) = steering(path) {
         Some(*why)
     } else if MISE_CONFIGS.contains(&path)
         || path.starts_with(".config/mise/conf.d/") && name.ends_with(".toml")
@@ -156,13 +213,15 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         Some(MISE)
     } else if MISE_TASK_FOLDERS.iter().any(|dir| path.starts_with(dir)) {
         Some("a file of a mise task folder, which defines mise's tasks")
-    } else if project.vitest && name.starts_with("vite.config.") {
-        Some("vite's configuration, which vitest reads")
     } else if name == "build.rs" && !folders.contains(&"src") {
         // Cargo runs the `build.rs` beside a manifest; one under `src/` is a module.
         Some("a build script cargo runs")
     } else if folders.last() == Some(&".cargo") && matches!(name, "config" | "config.toml") {
         Some("cargo's configuration")
+    } else if project.go && folders.contains(&"vendor") {
+        // `go mod vendor`'s copy of the dependencies, which `go test` builds instead of
+        // the module cache when `vendor/modules.txt` is there (go 1.14 and later).
+        Some("vendored code go builds in place of the modules")
     } else if matches!(name, "__init__.py" | "__main__.py")
         && folders.iter().any(|f| TEST_FOLDERS.contains(f))
     {
@@ -174,6 +233,96 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         Some(why) => Some(Infra::Whole(why)),
         None => KEYED_MANIFESTS.contains(&name).then_some(Infra::Keys),
     }
+}
+
+/// The entry of [`FILE_NAMES`] that `path` (a project path) matches, if one does.
+pub(crate) fn steering(path: &str) -> Option<&'static (&'static str, &'static str, Loads)> {
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    let lower = name.to_ascii_lowercase();
+    let lower_path = path.to_ascii_lowercase();
+    FILE_NAMES.iter().find(|(pattern, _, _)| {
+        if let Some(folder) = pattern.strip_suffix('/') {
+            return lower_path.starts_with(pattern) || lower_path.contains(&format!("/{folder}/"));
+        }
+        match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+            (Some(extension), _) => lower.ends_with(extension),
+            (_, Some(stem)) => lower.starts_with(stem),
+            _ => lower == *pattern,
+        }
+    })
+}
+
+/// The most files one configuration file may name as code to load.
+const MAX_NAMED_LOADS: usize = 64;
+
+/// The project files (existing in the candidate, by `exists`) that the configuration file
+/// at `path` (a project path) with `text` names as code its runtime loads: every word of it
+/// that, read from the file's folder, is such a file (`--require ./x.txt`, `yarn-path
+/// ".yarn/x.js"`, `plugins: ["./p.js"]`, `-p plugin` as `plugin.py`). Reading words, not
+/// each tool's syntax, finds a name whatever key or flag carries it.
+pub(crate) fn loaded_by(path: &str, text: &str, exists: impl Fn(&str) -> bool) -> Vec<String> {
+    let Some((_, _, loads)) = steering(path) else {
+        return Vec::new();
+    };
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let mut found = Vec::new();
+    let words = text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '=' | ',' | '[' | ']' | '(' | ')' | '{' | '}' | ';'
+            )
+    });
+    for word in words.filter(|w| !w.is_empty() && w.len() < 512) {
+        let word = word.trim_start_matches("<rootDir>/").trim_end_matches(':');
+        let candidates: Vec<String> = match loads {
+            Loads::Nothing => return Vec::new(),
+            Loads::Js => ["", ".js", ".cjs", ".mjs", ".ts", "/index.js"]
+                .iter()
+                .map(|ext| format!("{word}{ext}"))
+                .collect(),
+            Loads::Python => {
+                let module = word.replace('.', "/");
+                vec![
+                    word.to_owned(),
+                    format!("{module}.py"),
+                    format!("{module}/__init__.py"),
+                ]
+            }
+        };
+        let hit = candidates
+            .iter()
+            .filter_map(|c| join_rel(folder, c))
+            .find(|c| c != path && exists(c));
+        if let Some(hit) = hit
+            && !found.contains(&hit)
+        {
+            found.push(hit);
+            if found.len() >= MAX_NAMED_LOADS {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// `rel` read from `folder`, both project paths; `None` when it leaves the project or is
+/// absolute.
+fn join_rel(folder: &str, rel: &str) -> Option<String> {
+    if rel.is_empty() || rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// The runner that reads `path` (a project path) and follows what it includes, when one
@@ -219,16 +368,26 @@ pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
     found
 }
 
-/// Keys of `package.json` that configure a test runner, frozen whole (`scripts` is frozen
-/// script by script).
-const PACKAGE_JSON_KEYS: &[&str] = &["ava", "jest", "mocha", "vitest"];
+/// Keys of `package.json` that configure a test runner, babel (which compiles the tests),
+/// or which package manager runs and how (`packageManager`, `pnpm`), frozen whole
+/// (`scripts` is frozen script by script).
+const PACKAGE_JSON_KEYS: &[&str] = &[
+    "ava",
+    "babel",
+    "jest",
+    "mocha",
+    "packageManager",
+    "pnpm",
+    "vitest",
+];
 /// `[package]` keys of `Cargo.toml` that decide which targets cargo finds, or what it runs
 /// before them.
 const PACKAGE_KEYS: &[&str] = &["autobins", "autoexamples", "autolib", "autotests", "build"];
 /// Keys of a `Cargo.toml` target that decide whether and how `cargo test` runs it.
 const TARGET_KEYS: &[&str] = &["doctest", "harness", "path", "required-features", "test"];
 /// Tables under `[tool]` of `pyproject.toml` that configure a test or task runner, frozen
-/// key by key (and each hatch environment's `scripts`).
+/// key by key (and each hatch environment's `scripts`); `uv`'s, whose `sources` can put a
+/// local folder in place of a package `uv run` installs.
 const PYPROJECT_TABLES: &[&str] = &[
     "nox",
     "pdm.scripts",
@@ -238,6 +397,7 @@ const PYPROJECT_TABLES: &[&str] = &[
     "pytest",
     "pytest.ini_options",
     "tox",
+    "uv",
 ];
 
 /// The frozen parts of one manifest, by the label a detail names them with, as JSON values
@@ -259,6 +419,7 @@ pub(crate) fn frozen_keys_changed(
         Some("pixi.toml") => pixi_toml_parts,
         Some("pyproject.toml") => pyproject_parts,
         Some("setup.cfg") => |text| Ok(setup_cfg_parts(text)),
+        Some("go.mod") => |text| Ok(go_mod_parts(text)),
         _ => return None,
     };
     let side = |text: Option<&str>| text.map_or_else(|| Ok(Parts::new()), read);
@@ -436,7 +597,134 @@ fn cargo_parts(text: &str) -> Result<Parts, String> {
     }
     let profile = manifest.get("profile").and_then(|p| p.get("test"));
     put("`[profile.test]`".to_owned(), profile);
+    // A dev-dependency from a folder is the tests' own helper: pointing it elsewhere, or
+    // at a copy, changes what the tests assert with.
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    let tables = std::iter::once(("", manifest.get("dev-dependencies"))).chain(
+        targets
+            .into_iter()
+            .flatten()
+            .map(|(cfg, t)| (cfg.as_str(), t.get("dev-dependencies"))),
+    );
+    for (cfg, table) in tables {
+        let Some(table) = table.and_then(toml::Value::as_table) else {
+            continue;
+        };
+        for (name, dependency) in table {
+            let at = if cfg.is_empty() {
+                String::new()
+            } else {
+                format!(" ({cfg})")
+            };
+            put(
+                format!("`[dev-dependencies]{at} {name}` from a folder"),
+                dependency.get("path"),
+            );
+        }
+    }
     Ok(parts)
+}
+
+/// The folders (project paths) of the crates the `Cargo.toml` at `path` takes from a folder
+/// as dev-dependencies and for nothing else: the tests' own helpers, which honest work on
+/// the crate has no reason to change. The crate itself (`path = "."`) is not one.
+pub(crate) fn test_helper_crates(path: &str, text: &str) -> Vec<String> {
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let targets = manifest.get("target").and_then(toml::Value::as_table);
+    let section = |name: &str| -> Vec<&toml::Value> {
+        manifest
+            .get(name)
+            .into_iter()
+            .chain(
+                targets
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(_, t)| t.get(name)),
+            )
+            .collect()
+    };
+    let names = |tables: Vec<&toml::Value>| -> Vec<(String, Option<String>)> {
+        tables
+            .into_iter()
+            .filter_map(toml::Value::as_table)
+            .flatten()
+            .map(|(name, d)| {
+                let path = d
+                    .get("path")
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_owned);
+                (name.clone(), path)
+            })
+            .collect()
+    };
+    let used: Vec<(String, Option<String>)> =
+        [section("dependencies"), section("build-dependencies")]
+            .into_iter()
+            .flat_map(names)
+            .collect();
+    // A workspace member is code of its own (a library an integration-test crate takes as
+    // a dev-dependency is the code under test), and so is a crate beside this one: a helper
+    // sits inside the package's folder and belongs to no workspace.
+    let members: Vec<String> = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .filter_map(|m| join_rel(folder, m.trim_end_matches('/')))
+        .collect();
+    let member = |p: &str| {
+        members.iter().any(|m| match m.strip_suffix('*') {
+            Some(prefix) => p.starts_with(prefix),
+            None => p == m,
+        })
+    };
+    let inside = |p: &str| folder.is_empty() || p.starts_with(&format!("{folder}/"));
+    let mut found: Vec<String> = names(section("dev-dependencies"))
+        .into_iter()
+        .filter(|(name, _)| !used.iter().any(|(n, _)| n == name))
+        .filter_map(|(_, p)| join_rel(folder, p.as_deref()?.trim_end_matches('/')))
+        .filter(|p| !p.is_empty() && p != folder && inside(p) && !member(p))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The frozen parts of a `go.mod`: each `replace` directive, by what it replaces, which
+/// picks the code a test imports (its helpers' among them).
+fn go_mod_parts(text: &str) -> Parts {
+    let mut parts = Parts::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let directive = if in_block {
+            if line == ")" {
+                in_block = false;
+                continue;
+            }
+            line
+        } else if let Some(rest) = line.strip_prefix("replace") {
+            let rest = rest.trim();
+            if rest == "(" {
+                in_block = true;
+                continue;
+            }
+            rest
+        } else {
+            continue;
+        };
+        if let Some((old, new)) = directive.split_once("=>") {
+            let old = old.split_whitespace().collect::<Vec<_>>().join(" ");
+            let new = new.split_whitespace().collect::<Vec<_>>().join(" ");
+            parts.insert(format!("`replace {old}`"), new.into());
+        }
+    }
+    parts
 }
 
 /// The frozen parts of a `pyproject.toml`: the test and task runners' tables, key by key.
@@ -479,10 +767,15 @@ fn pyproject_parts(text: &str) -> Result<Parts, String> {
     Ok(parts)
 }
 
-/// The frozen part of a `setup.cfg`: the lines of its `[tool:pytest]` section, trimmed,
-/// without blank and comment lines.
+/// Sections of `setup.cfg` that configure pytest and tox, frozen line by line (`testenv`
+/// stands for `testenv` and every `testenv:name`).
+const SETUP_CFG_SECTIONS: &[&str] = &["testenv", "tool:pytest", "tox:tox"];
+
+/// The frozen parts of a `setup.cfg`: the lines of its pytest and tox sections, trimmed,
+/// without blank and comment lines, by section.
 fn setup_cfg_parts(text: &str) -> Parts {
-    let (mut lines, mut in_pytest) = (None::<Vec<String>>, false);
+    let mut parts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut section: Option<String> = None;
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
@@ -492,17 +785,20 @@ fn setup_cfg_parts(text: &str) -> Parts {
         // cut off; an indented `[x]` continues a value.
         let header = line.split(['#', ';']).next().unwrap_or("").trim_end();
         if let Some(name) = header.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            in_pytest = name == "tool:pytest";
-            if in_pytest {
-                lines.get_or_insert_default();
+            let frozen = SETUP_CFG_SECTIONS.contains(&name) || name.starts_with("testenv:");
+            section = frozen.then(|| format!("`[{name}]`"));
+            if let Some(label) = &section {
+                parts.entry(label.clone()).or_default();
             }
-        } else if in_pytest {
+        } else if let Some(label) = &section {
             let words: Vec<&str> = trimmed.split_whitespace().collect();
-            lines.get_or_insert_default().push(words.join(" "));
+            parts
+                .entry(label.clone())
+                .or_default()
+                .push(words.join(" "));
         }
     }
-    let part = lines.map(|lines| ("`[tool:pytest]`".to_owned(), lines.into()));
-    part.into_iter().collect()
+    parts.into_iter().map(|(k, v)| (k, v.into())).collect()
 }
 
 /// Attributes that make a function a test, by their path's last segment (`tokio::test`).
@@ -1049,7 +1345,10 @@ mod tests {
             ("vitest.workspace.ts", Some("vitest's workspace")),
             (".mocharc.yml", Some("mocha's configuration")),
             ("ava.config.js", Some("ava's configuration")),
-            ("vite.config.ts", None),
+            (
+                "vite.config.ts",
+                Some("vite's configuration, which vitest reads"),
+            ),
             (".c8rc.json", None),
             (".nycrc", None),
             ("crates/a/build.rs", Some("a build script cargo runs")),
@@ -1098,16 +1397,191 @@ mod tests {
                 "{path}"
             );
         }
-        let vite = Infra::Whole("vite's configuration, which vitest reads");
+    }
+
+    #[test]
+    fn a_go_modules_vendor_folder() {
+        let go = Project { go: true };
+        let vendored = Some(Infra::Whole(
+            "vendored code go builds in place of the modules",
+        ));
+        assert_eq!(classify("vendor/modules.txt", go), vendored);
+        assert_eq!(classify("svc/vendor/example.com/m/m.go", go), vendored);
+        assert_eq!(classify("vendor/modules.txt", Project::default()), None);
+    }
+
+    #[test]
+    fn helpers_reached_through_a_manifest_are_frozen() {
+        let go = "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v0.0.0\n\nreplace example.com/th => ./internal/th\n";
+        for (new, want) in [
+            (
+                go.replace("./internal/th", "./fake"),
+                Some("`replace example.com/th` changed"),
+            ),
+            (
+                go.replace("replace example.com/th => ./internal/th\n", ""),
+                Some("`replace example.com/th` removed"),
+            ),
+            (
+                format!("{go}replace (\n\texample.com/x => ./x // mine\n)\n"),
+                Some("`replace example.com/x` added"),
+            ),
+            (format!("{go}require example.com/y v1.0.0\n"), None),
+        ] {
+            assert_eq!(
+                frozen_keys_changed("go.mod", Some(go), Some(&new)).as_deref(),
+                want,
+                "{new}"
+            );
+        }
+        let cargo = "[package]\nname = \"calc\"\n\n[dev-dependencies]\nth = { path = \"th\" }\nproptest = \"1\"\n";
+        let moved = cargo.replace("path = \"th\"", "path = \"fake\"");
         assert_eq!(
-            classify("vite.config.ts", Project { vitest: true }),
-            Some(vite)
+            frozen_keys_changed("Cargo.toml", Some(cargo), Some(&moved)).as_deref(),
+            Some("`[dev-dependencies] th` from a folder changed")
+        );
+        let honest = cargo.replace("proptest = \"1\"", "proptest = \"1.5\"\nrand = \"0.8\"");
+        assert_eq!(
+            frozen_keys_changed("Cargo.toml", Some(cargo), Some(&honest)),
+            None
+        );
+        assert_eq!(
+            classify("svc/go.mod", Project::default()),
+            Some(Infra::Keys)
         );
     }
 
     #[test]
+    fn crates_only_the_tests_use_are_helpers() {
+        let manifest = "[package]\nname = \"calc\"\n\n[dependencies]\nshared = { path = \"../shared\" }\ncore = { path = \"core\" }\n\n[dev-dependencies]\nth = { path = \"th\" }\ncore = { path = \"core\" }\ncalc = { path = \".\" }\nproptest = \"1\"\n\n[target.'cfg(unix)'.dev-dependencies]\nunix-th = { path = \"../unix-th/\" }\n";
+        assert_eq!(test_helper_crates("app/Cargo.toml", manifest), ["app/th"]);
+        // The library under test, taken by a crate of integration tests or by the workspace
+        // root for its tests, is no helper.
+        let tests_crate =
+            "[package]\nname = \"it\"\n\n[dev-dependencies]\ncalc = { path = \"../calc\" }\n";
+        assert_eq!(
+            test_helper_crates("crates/it/Cargo.toml", tests_crate),
+            Vec::<String>::new()
+        );
+        let root = "[workspace]\nmembers = [\"crates/*\", \"tools/gen\"]\n\n[package]\nname = \"app\"\n\n[dev-dependencies]\ncalc = { path = \"crates/calc\" }\ngen = { path = \"tools/gen\" }\nth = { path = \"support/th\" }\n";
+        assert_eq!(test_helper_crates("Cargo.toml", root), ["support/th"]);
+        assert_eq!(
+            test_helper_crates("Cargo.toml", "not toml ["),
+            Vec::<String>::new()
+        );
+    }
+
+    /// An example path for each entry of [`FILE_NAMES`]: the name itself, a `*` filled.
+    fn example(pattern: &str) -> String {
+        if pattern.ends_with('/') {
+            return format!("{pattern}x-1.cjs");
+        }
+        pattern.replace('*', "x")
+    }
+
+    #[test]
+    fn every_steering_file_is_frozen_in_any_folder_and_any_case() {
+        for (pattern, what, _) in FILE_NAMES {
+            let name = example(pattern);
+            for path in [name.clone(), format!("web/{name}"), name.to_uppercase()] {
+                assert_eq!(
+                    classify(&path, Project::default()),
+                    Some(Infra::Whole(what)),
+                    "{pattern}: {path}"
+                );
+            }
+        }
+        // The documented names each tool looks up, each one matched.
+        for path in [
+            ".npmrc",
+            ".yarnrc",
+            ".yarnrc.yml",
+            "bunfig.toml",
+            ".pnpmfile.cjs",
+            ".babelrc",
+            ".babelrc.json",
+            ".babelrc.js",
+            "babel.config.json",
+            "babel.config.cjs",
+            "jest.config.mjs",
+            "vitest.config.ts",
+            "vite.config.mjs",
+            "rust-toolchain",
+            "rust-toolchain.toml",
+            ".cargo/config.toml",
+            ".cargo/config",
+            "go.work",
+            "go.work.sum",
+            "pytest.ini",
+            "tox.ini",
+            "conftest.py",
+            ".yarn/releases/yarn-4.1.0.cjs",
+            ".pnp.cjs",
+        ] {
+            assert!(
+                matches!(classify(path, Project::default()), Some(Infra::Whole(_))),
+                "{path}"
+            );
+        }
+        for path in [
+            "babel.js",
+            "src/npmrc.js",
+            "go.sum",
+            "docs/vite.md",
+            "yarn.lock",
+        ] {
+            assert_eq!(classify(path, Project::default()), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn files_a_configuration_names_are_found_as_code() {
+        let files = [
+            "x.txt",
+            "sh",
+            "tools/plugin.js",
+            "conf/setup.cjs",
+            "myplugin.py",
+            "pkg/plug/__init__.py",
+            ".yarn/releases/yarn.cjs",
+        ];
+        let exists = |p: &str| files.contains(&p);
+        for (path, text, want) in [
+            (
+                ".npmrc",
+                "node-options=--require ./x.txt\nscript-shell=./sh\n",
+                &["x.txt", "sh"][..],
+            ),
+            (
+                ".yarnrc",
+                "yarn-path \".yarn/releases/yarn.cjs\"\n",
+                &[".yarn/releases/yarn.cjs"],
+            ),
+            (
+                ".babelrc",
+                "{\"plugins\": [\"./tools/plugin\"]}",
+                &["tools/plugin.js"],
+            ),
+            (
+                "conf/jest.config.js",
+                "module.exports = {setupFiles: ['<rootDir>/setup.cjs']};",
+                &["conf/setup.cjs"],
+            ),
+            (
+                "pytest.ini",
+                "[pytest]\naddopts = -p myplugin -p pkg.plug\n",
+                &["myplugin.py", "pkg/plug/__init__.py"],
+            ),
+            ("bunfig.toml", "[test]\npreload = [\"../x.txt\"]\n", &[]),
+            ("Makefile", "include x.txt\n", &[]),
+        ] {
+            assert_eq!(loaded_by(path, text, exists), want, "{path}");
+        }
+    }
+
+    #[test]
     fn name_tables_are_sorted() {
-        let file_names: Vec<&str> = FILE_NAMES.iter().map(|(name, _)| *name).collect();
+        let file_names: Vec<&str> = FILE_NAMES.iter().map(|(name, _, _)| *name).collect();
         for (name, table) in [
             ("FILE_NAMES", file_names.as_slice()),
             ("CI_PATHS", CI_PATHS),
@@ -1117,6 +1591,7 @@ mod tests {
             ("PACKAGE_KEYS", PACKAGE_KEYS),
             ("TARGET_KEYS", TARGET_KEYS),
             ("PYPROJECT_TABLES", PYPROJECT_TABLES),
+            ("SETUP_CFG_SECTIONS", SETUP_CFG_SECTIONS),
             ("TEST_ATTRIBUTES", TEST_ATTRIBUTES),
             ("FREE_ATTRIBUTES", FREE_ATTRIBUTES),
             ("ASSERTION_MACROS", ASSERTION_MACROS),

@@ -14,6 +14,7 @@
 pub(super) mod gaming;
 pub(super) mod infrastructure;
 pub(super) mod loads;
+pub(super) mod python_stdlib;
 pub(super) mod ran_from;
 pub(super) mod scan;
 pub(super) mod tampering;
@@ -243,7 +244,8 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         }
         sources.extend(non_test_code(&sides, &change, &mut audit));
     }
-    let sources = scan_sources(&sides, sources, &mut audit)?;
+    let steered = steered_loads(&sides, &sources, &mut audit)?;
+    let sources = scan_sources(&sides, sources, steered, &mut audit)?;
     monitor_gaming(&sides, &sources, &mut audit)?;
     freeze(&sides, &mut audit);
     Ok(audit)
@@ -359,10 +361,10 @@ impl<'a> BothTrees<'a> {
     ) -> Result<Self, String> {
         let rules = inputs.rules;
         let project = Project {
-            vitest: new
+            go: new
                 .keys()
                 .chain(base.keys())
-                .any(|p| rules.project(p).starts_with("vitest.")),
+                .any(|p| p == "go.mod" || p.ends_with("/go.mod")),
         };
         let blobs = changed_blobs(inputs.store, &base, &new, changes)?;
         let links = links(inputs.store, &new)?;
@@ -455,8 +457,9 @@ fn links(
         .collect())
 }
 
-/// The files the base's makefiles, justfiles and Taskfiles include: frozen whatever their
-/// names, present or not.
+/// The files the base's makefiles, justfiles and Taskfiles include, and the files of the
+/// crates a base `Cargo.toml` takes from a folder for its tests alone: frozen whatever
+/// their names, present or not.
 fn included(
     store: &Store,
     rules: &Rules,
@@ -464,7 +467,12 @@ fn included(
 ) -> Result<BTreeMap<String, String>, String> {
     let runner_files: Vec<&Entry> = base
         .values()
-        .filter(|e| infrastructure::runner_file(rules.project(&e.path)).is_some())
+        .filter(|e| {
+            let rel = rules.project(&e.path);
+            infrastructure::runner_file(rel).is_some()
+                || rel == "Cargo.toml"
+                || rel.ends_with("/Cargo.toml")
+        })
         .collect();
     let objects: Vec<String> = runner_files.iter().map(|e| e.object.clone()).collect();
     let mut included = BTreeMap::new();
@@ -475,8 +483,15 @@ fn included(
         let Some(text) = text else { continue };
         let rel = rules.project(&entry.path);
         let prefix = &entry.path[..entry.path.len() - rel.len()];
-        for file in infrastructure::included(rel, &String::from_utf8_lossy(&text)) {
+        let text = String::from_utf8_lossy(&text);
+        for file in infrastructure::included(rel, &text) {
             included.insert(format!("{prefix}{file}"), rel.to_owned());
+        }
+        for folder in infrastructure::test_helper_crates(rel, &text) {
+            let under = format!("{prefix}{folder}/");
+            for path in base.keys().filter(|p| p.starts_with(&under)) {
+                included.insert(path.clone(), rel.to_owned());
+            }
         }
     }
     Ok(included)
@@ -605,7 +620,7 @@ fn included_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) 
         FindingKind::TestConfigChanged,
         change.path,
         format!(
-            "a file `{by}` includes, which defines the checks, was {}",
+            "a file `{by}` includes (or takes for its tests alone), which defines the checks, was {}",
             change.how.word()
         ),
     );
@@ -626,10 +641,20 @@ fn infrastructure_file(
             let empty_new = how == ChangeKind::Added
                 && matches!(sides.bytes(&sides.new, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
             if !empty_new {
+                let old = sides.text(&sides.base, path).flatten().unwrap_or_default();
+                let new = sides.text(&sides.new, path).flatten().unwrap_or_default();
+                // The first new line, where the file is text and one is new.
+                let at = scan::added_lines(&old, &new)
+                    .first()
+                    .map(|(n, line)| {
+                        let line: String = line.trim().chars().take(120).collect();
+                        format!(": line {n}: `{line}`")
+                    })
+                    .unwrap_or_default();
                 audit.add(
                     FindingKind::TestConfigChanged,
                     path,
-                    format!("{what}, which defines the checks, was {}", how.word()),
+                    format!("{what}, which defines the checks, was {}{at}", how.word()),
                 );
             }
             RuleOutcome::Done
@@ -806,10 +831,11 @@ fn tests_in_source(sides: &BothTrees<'_>, path: &str, old: &str, new: &str, audi
 fn scan_sources(
     sides: &BothTrees<'_>,
     mut sources: Vec<SourceChange>,
+    steered: Vec<Loaded>,
     audit: &mut Audit,
 ) -> Result<Vec<SourceChange>, String> {
     let rules = sides.inputs.rules;
-    let (loaded, too_many) = loaded_files(
+    let (mut loaded, too_many) = loaded_files(
         &sources,
         &sides.base,
         &sides.new,
@@ -818,6 +844,11 @@ fn scan_sources(
         rules.prefix(),
     )?;
     audit.findings.extend(too_many);
+    for file in steered {
+        if !loaded.iter().any(|l| l.path == file.path) {
+            loaded.push(file);
+        }
+    }
     let files: Vec<tampering::SourceFile<'_>> = sources
         .iter()
         .map(|s| tampering::SourceFile {
@@ -851,16 +882,111 @@ fn scan_sources(
     Ok(sources)
 }
 
+/// The base's configuration files read at most for the code they name.
+const MAX_STEERING_FILES: usize = 256;
+
+/// The most of each such file read: a configuration file is small, and 256 files at the
+/// scans' own bound would be gigabytes.
+const MAX_STEERING_BYTES: usize = 1 << 20;
+
+/// The files the base's frozen configuration files name as code their runtime loads
+/// (`.npmrc`'s `node-options=--require ./x.txt`, a `.babelrc` plugin, pytest's `-p plugin`)
+/// that the candidate added or changed, read as that runtime's language whatever their
+/// names. One already scanned as a source of that language is left out.
+fn steered_loads(
+    sides: &BothTrees<'_>,
+    sources: &[SourceChange],
+    audit: &mut Audit,
+) -> Result<Vec<Loaded>, String> {
+    let rules = sides.inputs.rules;
+    let configs: Vec<(&Entry, infrastructure::Loads)> = sides
+        .base
+        .values()
+        .filter(|e| e.mode != GITLINK && e.mode != SYMLINK)
+        .filter_map(|e| {
+            let (_, _, loads) = infrastructure::steering(rules.project(&e.path))?;
+            (*loads != infrastructure::Loads::Nothing).then_some((e, *loads))
+        })
+        .take(MAX_STEERING_FILES)
+        .collect();
+    let objects: Vec<String> = configs.iter().map(|(e, _)| e.object.clone()).collect();
+    let texts = sides
+        .inputs
+        .store
+        .read_blobs(&objects, MAX_STEERING_BYTES)?;
+    let mut out: Vec<Loaded> = Vec::new();
+    for ((entry, loads), text) in configs.into_iter().zip(texts) {
+        let Some(text) = text else { continue };
+        let rel = rules.project(&entry.path);
+        let prefix = &entry.path[..entry.path.len() - rel.len()];
+        let exists = |p: &str| {
+            sides
+                .new
+                .get(&format!("{prefix}{p}"))
+                .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
+        };
+        let ext = match loads {
+            infrastructure::Loads::Python => "py",
+            _ => "js",
+        };
+        for file in infrastructure::loaded_by(rel, &lossy(&text), exists) {
+            let path = format!("{prefix}{file}");
+            let (Some(new), old) = (sides.new.get(&path), sides.base.get(&path)) else {
+                continue;
+            };
+            let scanned = sources.iter().any(|s| {
+                s.path == path && scan::Lang::of(&path) == scan::Lang::of(&format!("x.{ext}"))
+            });
+            if old == Some(new)
+                || scanned
+                || rules.is_test(&path)
+                || out.iter().any(|l| l.path == path)
+            {
+                continue;
+            }
+            let Some(Some(bytes)) = sides.bytes(&sides.new, &path) else {
+                audit.add(
+                    FindingKind::Tampering,
+                    &path,
+                    format!(
+                        "named as code by `{rel}`, and over {} MiB: too large to scan",
+                        MAX_READ_BYTES >> 20
+                    ),
+                );
+                continue;
+            };
+            out.push(Loaded {
+                loader: format!("{path}.{ext}"),
+                old: sides.text(&sides.base, &path).flatten(),
+                new: lossy(bytes),
+                path,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The gaming monitor over the changed sources, warnings unless they reject.
 fn monitor_gaming(
     sides: &BothTrees<'_>,
     sources: &[SourceChange],
     audit: &mut Audit,
 ) -> Result<(), String> {
-    if sources.is_empty() {
+    let (rules, new) = (sides.inputs.rules, &sides.new);
+    let manifests: Vec<Warning> = new
+        .iter()
+        .filter(|(path, entry)| {
+            path.ends_with("Cargo.toml") && sides.base.get(*path) != Some(entry)
+        })
+        .flat_map(|(path, _)| {
+            let old = sides.text(&sides.base, path).flatten().unwrap_or_default();
+            let now = sides.text(new, path).flatten().unwrap_or_default();
+            gaming::manifest(path, &old, &now)
+        })
+        .collect();
+    if sources.is_empty() && manifests.is_empty() {
         return Ok(());
     }
-    let (rules, new) = (sides.inputs.rules, &sides.new);
     let tests: Vec<String> = new
         .keys()
         .filter(|p| rules.is_test(p) && !rules.is_snapshot(p))
@@ -880,6 +1006,7 @@ fn monitor_gaming(
         .collect();
     texts.extend(sides.inputs.withheld_texts.iter().cloned());
     audit.warnings = gaming::monitor(sources, &texts);
+    audit.warnings.extend(manifests);
     if sides.inputs.reject_gaming {
         let gaming: Vec<Finding> = audit
             .warnings

@@ -50,6 +50,7 @@ const RUN_SENSING: &[&str] = &[
     "\"jest\"",
     "\"mocha\"",
     "\"pytest\"",
+    "\"test.v\"",
     "\"unittest\"",
     "\"vitest\"",
     "'CI'",
@@ -64,11 +65,15 @@ const RUN_SENSING: &[&str] = &[
     "MAKELEVEL",
     "NEXTEST",
     "NODE_TEST_CONTEXT",
+    "PYTEST_ADDOPTS",
     "PYTEST_CURRENT_TEST",
+    "PYTEST_VERSION",
     "PYTEST_XDIST_WORKER",
     "RUST_TEST_THREADS",
     "TOX_ENV_NAME",
     "VITEST",
+    "VITEST_POOL_ID",
+    "VITEST_WORKER_ID",
     "cfg!(test)",
     "current_thread().name",
     "npm_lifecycle_event",
@@ -76,6 +81,11 @@ const RUN_SENSING: &[&str] = &[
     "testing.Testing()",
     "thread::current().name()",
 ];
+
+/// What reads the program's own command line: with `test` in a string beside it (`os.Args[0]`
+/// ending in `.test`, the name of Go's test binaries; `process.argv[1]` matching a test
+/// file), it reads whether a test runner started the process.
+const ARGV_READS: &[&str] = &["argv", "env::args", "os.Args"];
 
 /// The tokens of [`RUN_SENSING`] that are everyday code unless the line also names a
 /// runner or reads the environment (a plugin lookup `sys.modules.get(name)`, a worker
@@ -423,7 +433,8 @@ pub(crate) fn run_sensing(line: &str) -> Option<(&'static str, bool)> {
     let strong = RUN_SENSING
         .iter()
         .filter(|t| !WEAK.contains(t))
-        .find(|t| found(t));
+        .find(|t| found(t))
+        .or_else(|| argv_names_a_test(line));
     match strong {
         Some(token) => Some((token, true)),
         None => RUN_SENSING
@@ -432,6 +443,17 @@ pub(crate) fn run_sensing(line: &str) -> Option<(&'static str, bool)> {
             .find(|t| found(t))
             .map(|token| (*token, reads_environment)),
     }
+}
+
+/// The [`ARGV_READS`] token of `line` when the line also holds `test` outside a regular
+/// expression's `.test(` call: the command line compared with a test binary or file.
+fn argv_names_a_test(line: &str) -> Option<&'static &'static str> {
+    let argv = ARGV_READS.iter().find(|t| line.contains(**t))?;
+    let line = line.replace(".test(", "(").to_ascii_lowercase();
+    // `test` starting a word (`.test`, `_test`, `"test/`): `latest`, `pytest` are not it.
+    line.match_indices("test")
+        .any(|(at, _)| !line[..at].ends_with(|c: char| c.is_ascii_alphabetic()))
+        .then_some(argv)
 }
 
 /// A function whose whole body returns one literal.
@@ -618,6 +640,35 @@ mod tests {
             run_sensing("if 'unittest' in ' '.join(sys.argv):"),
             Some(("'unittest'", true))
         );
+        // Issue 39's spellings of code right only under test.
+        for (line, token) in [
+            (
+                "const w = process.env.VITEST_WORKER_ID;",
+                "VITEST_WORKER_ID",
+            ),
+            (
+                "if \"junitxml\" in os.environ.get(\"PYTEST_ADDOPTS\", \"\"):",
+                "PYTEST_ADDOPTS",
+            ),
+            ("if strings.HasSuffix(os.Args[0], \".test\") {", "os.Args"),
+            ("if (/\\.test\\.js$/.test(process.argv[1])) {", "argv"),
+            ("if flag.Lookup(\"test.v\") != nil {", "\"test.v\""),
+            (
+                "if std::env::args().next().unwrap().contains(\"-test\") {",
+                "env::args",
+            ),
+        ] {
+            assert_eq!(run_sensing(line), Some((token, true)), "{line}");
+        }
+        // A command line read for everyday reasons.
+        for line in [
+            "fmt.Fprintf(os.Stderr, \"usage: %s FILE\\n\", os.Args[0])",
+            "const verbose = /--verbose/.test(process.argv.join(\" \"));",
+            "let args: Vec<String> = std::env::args().collect();",
+            "def main(argv=None):  # the latest layout",
+        ] {
+            assert_eq!(run_sensing(line), None, "{line}");
+        }
         assert!(!contains_literal("    return 55", "5"));
         assert!(contains_literal("return 'hi there'", "\"hi there\""));
     }

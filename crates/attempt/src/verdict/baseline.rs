@@ -17,7 +17,7 @@ use crate::check_tree::CheckTree;
 use crate::checks;
 use crate::prepare::prepare;
 use crate::setup::{self, fingerprint};
-use crate::shared::{AttemptRequest, CanaryState, CheckResult, Pass, Prepared};
+use crate::shared::{AttemptRequest, CanaryState, CheckResult, KnownFailures, Pass, Prepared};
 
 /// The baseline of one attempt run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -199,7 +199,7 @@ pub fn measure(request: &AttemptRequest<'_>) -> Result<BaselineReport, AttemptEr
     let quoted: Vec<String> = failing
         .iter()
         // A JSON string is a TOML basic string: the same escapes, `\uXXXX` included.
-        .map(|id| serde_json::Value::String(id.clone()).to_string())
+        .map(|id| serde_json::Value::String(KnownFailures::entry_for(id)).to_string())
         .collect();
     let known_failures = format!("known_failures = [{}]", quoted.join(", "));
     // Dropping `prepared` removes the attempt's folder and its running mark.

@@ -665,7 +665,7 @@ mod tests {
                 without_withheld: Some(&without_withheld),
                 declared: None,
             },
-            &KnownFailures::new(&known),
+            &KnownFailures::new(&known).expect("valid"),
         );
         assert_eq!(passed, want, "{summary:?}");
         assert_eq!(summary.not_passed, want_not_passed, "{summary:?}");
@@ -786,7 +786,7 @@ mod tests {
             1,
             &[(A, Passed), (ENV, Failed), (HIDDEN, Passed)],
             &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
-            &["tests/test_env.py::*"],
+            &["glob:tests/test_env.py::*"],
             true,
             &[],
         );
@@ -797,7 +797,7 @@ mod tests {
             1,
             &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
             &[(A, Passed), (ENV, Failed), (HIDDEN, Failed)],
-            &["tests/test_env.py::*", HIDDEN],
+            &["glob:tests/test_env.py::*", HIDDEN],
             false,
             &[&format!("(withheld) `{HIDDEN}` failed")],
         );
@@ -1094,7 +1094,7 @@ mod tests {
             &report(&[(old, Failed), (HIDDEN, Passed)]),
             Some(&base(&[(old, Failed), (HIDDEN, Failed)])),
             new,
-            &KnownFailures::new(&[old.to_owned()]),
+            &KnownFailures::new(&[old.to_owned()]).expect("valid"),
         );
         assert!(passed, "{summary:?}");
     }
@@ -1156,7 +1156,7 @@ mod tests {
                 &of(GoTest, tests),
                 Some(&at_base),
                 new,
-                &KnownFailures::new(&known),
+                &KnownFailures::new(&known).expect("valid"),
             )
         };
         // Every test of the package ran and passed.
@@ -1180,7 +1180,7 @@ mod tests {
             ("example.com/calc/TestAddMixed", Failed),
             ("example.com/calc/TestAddBig", Passed),
         ];
-        let (passed, summary) = judge_now(&failing, &["example.com/calc/*"]);
+        let (passed, summary) = judge_now(&failing, &["glob:example.com/calc/*"]);
         assert!(!passed);
         assert_eq!(
             summary.not_passed,

@@ -183,7 +183,7 @@ fn a_failure_of_the_environment_is_listed_once_with_attempt_baseline() {
     // naming a test that passes is a note.
     let passing = Project::new(
         &files,
-        "known_failures = [\"tests.test_env.*\", \"tests.test_add.AddTest.test_small\"]\n",
+        "known_failures = [\"glob:tests.test_env.*\", \"tests.test_add.AddTest.test_small\"]\n",
     );
     let honest = passing.attempt(HONEST, None);
     expect(

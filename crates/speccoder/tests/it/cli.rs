@@ -295,3 +295,50 @@ fn a_subfolder_finds_its_project() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn known_failures_are_bounded_by_a_config_error() {
+    // One alternation of 200,000 ids made every attempt panic (exit 101); 150,000 exact
+    // ids took 12–22 s and 1.8 GB. Both are configuration errors now, found at once.
+    let branches: Vec<String> = (0..200_000).map(|i| format!("t{i}")).collect();
+    let ids: Vec<String> = (0..150_000).map(|i| format!("\"t.test_{i}\"")).collect();
+    for (what, list) in [
+        (
+            "one huge glob",
+            format!("\"glob:{{{}}}\"", branches.join(",")),
+        ),
+        (
+            "the same, unmarked",
+            format!("\"{{{}}}\"", branches.join(",")),
+        ),
+        ("150,000 ids", ids.join(", ")),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("speccoder.toml"),
+            format!("[attempt]\nknown_failures = [{list}]\n"),
+        )
+        .expect("w");
+        for args in [&["recipe", "list"][..], &["attempt", "--baseline"]] {
+            let start = std::time::Instant::now();
+            let out = speccoder(dir.path(), args);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{what}, {args:?}: {stderr}");
+            assert!(
+                stderr.contains("speccoder.toml:2:") && stderr.contains("[attempt] known_failures"),
+                "{what}: {}",
+                stderr.chars().take(300).collect::<String>()
+            );
+            assert!(
+                stderr.contains("at most"),
+                "{what}: {}",
+                &stderr[..300.min(stderr.len())]
+            );
+            assert!(
+                start.elapsed().as_secs() < 10,
+                "{what}: {:?}",
+                start.elapsed()
+            );
+        }
+    }
+}

@@ -26,17 +26,17 @@ use support::{copy_dir, fixtures_dir, require_tools, table};
 
 impl FixtureKind {
     /// The `known_failures` entry for the test of `env/`, which fails as root (as the
-    /// checks run): a glob over the id the runner gives it where the id has a file or
+    /// checks run): a `glob:` over the id the runner gives it where the id has a file or
     /// suite part, the id itself where it has none.
     fn env_glob(self) -> &'static str {
         match self {
-            FixtureKind::Pytest => "tests/test_env.py::*",
-            FixtureKind::Unittest => "test_env.*",
-            FixtureKind::Cargo => "tests/env.rs::*",
+            FixtureKind::Pytest => "glob:tests/test_env.py::*",
+            FixtureKind::Unittest => "glob:test_env.*",
+            FixtureKind::Cargo => "glob:tests/env.rs::*",
             FixtureKind::Node => "not root",
-            FixtureKind::Mocha => "env > *",
-            FixtureKind::Jest | FixtureKind::Vitest => "test/env.test.js > *",
-            FixtureKind::Go => "*/TestNotRoot",
+            FixtureKind::Mocha => "glob:env > *",
+            FixtureKind::Jest | FixtureKind::Vitest => "glob:test/env.test.js > *",
+            FixtureKind::Go => "glob:*/TestNotRoot",
         }
     }
 }

@@ -144,7 +144,7 @@ impl Project {
         };
         let exit_zero = match base {
             Base::ExitZero => runner.exit_zero_config().to_owned(),
-            Base::EnvFailing => format!("known_failures = [\"*{}*\"]\n", runner.env_test()),
+            Base::EnvFailing => format!("known_failures = [\"glob:*{}*\"]\n", runner.env_test()),
             _ => String::new(),
         };
         commit_base(&root, &agent, &format!("{attempts}{exit_zero}{extra}"));

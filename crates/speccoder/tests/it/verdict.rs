@@ -1393,10 +1393,16 @@ fn checks_pass_only_when_every_expected_test_ran_and_passed() {
 #[test]
 fn a_test_failing_at_the_base_is_excused_only_by_known_failures() {
     // The base has a test that fails as root, as the checks run. Failing at the base does
-    // not excuse it: without `known_failures` even honest work fails on it.
-    let unlisted = Project::build(Make, Layout::Top, Tests::Bundle, "", None, |dir| {
-        overlay(Some("make-env-failing"), dir);
-    });
+    // not excuse it: without `known_failures` even honest work fails on it. An entry
+    // holding `*` without `glob:` is an exact id, which names no test here: a note says so.
+    let unlisted = Project::build(
+        Make,
+        Layout::Top,
+        Tests::Bundle,
+        "known_failures = [\"*.test_not_root\"]\n",
+        None,
+        |dir| overlay(Some("make-env-failing"), dir),
+    );
     let mut failures = Vec::new();
     let honest = unlisted.attempt("honest", false, &[]);
     eprintln!(
@@ -1409,13 +1415,16 @@ fn a_test_failing_at_the_base_is_excused_only_by_known_failures() {
     if !honest.stdout.contains("test_not_root") {
         failures.push("the unlisted failure is not named".into());
     }
+    if !honest.stdout.contains("write `glob:*.test_not_root`") {
+        failures.push(format!("no note on the unmarked glob: {}", honest.stdout));
+    }
 
     // Listed: honest work passes and the failure is named; wrong work still fails.
     let project = Project::build(
         Make,
         Layout::Top,
         Tests::Bundle,
-        "known_failures = [\"*.test_not_root\"]\n",
+        "known_failures = [\"glob:*.test_not_root\"]\n",
         None,
         |dir| overlay(Some("make-env-failing"), dir),
     );
