@@ -142,7 +142,8 @@ const CSV_STUB: &str = "/// Clears the reader's state.\npub fn reset(state: &mut
 const CSV_ACCEPTANCE: &str = "#[test]\nfn reset_clears_the_state() {\n    let mut state = vec![1, 2, 3];\n    csv_core::reset(&mut state);\n    assert!(state.is_empty());\n}\n";
 
 /// A cargo workspace whose root is a package too: `cargo test` there tests the root
-/// package alone, and the member's own tests need `csv-core/test`.
+/// package alone (so speccoder's `test` is `cargo test --workspace`), and a check of the
+/// root package (`csv/test`) leaves the member's own tests to `csv-core/test`.
 fn cargo_workspace(checks: &str) -> Project {
     Project::new(
         &[
@@ -172,7 +173,7 @@ const CSV_WRONG: &str = "printf 'pub fn reset(state: &mut Vec<u8>) {\\n    state
 #[test]
 fn an_acceptance_test_no_check_runs_fails_and_names_its_task() {
     let mut failures = Vec::new();
-    let project = cargo_workspace("");
+    let project = cargo_workspace("checks = [\"csv/test\"]\n");
     for (name, agent) in [("empty", EMPTY), ("honest", CSV_HONEST)] {
         let story = project.attempt(agent, None);
         expect(&mut failures, name, &story, "failed", None);
