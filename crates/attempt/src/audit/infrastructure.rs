@@ -343,20 +343,10 @@ pub(crate) fn included(path: &str, text: &str) -> Vec<String> {
     let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
     let join = |rel: &str| -> Option<String> {
         let rel = rel.trim().trim_matches(['\'', '"']);
-        if rel.is_empty() || rel.starts_with('/') || rel.contains(['$', '*', '?', '[', '{']) {
+        if rel.contains(['$', '*', '?', '[', '{']) {
             return None;
         }
-        let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
-        for part in rel.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                part => parts.push(part),
-            }
-        }
-        Some(parts.join("/"))
+        join_rel(folder, rel)
     };
     let named = runner_file(path)
         .and_then(|def| def.included)
