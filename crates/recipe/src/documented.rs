@@ -414,13 +414,35 @@ fn push_shell(body: &[String], source: Source, cwd: Option<&str>, out: &mut Vec<
 /// manager spelled `npm` and its `run`/`run-script` dropped (`yarn lint`, `pnpm run lint`
 /// and `npm run lint` are one script), `python3` spelled `python`.
 fn canonical(command: &str) -> Option<Vec<String>> {
-    let mut words = split_words(command)?;
+    Some(normalized(settings_dropped(split_words(command)?)))
+}
+
+/// A line's folder and canonical words, the folder a runner's own option names taken in
+/// (`make -C py-frame test`, `just -f web/justfile e2e`, `task -d tools lint`, `npm
+/// --prefix web test`); `None` when that folder is not one inside the root.
+fn line_words(line: &Line) -> Option<(Option<String>, Vec<String>)> {
+    let (dir, words) = redirected(settings_dropped(split_words(&line.text)?))?;
+    let cwd = match (line.cwd.as_deref(), dir) {
+        (cwd, None) => cwd.map(str::to_owned),
+        (None, Some(dir)) => Some(dir),
+        (Some(cwd), Some(dir)) => Some(format!("{cwd}/{dir}")),
+    };
+    Some((cwd, normalized(words)))
+}
+
+/// Words with variable settings and `env` dropped, at most [`MAX_WORDS`].
+fn settings_dropped(mut words: Vec<String>) -> Vec<String> {
     words.truncate(MAX_WORDS);
     let settings = words
         .iter()
         .take_while(|w| w.as_str() == "env" || is_setting(w))
         .count();
     words.drain(..settings);
+    words
+}
+
+/// Every package manager spelled `npm` and its `run` dropped, `python3` spelled `python`.
+fn normalized(mut words: Vec<String>) -> Vec<String> {
     if let Some(first) = words.first_mut() {
         if ["npm", "pnpm", "yarn", "bun"].contains(&first.as_str()) {
             "npm".clone_into(first);
@@ -434,7 +456,102 @@ fn canonical(command: &str) -> Option<Vec<String>> {
             "python".clone_into(first);
         }
     }
-    Some(words)
+    words
+}
+
+/// The options right after a runner's name that make it run in another folder, each with
+/// whether its value is a file in that folder (just's `--justfile`) rather than the folder.
+fn folder_options(program: &str) -> &'static [(&'static str, bool)] {
+    match program {
+        "make" | "gmake" => &[("-C", false), ("--directory", false)],
+        "just" => &[("-f", true), ("--justfile", true)],
+        "task" => &[
+            ("-d", false),
+            ("--dir", false),
+            ("-t", true),
+            ("--taskfile", true),
+        ],
+        "npm" => &[("--prefix", false), ("-C", false)],
+        "pnpm" => &[("-C", false), ("--dir", false)],
+        "yarn" | "bun" => &[("--cwd", false)],
+        _ => &[],
+    }
+}
+
+/// The folder the command's own options (or just's `just web/e2e`) run it in, relative to
+/// where it is run, and its words without them; `None` when that folder leaves the root
+/// or cannot be known (`$DIR`, an absolute path).
+fn redirected(mut words: Vec<String>) -> Option<(Option<String>, Vec<String>)> {
+    let Some(program) = words.first().cloned() else {
+        return Some((None, words));
+    };
+    let options = folder_options(&program);
+    let mut dir: Option<String> = None;
+    while let Some(word) = words.get(1).cloned() {
+        let found = options.iter().find_map(|(option, file)| {
+            if word == *option {
+                Some((words.get(2)?.clone(), *file, 2))
+            } else if let Some(value) = word.strip_prefix(option).and_then(|rest| {
+                // `--dir=tools`; a short option's value may follow it (`-Ctools`).
+                rest.strip_prefix('=')
+                    .or_else(|| (!option.starts_with("--") && !rest.is_empty()).then_some(rest))
+            }) {
+                Some((value.to_owned(), *file, 1))
+            } else {
+                None
+            }
+        });
+        let Some((value, file, taken)) = found else {
+            break;
+        };
+        words.drain(1..1 + taken);
+        let value = if file {
+            match value.rsplit_once('/') {
+                Some((parent, _)) => parent.to_owned(),
+                None => ".".to_owned(),
+            }
+        } else {
+            value
+        };
+        dir = Some(match dir {
+            Some(outer) => format!("{outer}/{value}"),
+            None => value,
+        });
+    }
+    // `just web/e2e` runs `e2e` of the justfile just finds from `web/`.
+    if program == "just"
+        && dir.is_none()
+        && let Some(arg) = words.get(1)
+        && !arg.starts_with('-')
+        && let Some((folder, recipe)) = arg.rsplit_once('/')
+        && !recipe.is_empty()
+    {
+        dir = Some(folder.to_owned());
+        words[1] = recipe.to_owned();
+    }
+    match dir {
+        None => Some((None, words)),
+        Some(dir) => Some((inside_folder(&dir)?, words)),
+    }
+}
+
+/// A folder written in a command, relative and inside the root, `/`-separated without `.`
+/// parts: `None` for the root itself; no answer for one leaving it or not knowable.
+fn inside_folder(dir: &str) -> Option<Option<String>> {
+    if dir.starts_with('/') || dir.starts_with('~') || dir.contains(['$', '`']) {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in dir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some((!parts.is_empty()).then(|| parts.join("/")))
 }
 
 /// Whether a word sets a variable (`FOO=1`).
@@ -466,14 +583,15 @@ pub(crate) fn match_lines<'r>(runners: &[&'r Runner], lines: &[Line]) -> Documen
     }
     let mut out = Documented::default();
     for line in lines {
-        let Some(words) = canonical(&line.text) else {
+        let Some((cwd, words)) = line_words(line) else {
             continue;
         };
         if words.is_empty() {
             continue;
         }
-        let found = by_task(runners, &by_command, line, &words)
-            .or_else(|| by_pattern(runners, line, &words));
+        let cwd = cwd.as_deref();
+        let found = by_task(runners, &by_command, cwd, &words)
+            .or_else(|| by_pattern(runners, cwd, &words));
         let Some((runner, task, op)) = found else {
             continue;
         };
@@ -521,11 +639,11 @@ pub(crate) fn match_lines<'r>(runners: &[&'r Runner], lines: &[Line]) -> Documen
 fn by_task<'r>(
     runners: &[&'r Runner],
     by_command: &ByCommand<'r>,
-    line: &Line,
+    cwd: Option<&str>,
     words: &[String],
 ) -> Option<(&'r Runner, &'r Task, String)> {
     for len in (1..=words.len()).rev() {
-        let key = (line.cwd.as_deref(), words[..len].to_vec());
+        let key = (cwd, words[..len].to_vec());
         if let Some((runner, task)) = by_command.get(&key) {
             let mut op = op_name(runners, runner, task).into_owned();
             for word in &words[len..] {
@@ -543,7 +661,7 @@ fn by_task<'r>(
 /// with.
 fn by_pattern<'r>(
     runners: &[&'r Runner],
-    line: &Line,
+    cwd: Option<&str>,
     words: &[String],
 ) -> Option<(&'r Runner, &'r Task, String)> {
     for runner in runners {
@@ -554,7 +672,7 @@ fn by_pattern<'r>(
             let Some((task, command)) = runner.find(word) else {
                 continue;
             };
-            if task.cwd.as_deref() != line.cwd.as_deref() {
+            if task.cwd.as_deref() != cwd {
                 continue;
             }
             let Some(command) = canonical(&command) else {

@@ -175,6 +175,8 @@ pub(crate) fn prompt_with(
         kib(limits.head_bytes),
         kib(limits.tail_bytes)
     );
+    // Names more than one runner holds: only those may need the runner id in front.
+    let shared = shared_names(runners);
     for runner in runners {
         out.push('\n');
         let _ = writeln!(
@@ -197,7 +199,7 @@ pub(crate) fn prompt_with(
             // word of its shown command.
             let op = match runner.is_pattern(task) {
                 true => task.command.rsplit(' ').next().unwrap_or(&task.name).into(),
-                false => op_name(runners, runner, task),
+                false => reaching_op(runners, runner, task, &shared),
             };
             out.push_str(&bullet(&op, task));
             if let Some(mark) = documented.mark(task) {
@@ -218,6 +220,42 @@ pub(crate) fn prompt_with(
         out.push_str("</runner>\n");
     }
     Some(out)
+}
+
+/// The task names that more than one runner holds.
+fn shared_names<'r>(runners: &[&'r Runner]) -> std::collections::HashSet<&'r str> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut shared = std::collections::HashSet::new();
+    for (i, runner) in runners.iter().enumerate() {
+        for task in &runner.tasks {
+            if *first.entry(&task.name).or_insert(i) != i {
+                shared.insert(task.name.as_str());
+            }
+        }
+    }
+    shared
+}
+
+/// The op a bullet shows for `task`: [`op_name`], with the runner id in front when the bare
+/// name reaches another runner's task (npm init's placeholder `test` beside cargo's, cargo's
+/// own `test` beside a justfile's).
+fn reaching_op<'t>(
+    runners: &[&Runner],
+    runner: &Runner,
+    task: &'t Task,
+    shared: &std::collections::HashSet<&str>,
+) -> std::borrow::Cow<'t, str> {
+    let op = op_name(runners, runner, task);
+    if op != task.name || !shared.contains(task.name.as_str()) {
+        return op;
+    }
+    // An ambiguous name stays bare: the prompt says to put the id before it.
+    match super::resolve::resolve(runners, &op) {
+        Ok(other) if !std::ptr::eq(other.task, task) => {
+            format!("{}:{}", runner.id, task.name).into()
+        }
+        _ => op,
+    }
 }
 
 /// Where a task goes when a runner has more tasks than the prompt shows: root tasks with

@@ -150,6 +150,13 @@ impl Context<'_> {
         self.probe_with_env(argv, &[])
     }
 
+    /// Like [`Context::probe`], run in `dir` (a subproject's folder) instead of the root.
+    pub fn probe_in(&self, dir: &Path, argv: &[&str]) -> Result<Vec<u8>, Absence> {
+        self.probe
+            .run_with_env(argv, &[], dir, self.probe_timeout)
+            .map_err(|err| Absence::Failed(err.to_string()))
+    }
+
     /// Like [`Context::probe`] with variables added to the probe's environment.
     pub fn probe_with_env(&self, argv: &[&str], env: &[(&str, &str)]) -> Result<Vec<u8>, Absence> {
         self.probe

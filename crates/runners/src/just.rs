@@ -83,37 +83,67 @@ const JUST_OPTION_VARS: &[&str] = &[
 ];
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
-    let justfile =
-        find_justfile(ctx.root).ok_or_else(|| Absence::Absent("no justfile in the root".into()))?;
-    ctx.depends_on_file(&justfile);
+    let justfile = find_justfile(ctx.root);
+    if let Some(justfile) = &justfile {
+        ctx.depends_on_file(justfile);
+    }
+    let subprojects = crate::subprojects::find(ctx, find_justfile, true);
+    if justfile.is_none() && subprojects.is_empty() {
+        return Err(Absence::Absent("no justfile in the root".into()));
+    }
     ctx.needs_binary("just")?;
-    let inside = files::Root::new(ctx.root);
-    inside
-        .check_manifest(&ctx.root.join(&justfile))
-        .map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
-    check_sources(ctx, &inside, &justfile).inspect_err(|_| {
-        if ctx.records_inputs() {
-            record_inputs(ctx, &justfile, b"");
-        }
-    })?;
     // just takes these options from the environment too: another justfile, folder or
     // name to look for lists other recipes (measured with just 1.59 and JUST_JUSTFILE).
     for name in JUST_OPTION_VARS {
         ctx.depends_on_env(name);
     }
+    let mut runner = match &justfile {
+        Some(justfile) => list(ctx, ctx.root, justfile)?,
+        None => Runner::new(RUNNER.id, RUNNER.label, "just"),
+    };
+    for (folder, justfile) in subprojects {
+        let shown = format!("{folder}/{justfile}");
+        match list(ctx, &ctx.root.join(&folder), &shown) {
+            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "patterns"),
+            Err(Absence::Failed(err) | Absence::Absent(err)) => runner
+                .notes
+                .push(format!("subproject {folder}/ is not listed: {err}")),
+        }
+    }
+    if runner.tasks.is_empty() {
+        return Err(Absence::Absent(
+            "no public recipe in the root or a subproject".into(),
+        ));
+    }
+    Ok(runner)
+}
+
+/// The recipes of the justfile `justfile` (a path under the root, as shown) dumped by just
+/// in `dir` (the root, or a subproject's folder, where just finds it and runs them).
+fn list(ctx: &Context<'_>, dir: &std::path::Path, justfile: &str) -> Result<Runner, Absence> {
+    let inside = files::Root::new(ctx.root);
+    let path = ctx.root.join(justfile);
+    inside
+        .check_manifest(&path)
+        .map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
+    check_sources(ctx, &inside, justfile).inspect_err(|_| {
+        if ctx.records_inputs() {
+            record_inputs(ctx, justfile, b"");
+        }
+    })?;
     let dump = ctx
-        .probe(&["just", "--dump", "--dump-format=json"])
+        .probe_in(dir, &["just", "--dump", "--dump-format=json"])
         .inspect_err(|_| {
             // A failure is cached like a listing: the justfile and what it imports.
             if ctx.records_inputs() {
-                record_inputs(ctx, &justfile, b"");
+                record_inputs(ctx, justfile, b"");
             }
         })?;
     let mut runner =
         parse_dump(&dump).map_err(|err| Absence::Failed(format!("{justfile}: {err}")))?;
     leave_out_outside(&mut runner, &dump, &inside);
     if ctx.records_inputs() {
-        record_inputs(ctx, &justfile, &dump);
+        record_inputs(ctx, justfile, &dump);
     }
     Ok(runner)
 }

@@ -27,6 +27,7 @@ mod probe;
 mod python;
 mod runner;
 mod scripts;
+mod subprojects;
 mod task;
 mod tox;
 mod yaml_tree;

@@ -170,22 +170,55 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ] {
         ctx.depends_on_file(file);
     }
-    if !manifest.is_file() {
-        return Err(Absence::Absent("no package.json in the root".into()));
-    }
     let inside = files::Root::new(ctx.root);
-    let root_pkg = read_manifest(&inside, &manifest, "package.json").map_err(Absence::Failed)?;
-    let (manager, why) = package_manager(ctx, &root_pkg);
-    let mut runner = Runner::new("pkg", "Pkg", manager.prefix());
+    let mut members = Vec::new();
+    let mut runner = None;
+    let mut root_manager = None;
+    if manifest.is_file() {
+        let root_pkg =
+            read_manifest(&inside, &manifest, "package.json").map_err(Absence::Failed)?;
+        let (manager, why) = package_manager(ctx, ctx.root, &root_pkg);
+        root_manager = Some(manager);
+        let mut root = package_runner(&root_pkg, manager, why);
+        let mut patterns = workspace_patterns(&root_pkg);
+        match read_pnpm_workspace(&inside, ctx.root) {
+            Ok(more) => patterns.extend(more),
+            Err(err) => root.notes.push(err),
+        }
+        members = find_members(ctx, &patterns, &mut root.notes);
+        let (tasks, notes) = member_tasks(&inside, ctx.root, &members, manager.prefix());
+        root.notes.extend(notes);
+        root.extend_first(tasks, Repeats::Note);
+        runner = Some(root);
+    }
+    let has_package = |dir: &Path| files::exists(&dir.join("package.json")).then(String::new);
+    for (folder, _) in crate::subprojects::find(ctx, has_package, false) {
+        // A workspace member is listed as one, under its package's name.
+        if members.contains(&folder) {
+            continue;
+        }
+        add_subproject(ctx, &inside, &mut runner, root_manager, &folder);
+    }
+    match runner {
+        Some(runner) if !runner.tasks.is_empty() => Ok(runner),
+        Some(_) => Err(Absence::Absent("package.json has no scripts".into())),
+        None => Err(Absence::Absent("no package.json in the root".into())),
+    }
+}
+
+/// A runner holding the scripts of the package `pkg` (the root's, or a subproject's),
+/// run with `manager`, chosen for the reason `why`.
+fn package_runner(pkg: &Value, manager: PackageManager, why: &str) -> Runner {
+    let mut runner = Runner::new(RUNNER.id, RUNNER.label, manager.prefix());
     runner.tail_rule = manager.tail_rule();
     runner
         .notes
         .push(format!("package manager: {} ({why})", manager.prefix()));
-    for script in scripts(&root_pkg) {
+    for script in scripts(pkg) {
         if option_like(&script, None, &mut runner.notes) {
             continue;
         }
-        let placeholder = root_pkg
+        let placeholder = pkg
             .pointer("/scripts")
             .and_then(|s| s.get(&script))
             .and_then(Value::as_str)
@@ -198,19 +231,60 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             cwd: None,
         });
     }
-    let mut patterns = workspace_patterns(&root_pkg);
-    match read_pnpm_workspace(&inside, ctx.root) {
-        Ok(more) => patterns.extend(more),
-        Err(err) => runner.notes.push(err),
+    runner
+}
+
+/// Adds the scripts of the subproject `folder` (a package.json right below the root that
+/// is no workspace member: a Go service's `web/`, a site's `docs/`), run there with the
+/// package manager its own files name, else the root's. One whose manager hands words on
+/// unlike the runner's (pnpm's `--` beside npm's) is left out with a note: a runner has one
+/// rule for the words after a task.
+fn add_subproject(
+    ctx: &Context<'_>,
+    inside: &files::Root,
+    runner: &mut Option<Runner>,
+    root_manager: Option<PackageManager>,
+    folder: &str,
+) {
+    let dir = ctx.root.join(folder);
+    let shown = format!("{folder}/package.json");
+    ctx.depends_on(dir.join("package.json"));
+    let pkg = match read_manifest(inside, &dir.join("package.json"), &shown) {
+        Ok(pkg) => pkg,
+        Err(err) => {
+            let note = format!("subproject {folder}/ is not listed: {err}");
+            runner
+                .get_or_insert_with(|| Runner::new(RUNNER.id, RUNNER.label, "npm run"))
+                .notes
+                .push(note);
+            return;
+        }
+    };
+    let (manager, why) = match (signals(ctx, &dir, &pkg), root_manager) {
+        (Some(found), _) => found,
+        (None, Some(root)) => (root, "none of its own; the root's"),
+        (None, None) => (PackageManager::Npm, "no declaration or lockfile"),
+    };
+    let sub = package_runner(&pkg, manager, why);
+    if sub.tasks.is_empty() {
+        return;
     }
-    let members = find_members(ctx, &patterns, &mut runner.notes);
-    let (tasks, notes) = member_tasks(&inside, ctx.root, &members, manager.prefix());
-    runner.notes.extend(notes);
-    runner.extend_first(tasks, Repeats::Note);
-    if runner.tasks.is_empty() {
-        return Err(Absence::Absent("package.json has no scripts".into()));
+    let runner = runner.get_or_insert_with(|| {
+        let mut first = Runner::new(RUNNER.id, RUNNER.label, manager.prefix());
+        first.tail_rule = manager.tail_rule();
+        first
+    });
+    if runner.tail_rule != manager.tail_rule() {
+        runner.notes.push(format!(
+            "subproject {folder}/ is not listed: its package manager ({}) hands words to a \
+             script unlike {}; run it as `cd {folder} && {} <script>`",
+            manager.prefix(),
+            runner.command_prefix,
+            manager.prefix()
+        ));
+        return;
     }
-    Ok(runner)
+    crate::subprojects::add(runner, folder, sub, "patterns");
 }
 
 /// Whether `script` would reach the package manager as an option (`--cwd=..` makes bun
@@ -326,10 +400,16 @@ fn push_member_tasks(
         command.push_str(prefix);
         command.push(' ');
         push_single_quoted(&mut command, script);
+        // The placeholder's doc says so (and makes it an aside); another's is its folder.
+        let doc = if pkg.placeholders.contains(script) {
+            PLACEHOLDER_DOC
+        } else {
+            dir
+        };
         tasks.push(Task {
             name,
             command,
-            doc: Some(dir.to_owned()),
+            doc: Some(doc.to_owned()),
             params: Vec::new(),
             cwd: Some(dir.to_owned()),
         });
@@ -364,6 +444,8 @@ pub struct MemberManifest {
     pub name: Option<String>,
     /// Names of string-valued `scripts`.
     pub scripts: Vec<String>,
+    /// Those of `scripts` whose body is npm init's placeholder, which only fails.
+    pub placeholders: Vec<String>,
 }
 
 /// Parses a workspace package's package.json (a leading BOM is allowed).
@@ -399,7 +481,9 @@ impl<'de> serde::de::Visitor<'de> for MemberVisitor {
             match key.as_ref() {
                 "name" => out.name = map.next_value::<OrNone<String>>()?.0,
                 "scripts" => {
-                    out.scripts = map.next_value::<ScriptNames>()?.0;
+                    let names = map.next_value::<ScriptNames>()?;
+                    out.scripts = names.0;
+                    out.placeholders = names.1;
                 }
                 _ => {
                     map.next_value::<serde::de::IgnoredAny>()?;
@@ -423,8 +507,8 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for OrNone<T> {
 /// The names of the string-valued entries of a `scripts` object, in declaration order (a
 /// repeated key keeps its first place and its last value, as in `JSON.parse`); none when
 /// `scripts` is not an object. Read straight from the text: no `Value` is built for the
-/// scripts of thousands of packages.
-struct ScriptNames(Vec<String>);
+/// scripts of thousands of packages. Then those whose body is npm init's placeholder.
+struct ScriptNames(Vec<String>, Vec<String>);
 
 impl<'de> serde::Deserialize<'de> for ScriptNames {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -445,12 +529,12 @@ impl<'de> serde::de::Visitor<'de> for ScriptsVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        // Each name with whether its (last) body is a string.
-        let mut entries: Vec<(std::borrow::Cow<'de, str>, bool)> = Vec::new();
+        // Each name with what its (last) body is.
+        let mut entries: Vec<(std::borrow::Cow<'de, str>, Body)> = Vec::new();
         let mut index: std::collections::HashMap<std::borrow::Cow<'de, str>, usize> =
             std::collections::HashMap::new();
         while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let is_string = map.next_value::<IsString>()?.0;
+            let is_string = map.next_value::<Body>()?;
             if entries.len() == SCRIPTS_SCANNED && index.is_empty() {
                 index.extend(entries.iter().enumerate().map(|(i, (n, _))| (n.clone(), i)));
             }
@@ -469,49 +553,61 @@ impl<'de> serde::de::Visitor<'de> for ScriptsVisitor {
                 }
             }
         }
+        let placeholders = entries
+            .iter()
+            .filter(|(name, body)| *body == Body::Placeholder && !is_comment(name))
+            .map(|(name, _)| name.to_string())
+            .collect();
         Ok(ScriptNames(
             entries
                 .into_iter()
-                .filter(|(name, is_string)| *is_string && !is_comment(name))
+                .filter(|(name, body)| *body != Body::Other && !is_comment(name))
                 .map(|(name, _)| name.into_owned())
                 .collect(),
+            placeholders,
         ))
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(ScriptNames(Vec::new()))
+        Ok(ScriptNames(Vec::new(), Vec::new()))
     }
 }
 
-/// Whether a JSON value is a string; any other value is read through and dropped.
-struct IsString(bool);
+/// What a script's body is: a string (npm init's placeholder, or any other), or another
+/// JSON value, read through and dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    Script,
+    Placeholder,
+    Other,
+}
 
-impl<'de> serde::Deserialize<'de> for IsString {
+impl<'de> serde::Deserialize<'de> for Body {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(IsStringVisitor)
     }
@@ -520,14 +616,18 @@ impl<'de> serde::Deserialize<'de> for IsString {
 struct IsStringVisitor;
 
 impl<'de> serde::de::Visitor<'de> for IsStringVisitor {
-    type Value = IsString;
+    type Value = Body;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(IsString(true))
+    fn visit_str<E>(self, body: &str) -> Result<Self::Value, E> {
+        Ok(if is_placeholder(body) {
+            Body::Placeholder
+        } else {
+            Body::Script
+        })
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -535,32 +635,32 @@ impl<'de> serde::de::Visitor<'de> for IsStringVisitor {
             .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
             .is_some()
         {}
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(IsString(false))
+        Ok(Body::Other)
     }
 }
 
@@ -589,12 +689,18 @@ fn scripts(pkg: &Value) -> Vec<String> {
 /// `.yarnrc.yml`), then the manager the root's own scripts call most
 /// (`npm run build && …`), else npm. Never what is on PATH: the answer is the project's,
 /// the same on every machine.
-fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static str) {
-    let root = ctx.root;
+fn package_manager(ctx: &Context<'_>, dir: &Path, pkg: &Value) -> (PackageManager, &'static str) {
+    signals(ctx, dir, pkg).unwrap_or((PackageManager::Npm, "no declaration or lockfile"))
+}
+
+/// The package manager the package in `dir` names, and how: [`package_manager`] without
+/// its last resort.
+fn signals(ctx: &Context<'_>, dir: &Path, pkg: &Value) -> Option<(PackageManager, &'static str)> {
+    let root = dir;
     if let Some(decl) = pkg.get("packageManager").and_then(Value::as_str) {
         let (name, version) = decl.split_once('@').unwrap_or((decl, ""));
         if let Some(pm) = PackageManager::from_declaration(name, version) {
-            return (pm, "from `packageManager`");
+            return Some((pm, "from `packageManager`"));
         }
     }
     let dev = pkg.get("devEngines").and_then(|d| d.get("packageManager"));
@@ -607,17 +713,17 @@ fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static 
     {
         let version = dev.get("version").and_then(Value::as_str).unwrap_or("");
         if let Some(pm) = PackageManager::from_declaration(name, version) {
-            return (pm, "from `devEngines.packageManager`");
+            return Some((pm, "from `devEngines.packageManager`"));
         }
     }
     // Lockfiles are consulted for their name only: never opened, so a huge or special one
     // costs nothing.
     let has = |name: &str| files::is_regular_file(&root.join(name));
     if has("bun.lock") || has("bun.lockb") {
-        return (PackageManager::Bun, "from its lockfile");
+        return Some((PackageManager::Bun, "from its lockfile"));
     }
     if has("pnpm-lock.yaml") {
-        return (PackageManager::Pnpm, "from its lockfile");
+        return Some((PackageManager::Pnpm, "from its lockfile"));
     }
     if has("yarn.lock") {
         let pm = if has(".yarnrc.yml") {
@@ -625,26 +731,26 @@ fn package_manager(ctx: &Context<'_>, pkg: &Value) -> (PackageManager, &'static 
         } else {
             PackageManager::Yarn1
         };
-        return (pm, "from its lockfile");
+        return Some((pm, "from its lockfile"));
     }
     if has("package-lock.json") || has("npm-shrinkwrap.json") {
-        return (PackageManager::Npm, "from its lockfile");
+        return Some((PackageManager::Npm, "from its lockfile"));
     }
     // A manager's own configuration names it without a lockfile.
-    ctx.depends_on_file("bunfig.toml");
+    ctx.depends_on(dir.join("bunfig.toml"));
     if has("bunfig.toml") {
-        return (PackageManager::Bun, "from its bunfig.toml");
+        return Some((PackageManager::Bun, "from its bunfig.toml"));
     }
     if has("pnpm-workspace.yaml") {
-        return (PackageManager::Pnpm, "from its pnpm-workspace.yaml");
+        return Some((PackageManager::Pnpm, "from its pnpm-workspace.yaml"));
     }
     if has(".yarnrc.yml") {
-        return (PackageManager::YarnBerry, "from its .yarnrc.yml");
+        return Some((PackageManager::YarnBerry, "from its .yarnrc.yml"));
     }
     if let Some(pm) = called_by_scripts(pkg, has(".yarnrc.yml")) {
-        return (pm, "no declaration or lockfile; its scripts call it");
+        return Some((pm, "no declaration or lockfile; its scripts call it"));
     }
-    (PackageManager::Npm, "no declaration or lockfile")
+    None
 }
 
 /// The package manager the root's scripts call most (`npm run a && npm test`, `pnpm -r
@@ -1114,7 +1220,8 @@ mod tests {
             m,
             MemberManifest {
                 name: Some("z".into()),
-                scripts: vec!["b".into(), "a".into()]
+                scripts: vec!["b".into(), "a".into()],
+                placeholders: Vec::new(),
             }
         );
         // npm's comment keys are not scripts.

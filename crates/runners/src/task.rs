@@ -77,12 +77,59 @@ const TASKFILES: &[&str] = &[
 ];
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
-    let taskfile = TASKFILES
-        .iter()
-        .find(|name| files::exists(&ctx.root.join(name)))
-        .ok_or_else(|| Absence::Absent("no Taskfile in the root".into()))?;
-    ctx.depends_on_file(taskfile);
+    let taskfile = taskfile_in(ctx.root);
+    if let Some(taskfile) = taskfile {
+        ctx.depends_on_file(taskfile);
+    }
+    let subprojects =
+        crate::subprojects::find(ctx, |dir| taskfile_in(dir).map(str::to_owned), true);
+    if taskfile.is_none() && subprojects.is_empty() {
+        return Err(Absence::Absent("no Taskfile in the root".into()));
+    }
     ctx.needs_binary("task")?;
+    let (mut runner, included) = match taskfile {
+        Some(taskfile) => {
+            let inside = files::Root::new(ctx.root);
+            let included = taskfiles(ctx.root, &inside, taskfile);
+            (list(ctx, ctx.root, taskfile)?, included)
+        }
+        None => (Runner::new(RUNNER.id, RUNNER.label, "task"), Vec::new()),
+    };
+    for (folder, name) in subprojects {
+        let shown = format!("{folder}/{name}");
+        // A Taskfile the root's includes (`web: ./web`) lists already, as `web:build`.
+        if included.contains(&ctx.root.join(&shown)) {
+            runner.notes.push(format!(
+                "subproject {folder}/ is not listed: the root Taskfile includes {shown}"
+            ));
+            continue;
+        }
+        match list(ctx, &ctx.root.join(&folder), &shown) {
+            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "wildcard tasks"),
+            Err(Absence::Failed(err) | Absence::Absent(err)) => runner
+                .notes
+                .push(format!("subproject {folder}/ is not listed: {err}")),
+        }
+    }
+    if runner.tasks.is_empty() {
+        return Err(Absence::Absent(
+            "no task in the root or a subproject".into(),
+        ));
+    }
+    Ok(runner)
+}
+
+/// The Taskfile go-task reads in `dir`, by the first name it looks for.
+fn taskfile_in(dir: &std::path::Path) -> Option<&'static str> {
+    TASKFILES
+        .iter()
+        .find(|name| files::exists(&dir.join(name)))
+        .copied()
+}
+
+/// The tasks of `taskfile` (a path under the root) as go-task lists them in `dir` (the
+/// root, or a subproject's folder, where they run).
+fn list(ctx: &Context<'_>, dir: &std::path::Path, taskfile: &str) -> Result<Runner, Absence> {
     let inside = files::Root::new(ctx.root);
     let text = inside
         .read(&ctx.root.join(taskfile), MAX_MANIFEST)
@@ -112,7 +159,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     // Their variables fill the templates of the listing (a `desc:`), so each is an input,
     // wherever it is (go-task reads it there), within a bound.
     for (index, file) in dotenv_paths(&tree).into_iter().enumerate() {
-        let path = ctx.root.join(&file);
+        let path = dir.join(&file);
         if index < MAX_DOTENV_FILES {
             ctx.depends_on(path.clone());
         }
@@ -151,7 +198,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     {
         argv.push("--offline");
     }
-    let list = ctx.probe(&argv).inspect_err(|_| {
+    let list = ctx.probe_in(dir, &argv).inspect_err(|_| {
         // A failure is cached like a listing: the Taskfile and what it includes.
         if ctx.records_inputs() {
             record_inputs(ctx, &inside, taskfile, b"");

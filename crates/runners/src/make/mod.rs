@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::detection::{Absence, Context, RunnerDef, Words};
-use crate::files::{self, MAX_MAKEFILE, ReadError, read_limited};
-use crate::runner::{Runner, Task};
+use crate::files::{MAX_MAKEFILE, ReadError, read_limited};
+use crate::runner::Runner;
 
 mod eval;
 mod lexer;
@@ -92,8 +92,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     };
     for (folder, name) in subprojects {
         let dir = ctx.root.join(&folder);
-        match read_project(ctx, &dir, &canonical_root, name, &mut budget) {
-            Ok(sub) => add_subproject(&mut runner, &folder, sub),
+        match read_project(ctx, &dir, &canonical_root, &name, &mut budget) {
+            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "pattern rules"),
             Err(err) => runner
                 .notes
                 .push(format!("subproject {folder}/ is not listed: {err}")),
@@ -154,92 +154,11 @@ fn read_project(
     Ok(runner)
 }
 
-/// The files beside a makefile that make its folder a project of its own.
-const SUBPROJECT_MANIFESTS: &[&str] = &[
-    "pyproject.toml",
-    "setup.py",
-    "package.json",
-    "Cargo.toml",
-    "go.mod",
-    "composer.json",
-    "Gemfile",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "CMakeLists.txt",
-];
-
-/// Folders never taken as subprojects: dependencies and build outputs.
-const NOT_SUBPROJECTS: &[&str] = &["node_modules", "target", "vendor", "dist", "build"];
-
-/// The most subprojects listed, and the most root entries looked at for them.
-const MAX_SUBPROJECTS: usize = 32;
-const MAX_ROOT_ENTRIES: usize = 10_000;
-
 /// The folders right below the root that hold a makefile and a manifest of their own
-/// (polars' `py-polars/` with pyproject.toml and a Makefile beside the root Cargo.toml), in
-/// sorted order: their targets run there, as `cd py-polars && make test` does. A symlinked
-/// or hidden folder is not one.
-fn subprojects(ctx: &Context<'_>) -> Vec<(String, &'static str)> {
-    let Ok(entries) = std::fs::read_dir(ctx.root) else {
-        return Vec::new();
-    };
-    let mut folders: Vec<String> = entries
-        .take(MAX_ROOT_ENTRIES)
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| !name.starts_with('.') && !NOT_SUBPROJECTS.contains(&name.as_str()))
-        .collect();
-    folders.sort();
-    let mut out = Vec::new();
-    for folder in folders {
-        let dir = ctx.root.join(&folder);
-        for name in MAKEFILES {
-            ctx.depends_on(dir.join(name));
-        }
-        let Some(name) = makefile_in(&dir) else {
-            continue;
-        };
-        let manifest = SUBPROJECT_MANIFESTS.iter().any(|m| {
-            ctx.depends_on(dir.join(m));
-            files::exists(&dir.join(m))
-        });
-        if manifest && out.len() < MAX_SUBPROJECTS {
-            out.push((folder, name));
-        }
-    }
-    out
-}
-
-/// Adds a subproject's targets as `folder/target`, run in its folder. Its patterns are not
-/// listed: an op names them under the folder, which the pattern does not match.
-fn add_subproject(runner: &mut Runner, folder: &str, sub: Runner) {
-    let mut left_out = 0usize;
-    let tasks: Vec<Task> = sub
-        .tasks
-        .into_iter()
-        .filter(|task| {
-            let pattern = is_pattern(task);
-            left_out += usize::from(pattern);
-            !pattern
-        })
-        .map(|task| Task {
-            name: format!("{folder}/{}", task.name),
-            cwd: Some(folder.to_owned()),
-            ..task
-        })
-        .collect();
-    if left_out > 0 {
-        runner.notes.push(format!(
-            "subproject {folder}/: {left_out} pattern rules are not listed (`make:{folder}/…` \
-             cannot name them; they run from {folder}/)"
-        ));
-    }
-    runner
-        .notes
-        .extend(sub.notes.into_iter().map(|n| format!("{folder}/: {n}")));
-    runner.extend_first(tasks, crate::runner::Repeats::Note);
+/// (polars' `py-polars/` with pyproject.toml and a Makefile beside the root Cargo.toml):
+/// their targets run there, as `cd py-polars && make test` does.
+fn subprojects(ctx: &Context<'_>) -> Vec<(String, String)> {
+    crate::subprojects::find(ctx, |dir| makefile_in(dir).map(str::to_owned), true)
 }
 
 /// Reads makefiles and the includes they name, inside the root, once each, within a total

@@ -1,0 +1,127 @@
+//! Subprojects: folders right below the root that hold a task file and a manifest of their
+//! own (polars' `py-polars/` with its Makefile and pyproject.toml, a Go service's `web/`
+//! with its package.json and justfile). Their tasks are listed as `folder/task`, run in
+//! that folder, as `cd py-polars && make test` runs them. Shared by the runners that list
+//! them: make, just, go-task and pkg.
+
+use std::path::Path;
+
+use crate::detection::Context;
+use crate::files;
+use crate::runner::{Repeats, Runner, Task};
+
+/// The files beside a task file that make its folder a project of its own.
+pub(crate) const MANIFESTS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "composer.json",
+    "Gemfile",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "CMakeLists.txt",
+];
+
+/// Folders never taken as subprojects: dependencies and build outputs.
+const NOT_SUBPROJECTS: &[&str] = &["node_modules", "target", "vendor", "dist", "build"];
+
+/// The most subprojects listed per runner, and the most root entries looked at for them.
+pub(crate) const MAX_SUBPROJECTS: usize = 32;
+const MAX_ROOT_ENTRIES: usize = 10_000;
+
+/// The folders right below the root, in sorted order, that may be subprojects: not hidden
+/// (`.git`, `.venv`), not a dependency or build output, not a symlink (which may lead out
+/// of the root), at most [`MAX_ROOT_ENTRIES`] entries looked at.
+pub(crate) fn folders(root: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut folders: Vec<String> = entries
+        .take(MAX_ROOT_ENTRIES)
+        .flatten()
+        // `file_type` does not follow a symlink: a linked folder is no folder here.
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.') && !NOT_SUBPROJECTS.contains(&name.as_str()))
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// The subprojects of a runner: each folder of [`folders`] where `task_file` finds the
+/// runner's task file and a manifest of [`MANIFESTS`] stands beside it (when `manifest` is
+/// set; pkg's package.json is both), with that file's name, at most [`MAX_SUBPROJECTS`].
+/// Each folder's list of entries is an input: a task file or manifest appearing changes
+/// the answer.
+pub(crate) fn find(
+    ctx: &Context<'_>,
+    task_file: impl Fn(&Path) -> Option<String>,
+    manifest: bool,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for folder in folders(ctx.root) {
+        if out.len() >= MAX_SUBPROJECTS {
+            break;
+        }
+        let dir = ctx.root.join(&folder);
+        ctx.depends_on(dir.clone());
+        let Some(name) = task_file(&dir) else {
+            continue;
+        };
+        if !manifest || MANIFESTS.iter().any(|m| files::exists(&dir.join(m))) {
+            out.push((folder, name));
+        }
+    }
+    out
+}
+
+/// Adds a subproject's tasks to `runner` as `folder/task`, run in its folder, after the
+/// root's. Its patterns are not listed (an op names them under the folder, which the
+/// pattern does not match), and a subproject the root's own tasks already hold under that
+/// folder's name (a just module `mod web`, a go-task include named `web`) is left out,
+/// with a note for each (`patterns` names the runner's patterns: `pattern rules`).
+pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str) {
+    let prefix = format!("{folder}/");
+    if runner
+        .tasks
+        .iter()
+        .any(|t| t.name == folder || t.name.starts_with(&prefix))
+    {
+        runner.notes.push(format!(
+            "subproject {folder}/ is not listed: the root's tasks already hold `{folder}/…`"
+        ));
+        return;
+    }
+    let mut left_out = 0usize;
+    let tasks: Vec<Task> = sub
+        .tasks
+        .into_iter()
+        .filter(|task| {
+            let pattern = runner.is_pattern(task);
+            left_out += usize::from(pattern);
+            !pattern
+        })
+        .map(|task| Task {
+            name: format!("{folder}/{}", task.name),
+            cwd: Some(match task.cwd {
+                Some(inner) => format!("{folder}/{inner}"),
+                None => folder.to_owned(),
+            }),
+            ..task
+        })
+        .collect();
+    if left_out > 0 {
+        runner.notes.push(format!(
+            "subproject {folder}/: its {patterns} are not listed ({left_out}; `{}:{folder}/…` \
+             cannot name them; they run from {folder}/)",
+            runner.id
+        ));
+    }
+    runner
+        .notes
+        .extend(sub.notes.into_iter().map(|n| format!("{folder}/: {n}")));
+    runner.extend_first(tasks, Repeats::Note);
+}
