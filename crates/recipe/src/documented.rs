@@ -421,11 +421,11 @@ fn canonical(command: &str) -> Option<Vec<String>> {
 /// (`make -C py-frame test`, `just -f web/justfile e2e`, `task -d tools lint`, `npm
 /// --prefix web test`); `None` when that folder is not one inside the root.
 fn line_words(line: &Line) -> Option<(Option<String>, Vec<String>)> {
-    let (dir, words) = redirected(settings_dropped(split_words(&line.text)?))?;
+    let (dir, words) = redirected(settings_dropped(split_words(&line.text)?));
     let cwd = match (line.cwd.as_deref(), dir) {
         (cwd, None) => cwd.map(str::to_owned),
-        (None, Some(dir)) => Some(dir),
-        (Some(cwd), Some(dir)) => Some(format!("{cwd}/{dir}")),
+        (None, Some(dir)) => inside_folder(&dir)?,
+        (Some(cwd), Some(dir)) => inside_folder(&format!("{cwd}/{dir}"))?,
     };
     Some((cwd, normalized(words)))
 }
@@ -479,11 +479,10 @@ fn folder_options(program: &str) -> &'static [(&'static str, bool)] {
 }
 
 /// The folder the command's own options (or just's `just web/e2e`) run it in, relative to
-/// where it is run, and its words without them; `None` when that folder leaves the root
-/// or cannot be known (`$DIR`, an absolute path).
-fn redirected(mut words: Vec<String>) -> Option<(Option<String>, Vec<String>)> {
+/// where it is run, as written, and its words without them.
+fn redirected(mut words: Vec<String>) -> (Option<String>, Vec<String>) {
     let Some(program) = words.first().cloned() else {
-        return Some((None, words));
+        return (None, words);
     };
     let options = folder_options(&program);
     let mut dir: Option<String> = None;
@@ -529,10 +528,7 @@ fn redirected(mut words: Vec<String>) -> Option<(Option<String>, Vec<String>)> {
         dir = Some(folder.to_owned());
         words[1] = recipe.to_owned();
     }
-    match dir {
-        None => Some((None, words)),
-        Some(dir) => Some((inside_folder(&dir)?, words)),
-    }
+    (dir, words)
 }
 
 /// A folder written in a command, relative and inside the root, `/`-separated without `.`
@@ -590,8 +586,8 @@ pub(crate) fn match_lines<'r>(runners: &[&'r Runner], lines: &[Line]) -> Documen
             continue;
         }
         let cwd = cwd.as_deref();
-        let found = by_task(runners, &by_command, cwd, &words)
-            .or_else(|| by_pattern(runners, cwd, &words));
+        let found =
+            by_task(runners, &by_command, cwd, &words).or_else(|| by_pattern(runners, cwd, &words));
         let Some((runner, task, op)) = found else {
             continue;
         };
@@ -770,6 +766,84 @@ mod tests {
         fenced_lines(&format!("```\n{}```\n", "x && ".repeat(100_000)), &mut out);
         assert!(out.len() <= MAX_LINES);
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    /// Property: a runner's own folder options (and just's `DIR/recipe`) move a command
+    /// into that folder, joined to a `cd`'s; one leaving the root or unknowable is dropped.
+    #[test]
+    fn folder_options_move_a_line() {
+        let words = |cwd: Option<&str>, text: &str| {
+            let line = Line {
+                source: Source::Docs,
+                cwd: cwd.map(str::to_owned),
+                text: text.to_owned(),
+            };
+            line_words(&line).map(|(cwd, words)| (cwd, words.join(" ")))
+        };
+        let at = |cwd: &str, words: &str| Some((Some(cwd.to_owned()), words.to_owned()));
+        assert_eq!(
+            words(None, "make -C py-polars test"),
+            at("py-polars", "make test")
+        );
+        assert_eq!(
+            words(None, "make -Cpy-polars test"),
+            at("py-polars", "make test")
+        );
+        assert_eq!(
+            words(None, "make --directory=py-polars test"),
+            at("py-polars", "make test")
+        );
+        assert_eq!(
+            words(None, "just -f web/justfile e2e"),
+            at("web", "just e2e")
+        );
+        assert_eq!(
+            words(None, "just --justfile ./web/justfile e2e"),
+            at("web", "just e2e")
+        );
+        assert_eq!(words(None, "just web/e2e"), at("web", "just e2e"));
+        assert_eq!(words(None, "task -d tools lint"), at("tools", "task lint"));
+        assert_eq!(
+            words(None, "task --dir=tools lint"),
+            at("tools", "task lint")
+        );
+        assert_eq!(
+            words(None, "task -t tools/Taskfile.yml lint"),
+            at("tools", "task lint")
+        );
+        assert_eq!(words(None, "npm --prefix web test"), at("web", "npm test"));
+        assert_eq!(words(None, "pnpm -C web run build"), at("web", "npm build"));
+        assert_eq!(
+            words(None, "yarn --cwd docs build"),
+            at("docs", "npm build")
+        );
+        assert_eq!(
+            words(Some("apps"), "npm --prefix web test"),
+            at("apps/web", "npm test")
+        );
+        // Back to the root, or the root itself: no folder.
+        assert_eq!(
+            words(Some("web"), "make -C .. test"),
+            Some((None, "make test".to_owned()))
+        );
+        assert_eq!(
+            words(None, "just -f justfile e2e"),
+            Some((None, "just e2e".to_owned()))
+        );
+        // Out of the root, absolute, or known only when run: not matched.
+        assert_eq!(words(None, "make -C ../other test"), None);
+        assert_eq!(words(None, "make -C /tmp test"), None);
+        assert_eq!(words(None, "task -d $DIR lint"), None);
+        // Another program's `-C` is its own.
+        assert_eq!(
+            words(None, "git -C web status"),
+            Some((None, "git -C web status".to_owned()))
+        );
+        // An option past the first is left as it is.
+        assert_eq!(
+            words(None, "make test -C web"),
+            Some((None, "make test -C web".to_owned()))
+        );
     }
 
     #[test]

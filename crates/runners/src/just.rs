@@ -87,8 +87,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     if let Some(justfile) = &justfile {
         ctx.depends_on_file(justfile);
     }
-    let subprojects = crate::subprojects::find(ctx, find_justfile, true);
-    if justfile.is_none() && subprojects.is_empty() {
+    let found = crate::subprojects::find(ctx, find_justfile, true);
+    if justfile.is_none() && found.list.is_empty() {
         return Err(Absence::Absent("no justfile in the root".into()));
     }
     ctx.needs_binary("just")?;
@@ -101,7 +101,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         Some(justfile) => list(ctx, ctx.root, justfile)?,
         None => Runner::new(RUNNER.id, RUNNER.label, "just"),
     };
-    for (folder, justfile) in subprojects {
+    runner.notes.extend(found.note());
+    for (folder, justfile) in found.list {
         let shown = format!("{folder}/{justfile}");
         match list(ctx, &ctx.root.join(&folder), &shown) {
             Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "patterns"),
@@ -111,9 +112,10 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     if runner.tasks.is_empty() {
-        return Err(Absence::Absent(
-            "no public recipe in the root or a subproject".into(),
-        ));
+        return Err(Absence::Absent(crate::subprojects::none_listed(
+            "public recipe",
+            &runner.notes,
+        )));
     }
     Ok(runner)
 }

@@ -191,18 +191,29 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         root.extend_first(tasks, Repeats::Note);
         runner = Some(root);
     }
-    let has_package = |dir: &Path| files::exists(&dir.join("package.json")).then(String::new);
-    for (folder, _) in crate::subprojects::find(ctx, has_package, false) {
-        // A workspace member is listed as one, under its package's name.
-        if members.contains(&folder) {
-            continue;
-        }
-        add_subproject(ctx, &inside, &mut runner, root_manager, &folder);
+    // A workspace member is listed as one, under its package's name.
+    let members: std::collections::HashSet<std::path::PathBuf> =
+        members.iter().map(|m| ctx.root.join(m)).collect();
+    let has_package = |dir: &Path| {
+        (!members.contains(dir) && files::exists(&dir.join("package.json"))).then(String::new)
+    };
+    let found = crate::subprojects::find(ctx, has_package, false);
+    let mut unread = Vec::new();
+    for (folder, _) in &found.list {
+        add_subproject(ctx, &inside, &mut runner, root_manager, folder, &mut unread);
     }
+    unread.extend(found.note());
     match runner {
-        Some(runner) if !runner.tasks.is_empty() => Ok(runner),
-        Some(_) => Err(Absence::Absent("package.json has no scripts".into())),
-        None => Err(Absence::Absent("no package.json in the root".into())),
+        Some(mut runner) if !runner.tasks.is_empty() => {
+            runner.notes.extend(unread);
+            Ok(runner)
+        }
+        Some(_) if unread.is_empty() => Err(Absence::Absent("package.json has no scripts".into())),
+        None if unread.is_empty() => Err(Absence::Absent("no package.json in the root".into())),
+        _ => Err(Absence::Absent(format!(
+            "no scripts in the root or a subproject ({})",
+            unread.join("; ")
+        ))),
     }
 }
 
@@ -245,6 +256,7 @@ fn add_subproject(
     runner: &mut Option<Runner>,
     root_manager: Option<PackageManager>,
     folder: &str,
+    unread: &mut Vec<String>,
 ) {
     let dir = ctx.root.join(folder);
     let shown = format!("{folder}/package.json");
@@ -252,11 +264,7 @@ fn add_subproject(
     let pkg = match read_manifest(inside, &dir.join("package.json"), &shown) {
         Ok(pkg) => pkg,
         Err(err) => {
-            let note = format!("subproject {folder}/ is not listed: {err}");
-            runner
-                .get_or_insert_with(|| Runner::new(RUNNER.id, RUNNER.label, "npm run"))
-                .notes
-                .push(note);
+            unread.push(format!("subproject {folder}/ is not listed: {err}"));
             return;
         }
     };
@@ -275,7 +283,7 @@ fn add_subproject(
         first
     });
     if runner.tail_rule != manager.tail_rule() {
-        runner.notes.push(format!(
+        unread.push(format!(
             "subproject {folder}/ is not listed: its package manager ({}) hands words to a \
              script unlike {}; run it as `cd {folder} && {} <script>`",
             manager.prefix(),

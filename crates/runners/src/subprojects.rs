@@ -60,22 +60,44 @@ pub(crate) fn find(
     ctx: &Context<'_>,
     task_file: impl Fn(&Path) -> Option<String>,
     manifest: bool,
-) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+) -> Subprojects {
+    let mut found = Subprojects::default();
     for folder in folders(ctx.root) {
-        if out.len() >= MAX_SUBPROJECTS {
-            break;
-        }
         let dir = ctx.root.join(&folder);
         ctx.depends_on(dir.clone());
         let Some(name) = task_file(&dir) else {
             continue;
         };
-        if !manifest || MANIFESTS.iter().any(|m| files::exists(&dir.join(m))) {
-            out.push((folder, name));
+        if manifest && !MANIFESTS.iter().any(|m| files::exists(&dir.join(m))) {
+            continue;
+        }
+        if found.list.len() == MAX_SUBPROJECTS {
+            found.left_out += 1;
+        } else {
+            found.list.push((folder, name));
         }
     }
-    out
+    found
+}
+
+/// The subprojects [`find`] found: folder and task file name, and how many more it left
+/// out past [`MAX_SUBPROJECTS`].
+#[derive(Debug, Default)]
+pub(crate) struct Subprojects {
+    pub(crate) list: Vec<(String, String)>,
+    pub(crate) left_out: usize,
+}
+
+impl Subprojects {
+    /// The note saying how many were left out, when some were.
+    pub(crate) fn note(&self) -> Option<String> {
+        (self.left_out > 0).then(|| {
+            format!(
+                "{} subprojects past the first {MAX_SUBPROJECTS} are not listed",
+                self.left_out
+            )
+        })
+    }
 }
 
 /// Adds a subproject's tasks to `runner` as `folder/task`, run in its folder, after the
@@ -124,4 +146,13 @@ pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str
         .notes
         .extend(sub.notes.into_iter().map(|n| format!("{folder}/: {n}")));
     runner.extend_first(tasks, Repeats::Note);
+}
+
+/// Why a runner whose root and subprojects gave no task is absent, with what was left out.
+pub(crate) fn none_listed(what: &str, notes: &[String]) -> String {
+    let mut reason = format!("no {what} in the root or a subproject");
+    if !notes.is_empty() {
+        reason.push_str(&format!(" ({})", notes.join("; ")));
+    }
+    reason
 }

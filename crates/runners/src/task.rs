@@ -81,9 +81,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     if let Some(taskfile) = taskfile {
         ctx.depends_on_file(taskfile);
     }
-    let subprojects =
-        crate::subprojects::find(ctx, |dir| taskfile_in(dir).map(str::to_owned), true);
-    if taskfile.is_none() && subprojects.is_empty() {
+    let found = crate::subprojects::find(ctx, |dir| taskfile_in(dir).map(str::to_owned), true);
+    if taskfile.is_none() && found.list.is_empty() {
         return Err(Absence::Absent("no Taskfile in the root".into()));
     }
     ctx.needs_binary("task")?;
@@ -95,7 +94,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
         None => (Runner::new(RUNNER.id, RUNNER.label, "task"), Vec::new()),
     };
-    for (folder, name) in subprojects {
+    runner.notes.extend(found.note());
+    for (folder, name) in found.list {
         let shown = format!("{folder}/{name}");
         // A Taskfile the root's includes (`web: ./web`) lists already, as `web:build`.
         if included.contains(&ctx.root.join(&shown)) {
@@ -112,9 +112,10 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     if runner.tasks.is_empty() {
-        return Err(Absence::Absent(
-            "no task in the root or a subproject".into(),
-        ));
+        return Err(Absence::Absent(crate::subprojects::none_listed(
+            "task",
+            &runner.notes,
+        )));
     }
     Ok(runner)
 }

@@ -69,7 +69,8 @@ const MAX_EXPANSION_BYTES: usize = 64 << 10;
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let name = makefile_in(ctx.root);
-    let subprojects = subprojects(ctx);
+    let found = subprojects(ctx);
+    let subprojects = &found.list;
     if name.is_none() && subprojects.is_empty() {
         return Err(Absence::Absent("no makefile in the root".into()));
     }
@@ -90,10 +91,11 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
         None => Runner::new(RUNNER.id, RUNNER.label, "make"),
     };
+    runner.notes.extend(found.note());
     for (folder, name) in subprojects {
-        let dir = ctx.root.join(&folder);
-        match read_project(ctx, &dir, &canonical_root, &name, &mut budget) {
-            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "pattern rules"),
+        let dir = ctx.root.join(folder);
+        match read_project(ctx, &dir, &canonical_root, name, &mut budget) {
+            Ok(sub) => crate::subprojects::add(&mut runner, folder, sub, "pattern rules"),
             Err(err) => runner
                 .notes
                 .push(format!("subproject {folder}/ is not listed: {err}")),
@@ -157,7 +159,7 @@ fn read_project(
 /// The folders right below the root that hold a makefile and a manifest of their own
 /// (polars' `py-polars/` with pyproject.toml and a Makefile beside the root Cargo.toml):
 /// their targets run there, as `cd py-polars && make test` does.
-fn subprojects(ctx: &Context<'_>) -> Vec<(String, String)> {
+fn subprojects(ctx: &Context<'_>) -> crate::subprojects::Subprojects {
     crate::subprojects::find(ctx, |dir| makefile_in(dir).map(str::to_owned), true)
 }
 

@@ -15,7 +15,7 @@ type Case = (
 );
 
 fn resolves_as_documented((fixture, op, command, cwd): Case) {
-    require_tools(&["cargo", "tox", "nox", "make", "go"]);
+    require_tools(&["cargo", "tox", "nox", "make", "go", "just", "task"]);
     let fixtures = Fixtures::copy();
     let recipe = detect(&fixtures.path(fixture), &RecipeConfig::default());
     let resolved = recipe
@@ -58,6 +58,15 @@ table! {
         // `cd py-frame && make test`: a subproject's own Makefile, run in its folder.
         subproject_test: ("cargo-py-subproject", "py-frame/test", "make test", Some("py-frame")),
         subproject_build: ("cargo-py-subproject", "py-frame/build", "make build", Some("py-frame")),
+        // A Go service's subprojects, as its README and CI name them: `cd web && npm test`,
+        // `just -f web/justfile e2e` (and CI's `just web/e2e`), `task -d tools lint`, and
+        // `cd docs` then `yarn build` (docs/ has its own yarn.lock).
+        web_npm_test: ("go-web-subprojects", "web/test", "npm run 'test'", Some("web")),
+        web_just_e2e: ("go-web-subprojects", "web/e2e", "just e2e", Some("web")),
+        tools_task_lint: ("go-web-subprojects", "tools/lint", "task lint", Some("tools")),
+        docs_yarn_build: ("go-web-subprojects", "docs/build", "yarn run 'build'", Some("docs")),
+        // docs/ holds npm init's placeholder: `test` stays go's.
+        go_test_over_placeholder: ("go-web-subprojects", "test", "go test ./...", None),
         // CI's `nox -s tests-3.12`, where the noxfile computes the Pythons from pyproject.
         nox_computed_312: ("nox-computed", "tests-3.12", "nox -s tests-3.12", None),
         nox_computed_free_threaded: ("nox-computed", "tests-3.13t", "nox -s tests-3.13t", None),

@@ -35,6 +35,7 @@ mod recipe;
 mod sensing;
 mod spellings;
 mod steering;
+mod subprojects;
 mod tool_listings;
 mod twins;
 mod untrusted;

@@ -1392,3 +1392,75 @@ fn a_flood_of_mise_file_tasks_is_bounded() {
         "{text}"
     );
 }
+
+/// Property: subprojects (a folder right below the root with a task file and a manifest)
+/// are read within the root's bounds: a FIFO justfile, Taskfile or package.json there is
+/// refused with a note and the others are listed; a folder linked out of the root, hidden
+/// folders, `node_modules` and `vendor` are never subprojects; a package.json linked out of
+/// the root is not read; past 32 subprojects a note says how many are left out.
+#[test]
+fn hostile_subprojects() {
+    require_tools(&["just", "task"]);
+    let pkg = r#"{"scripts":{"t":"echo t"}}"#;
+    let mut files: Vec<(String, &str)> = vec![
+        ("go.mod".into(), "module example.com/x\n\ngo 1.22\n"),
+        ("web/package.json".into(), pkg),
+        ("web/justfile".into(), "e2e:\n    echo e\n"),
+        ("tools/go.mod".into(), "module example.com/x/tools\n"),
+        ("api/go.mod".into(), "module example.com/x/api\n"),
+        ("api/justfile".into(), "gen:\n    echo g\n"),
+        (".hidden/package.json".into(), pkg),
+        ("node_modules/package.json".into(), pkg),
+        ("vendor/package.json".into(), pkg),
+        ("vendor/justfile".into(), "v:\n    echo v\n"),
+    ];
+    let flood: Vec<String> = (0..40).map(|i| format!("z{i:02}/package.json")).collect();
+    files.extend(flood.iter().map(|name| (name.clone(), pkg)));
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let (base, root) = project(&borrowed);
+    make_special(&root.join("web/justfile"), Special::Fifo);
+    make_special(&root.join("tools/Taskfile.yml"), Special::Fifo);
+    make_special(&root.join("site/package.json"), Special::Fifo);
+    make_special(&root.join("bad/package.json"), Special::DevZero);
+    let outside = base.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    for (name, text) in [
+        ("package.json", r#"{"scripts":{"steal":"echo s"}}"#),
+        ("justfile", "steal:\n    echo s\n"),
+        (
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  steal:\n    cmds: [echo s]\n",
+        ),
+        ("Makefile", "steal:\n\techo s\n"),
+    ] {
+        std::fs::write(outside.join(name), text).expect("write");
+    }
+    std::os::unix::fs::symlink(&outside, root.join("linked")).expect("link");
+    std::fs::create_dir_all(root.join("docs")).expect("docs");
+    std::os::unix::fs::symlink(outside.join("package.json"), root.join("docs/package.json"))
+        .expect("link");
+    let json = list(&root, &path_var(), Memory::Unbounded);
+    assert_eq!(task_names(&json, "just"), ["api/gen"]);
+    let pkg_tasks = task_names(&json, "pkg");
+    let mut want = vec!["web/t".to_owned()];
+    // bad, docs, site and web take four of the 32 places, z00 to z27 the rest.
+    want.extend((0..28).map(|i| format!("z{i:02}/t")));
+    assert_eq!(pkg_tasks, want);
+    let text = explained(&json);
+    assert!(
+        !text.contains("steal") && !text.contains("hidden"),
+        "{text}"
+    );
+    assert_mentions(
+        &json,
+        &[
+            "subproject web/ is not listed: web/justfile: is a FIFO",
+            "\"task\" absent: no task in the root or a subproject (subproject tools/ is not \
+             listed: tools/Taskfile.yml: is a FIFO",
+            "subproject site/ is not listed: site/package.json: is a FIFO",
+            "subproject docs/ is not listed: docs/package.json: resolves outside the project root",
+            "subproject bad/ is not listed: bad/package.json: resolves outside the project root",
+            "12 subprojects past the first 32 are not listed",
+        ],
+    );
+}
