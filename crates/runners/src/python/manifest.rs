@@ -43,6 +43,11 @@ pub(crate) struct Pyproject {
     /// dependency groups, `[tool.uv] dev-dependencies`) but an extra or another group does:
     /// that one, as uv's option that installs it (`--group test`, `--extra test`).
     pub pytest_outside_uv_run: Option<String>,
+    /// The same for `poetry run`, as the `poetry install` option that installs it
+    /// (`--with test`, `--extras test`).
+    pub pytest_outside_poetry_run: Option<String>,
+    /// The same for `pdm run`, as the `pdm install` option that installs it (`-G test`).
+    pub pytest_outside_pdm_run: Option<String>,
 }
 
 /// The keys of the table at `path` in the order the text writes them (`toml::Table` sorts
@@ -155,6 +160,8 @@ pub(crate) fn parse_pyproject(text: &str) -> Result<Pyproject, String> {
         out.requirements.extend(strings(uv.get("dev-dependencies")));
     }
     out.pytest_outside_uv_run = pytest_outside_uv_run(&doc, &out);
+    out.pytest_outside_poetry_run = pytest_outside_poetry_run(&doc);
+    out.pytest_outside_pdm_run = pytest_outside_pdm_run(&doc, &out);
     if let Some(envs) = table(&doc, &["tool", "hatch", "envs"]) {
         let hatch = hatch_envs(envs, de, &["tool", "hatch", "envs"]);
         out.requirements.extend(hatch.requirements.iter().cloned());
@@ -235,6 +242,105 @@ fn pytest_outside_uv_run(doc: &toml::Value, out: &Pyproject) -> Option<String> {
         .first()
         .map(|g| format!("--group {g}"))
         .or_else(|| out.pytest_extras.first().map(|e| format!("--extra {e}")))
+}
+
+/// Whether a TOML list of requirements (PEP 508 strings) names pytest or a plugin.
+fn list_names_pytest(list: Option<&toml::Value>) -> bool {
+    strings(list).any(|r| is_pytest(&r))
+}
+
+/// Whether a poetry dependency table (`name = "^8"`, `name = {version = …}`) names pytest
+/// or a plugin, counting only entries `optional` does not leave to an extra when
+/// `optional` is `Some(false)`, only those it does when `Some(true)`, all when `None`.
+fn table_names_pytest(table: Option<&toml::Value>, optional: Option<bool>) -> bool {
+    table
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .any(|(name, spec)| {
+            let is_optional = spec.get("optional").and_then(toml::Value::as_bool) == Some(true);
+            is_pytest(name) && optional.is_none_or(|o| o == is_optional)
+        })
+}
+
+/// The group or extra that names pytest when nothing `poetry install` installs by default
+/// does ([`Pyproject::pytest_outside_poetry_run`]). Measured with poetry 2.5.1: it
+/// installs the project's dependencies (`[project] dependencies`, the entries of
+/// `[tool.poetry.dependencies]` not marked `optional`), `[tool.poetry.dev-dependencies]`,
+/// and every group (`[tool.poetry.group.*]`, `[dependency-groups]`) whose
+/// `[tool.poetry.group.NAME]` does not say `optional = true`; never an extra.
+fn pytest_outside_poetry_run(doc: &toml::Value) -> Option<String> {
+    let poetry = table(doc, &["tool", "poetry"]);
+    let poetry_groups = poetry
+        .and_then(|p| p.get("group"))
+        .and_then(toml::Value::as_table);
+    let optional_group = |name: &str| {
+        poetry_groups
+            .and_then(|g| g.get(name))
+            .and_then(|g| g.get("optional"))
+            .and_then(toml::Value::as_bool)
+            == Some(true)
+    };
+    let project = table(doc, &["project"]);
+    let mut installed = list_names_pytest(project.and_then(|p| p.get("dependencies")))
+        || table_names_pytest(poetry.and_then(|p| p.get("dependencies")), Some(false))
+        || table_names_pytest(poetry.and_then(|p| p.get("dev-dependencies")), None);
+    let mut elsewhere: Option<String> = None;
+    for (name, group) in poetry_groups.into_iter().flatten() {
+        if table_names_pytest(group.get("dependencies"), None) {
+            if optional_group(name) {
+                elsewhere.get_or_insert_with(|| format!("--with {name}"));
+            } else {
+                installed = true;
+            }
+        }
+    }
+    for (name, list) in table(doc, &["dependency-groups"]).into_iter().flatten() {
+        if list_names_pytest(Some(list)) {
+            if optional_group(name) {
+                elsewhere.get_or_insert_with(|| format!("--with {name}"));
+            } else {
+                installed = true;
+            }
+        }
+    }
+    if installed {
+        return None;
+    }
+    let extras = project
+        .and_then(|p| p.get("optional-dependencies"))
+        .and_then(toml::Value::as_table);
+    if let Some((extra, _)) = extras
+        .into_iter()
+        .flatten()
+        .find(|(_, list)| list_names_pytest(Some(list)))
+    {
+        elsewhere.get_or_insert_with(|| format!("--extras {extra}"));
+    }
+    if table_names_pytest(poetry.and_then(|p| p.get("dependencies")), Some(true)) {
+        elsewhere.get_or_insert_with(|| "--all-extras".to_owned());
+    }
+    elsewhere
+}
+
+/// The extra that names pytest when nothing `pdm install` installs by default does
+/// ([`Pyproject::pytest_outside_pdm_run`]). pdm installs the project's dependencies and
+/// every dev group (`[tool.pdm.dev-dependencies]`, `[dependency-groups]`), not an extra of
+/// `[project.optional-dependencies]` (pdm's docs; measured with pdm 2.25: `pdm install`
+/// resolves a dependency group's and a dev group's requirements, not an extra's).
+fn pytest_outside_pdm_run(doc: &toml::Value, out: &Pyproject) -> Option<String> {
+    let project = table(doc, &["project"]);
+    let dev = table(doc, &["tool", "pdm", "dev-dependencies"]);
+    let installed = list_names_pytest(project.and_then(|p| p.get("dependencies")))
+        || dev
+            .into_iter()
+            .flatten()
+            .any(|(_, l)| list_names_pytest(Some(l)))
+        || !out.pytest_groups.is_empty();
+    if installed {
+        return None;
+    }
+    out.pytest_extras.first().map(|e| format!("-G {e}"))
 }
 
 /// A task's `help`, on one line.
@@ -631,6 +737,75 @@ style = ["black --check ."]
         );
         assert_eq!(got.entry_points, ["p-cli"]);
         assert!(parse_pyproject("[project").is_err());
+    }
+
+    /// Property: pytest counts for `poetry run` only from what `poetry install` installs by
+    /// default (measured with poetry 2.5.1): the project's dependencies, the dev
+    /// dependencies, and every group not marked optional, PEP 735's included; never an
+    /// extra or an optional group, whose option is named instead.
+    #[test]
+    fn pytest_outside_what_poetry_run_installs() {
+        #[track_caller]
+        fn case(text: &str, want: Option<&str>) {
+            let got = parse_pyproject(text)
+                .expect("valid")
+                .pytest_outside_poetry_run;
+            assert_eq!(got.as_deref(), want, "{text}");
+        }
+        let optional_test = "[tool.poetry.group.test]\noptional = true\n\n[tool.poetry.group.test.dependencies]\npytest = \"^8\"\n";
+        case(optional_test, Some("--with test"));
+        case(
+            "[tool.poetry.group.test.dependencies]\npytest = \"^8\"\n",
+            None,
+        );
+        case(
+            &format!("{optional_test}[tool.poetry.dev-dependencies]\npytest-cov = \"*\"\n"),
+            None,
+        );
+        // PEP 735 groups are installed, unless poetry's table marks them optional.
+        case("[dependency-groups]\ntest = [\"pytest\"]\n", None);
+        case(
+            "[dependency-groups]\ntest = [\"pytest\"]\n[tool.poetry.group.test]\noptional = true\n",
+            Some("--with test"),
+        );
+        // Extras are not installed.
+        case(
+            "[project]\nname = \"x\"\noptional-dependencies = { test = [\"pytest\"] }\n",
+            Some("--extras test"),
+        );
+        case(
+            "[tool.poetry.dependencies]\npytest = { version = \"^8\", optional = true }\n",
+            Some("--all-extras"),
+        );
+        case(
+            "[tool.poetry.dependencies]\npytest = { version = \"^8\" }\n",
+            None,
+        );
+        case("[project]\nname = \"x\"\n", None);
+    }
+
+    /// Property: pytest counts for `pdm run` from the project's dependencies and every dev
+    /// group (`[tool.pdm.dev-dependencies]`, `[dependency-groups]`), never from an extra.
+    #[test]
+    fn pytest_outside_what_pdm_run_installs() {
+        #[track_caller]
+        fn case(text: &str, want: Option<&str>) {
+            let got = parse_pyproject(text).expect("valid").pytest_outside_pdm_run;
+            assert_eq!(got.as_deref(), want, "{text}");
+        }
+        let extra = "[project]\nname = \"x\"\noptional-dependencies = { test = [\"pytest\"] }\n";
+        case(extra, Some("-G test"));
+        case(
+            &format!(
+                "{extra}[tool.pdm.dev-dependencies]\nlint = [\"ruff\"]\ntest = [\"pytest\"]\n"
+            ),
+            None,
+        );
+        case(
+            &format!("{extra}[dependency-groups]\ncheck = [\"pytest-xdist\"]\n"),
+            None,
+        );
+        case("[dependency-groups]\ntest = [\"pytest\"]\n", None);
     }
 
     /// Property: pytest counts for `uv run` only from what uv installs by default: the

@@ -366,20 +366,26 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
 
     let own_test = own.iter().any(|t| t.name == "test");
     // `uv run pytest` finds no pytest when only a group or extra uv does not install
-    // names it (ruff: it built the Rust extension, then failed): no `test` that cannot run.
-    let uv_lacks_pytest = match (&launcher, &pyproject.pytest_outside_uv_run) {
-        (Launcher::Uv, Some(option)) if !own_test => Some(option),
+    // names it (ruff: it built the Rust extension, then failed), and so do `poetry run` and
+    // `pdm run` when only what their install leaves out names it: no `test` that cannot run.
+    let uv_lacks_pytest = match (&launcher, own_test) {
+        (_, true) => None,
+        (Launcher::Uv, false) => pyproject.pytest_outside_uv_run.as_ref().map(|option| {
+            format!("`uv run` does not install it (`uv run {option} pytest` would run it)")
+        }),
+        (Launcher::Poetry, false) => pyproject.pytest_outside_poetry_run.as_ref().map(|option| {
+            format!("`poetry install` does not install it (`poetry install {option}` would)")
+        }),
+        (Launcher::Pdm, false) => pyproject.pytest_outside_pdm_run.as_ref().map(|option| {
+            format!("`pdm install` does not install it (`pdm install {option}` would)")
+        }),
         _ => None,
     };
-    if let Some(option) = uv_lacks_pytest {
+    if let Some(why) = &uv_lacks_pytest {
         // First: a runner left with no task says this as its reason.
-        runner.notes.insert(
-            0,
-            format!(
-                "no `test`: pytest is named only where `uv run` does not install it (`uv run \
-             {option} pytest` would run it)"
-            ),
-        );
+        runner
+            .notes
+            .insert(0, format!("no `test`: pytest is named only where {why}"));
     }
     match test_task(ctx, &launcher, pytest_why.as_deref(), &hatch_plan)
         .filter(|_| uv_lacks_pytest.is_none())

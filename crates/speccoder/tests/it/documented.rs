@@ -190,3 +190,67 @@ fn ci_files_and_docs_are_read_safely() {
     // The first MiB of the large file is read: its block names `make lint`.
     assert!(prompt.contains("(`make lint`) [docs]"), "{prompt}");
 }
+
+/// Property: a Python `test` counts pytest only from what the chosen launcher installs by
+/// default: with pytest only in an optional poetry group (or an extra pdm leaves out), a
+/// maturin crate's `test` is cargo's, the python runner says which install option would
+/// bring pytest, and `python:test` does not exist; with pytest in a group they install, the
+/// Python `test` is there and `test` is ambiguous.
+#[test]
+fn a_python_test_counts_only_what_poetry_and_pdm_install() {
+    require_tools(&["cargo", "poetry", "pdm"]);
+    let cargo =
+        "[package]\nname = \"frame\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+    let cases = [
+        (
+            "poetry.lock",
+            "[tool.poetry]\nname = \"frame\"\nversion = \"0.1.0\"\npackage-mode = false\n\n\
+             [tool.poetry.group.test]\noptional = true\n\n\
+             [tool.poetry.group.test.dependencies]\npytest = \"^8\"\n",
+            "`poetry install --with test` would",
+        ),
+        (
+            "pdm.lock",
+            "[project]\nname = \"frame\"\nversion = \"0.1.0\"\n\n\
+             [project.optional-dependencies]\ntest = [\"pytest>=8\"]\n",
+            "`pdm install -G test` would",
+        ),
+    ];
+    for (lock, pyproject, hint) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).expect("src");
+        std::fs::create_dir_all(root.join("tests")).expect("tests");
+        std::fs::write(root.join("Cargo.toml"), cargo).expect("write");
+        std::fs::write(root.join("src/lib.rs"), "").expect("write");
+        std::fs::write(root.join("pyproject.toml"), pyproject).expect("write");
+        std::fs::write(root.join(lock), "").expect("write");
+        std::fs::write(
+            root.join("tests/test_frame.py"),
+            "def test_frame():\n    assert True\n",
+        )
+        .expect("write");
+        let recipe = detect(root, &RecipeConfig::default());
+        let resolved = recipe.resolve("test").expect("test resolves");
+        assert_eq!(resolved.command, "cargo test", "{lock}");
+        assert!(recipe.resolve("python:test").is_err(), "{lock}");
+        let notes: Vec<&String> = recipe.runners().flat_map(|r| &r.notes).collect();
+        let absent = recipe
+            .detections()
+            .iter()
+            .map(|d| format!("{d:?}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            notes.iter().any(|n| n.contains(hint)) || absent.contains(hint),
+            "{lock}: {notes:?}\n{absent}"
+        );
+        // Installed by default: the Python `test` is there again.
+        let installed = pyproject
+            .replace("[tool.poetry.group.test]\noptional = true\n\n", "")
+            .replace("[project.optional-dependencies]", "[dependency-groups]");
+        std::fs::write(root.join("pyproject.toml"), installed).expect("write");
+        let recipe = detect(root, &RecipeConfig::default());
+        assert!(recipe.resolve("python:test").is_ok(), "{lock}");
+    }
+}
