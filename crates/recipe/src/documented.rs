@@ -489,16 +489,14 @@ fn redirected(mut words: Vec<String>) -> (Option<String>, Vec<String>) {
     while let Some(word) = words.get(1).cloned() {
         let found = options.iter().find_map(|(option, file)| {
             if word == *option {
-                Some((words.get(2)?.clone(), *file, 2))
-            } else if let Some(value) = word.strip_prefix(option).and_then(|rest| {
-                // `--dir=tools`; a short option's value may follow it (`-Ctools`).
-                rest.strip_prefix('=')
-                    .or_else(|| (!option.starts_with("--") && !rest.is_empty()).then_some(rest))
-            }) {
-                Some((value.to_owned(), *file, 1))
-            } else {
-                None
+                return Some((words.get(2)?.clone(), *file, 2));
             }
+            // `--dir=tools`; a short option's value may follow it (`-Ctools`).
+            let rest = word.strip_prefix(option)?;
+            let value = rest
+                .strip_prefix('=')
+                .or_else(|| (!option.starts_with("--") && !rest.is_empty()).then_some(rest))?;
+            Some((value.to_owned(), *file, 1))
         });
         let Some((value, file, taken)) = found else {
             break;
