@@ -13,7 +13,7 @@ use std::path::Path;
 
 use speccoder_foundation::files;
 use speccoder_foundation::quote::{quote, split_words};
-use speccoder_runners::{Runner, Task};
+use speccoder_runners::{FolderOption, Runner, Task};
 
 use super::resolve::{op_name, resolve};
 
@@ -459,23 +459,13 @@ fn normalized(mut words: Vec<String>) -> Vec<String> {
     words
 }
 
-/// The options right after a runner's name that make it run in another folder, each with
-/// whether its value is a file in that folder (just's `--justfile`) rather than the folder.
-fn folder_options(program: &str) -> &'static [(&'static str, bool)] {
-    match program {
-        "make" | "gmake" => &[("-C", false), ("--directory", false)],
-        "just" => &[("-f", true), ("--justfile", true)],
-        "task" => &[
-            ("-d", false),
-            ("--dir", false),
-            ("-t", true),
-            ("--taskfile", true),
-        ],
-        "npm" => &[("--prefix", false), ("-C", false)],
-        "pnpm" => &[("-C", false), ("--dir", false)],
-        "yarn" | "bun" => &[("--cwd", false)],
-        _ => &[],
-    }
+/// The ways a command line of `program` names the folder it runs in, as its runner says.
+fn folder_options(program: &str) -> &'static [FolderOption] {
+    speccoder_runners::RUNNERS
+        .iter()
+        .map(|def| (def.folder_options)(program))
+        .find(|options| !options.is_empty())
+        .unwrap_or(&[])
 }
 
 /// The folder the command's own options (or just's `just web/e2e`) run it in, relative to
@@ -487,16 +477,21 @@ fn redirected(mut words: Vec<String>) -> (Option<String>, Vec<String>) {
     let options = folder_options(&program);
     let mut dir: Option<String> = None;
     while let Some(word) = words.get(1).cloned() {
-        let found = options.iter().find_map(|(option, file)| {
-            if word == *option {
-                return Some((words.get(2)?.clone(), *file, 2));
+        let found = options.iter().find_map(|option| {
+            let (option, file) = match option {
+                FolderOption::Dir(option) => (*option, false),
+                FolderOption::FileIn(option) => (*option, true),
+                FolderOption::PathArgument => return None,
+            };
+            if word == option {
+                return Some((words.get(2)?.clone(), file, 2));
             }
             // `--dir=tools`; a short option's value may follow it (`-Ctools`).
             let rest = word.strip_prefix(option)?;
             let value = rest
                 .strip_prefix('=')
                 .or_else(|| (!option.starts_with("--") && !rest.is_empty()).then_some(rest))?;
-            Some((value.to_owned(), *file, 1))
+            Some((value.to_owned(), file, 1))
         });
         let Some((value, file, taken)) = found else {
             break;
@@ -516,7 +511,7 @@ fn redirected(mut words: Vec<String>) -> (Option<String>, Vec<String>) {
         });
     }
     // `just web/e2e` runs `e2e` of the justfile just finds from `web/`.
-    if program == "just"
+    if options.contains(&FolderOption::PathArgument)
         && dir.is_none()
         && let Some(arg) = words.get(1)
         && !arg.starts_with('-')

@@ -227,6 +227,21 @@ pub struct RunnerDef {
     /// The folders outside the project the runner's tools write when a task runs (a build
     /// cache, a download cache), which an agent's own sandbox must leave writable.
     pub caches: &'static [Cache],
+    /// How a command line of `program` (the runner's own, as its tasks' commands start)
+    /// names another folder to run in (`make -C DIR`, `just -f DIR/justfile`), so that a
+    /// documented line reaches a subproject's task; none for another program.
+    pub folder_options: fn(&str) -> &'static [FolderOption],
+}
+
+/// One way a runner's command line names the folder it runs in, right after the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderOption {
+    /// An option whose value is the folder (`-C DIR`, `--dir=DIR`, `-CDIR` when short).
+    Dir(&'static str),
+    /// An option whose value is a file in the folder (`-f DIR/justfile`).
+    FileIn(&'static str),
+    /// A first argument `DIR/NAME` runs `NAME` from `DIR` (`just web/e2e`).
+    PathArgument,
 }
 
 /// A folder a runner's tools write outside the project: the first of `variables` that is
@@ -301,6 +316,7 @@ impl RunnerDef {
         words: Words::AsWritten,
         included: None,
         caches: &[],
+        folder_options: |_| &[],
     };
 
     /// Whether a file named `name` is one of this runner's manifests (in any case: just

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Context, FolderOption, RunnerDef};
 use crate::files::{self, MAX_MAKEFILE};
 use crate::parse_error::ListingError;
 use crate::quote::quote;
@@ -19,6 +19,14 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     with_words: command_with_words,
     arguments,
     included: Some(included),
+    folder_options: |program| match program {
+        "just" => &[
+            FolderOption::FileIn("-f"),
+            FolderOption::FileIn("--justfile"),
+            FolderOption::PathArgument,
+        ],
+        _ => &[],
+    },
     ..RunnerDef::BASE
 };
 

@@ -33,8 +33,8 @@ mod tox;
 mod yaml_tree;
 
 pub use detection::{
-    Absence, Arguments, Cache, CacheDefault, Context, Detection, Inputs, RunnerDef, Words,
-    detect_all, detect_all_with_inputs,
+    Absence, Arguments, Cache, CacheDefault, Context, Detection, FolderOption, Inputs, RunnerDef,
+    Words, detect_all, detect_all_with_inputs,
 };
 pub use parse_error::{ListingError, ManifestError};
 pub use probe::{Probe, ProbeError, find_on_path};

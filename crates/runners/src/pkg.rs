@@ -5,7 +5,7 @@ use std::path::{Component, Path};
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerDef};
+use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, FolderOption, RunnerDef};
 use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::parse_error::ManifestError;
 use crate::quote::{push_single_quoted, single_quote};
@@ -18,6 +18,12 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     manifests: &["package.json"],
     detect,
     is_aside: is_hook,
+    folder_options: |program| match program {
+        "npm" => &[FolderOption::Dir("--prefix"), FolderOption::Dir("-C")],
+        "pnpm" => &[FolderOption::Dir("-C"), FolderOption::Dir("--dir")],
+        "yarn" | "bun" => &[FolderOption::Dir("--cwd")],
+        _ => &[],
+    },
     arguments: |runner, _| match runner.tail_rule {
         TailRule::DashDashFirst => Arguments::AfterDashDash,
         TailRule::AsWritten | TailRule::NoLeadingDashDash => Arguments::WithArguments,

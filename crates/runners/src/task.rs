@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
+use crate::detection::{Absence, Arguments, Context, FolderOption, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
 use crate::parse_error::ListingError;
 use crate::quote::quote;
@@ -23,6 +23,15 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     arguments: |_, _| Arguments::AfterDashDash,
     words: Words::AfterDashDash {
         test_argument: "--verbose",
+    },
+    folder_options: |program| match program {
+        "task" => &[
+            FolderOption::Dir("-d"),
+            FolderOption::Dir("--dir"),
+            FolderOption::FileIn("-t"),
+            FolderOption::FileIn("--taskfile"),
+        ],
+        _ => &[],
     },
     ..RunnerDef::BASE
 };

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::detection::{Absence, Context, RunnerDef, Words};
+use crate::detection::{Absence, Context, FolderOption, RunnerDef, Words};
 use crate::files::{MAX_MAKEFILE, ReadError, read_limited};
 use crate::runner::Runner;
 
@@ -28,6 +28,10 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
     pattern: Some(pattern_task),
     is_pattern,
     is_aside,
+    folder_options: |program| match program {
+        "make" => &[FolderOption::Dir("-C"), FolderOption::Dir("--directory")],
+        _ => &[],
+    },
     ..RunnerDef::BASE
 };
 
