@@ -182,6 +182,41 @@ fn a_new_subproject_is_seen() {
     has_task("make", "bench/run")(&after);
 }
 
+/// Property: a subproject's new script, a justfile made in a subproject's folder, and a
+/// recipe added to it are each seen at once: the folders below the root and the
+/// subprojects' files are inputs of the cached listing.
+#[test]
+fn a_subprojects_new_tasks_are_seen() {
+    require_tools(&["just", "task"]);
+    let fixtures = Fixtures::copy();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let root = fixtures.path("go-web-subprojects");
+    let before = warm(&root, cache.path());
+    assert!(!task_names(&before, "pkg").contains(&"web/e2e-ci".to_owned()));
+    edit_file(
+        &root.join("web/package.json"),
+        "\"dev\": \"echo ran dev\",",
+        "\"dev\": \"echo ran dev\",\n    \"e2e-ci\": \"echo ran e2e-ci\",",
+    );
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("pkg", "web/e2e-ci")(&after);
+    warm(&root, cache.path());
+    std::fs::write(root.join("docs/justfile"), "serve:\n    @echo ran serve\n").expect("write");
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("just", "docs/serve")(&after);
+    warm(&root, cache.path());
+    edit_file(
+        &root.join("tools/Taskfile.yml"),
+        "tasks:\n",
+        "tasks:\n  fmt:\n    cmds:\n      - echo ran fmt\n",
+    );
+    let after = list(&root, cache.path());
+    assert_eq!(after["cached"], false, "a stale entry was used");
+    has_task("task", "tools/fmt")(&after);
+}
+
 #[test]
 fn new_cargo_example_folder_is_seen() {
     case(
