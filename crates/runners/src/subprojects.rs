@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::detection::Context;
+use crate::detection::{Absence, Context};
 use crate::files;
 use crate::runner::{Repeats, Runner, Task};
 
@@ -155,4 +155,65 @@ pub(crate) fn none_listed(what: &str, notes: &[String]) -> String {
         reason.push_str(&format!(" ({})", notes.join("; ")));
     }
     reason
+}
+
+/// A runner found by `here` in the root and, as subprojects, in each folder where
+/// `task_file` finds its file beside a manifest, each found by `here` with that folder as
+/// the root (tox and nox: a Python package's own `tox.ini` or `noxfile.py` below a Rust or
+/// Go root). The root's failure fails the runner; a subproject's is a note.
+pub(crate) fn with_subprojects(
+    ctx: &Context<'_>,
+    here: fn(&Context<'_>) -> Result<Runner, Absence>,
+    task_file: impl Fn(&Path) -> Option<String>,
+    patterns: &str,
+) -> Result<Runner, Absence> {
+    let root = here(ctx);
+    let found = find(ctx, task_file, true);
+    if found.list.is_empty() {
+        return root;
+    }
+    let (mut runner, root_absent) = match root {
+        Ok(runner) => (Some(runner), None),
+        Err(Absence::Failed(reason)) => return Err(Absence::Failed(reason)),
+        Err(Absence::Absent(reason)) => (None, Some(reason)),
+    };
+    let mut notes = Vec::new();
+    for (folder, _) in &found.list {
+        let dir = ctx.root.join(folder);
+        let sub_ctx = Context { root: &dir, ..*ctx };
+        let sub = match here(&sub_ctx) {
+            Ok(sub) => sub,
+            Err(Absence::Failed(err) | Absence::Absent(err)) => {
+                notes.push(format!("subproject {folder}/ is not listed: {err}"));
+                continue;
+            }
+        };
+        let runner = runner.get_or_insert_with(|| {
+            let mut first = Runner::new(sub.id, sub.label, sub.command_prefix.clone());
+            first.tail_rule = sub.tail_rule;
+            first
+        });
+        if runner.tail_rule != sub.tail_rule {
+            notes.push(format!(
+                "subproject {folder}/ is not listed: it hands words to a task unlike the root's \
+                 `{}`",
+                runner.command_prefix
+            ));
+            continue;
+        }
+        add(runner, folder, sub, patterns);
+    }
+    notes.extend(found.note());
+    match runner {
+        Some(mut runner) if !runner.tasks.is_empty() => {
+            runner.notes.extend(notes);
+            Ok(runner)
+        }
+        runner => {
+            let mut all: Vec<String> = root_absent.into_iter().collect();
+            all.extend(runner.into_iter().flat_map(|r| r.notes));
+            all.extend(notes);
+            Err(Absence::Absent(none_listed("task", &all)))
+        }
+    }
 }

@@ -67,6 +67,13 @@ const MAX_SPREAD_DEPTH: usize = 4;
 const MAX_DEPTH: usize = 16;
 
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let task_file =
+        |dir: &std::path::Path| files::exists(&dir.join(NOXFILE)).then(|| NOXFILE.to_owned());
+    crate::subprojects::with_subprojects(ctx, detect_here, task_file, "per-Python patterns")
+}
+
+/// The sessions of the noxfile in `ctx.root` (the root, or a subproject's folder).
+fn detect_here(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let path = ctx.root.join(NOXFILE);
     ctx.depends_on(path.clone());
     if !files::exists(&path) {

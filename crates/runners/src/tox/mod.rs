@@ -58,7 +58,22 @@ const PLATFORM: &str = match std::env::consts::OS.as_bytes() {
     _ => std::env::consts::OS,
 };
 
+/// The tox files that make a folder below the root a subproject, beside its own manifest
+/// (a Python package's `tox.ini` beside its pyproject.toml).
+const SUBPROJECT_CONFIGS: &[&str] = &["tox.ini", "tox.toml"];
+
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let task_file = |dir: &std::path::Path| {
+        SUBPROJECT_CONFIGS
+            .iter()
+            .find(|name| files::exists(&dir.join(name)))
+            .map(|name| (*name).to_owned())
+    };
+    crate::subprojects::with_subprojects(ctx, detect_here, task_file, "on-demand envs")
+}
+
+/// The envs of the tox configuration in `ctx.root` (the root, or a subproject's folder).
+fn detect_here(ctx: &Context<'_>) -> Result<Runner, Absence> {
     for name in CONFIGS {
         // Creating one earlier in the order changes which file tox reads.
         ctx.depends_on_file(name);

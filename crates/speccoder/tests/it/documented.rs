@@ -58,6 +58,8 @@ table! {
         // `cd py-frame && make test`: a subproject's own Makefile, run in its folder.
         subproject_test: ("cargo-py-subproject", "py-frame/test", "make test", Some("py-frame")),
         subproject_build: ("cargo-py-subproject", "py-frame/build", "make build", Some("py-frame")),
+        // `cd py-frame && tox -e lint`: the subproject's own tox.ini.
+        subproject_tox_lint: ("cargo-py-subproject", "py-frame/lint", "tox -e lint", Some("py-frame")),
         // A Go service's subprojects, as its README and CI name them: `cd web && npm test`,
         // `just -f web/justfile e2e` (and CI's `just web/e2e`), `task -d tools lint`, and
         // `cd docs` then `yarn build` (docs/ has its own yarn.lock).

@@ -192,3 +192,35 @@ fn placeholders_are_asides_in_members_too() {
     let resolved = recipe.resolve("test").expect("test resolves");
     assert_eq!(resolved.command, "make test");
 }
+
+/// Property: a Python package below a Rust root with its own noxfile.py (or tox.ini) beside
+/// its pyproject.toml lists its sessions as `folder/session`, run there with `nox -s`; a
+/// noxfile with no manifest beside it is no subproject.
+#[test]
+fn a_python_subprojects_nox_sessions() {
+    require_tools(&["nox"]);
+    let noxfile = "import nox\n\n\n@nox.session\ndef lint(session):\n    \"\"\"Lint the bindings.\"\"\"\n    session.run(\"ruff\", \"check\")\n";
+    let (_dir, root) = project(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"frame\"\nversion = \"0.1.0\"\n\n[workspace]\n",
+        ),
+        ("src/lib.rs", ""),
+        (
+            "py-frame/pyproject.toml",
+            "[project]\nname = \"frame\"\nversion = \"0.1.0\"\n",
+        ),
+        ("py-frame/noxfile.py", noxfile),
+        ("notes/noxfile.py", noxfile),
+    ]);
+    let recipe = detect(&root, &RecipeConfig::default());
+    assert_eq!(
+        tasks(&recipe, "nox"),
+        [("py-frame/lint".to_owned(), Some("py-frame".to_owned()))]
+    );
+    let resolved = recipe.resolve("py-frame/lint").expect("resolves");
+    assert_eq!(
+        (resolved.command.as_str(), resolved.cwd),
+        ("nox -s lint", Some("py-frame"))
+    );
+}

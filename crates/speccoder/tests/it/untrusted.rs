@@ -1394,13 +1394,13 @@ fn a_flood_of_mise_file_tasks_is_bounded() {
 }
 
 /// Property: subprojects (a folder right below the root with a task file and a manifest)
-/// are read within the root's bounds: a FIFO justfile, Taskfile or package.json there is
-/// refused with a note and the others are listed; a folder linked out of the root, hidden
+/// are read within the root's bounds: a FIFO justfile, Taskfile, package.json, tox.ini or
+/// noxfile.py there is refused with a note and the others are listed; a folder linked out of the root, hidden
 /// folders, `node_modules` and `vendor` are never subprojects; a package.json linked out of
 /// the root is not read; past 32 subprojects a note says how many are left out.
 #[test]
 fn hostile_subprojects() {
-    require_tools(&["just", "task"]);
+    require_tools(&["just", "task", "tox", "nox"]);
     let pkg = r#"{"scripts":{"t":"echo t"}}"#;
     let mut files: Vec<(String, &str)> = vec![
         ("go.mod".into(), "module example.com/x\n\ngo 1.22\n"),
@@ -1413,6 +1413,11 @@ fn hostile_subprojects() {
         ("node_modules/package.json".into(), pkg),
         ("vendor/package.json".into(), pkg),
         ("vendor/justfile".into(), "v:\n    echo v\n"),
+        ("lib/pyproject.toml".into(), "[project]\nname = \"lib\"\n"),
+        (
+            "bindings/setup.py".into(),
+            "from setuptools import setup\nsetup()\n",
+        ),
     ];
     let flood: Vec<String> = (0..40).map(|i| format!("z{i:02}/package.json")).collect();
     files.extend(flood.iter().map(|name| (name.clone(), pkg)));
@@ -1422,6 +1427,8 @@ fn hostile_subprojects() {
     make_special(&root.join("tools/Taskfile.yml"), Special::Fifo);
     make_special(&root.join("site/package.json"), Special::Fifo);
     make_special(&root.join("bad/package.json"), Special::DevZero);
+    make_special(&root.join("lib/tox.ini"), Special::Fifo);
+    make_special(&root.join("bindings/noxfile.py"), Special::Fifo);
     let outside = base.path().join("outside");
     std::fs::create_dir_all(&outside).expect("outside");
     for (name, text) in [
@@ -1461,6 +1468,8 @@ fn hostile_subprojects() {
             "subproject docs/ is not listed: docs/package.json: resolves outside the project root",
             "subproject bad/ is not listed: bad/package.json: resolves outside the project root",
             "12 subprojects past the first 32 are not listed",
+            "subproject lib/ is not listed: tox.ini: is a FIFO",
+            "subproject bindings/ is not listed: noxfile.py: is a FIFO",
         ],
     );
 }
