@@ -107,11 +107,9 @@ impl Subprojects {
 /// with a note for each (`patterns` names the runner's patterns: `pattern rules`).
 pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str) {
     let prefix = format!("{folder}/");
-    if runner
-        .tasks
-        .iter()
-        .any(|t| t.name == folder || t.name.starts_with(&prefix))
-    {
+    // Only names under the folder: a root target named like it (`make docs` beside
+    // `docs/`) is another task.
+    if runner.tasks.iter().any(|t| t.name.starts_with(&prefix)) {
         runner.notes.push(format!(
             "subproject {folder}/ is not listed: the root's tasks already hold `{folder}/…`"
         ));

@@ -105,7 +105,8 @@ fn subprojects_list_what_their_tools_list() {
 
 /// Property: a folder the root's justfile takes as a module (`mod web`) or the root's
 /// Taskfile includes (`web: ./web`) is listed once, the root's way, with a note; a
-/// workspace member's package.json is listed as the member, not as a subproject.
+/// workspace member's package.json is listed as the member, not as a subproject; a root
+/// make target named like the folder does not hide the folder's makefile.
 #[test]
 fn a_subproject_the_root_lists_already_is_listed_once() {
     require_tools(&["just", "task"]);
@@ -119,6 +120,8 @@ fn a_subproject_the_root_lists_already_is_listed_once() {
             "package.json",
             r#"{"name":"root","private":true,"workspaces":["web"],"scripts":{"dev":"echo ran dev"}}"#,
         ),
+        ("Makefile", "web:\n\t@echo ran web\n"),
+        ("web/Makefile", "serve:\n\t@echo ran serve\n"),
         ("web/justfile", "e2e:\n    @echo ran e2e\n"),
         (
             "web/Taskfile.yml",
@@ -135,6 +138,8 @@ fn a_subproject_the_root_lists_already_is_listed_once() {
     assert_eq!(names("just"), ["build", "web", "web/e2e"]);
     assert_eq!(names("task"), ["ci", "web:gen"]);
     assert_eq!(names("pkg"), ["dev", "ledger-web/test"]);
+    // A root target named like the folder is another task: the subproject is listed.
+    assert_eq!(names("make"), ["web", "web/serve"]);
     let notes: Vec<&String> = recipe
         .runners()
         .flat_map(|r| &r.notes)
