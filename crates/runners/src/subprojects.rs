@@ -211,7 +211,7 @@ pub(crate) fn with_subprojects(
             let mut all: Vec<String> = root_absent.into_iter().collect();
             all.extend(runner.into_iter().flat_map(|r| r.notes));
             all.extend(notes);
-            Err(Absence::Absent(none_listed("task", &all)))
+            Err(Absence::Absent(none_listed("env or session", &all)))
         }
     }
 }
