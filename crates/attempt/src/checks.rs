@@ -2,6 +2,8 @@
 //! check tree with the recipe's deadline and the whole process group stopped, and the
 //! tests' own report is read from its output (and pytest's JUnit XML).
 
+mod past_failures;
+
 use std::path::{Path, PathBuf};
 
 use super::check_tree::NO_PYCACHE;
@@ -205,15 +207,18 @@ impl<'a> Place<'a> {
 }
 
 /// The variables a check gets on top of its environment: where pytest writes its JUnit
-/// report (`junit`), Python's bytecode prefix, `go test -v`, and a build folder of the
-/// check tree for cargo when you set one of your own.
+/// report (`junit`), Python's bytecode prefix, `go test -v`, the flags that run every test
+/// past a failure, and a build folder of the check tree for cargo when you set one of your
+/// own.
 fn check_env(place: &Place<'_>, junit: &Path) -> Vec<(String, String)> {
     let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
-    addopts.push_str(&format!(" --junitxml={} -rA", junit.display()));
+    // Every test runs past a failure (`checks/past_failures.rs`): after `-x` in the
+    // user's `PYTEST_ADDOPTS` or `pytest.ini`.
+    addopts.push_str(&format!(" --junitxml={} -rA --maxfail=0", junit.display()));
     // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes it
     // name every one (go's own `test` task is `go test ./...`, without it).
     let mut goflags = std::env::var("GOFLAGS").unwrap_or_default();
-    goflags.push_str(" -v");
+    goflags.push_str(" -v -failfast=false");
     let mut env = vec![
         ("PYTEST_ADDOPTS".into(), addopts.trim().to_owned()),
         (
@@ -255,7 +260,7 @@ pub(crate) fn run_checks(
             let _ = std::fs::remove_file(&junit);
             let env = check_env(place, &junit);
             let with_env = WithEnv { inner: runner, env };
-            match recipe.run_in(op, root, &with_env) {
+            match recipe.run_in_amended(op, root, &with_env, &past_failures::past_failures) {
                 Ok(result) => {
                     let report = read_report(&result, &junit, tree, seen_at);
                     let _ = std::fs::remove_file(&junit);

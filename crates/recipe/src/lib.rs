@@ -359,7 +359,22 @@ impl Recipe {
         root: &Path,
         runner: &dyn Spawner,
     ) -> Result<RunResult, RunError> {
-        let resolved = self.resolve(op)?;
+        self.run_in_amended(op, root, runner, &|_| None)
+    }
+
+    /// [`Self::run_in`] with the resolved shell command replaced by what `amend` makes of
+    /// it, where it makes something: an attempt's checks add a test runner's own flag so.
+    pub fn run_in_amended(
+        &self,
+        op: &str,
+        root: &Path,
+        runner: &dyn Spawner,
+        amend: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<RunResult, RunError> {
+        let mut resolved = self.resolve(op)?;
+        if let Some(command) = amend(&resolved.command) {
+            resolved.command = command;
+        }
         let settings = RunSettings {
             root,
             timeout_secs: self.config.timeout_secs,
