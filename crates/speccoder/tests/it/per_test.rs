@@ -285,8 +285,13 @@ fn judge(project: &Project, run: &Run, case: &Case) -> Result<(), String> {
 
 /// Runs one case and prints its line; fails the test saying what went wrong.
 fn run_case(case: Case) {
+    run_case_with(case, "");
+}
+
+/// [`run_case`] with `extra` lines in `[attempt]`.
+fn run_case_with(case: Case, extra: &str) {
     require_tools(case.runner.tools());
-    let project = Project::new(case.runner, case.base, "");
+    let project = Project::new(case.runner, case.base, extra);
     let started = Instant::now();
     let run = project.attempt("T7", case.mode);
     let result = judge(&project, &run, &case);
@@ -506,6 +511,28 @@ table! {
         go_honest: case(Go, "honest", Base::EnvFailing, PASSED),
         go_wrong: case(Go, "wrong", Base::EnvFailing, failed(Go)),
         go_unlisted: unlisted(Go),
+    }
+}
+
+/// A check whose own command stops at the first failure (`go test -failfast`, `pytest -x`):
+/// the check undoes it, so the known failure of the env test, which comes before the
+/// withheld test in the runner's order, does not keep it from running (nor from failing).
+/// Before the check undid it, the honest agent's withheld test did not run.
+fn stopping(case: Case) {
+    let check = match case.runner {
+        Go => "go:test -failfast",
+        Pytest => "python:test -x",
+        other => unreachable!("no stopping check for {other:?}"),
+    };
+    run_case_with(case, &format!("checks = [\"{check}\"]\n"));
+}
+
+table! {
+    a_check_that_stops_at_the_first_failure_runs_every_test_past_a_known_one: stopping(Case) {
+        go_honest: case(Go, "honest", Base::EnvFailing, PASSED),
+        go_wrong: case(Go, "wrong", Base::EnvFailing, failed(Go)),
+        pytest_honest: case(Pytest, "honest", Base::EnvFailing, PASSED),
+        pytest_wrong: case(Pytest, "wrong", Base::EnvFailing, failed(Pytest)),
     }
 }
 
