@@ -536,6 +536,21 @@ table! {
     }
 }
 
+/// `known_failures` over the whole Go package (`glob:calc/*`, and `calc/*`, which as an
+/// exact id matches only itself): the withheld and acceptance tests of that package are
+/// new, never excused, though their ids match.
+fn package_excused(case: Case) {
+    run_case_with(case, "known_failures = [\"glob:calc/*\", \"calc/*\"]\n");
+}
+
+table! {
+    known_failures_over_a_go_package_never_excuse_the_tasks_tests: package_excused(Case) {
+        go_honest: case(Go, "honest", Base::Plain, PASSED),
+        go_wrong: case(Go, "wrong", Base::Plain, failed(Go)),
+        go_wrong_with_a_failing_env_test: case(Go, "wrong", Base::EnvUnlisted, failed(Go)),
+    }
+}
+
 /// Property: the tables that hold for every runner name each runner of [`ALL`] in a case
 /// of every kind they hold, so a runner added to `ALL` fails here until it has its cases;
 /// and each test is named after its runner.
