@@ -17,6 +17,15 @@ const MAX_TEXT: usize = 4 << 20;
 /// The most ids read from one file.
 const MAX_IDS: usize = 10_000;
 
+/// The most titles with holes kept from one file: each is matched against every test a
+/// check names.
+const MAX_PATTERNS: usize = 500;
+
+/// What stands for a hole in a title read from source: the part a template's `${}`, a
+/// variable joined with `+`, or a `.each` table's `%s` and `$name` fill in at run time. A
+/// private-use character, which no title in source is expected to hold.
+pub(crate) const HOLE: char = '\u{E000}';
+
 /// What a runner names a test by, for the ids read from source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Naming {
@@ -56,11 +65,19 @@ impl DeclaredFile {
             Naming::File => return false,
         };
         self.ids.iter().any(|own| {
+            if own.contains(HOLE) {
+                return matches_title(own, id) || matches_title(&format!("{own}{sep}{HOLE}"), id);
+            }
             id == own
                 || id
                     .strip_prefix(own.as_str())
                     .is_some_and(|r| r.starts_with(sep))
         })
+    }
+
+    /// The ids read with no hole: each names one test.
+    pub(crate) fn literal_ids(&self) -> impl Iterator<Item = &String> {
+        self.ids.iter().filter(|id| !id.contains(HOLE))
     }
 
     /// Whether `id` is a test of this file's Go package: the file's tests may be required
@@ -120,6 +137,27 @@ fn floor(text: &str, at: usize) -> usize {
         .rev()
         .find(|i| text.is_char_boundary(*i))
         .unwrap_or(0)
+}
+
+/// Whether `id` is a title `pattern` read from source gives: its text in order, each
+/// [`HOLE`] standing for any text (none included).
+pub(crate) fn matches_title(pattern: &str, id: &str) -> bool {
+    let mut parts = pattern.split(HOLE);
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = id.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) -> DeclaredFile {
@@ -256,12 +294,17 @@ fn go_ids(path: &str, text: &str, go_modules: &BTreeMap<String, String>) -> Vec<
 const SUITES: &[&str] = &["context", "describe", "suite"];
 const TESTS: &[&str] = &["it", "specify", "test"];
 
-/// The title paths (`suite > test`) of the tests a JavaScript or TypeScript file declares
-/// with literal titles: `describe("s", () => { it("t", …) })` gives `s > t`. A title built
-/// at run time (a template with `${}`, a variable) is not read, and neither are its tests.
+/// The title paths (`suite > test`) of the tests a JavaScript or TypeScript file declares:
+/// `describe("s", () => { it("t", …) })` gives `s > t`. A title built at run time keeps its
+/// literal text with a [`HOLE`] for each part filled in then: a template's `${}`, a value
+/// joined with `+` (`it("adds " + a, …)` in a loop), and a `.each` table's printf
+/// placeholders (`%s`, `%i`, `%p`, …) and `$name` (`test.each(rows)("adds %i", …)`). A
+/// title of holes alone, or one built by anything else (a call's result in a `?:`), is not
+/// read, nor are the tests it would name.
 fn js_title_paths(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let mut ids = Vec::new();
+    let mut patterns = 0usize;
     // The open suites: their titles and the brace depth their bodies are at.
     let mut suites: Vec<(String, usize)> = Vec::new();
     let mut depth = 0usize;
@@ -300,20 +343,34 @@ fn js_title_paths(text: &str) -> Vec<String> {
                 let word = &text[start..i];
                 let head = word.split('.').next().unwrap_or(word);
                 let suite = SUITES.contains(&head);
-                if (suite || TESTS.contains(&head))
-                    && let Some(title) = call_title(bytes, i)
-                {
-                    if suite {
-                        suites.push((title, depth + 1));
-                    } else if ids.len() < MAX_IDS {
-                        let mut id = String::new();
-                        for (s, _) in &suites {
-                            id.push_str(s);
-                            id.push_str(" > ");
-                        }
-                        id.push_str(&title);
-                        ids.push(id);
-                    }
+                if !(suite || TESTS.contains(&head)) {
+                    continue;
+                }
+                let each = word.ends_with(".each");
+                let at = if each {
+                    skip_each_table(bytes, i)
+                } else {
+                    Some(i)
+                };
+                let Some(title) = at.and_then(|at| call_title(bytes, at, each)) else {
+                    continue;
+                };
+                if suite {
+                    suites.push((title, depth + 1));
+                    continue;
+                }
+                let mut id = String::new();
+                for (s, _) in &suites {
+                    id.push_str(s);
+                    id.push_str(" > ");
+                }
+                id.push_str(&title);
+                let holes = id.contains(HOLE);
+                // All holes: it would match any test.
+                let anchored = !id.replace(HOLE, "").replace(" > ", "").trim().is_empty();
+                if anchored && ids.len() < MAX_IDS && (!holes || patterns < MAX_PATTERNS) {
+                    patterns += usize::from(holes);
+                    ids.push(id);
                 }
                 continue;
             }
@@ -330,32 +387,146 @@ fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
 }
 
-/// The literal title of a call whose `(` follows `at` (after spaces): `None` when the first
-/// argument is not a plain string literal.
-fn call_title(bytes: &[u8], mut at: usize) -> Option<String> {
+fn skip_spaces(bytes: &[u8], mut at: usize) -> usize {
     while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
         at += 1;
     }
+    at
+}
+
+/// Where a `.each` table that follows `at` ends: after its `(…)` or its tagged template.
+fn skip_each_table(bytes: &[u8], at: usize) -> Option<usize> {
+    let at = skip_spaces(bytes, at);
+    match bytes.get(at) {
+        Some(b'`') => Some(skip_string(bytes, at).1),
+        Some(b'(') => skip_balanced(bytes, at),
+        _ => None,
+    }
+}
+
+/// Where the bracket opening at `at` (`(`, `[` or `{`) closes, past it; strings inside are
+/// skipped whole.
+fn skip_balanced(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' | b'\'' | b'`' => {
+                i = skip_string(bytes, i).1;
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The title of a call whose `(` follows `at` (after spaces), from its first argument:
+/// string literals and templates joined with `+`, any other operand (a variable, a
+/// member, a call) a [`HOLE`]; in a `.each` call (`each`), printf placeholders and
+/// `$name` are holes too. `None` when the argument is built any other way.
+fn call_title(bytes: &[u8], at: usize, each: bool) -> Option<String> {
+    let mut at = skip_spaces(bytes, at);
     if bytes.get(at) != Some(&b'(') {
         return None;
     }
     at += 1;
-    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
+    let mut title = String::new();
+    loop {
+        at = skip_spaces(bytes, at);
+        match *bytes.get(at)? {
+            b'"' | b'\'' | b'`' => {
+                let (value, end) = skip_string(bytes, at);
+                let value = value?;
+                title.push_str(&if each { each_holes(&value) } else { value });
+                at = end;
+            }
+            c if is_ident(c) || c == b'(' || c == b'[' => {
+                at = skip_operand(bytes, at)?;
+                if !title.ends_with(HOLE) {
+                    title.push(HOLE);
+                }
+            }
+            _ => return None,
+        }
+        at = skip_spaces(bytes, at);
+        match bytes.get(at)? {
+            b'+' => at += 1,
+            b',' | b')' => return Some(title),
+            _ => return None,
+        }
     }
-    if !matches!(bytes.get(at), Some(b'"' | b'\'' | b'`')) {
-        return None;
-    }
-    let (title, _) = skip_string(bytes, at);
-    title
 }
 
-/// The string literal opening at `at`: its value (`None` for a template with `${}`) and
-/// where it ends.
+/// Where an operand that starts at `at` ends: a name with its members, calls and indexes
+/// (`c.name`, `String(n)`, `row[0]`), or a bracketed expression.
+fn skip_operand(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        while bytes.get(at).is_some_and(|c| {
+            is_ident(*c) || *c == b'.' || *c == b'?' && bytes.get(at + 1) == Some(&b'.')
+        }) {
+            at += if bytes[at] == b'?' { 2 } else { 1 };
+        }
+        match bytes.get(at) {
+            Some(b'(' | b'[') => at = skip_balanced(bytes, at)?,
+            _ => return Some(at),
+        }
+    }
+}
+
+/// A `.each` title with its placeholders as holes: printf's `%s`, `%d`, `%i`, `%f`, `%j`,
+/// `%o`, `%O`, `%p`, `%#`, `%$` (`%%` is `%`), and `$name` or `$row.field` from a tagged
+/// template table.
+fn each_holes(title: &str) -> String {
+    let mut out = String::new();
+    let mut chars = title.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => match chars.peek() {
+                Some('%') => {
+                    chars.next();
+                    out.push('%');
+                }
+                Some('s' | 'd' | 'i' | 'f' | 'j' | 'o' | 'O' | 'p' | '#' | '$') => {
+                    chars.next();
+                    push_hole(&mut out);
+                }
+                _ => out.push('%'),
+            },
+            '$' if chars.peek().is_some_and(|n| n.is_alphabetic() || *n == '_') => {
+                while chars
+                    .peek()
+                    .is_some_and(|n| n.is_alphanumeric() || matches!(n, '_' | '.' | '$'))
+                {
+                    chars.next();
+                }
+                push_hole(&mut out);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn push_hole(title: &mut String) {
+    if !title.ends_with(HOLE) {
+        title.push(HOLE);
+    }
+}
+
+/// The string literal opening at `at`: its value, with a [`HOLE`] for each `${}` of a
+/// template (`None` when it does not end), and where it ends.
 fn skip_string(bytes: &[u8], at: usize) -> (Option<String>, usize) {
     let quote = bytes[at];
     let mut value = Vec::new();
-    let mut plain = true;
     let mut i = at + 1;
     while i < bytes.len() {
         match bytes[i] {
@@ -369,11 +540,21 @@ fn skip_string(bytes: &[u8], at: usize) -> (Option<String>, usize) {
                 i += 2;
                 continue;
             }
-            b'$' if quote == b'`' && bytes.get(i + 1) == Some(&b'{') => plain = false,
+            b'$' if quote == b'`' && bytes.get(i + 1) == Some(&b'{') => {
+                let Some(end) = skip_balanced(bytes, i + 1) else {
+                    return (None, bytes.len());
+                };
+                let mut hole = [0u8; 4];
+                if !value.ends_with(HOLE.encode_utf8(&mut hole).as_bytes()) {
+                    value.extend_from_slice(HOLE.encode_utf8(&mut hole).as_bytes());
+                }
+                i = end;
+                continue;
+            }
             b'\n' if quote != b'`' => return (None, i),
             c if c == quote => {
                 let text = String::from_utf8_lossy(&value).into_owned();
-                return (plain.then_some(text), i + 1);
+                return (Some(text), i + 1);
             }
             c => value.push(c),
         }
@@ -446,6 +627,7 @@ it.skip("skipped", () => {});
                 "add > adds two",
                 "add > after the inner suite",
                 "add > negative > keeps the sign",
+                format!("built {HOLE}").as_str(),
                 "skipped",
                 "top { level",
             ]
@@ -454,6 +636,79 @@ it.skip("skipped", () => {});
         assert!(file.owns("add > negative > keeps the sign"));
         assert!(file.owns("add > adds two > sub"));
         assert!(!file.owns("add > adds"));
+    }
+
+    #[test]
+    fn titles_built_at_run_time_are_read_with_holes() {
+        let text = r#"
+const cases = [[1, 2, 3], [2, 2, 4]];
+test.each(cases)('add(%i, %i) is %i', (a, b, want) => {});
+it.each`
+  a    | b    | want
+  ${1} | ${2} | ${3}
+`('returns $want when $a is added to $b', ({ a, b, want }) => {});
+describe.each([['neg', -1]])('with %s numbers', (name, n) => {
+  test(`adds ${n} to ${n + 1}`, () => {});
+});
+describe('loop', function () {
+  [['Hello World', 'hello-world'], ['Route 66', 'route-66']].forEach(([input, want]) => {
+    it('slug of ' + input + ' is ' + want, () => {});
+    it(`keeps ${input.length} characters`, () => {});
+    it(input, () => {});
+  });
+});
+test(name, () => {});
+test("100%% sure %s", () => {});
+test(a ? 'x' : 'y', () => {});
+"#;
+        let h = HOLE;
+        let ids = js_title_paths(text);
+        assert_eq!(
+            ids,
+            [
+                "100%% sure %s".to_owned(),
+                format!("add({h}, {h}) is {h}"),
+                format!("loop > keeps {h} characters"),
+                format!("loop > slug of {h} is {h}"),
+                format!("loop > {h}"),
+                format!("returns {h} when {h} is added to {h}"),
+                format!("with {h} numbers > adds {h} to {h}"),
+            ]
+        );
+        let file = declared_file("test/add.test.js", text, &BTreeMap::new());
+        assert!(file.declares_tests);
+        assert!(file.owns("add(1, 2) is 3"));
+        assert!(file.owns("with neg numbers > adds -1 to 0"));
+        assert!(file.owns("loop > slug of Route 66 is route-66"));
+        // A suite's literal title anchors a title of holes alone.
+        assert!(file.owns("loop > anything"));
+        assert!(!file.owns("add(1, 2) is"));
+        assert!(!file.owns("other > adds 1 to 2"));
+        assert_eq!(file.literal_ids().collect::<Vec<_>>(), ["100%% sure %s"]);
+        // A file whose only test is all holes declares none that can be told.
+        assert!(
+            !declared_file(
+                "test/x.test.js",
+                "test(name, () => {});\n",
+                &BTreeMap::new()
+            )
+            .declares_tests
+        );
+    }
+
+    #[test]
+    fn a_title_with_holes_matches_in_order() {
+        let p = format!("a{HOLE}b{HOLE}c");
+        assert!(
+            matches_title(&p, "abc") && matches_title(&p, "a-b-c") && matches_title(&p, "abbc")
+        );
+        assert!(!matches_title(&p, "ab") && !matches_title(&p, "bac") && !matches_title(&p, "a-c"));
+        assert!(
+            matches_title(&format!("{HOLE}"), "")
+                && matches_title("x", "x")
+                && !matches_title("x", "xy")
+        );
+        assert!(!matches_title(&format!("ab{HOLE}ba"), "aba"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::results::{TestFramework, TestOutcome, TestReport};
-use crate::shared::declared::Naming;
+use crate::shared::declared::{HOLE, Naming, matches_title};
 use crate::shared::{Declared, KnownFailures, Rule, TestSummary};
 
 /// Test ids named in a summary at most, per list; the count says how many there were.
@@ -101,10 +101,78 @@ impl<'a> NewTests<'a> {
                 })
             };
             if runs && reached() {
-                ids.extend(file.ids.iter());
+                ids.extend(file.literal_ids());
             }
         }
         ids
+    }
+
+    /// The titles the withheld and acceptance files declare that too few tests of a check
+    /// answer (invariant 10): a title with holes (a `.each` table, a template, a loop's
+    /// `+`) names as many tests as its rows, so it must match at least one test now and
+    /// no fewer than at the base; under jest and vitest, whose ids name the file, every
+    /// title read, with or without holes. Only for a file the check reached (`tests_now`
+    /// or `tests_at_base` has a test of it), by `runners` whose ids the titles are.
+    fn titles_not_run(
+        &self,
+        runners: &[TestFramework],
+        tests_now: &BTreeMap<String, TestOutcome>,
+        tests_at_base: &BTreeMap<String, TestOutcome>,
+    ) -> Vec<String> {
+        let Some(declared) = self.declared else {
+            return Vec::new();
+        };
+        let bare = runners
+            .iter()
+            .any(|r| matches!(r, TestFramework::NodeTest | TestFramework::Mocha));
+        let prefixed = runners
+            .iter()
+            .any(|r| matches!(r, TestFramework::Jest | TestFramework::Vitest));
+        let mut missing = Vec::new();
+        for file in self.files().filter_map(|p| declared.file(p)) {
+            if file.naming != Naming::Titles || !(bare || prefixed) {
+                continue;
+            }
+            let one = std::slice::from_ref(&file.path);
+            // A test of the file, by a runner of either naming.
+            let of_file = |id: &str| (prefixed && from_files(id, one)) || (bare && file.owns(id));
+            if !tests_now
+                .keys()
+                .chain(tests_at_base.keys())
+                .any(|id| of_file(id))
+            {
+                continue;
+            }
+            let mark = if self.withheld.contains(&file.path) {
+                WITHHELD_MARK
+            } else {
+                ""
+            };
+            for title in &file.ids {
+                let holes = title.contains(HOLE);
+                if !holes && !prefixed {
+                    continue;
+                }
+                let answers = |id: &str| {
+                    (bare && holes && matches_title(title, id))
+                        || (prefixed
+                            && from_files(id, one)
+                            && matches_title(&format!("{HOLE} > {title}"), id))
+                };
+                let now = tests_now.keys().filter(|id| answers(id)).count();
+                let at_base = tests_at_base.keys().filter(|id| answers(id)).count();
+                if now < at_base.max(1) {
+                    let shown = title.replace(HOLE, "*");
+                    let what = if holes { "tests of the title" } else { "test" };
+                    missing.push(format!(
+                        "{mark}`{shown}` ({}): {now} {what} ran, {} required",
+                        file.path,
+                        at_base.max(1)
+                    ));
+                }
+            }
+        }
+        missing
     }
 
     /// Whether `id` is withheld, or cannot be told from a withheld test.
@@ -347,6 +415,16 @@ pub(crate) fn judge(
     let required = judged.required();
     let mut not_passed =
         judged.required_not_passed(&required, unnamed_passes, &mut summary.renamed_subtests);
+    // A runner that counts passes it does not name cannot show which titles ran.
+    if !unnamed_passes {
+        let mut runners = report.runners.clone();
+        runners.extend(base.iter().flat_map(|b| b.runners.iter().copied()));
+        not_passed.extend(
+            judged
+                .new
+                .titles_not_run(&runners, &report.tests, base_tests),
+        );
+    }
     summary.renamed_subtests.truncate(MAX_NAMED);
     let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
     judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
@@ -1250,6 +1328,73 @@ mod tests {
             summary
                 .not_passed
                 .contains(&"`test/add.test.js` did not run".to_owned())
+        );
+    }
+
+    #[test]
+    fn titles_with_holes_must_match_as_many_tests_as_at_the_base() {
+        let text = "const { slug } = require('../slug');\ndescribe('slug', () => {\n  it('lowers', () => {});\n  for (const [a, b] of rows) {\n    it('slug of ' + a + ' is ' + b, () => {});\n  }\n});\ntest.each(rows)('slug(%s) is %s', (a, b) => {});\n";
+        let declared = Declared::read(
+            &[("test/slug.test.js".to_owned(), text.to_owned())],
+            &BTreeMap::new(),
+        );
+        let acceptance = ["test/slug.test.js".to_owned()];
+        let new = NewTests {
+            acceptance: &acceptance,
+            withheld: &[],
+            without_withheld: None,
+            declared: Some(&declared),
+        };
+        let judge_as =
+            |runner: TestFramework, base: &[(&str, TestOutcome)], tests: &[(&str, TestOutcome)]| {
+                let at_base = BaseTests::of("test", Some(1), &of(runner, base));
+                judge(
+                    Some(0),
+                    false,
+                    &of(runner, tests),
+                    Some(&at_base),
+                    new,
+                    &KnownFailures::default(),
+                )
+            };
+        // mocha: the file could not load at the base (the module is new).
+        let base = [("test/slug.test.js", Failed), ("sub > one", Passed)];
+        let all = [
+            ("slug > lowers", Passed),
+            ("slug > slug of Hello World is hello-world", Passed),
+            ("slug > slug of Route 66 is route-66", Passed),
+            ("slug(Route 66) is route-66", Passed),
+            ("sub > one", Passed),
+        ];
+        assert!(judge_as(TestFramework::Mocha, &base, &all).0);
+        // The loop's tests vanished: the title with holes matched none.
+        let (passed, summary) = judge_as(TestFramework::Mocha, &base, &[all[0], all[3], all[4]]);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["`slug > slug of * is *` (test/slug.test.js): 0 tests of the title ran, 1 required"]
+        );
+        // Fewer than at the base.
+        let (passed, _) = judge_as(
+            TestFramework::Mocha,
+            &all,
+            &[all[0], all[1], all[3], all[4]],
+        );
+        assert!(!passed);
+        // jest names the file: every title read is required, with holes or not.
+        let prefixed: Vec<(String, TestOutcome)> = all[..4]
+            .iter()
+            .map(|(id, o)| (format!("test/slug.test.js > {id}"), *o))
+            .collect();
+        let prefixed: Vec<(&str, TestOutcome)> =
+            prefixed.iter().map(|(id, o)| (id.as_str(), *o)).collect();
+        let jest_base = [("test/slug.test.js", Failed)];
+        assert!(judge_as(TestFramework::Jest, &jest_base, &prefixed).0);
+        let (passed, summary) = judge_as(TestFramework::Jest, &jest_base, &prefixed[1..]);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["`slug > lowers` (test/slug.test.js): 0 test ran, 1 required"]
         );
     }
 
