@@ -49,12 +49,24 @@ impl<'a> NewTests<'a> {
     }
 
     /// The withheld and acceptance files that tests of `report` come from. A runner that
-    /// counts passes it does not name (unittest without `-v`, jest and vitest over several
-    /// files) may have run any of them: each counts as run, and the counts judge it.
+    /// counts passes it does not name (jest and vitest over several files) names each
+    /// file it ran: those count as run. One that names no file either (unittest without
+    /// `-v`) may have run any of them: each counts as run, and the counts judge it.
     pub(crate) fn files_ran(&self, report: &TestReport) -> BTreeSet<String> {
         let named = report.tests.values().filter(|o| passing(**o)).count();
         if count(&report.counts, passing) > named {
-            return self.files().cloned().collect();
+            if !names_files(report) {
+                return self.files().cloned().collect();
+            }
+            return self
+                .files()
+                .filter(|file| {
+                    let one = std::slice::from_ref(*file);
+                    report.files.keys().any(|f| same_file(f, file))
+                        || report.tests.keys().any(|id| self.in_files(id, one))
+                })
+                .cloned()
+                .collect();
         }
         self.files()
             .filter(|file| {
@@ -175,6 +187,47 @@ impl<'a> NewTests<'a> {
         missing
     }
 
+    /// Where a runner counts passes without naming them but prints each file's count
+    /// (vitest), the withheld and acceptance files it ran with fewer tests than their
+    /// titles name (each title read answers one test at least) or than at the base.
+    fn file_counts_short(
+        &self,
+        files_now: &BTreeMap<String, Option<usize>>,
+        files_at_base: &BTreeMap<String, Option<usize>>,
+    ) -> Vec<String> {
+        let Some(declared) = self.declared else {
+            return Vec::new();
+        };
+        let mut short = Vec::new();
+        for file in self.files().filter_map(|p| declared.file(p)) {
+            if file.naming != Naming::Titles {
+                continue;
+            }
+            let count_in = |files: &BTreeMap<String, Option<usize>>| {
+                files
+                    .iter()
+                    .find(|(f, _)| same_file(f, &file.path))
+                    .and_then(|(_, n)| *n)
+            };
+            let Some(now) = count_in(files_now) else {
+                continue;
+            };
+            let need = file.ids.len().max(count_in(files_at_base).unwrap_or(0));
+            if now < need {
+                let mark = if self.withheld.contains(&file.path) {
+                    WITHHELD_MARK
+                } else {
+                    ""
+                };
+                short.push(format!(
+                    "{mark}`{}`: {now} tests ran, {need} required (one a title it declares at least, and as many as at the base)",
+                    file.path
+                ));
+            }
+        }
+        short
+    }
+
     /// Whether `id` is withheld, or cannot be told from a withheld test.
     fn withheld(&self, id: &str) -> bool {
         if self.withheld.is_empty() || self.in_files(id, self.acceptance) {
@@ -262,6 +315,9 @@ pub(crate) struct BaseTests {
     /// Whether the runner reported a canary the wrong way at the base itself.
     #[serde(default)]
     pub(crate) canary_misread: bool,
+    /// The test files the runner named as run at the base, with their test counts.
+    #[serde(default)]
+    pub(crate) files: BTreeMap<String, Option<usize>>,
 }
 
 impl BaseTests {
@@ -273,9 +329,25 @@ impl BaseTests {
             tests: report.tests.clone(),
             counts: report.counts.clone(),
             runners: report.runners.clone(),
+            files: report.files.clone(),
             ..Self::default()
         }
     }
+}
+
+/// Whether every runner of `report` names the test files it runs (jest's heads, vitest's
+/// file lines), and it named some.
+fn names_files(report: &TestReport) -> bool {
+    !report.files.is_empty()
+        && report
+            .runners
+            .iter()
+            .all(|r| matches!(r, TestFramework::Jest | TestFramework::Vitest))
+}
+
+/// Whether the runner's `named` file (from where it runs) is `file` (from the project root).
+fn same_file(named: &str, file: &str) -> bool {
+    named == file || file.ends_with(&format!("/{named}")) || named.ends_with(&format!("/{file}"))
 }
 
 /// Whether the last part of `id` is a position, as `go test` names an unnamed subtest
@@ -415,8 +487,13 @@ pub(crate) fn judge(
     let required = judged.required();
     let mut not_passed =
         judged.required_not_passed(&required, unnamed_passes, &mut summary.renamed_subtests);
-    // A runner that counts passes it does not name cannot show which titles ran.
-    if !unnamed_passes {
+    // A runner that counts passes it does not name cannot show which titles ran; vitest
+    // still prints how many tests each file ran.
+    if unnamed_passes {
+        let empty_files = BTreeMap::new();
+        let base_files = base.map_or(&empty_files, |b| &b.files);
+        not_passed.extend(judged.new.file_counts_short(&report.files, base_files));
+    } else {
         let mut runners = report.runners.clone();
         runners.extend(base.iter().flat_map(|b| b.runners.iter().copied()));
         not_passed.extend(
@@ -1396,6 +1473,69 @@ mod tests {
             summary.not_passed,
             ["`slug > lowers` (test/slug.test.js): 0 test ran, 1 required"]
         );
+    }
+
+    #[test]
+    fn counts_only_runners_show_files_run_and_vitest_their_counts() {
+        let text = "test('lowers', () => {});\ntest.each(rows)('slug(%s) is %s', () => {});\n";
+        let declared = Declared::read(
+            &[("test/slug.test.js".to_owned(), text.to_owned())],
+            &BTreeMap::new(),
+        );
+        let acceptance = ["test/slug.test.js".to_owned()];
+        let new = NewTests {
+            acceptance: &acceptance,
+            withheld: &[],
+            without_withheld: None,
+            declared: Some(&declared),
+        };
+        let counted = |runner: TestFramework, files: &[(&str, Option<usize>)], passed: usize| {
+            let mut report = of(runner, &[]);
+            report.counts = [(Passed, passed)].into_iter().collect();
+            report.files = files.iter().map(|(f, n)| ((*f).to_owned(), *n)).collect();
+            report
+        };
+        // jest named only the visible file: the acceptance file did not run.
+        let jest = counted(TestFramework::Jest, &[("test/calc.test.js", None)], 2);
+        assert!(new.files_ran(&jest).is_empty());
+        let jest = counted(
+            TestFramework::Jest,
+            &[("test/calc.test.js", None), ("test/slug.test.js", None)],
+            4,
+        );
+        assert_eq!(new.files_ran(&jest).len(), 1);
+        // unittest names no file: any may have run.
+        let mut unittest = of(TestFramework::Unittest, &[]);
+        unittest.counts = [(Passed, 2)].into_iter().collect();
+        assert_eq!(new.files_ran(&unittest).len(), 1);
+        // vitest's count for the file: one test, where its two titles name two at least.
+        let at_base = BaseTests::of(
+            "test",
+            Some(1),
+            &counted(TestFramework::Vitest, &[("test/slug.test.js", Some(0))], 0),
+        );
+        let now = |n| {
+            judge(
+                Some(0),
+                false,
+                &counted(
+                    TestFramework::Vitest,
+                    &[
+                        ("test/slug.test.js", Some(n)),
+                        ("test/calc.test.js", Some(1)),
+                    ],
+                    n + 1,
+                ),
+                Some(&at_base),
+                new,
+                &KnownFailures::default(),
+            )
+        };
+        assert!(now(3).0);
+        let (passed, summary) = now(1);
+        assert!(!passed);
+        assert_eq!(summary.not_passed.len(), 1, "{summary:?}");
+        assert!(summary.not_passed[0].starts_with("`test/slug.test.js`: 1 tests ran, 2 required"));
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub(super) fn read_jest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         let line: &str = line;
         if let Some(path) = jest_file(line) {
             sink.saw(TestFramework::Jest, at);
+            sink.file(path, None);
             file = Some(path.to_owned());
             in_tree = true;
             suites.clear();

@@ -94,6 +94,11 @@ pub(crate) struct TestReport {
     /// The test binaries cargo says it ran (`src/lib.rs`, `tests/sub.rs`): cargo prints
     /// their names itself, so the code under test cannot take one out.
     pub(crate) binaries: BTreeSet<String>,
+    /// The test files the runner named as it ran them (jest's `PASS file` and `FAIL file`
+    /// heads, vitest's file lines), with the count of tests it printed beside one where it
+    /// does (vitest's `✓ test/a.test.js (3 tests)`): the word on which files ran from a
+    /// runner that names no passing test.
+    pub(crate) files: BTreeMap<String, Option<usize>>,
 }
 
 /// The most tests a report keeps; more are dropped, so a runaway output stays bounded.
@@ -124,6 +129,8 @@ pub(super) struct Sink {
     pub(super) claims: Vec<(usize, TestFramework, String)>,
     /// The test binaries cargo named.
     pub(super) binaries: BTreeSet<String>,
+    /// The test files named as run, with their test counts.
+    pub(super) files: BTreeMap<String, Option<usize>>,
 }
 
 impl Sink {
@@ -150,6 +157,15 @@ impl Sink {
     pub(super) fn binary(&mut self, source: &str) {
         if self.binaries.len() < MAX_BINARIES {
             self.binaries.insert(source.to_owned());
+        }
+    }
+
+    /// Notes that the runner ran the test file `path`, with `count` tests where it says.
+    pub(super) fn file(&mut self, path: &str, count: Option<usize>) {
+        if let Some(old) = self.files.get_mut(path) {
+            *old = (*old).max(count);
+        } else if self.files.len() < MAX_BINARIES {
+            self.files.insert(path.to_owned(), count);
         }
     }
 
@@ -183,6 +199,7 @@ impl Sink {
                 .map(|(_, _, text)| text)
                 .collect(),
             binaries: self.binaries,
+            files: self.files,
         }
     }
 }

@@ -61,7 +61,8 @@ pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
         if !active {
             continue;
         }
-        if let Some(path) = vitest_file(line) {
+        if let Some((path, count)) = vitest_file(line) {
+            sink.file(path, Some(count));
             file = Some(path.to_owned());
             suites.clear();
             continue;
@@ -180,8 +181,8 @@ fn read_summary_line(text: &str, at: usize, sink: &mut Sink) {
     }
 }
 
-/// The file of a vitest file line such as ` ❯ test/a.test.js (7 tests | 1 failed) 8ms`.
-fn vitest_file(line: &str) -> Option<&str> {
+/// The file and test count of a vitest file line such as ` ❯ test/a.test.js (7 tests | 1 failed) 8ms`.
+fn vitest_file(line: &str) -> Option<(&str, usize)> {
     let rest = line.strip_prefix(' ')?;
     let mut chars = rest.chars();
     let mark = chars.next()?;
@@ -191,7 +192,7 @@ fn vitest_file(line: &str) -> Option<&str> {
     let (path, counts) = chars.as_str().strip_prefix(' ')?.split_once(" (")?;
     let (n, _) = counts.split_once(" test")?;
     // vitest 1 puts two spaces before the counts.
-    number(n).map(|_| path.trim_end())
+    number(n).map(|n| (path.trim_end(), n))
 }
 
 /// The depth, mark and text of a line of a file's tree in vitest's report: three spaces,
