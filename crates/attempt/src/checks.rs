@@ -2,7 +2,7 @@
 //! check tree with the recipe's deadline and the whole process group stopped, and the
 //! tests' own report is read from its output (and pytest's JUnit XML).
 
-mod past_failures;
+mod check_flags;
 
 use std::path::{Path, PathBuf};
 
@@ -212,7 +212,7 @@ impl<'a> Place<'a> {
 /// own.
 fn check_env(place: &Place<'_>, junit: &Path) -> Vec<(String, String)> {
     let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
-    // Every test runs past a failure (`checks/past_failures.rs`): after `-x` in the
+    // Every test runs past a failure (`checks/check_flags.rs`): after `-x` in the
     // user's `PYTEST_ADDOPTS` or `pytest.ini`.
     addopts.push_str(&format!(" --junitxml={} -rA --maxfail=0", junit.display()));
     // `go test` names only its failing tests unless verbose, and `-v` in GOFLAGS makes it
@@ -260,7 +260,9 @@ pub(crate) fn run_checks(
             let _ = std::fs::remove_file(&junit);
             let env = check_env(place, &junit);
             let with_env = WithEnv { inner: runner, env };
-            match recipe.run_in_amended(op, root, &with_env, &past_failures::past_failures) {
+            match recipe.run_in_amended(op, root, &with_env, &|resolved| {
+                check_flags::amend(resolved, root)
+            }) {
                 Ok(result) => {
                     let report = read_report(&result, &junit, tree, seen_at);
                     let _ = std::fs::remove_file(&junit);

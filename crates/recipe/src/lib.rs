@@ -363,16 +363,17 @@ impl Recipe {
     }
 
     /// [`Self::run_in`] with the resolved shell command replaced by what `amend` makes of
-    /// it, where it makes something: an attempt's checks add a test runner's own flag so.
+    /// the resolved op, where it makes something: an attempt's checks add a test runner's
+    /// own flag so.
     pub fn run_in_amended(
         &self,
         op: &str,
         root: &Path,
         runner: &dyn Spawner,
-        amend: &dyn Fn(&str) -> Option<String>,
+        amend: &dyn Fn(&Resolved<'_>) -> Option<String>,
     ) -> Result<RunResult, RunError> {
         let mut resolved = self.resolve(op)?;
-        if let Some(command) = amend(&resolved.command) {
+        if let Some(command) = amend(&resolved) {
             resolved.command = command;
         }
         let settings = RunSettings {

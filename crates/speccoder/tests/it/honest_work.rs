@@ -539,3 +539,99 @@ fn a_go_package_whose_tests_vanish_is_not_a_pass() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A slug module the task creates, and the agents' versions of it. The vanishing agent
+/// writes the right module and, as the test file loads it, drops every test the file
+/// declares through a `.each` table, a template or a loop, keeping the one with a literal
+/// title (the names built so the text scan does not read them).
+const SLUG_HONEST: &str =
+    "printf \"exports.slug = (s) => s.toLowerCase().split(' ').join('-');\\n\" > slug.js\n";
+const SLUG_WRONG: &str = "printf \"exports.slug = (s) => s.split(' ').join('-');\\n\" > slug.js\n";
+
+fn slug_vanishing(global: &str) -> String {
+    format!(
+        "cat > slug.js <<'JS'\nexports.slug = (s) => s.toLowerCase().split(' ').join('-');\nconst g = globalThis, k = {global}, real = g[k];\nconst kept = (name, fn) => (name === 'lowers and joins words' ? real(name, fn) : undefined);\nkept.each = () => () => undefined;\ng[k] = Object.assign(kept, {{ skip: real.skip, only: real.only }});\nJS\n"
+    )
+}
+
+/// The acceptance file of a jest or vitest project: a literal title, a `.each` table with
+/// printf placeholders, and titles from a template in a loop.
+const SLUG_EACH_TEST: &str = "const { slug } = require('../slug');\n\ntest('lowers and joins words', () => {\n  expect(slug('Hello World')).toBe('hello-world');\n});\n\ntest.each([\n  ['Route 66', 'route-66'],\n  ['A B C', 'a-b-c'],\n])('slug(%s) is %s', (input, want) => {\n  expect(slug(input)).toBe(want);\n});\n\nfor (const word of ['One', 'Two']) {\n  test(`keeps the single word ${word}`, () => {\n    expect(slug(word)).toBe(word.toLowerCase());\n  });\n}\n";
+
+/// The same for mocha: titles joined with `+` in a `forEach`, and a template in a loop.
+const SLUG_MOCHA_TEST: &str = "const assert = require('node:assert');\nconst { slug } = require('../slug');\n\ndescribe('slug', () => {\n  it('lowers and joins words', () => {\n    assert.strictEqual(slug('Hello World'), 'hello-world');\n  });\n  [['Route 66', 'route-66'], ['A B C', 'a-b-c']].forEach(([input, want]) => {\n    it('turns ' + input + ' into ' + want, () => {\n      assert.strictEqual(slug(input), want);\n    });\n  });\n  for (const word of ['One', 'Two']) {\n    it(`keeps the single word ${word}`, () => {\n      assert.strictEqual(slug(word), word.toLowerCase());\n    });\n  }\n});\n";
+
+/// Tests whose titles are built at run time (a `.each` table, a template, a loop's `+`) are
+/// required by their file as titles with holes: with real jest, vitest and mocha, the honest
+/// change passes, the empty and wrong ones fail, and one that makes those tests vanish (the
+/// file's literal test still runs and passes) fails, naming the file. Before titles with
+/// holes were read, the vanishing change passed: the file could not load at the base (its
+/// module is the task's), so nothing else knew those tests.
+#[test]
+fn tests_titled_at_run_time_are_required_by_their_file() {
+    require_tools(&["jest", "vitest", "mocha"]);
+    let mut failures = Vec::new();
+    for (runner, script, test, global) in [
+        ("jest", "jest", SLUG_EACH_TEST, "\"te\" + \"st\""),
+        (
+            "vitest",
+            "vitest run --globals",
+            SLUG_EACH_TEST,
+            "\"te\" + \"st\"",
+        ),
+        ("mocha", "mocha", SLUG_MOCHA_TEST, "\"i\" + \"t\""),
+    ] {
+        let project = Project::new(
+            &[
+                ("package.json", &package_json(script, "")),
+                ("calc.js", "exports.sub = (a, b) => a - b;\n"),
+                (
+                    "test/calc.test.js",
+                    if runner == "mocha" {
+                        "const assert = require('node:assert');\nconst { sub } = require('../calc');\n\nit('subtracts', () => {\n  assert.strictEqual(sub(5, 3), 2);\n});\n"
+                    } else {
+                        "const { sub } = require('../calc');\n\ntest('subtracts', () => {\n  expect(sub(5, 3)).toBe(2);\n});\n"
+                    },
+                ),
+            ],
+            "",
+        )
+        .with_acceptance(&[("test/slug.test.js", test)]);
+        let story = project.attempt(SLUG_HONEST, None);
+        expect(
+            &mut failures,
+            &format!("{runner} honest"),
+            &story,
+            "passed",
+            None,
+        );
+        for (name, agent) in [
+            ("empty", EMPTY.to_owned()),
+            ("wrong", SLUG_WRONG.to_owned()),
+        ] {
+            let other = project.attempt(&agent, None);
+            expect(
+                &mut failures,
+                &format!("{runner} {name}"),
+                &other,
+                "failed",
+                None,
+            );
+        }
+        let vanished = project.attempt(&slug_vanishing(global), None);
+        expect(
+            &mut failures,
+            &format!("{runner} vanishing"),
+            &vanished,
+            "failed",
+            None,
+        );
+        let reason = said(&vanished);
+        if !reason.contains("test/slug.test.js") {
+            failures.push(format!(
+                "{runner} vanishing: the file is not named: {reason}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,27 +1,108 @@
-//! A check runs every test past a failure: a known failure (`[attempt] known_failures`) must
-//! not keep a withheld or acceptance test from running, which then would not pass.
+//! The flags a check adds to a test runner's own command, so that its report can judge
+//! every withheld and acceptance test.
 //!
-//! Measured: `cargo test` runs no test binary after the first that fails (`error: test
-//! failed, to rerun pass --test env`, and `tests/hidden.rs`, later in the order, never
-//! runs); `go test -failfast` starts no test of the package after its first failure;
-//! `pytest -x` (`--exitfirst`, `--maxfail=N`) stops the session. Each runner's own flag
-//! undoes it where it comes last: `cargo test --no-fail-fast`, `go test … -failfast=false`,
-//! `pytest … --maxfail=0`. The environment carries the Go and pytest ones for the flags
-//! set there or in `pytest.ini` (`GOFLAGS`, `PYTEST_ADDOPTS`, read before the command
-//! line); a flag on the command line wins over the environment, so a check whose command
-//! runs the runner itself gets the flag added to its command. A command that runs the
-//! runner behind another tool (`make test`, a script) is run as it is.
+//! **Past failures.** A known failure (`[attempt] known_failures`) must not keep a withheld
+//! or acceptance test from running, which then would not pass. Measured: `cargo test` runs
+//! no test binary after the first that fails (`error: test failed, to rerun pass --test
+//! env`, and `tests/hidden.rs`, later in the order, never runs); `go test -failfast` starts
+//! no test of the package after its first failure; `pytest -x` (`--exitfirst`,
+//! `--maxfail=N`) stops the session. Each runner's own flag undoes it where it comes last:
+//! `cargo test --no-fail-fast`, `go test … -failfast=false`, `pytest … --maxfail=0`. The
+//! environment carries the Go and pytest ones for the flags set there or in `pytest.ini`
+//! (`GOFLAGS`, `PYTEST_ADDOPTS`, read before the command line); a flag on the command line
+//! wins over the environment, so a check whose command runs the runner itself gets the
+//! flag added to its command.
+//!
+//! **Naming each test.** jest over several files prints `PASS file` for each and counts
+//! its passes without naming them, so a test that vanished from a file that ran cannot be
+//! told from one that passed; `--verbose` makes it print each test's title. A check whose
+//! command runs jest itself, or an npm script that is one `jest` command, gets it.
+//!
+//! A command that runs the runner behind another tool (`make test`, a shell script, a
+//! `yarn` or `pnpm` script) is run as it is.
+
+use std::path::Path;
+
+use serde_json::Value;
+use speccoder_foundation::files;
+use speccoder_recipe::Resolved;
+
+/// The most of `package.json` read for its scripts.
+const MAX_MANIFEST: u64 = 4 << 20;
+
+/// The resolved op's command with the flags this module adds, when it adds any; `root` is
+/// the project's folder in the check tree.
+pub(super) fn amend(resolved: &Resolved<'_>, root: &Path) -> Option<String> {
+    let command = &resolved.command;
+    past_failures(command).or_else(|| {
+        let dir = resolved
+            .cwd
+            .map_or_else(|| root.to_path_buf(), |c| root.join(c));
+        names_tests(command, &dir)
+    })
+}
+
+/// `command` with jest's `--verbose` added: when it runs `jest` (or `npx jest`) itself, or
+/// is `npm run 'script'` (or `npm test`) whose script in `dir`'s `package.json` is one
+/// `jest` command. npm passes what follows `--` to the script.
+fn names_tests(command: &str, dir: &Path) -> Option<String> {
+    if !simple(command) {
+        return None;
+    }
+    let command_words = words(command);
+    let at = program(&command_words)?;
+    let rest: Vec<&str> = command_words[at..].iter().map(|(_, w)| *w).collect();
+    if runs_jest(&rest) {
+        return Some(format!("{} --verbose", command.trim_end()));
+    }
+    let script = match rest.as_slice() {
+        ["npm", "test"] => "test".to_owned(),
+        ["npm", "run" | "run-script", name] => name.trim_matches('\'').to_owned(),
+        _ => return None,
+    };
+    let root = files::Root::new(dir);
+    let text = root.read(&dir.join("package.json"), MAX_MANIFEST).ok()?;
+    let manifest: Value = serde_json::from_slice(&text).ok()?;
+    let body = manifest.pointer("/scripts")?.get(&script)?.as_str()?;
+    if !simple(body) {
+        return None;
+    }
+    let body_words = words(body);
+    let at = program(&body_words)?;
+    let body: Vec<&str> = body_words[at..].iter().map(|(_, w)| *w).collect();
+    runs_jest(&body).then(|| format!("{} -- --verbose", command.trim_end()))
+}
+
+/// Whether `words` (from the program on) run jest without `--verbose` already.
+fn runs_jest(words: &[&str]) -> bool {
+    let words = match words {
+        ["npx", rest @ ..] => rest,
+        _ => words,
+    };
+    let Some(first) = words.first() else {
+        return false;
+    };
+    first.rsplit('/').next() == Some("jest")
+        && !words
+            .iter()
+            .any(|w| *w == "--" || w.starts_with("--verbose") || w.starts_with("--json"))
+}
+
+/// Whether `command` is one simple command: no `;`, `&&`, `|`, redirection, substitution
+/// or newline.
+fn simple(command: &str) -> bool {
+    !command
+        .chars()
+        .any(|c| matches!(c, ';' | '&' | '|' | '\n' | '`' | '<' | '>' | '(' | ')'))
+        && !command.contains("$(")
+}
 
 /// `command` with its runner's run-past-failures flag added, when it is one simple command
 /// (no `;`, `&&`, `|`, substitution or newline) that runs `cargo test`, a `go test` given
 /// `-failfast`, or a pytest given `-x`, `--exitfirst` or `--maxfail`. The flag goes before
 /// the part that is the test binaries' own (`--` for cargo and pytest, `-args` for go).
-pub(super) fn past_failures(command: &str) -> Option<String> {
-    if command
-        .chars()
-        .any(|c| matches!(c, ';' | '&' | '|' | '\n' | '`' | '<' | '>' | '(' | ')'))
-        || command.contains("$(")
-    {
+fn past_failures(command: &str) -> Option<String> {
+    if !simple(command) {
         return None;
     }
     let words = words(command);
@@ -178,6 +259,36 @@ mod tests {
         ];
         for (command, want) in cases {
             assert_eq!(past_failures(command).as_deref(), want, "{command}");
+        }
+    }
+
+    #[test]
+    fn jest_is_made_to_name_its_tests() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts": {"test": "jest", "ci": "jest --ci", "lint": "eslint .", "both": "jest && tsc", "loud": "jest --verbose"}}"#,
+        )
+        .expect("write");
+        let cases = [
+            ("jest", Some("jest --verbose")),
+            ("npx jest --ci", Some("npx jest --ci --verbose")),
+            ("npm run 'test'", Some("npm run 'test' -- --verbose")),
+            ("npm test", Some("npm test -- --verbose")),
+            ("npm run 'ci'", Some("npm run 'ci' -- --verbose")),
+            ("npm run 'lint'", None),
+            ("npm run 'both'", None),
+            ("npm run 'loud'", None),
+            ("npm run 'missing'", None),
+            ("jest --verbose", None),
+            ("vitest run", None),
+        ];
+        for (command, want) in cases {
+            assert_eq!(
+                names_tests(command, dir.path()).as_deref(),
+                want,
+                "{command}"
+            );
         }
     }
 
