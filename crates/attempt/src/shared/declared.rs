@@ -357,20 +357,8 @@ fn js_title_paths(text: &str) -> Vec<String> {
                 };
                 if suite {
                     suites.push((title, depth + 1));
-                    continue;
-                }
-                let mut id = String::new();
-                for (s, _) in &suites {
-                    id.push_str(s);
-                    id.push_str(" > ");
-                }
-                id.push_str(&title);
-                let holes = id.contains(HOLE);
-                // All holes: it would match any test.
-                let anchored = !id.replace(HOLE, "").replace(" > ", "").trim().is_empty();
-                if anchored && ids.len() < MAX_IDS && (!holes || patterns < MAX_PATTERNS) {
-                    patterns += usize::from(holes);
-                    ids.push(id);
+                } else {
+                    push_title(&mut ids, &mut patterns, &suites, &title);
                 }
                 continue;
             }
@@ -381,6 +369,28 @@ fn js_title_paths(text: &str) -> Vec<String> {
     ids.sort();
     ids.dedup();
     ids
+}
+
+/// Adds the test `title` under `suites` to `ids`, within the bounds (`patterns` counts the
+/// titles with holes kept); a title of holes alone would match any test and is left out.
+fn push_title(
+    ids: &mut Vec<String>,
+    patterns: &mut usize,
+    suites: &[(String, usize)],
+    title: &str,
+) {
+    let mut id = String::new();
+    for (s, _) in suites {
+        id.push_str(s);
+        id.push_str(" > ");
+    }
+    id.push_str(title);
+    let holes = id.contains(HOLE);
+    let anchored = !id.replace(HOLE, "").replace(" > ", "").trim().is_empty();
+    if anchored && ids.len() < MAX_IDS && (!holes || *patterns < MAX_PATTERNS) {
+        *patterns += usize::from(holes);
+        ids.push(id);
+    }
 }
 
 fn is_ident(c: u8) -> bool {
