@@ -11,7 +11,9 @@
 //! environment carries the Go and pytest ones for the flags set there or in `pytest.ini`
 //! (`GOFLAGS`, `PYTEST_ADDOPTS`, read before the command line); a flag on the command line
 //! wins over the environment, so a check whose command runs the runner itself gets the
-//! flag added to its command.
+//! flag added to its command. mocha's `--bail` gets `--no-bail` and jest's `--bail` gets
+//! `--bail=0` the same way (measured: `mocha --bail --no-bail` runs the test after the
+//! failure); vitest refuses `--bail` given twice, and is run as it is.
 //!
 //! **Naming each test.** jest over several files prints `PASS file` for each and counts
 //! its passes without naming them, so a test that vanished from a file that ran cannot be
@@ -33,13 +35,12 @@ const MAX_MANIFEST: u64 = 4 << 20;
 /// The resolved op's command with the flags this module adds, when it adds any; `root` is
 /// the project's folder in the check tree.
 pub(super) fn amend(resolved: &Resolved<'_>, root: &Path) -> Option<String> {
-    let command = &resolved.command;
-    past_failures(command).or_else(|| {
-        let dir = resolved
-            .cwd
-            .map_or_else(|| root.to_path_buf(), |c| root.join(c));
-        names_tests(command, &dir)
-    })
+    let past = past_failures(&resolved.command);
+    let command = past.as_deref().unwrap_or(&resolved.command);
+    let dir = resolved
+        .cwd
+        .map_or_else(|| root.to_path_buf(), |c| root.join(c));
+    names_tests(command, &dir).or(past)
 }
 
 /// `command` with jest's `--verbose` added: when it runs `jest` (or `npx jest`) itself, or
@@ -134,6 +135,28 @@ fn past_failures(command: &str) -> Option<String> {
                 return None;
             }
             ("-failfast=false", end)
+        }
+        // mocha's `--bail` (`-b`) stops at the first failure; `--no-bail` after it undoes it.
+        // jest's `--bail[=n]` stops after n files fail; `--bail=0` after it undoes it.
+        "mocha" | "jest" | "npx" => {
+            let (tool, from) = if name == "npx" {
+                (rest.get(1).map(|(_, w)| *w)?, 2)
+            } else {
+                (name, 1)
+            };
+            let undo = match tool {
+                "mocha" => "--no-bail",
+                "jest" => "--bail=0",
+                _ => return None,
+            };
+            let end = ends_at(rest, &["--"]);
+            let bails = rest[from.min(end)..end]
+                .iter()
+                .any(|(_, w)| *w == "-b" || *w == "--bail" || w.starts_with("--bail="));
+            if !bails || rest[..end].iter().any(|(_, w)| *w == undo) {
+                return None;
+            }
+            (undo, end)
         }
         _ => {
             let pytest = if matches!(name, "pytest" | "py.test") {
@@ -289,6 +312,22 @@ mod tests {
                 want,
                 "{command}"
             );
+        }
+    }
+
+    #[test]
+    fn mocha_and_jest_bail_is_undone() {
+        let cases = [
+            ("mocha --bail", Some("mocha --bail --no-bail")),
+            ("npx mocha -b test", Some("npx mocha -b test --no-bail")),
+            ("jest --bail", Some("jest --bail --bail=0")),
+            ("jest --bail=2 --ci", Some("jest --bail=2 --ci --bail=0")),
+            ("mocha test", None),
+            ("jest --ci", None),
+            ("npx eslint --bail", None),
+        ];
+        for (command, want) in cases {
+            assert_eq!(past_failures(command).as_deref(), want, "{command}");
         }
     }
 
