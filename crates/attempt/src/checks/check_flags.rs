@@ -18,7 +18,9 @@
 //! **Naming each test.** jest over several files prints `PASS file` for each and counts
 //! its passes without naming them, so a test that vanished from a file that ran cannot be
 //! told from one that passed; `--verbose` makes it print each test's title. A check whose
-//! command runs jest itself, or an npm script that is one `jest` command, gets it.
+//! command runs jest itself, or an npm script that is one `jest` command, gets it. So does
+//! `python -m unittest` get `-v`: without it unittest prints `Ran 3 tests` and names no
+//! file, so any withheld file could have run.
 //!
 //! A command that runs the runner behind another tool (`make test`, a shell script, a
 //! `yarn` or `pnpm` script) is run as it is.
@@ -56,6 +58,9 @@ fn names_tests(command: &str, dir: &Path) -> Option<String> {
     if runs_jest(&rest) {
         return Some(format!("{} --verbose", command.trim_end()));
     }
+    if runs_unittest(&rest) {
+        return Some(format!("{} -v", command.trim_end()));
+    }
     let script = match rest.as_slice() {
         ["npm", "test"] => "test".to_owned(),
         ["npm", "run" | "run-script", name] => name.trim_matches('\'').to_owned(),
@@ -87,6 +92,20 @@ fn runs_jest(words: &[&str]) -> bool {
         && !words
             .iter()
             .any(|w| *w == "--" || w.starts_with("--verbose") || w.starts_with("--json"))
+}
+
+/// Whether `words` (from the program on) run `python -m unittest` without `-v` already:
+/// it then prints `Ran 3 tests` and names only the tests that fail.
+fn runs_unittest(words: &[&str]) -> bool {
+    words
+        .first()
+        .and_then(|p| p.rsplit('/').next())
+        .is_some_and(|p| p.starts_with("python"))
+        && words.get(1) == Some(&"-m")
+        && words.get(2) == Some(&"unittest")
+        && !words[3..]
+            .iter()
+            .any(|w| matches!(*w, "-v" | "--verbose" | "-q" | "--quiet" | "--"))
 }
 
 /// Whether `command` is one simple command: no `;`, `&&`, `|`, redirection, substitution
@@ -305,6 +324,16 @@ mod tests {
             ("npm run 'missing'", None),
             ("jest --verbose", None),
             ("vitest run", None),
+            (
+                "python3 -m unittest discover -s tests",
+                Some("python3 -m unittest discover -s tests -v"),
+            ),
+            (
+                "env PYTHONPATH=. python -m unittest",
+                Some("env PYTHONPATH=. python -m unittest -v"),
+            ),
+            ("python3 -m unittest -v", None),
+            ("python3 -m pytest", None),
         ];
         for (command, want) in cases {
             assert_eq!(
