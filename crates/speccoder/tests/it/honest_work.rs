@@ -635,3 +635,41 @@ fn tests_titled_at_run_time_are_required_by_their_file() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// jest behind `make test` over several files names no passing test, but names each file it
+/// ran (`PASS test/calc.test.js`): an acceptance file outside its `roots` ran in no check,
+/// which fails the empty change and the honest one alike, naming the file. Before the
+/// files jest names were read, every file of a counts-only report counted as run, and the
+/// empty change passed.
+#[test]
+fn a_file_jest_never_ran_fails_though_jest_names_no_passing_test() {
+    require_tools(&["jest", "make"]);
+    let visible = "const { sub } = require('../calc');\n\ntest('subtracts', () => {\n  expect(sub(5, 3)).toBe(2);\n});\n";
+    let project = Project::new(
+        &[
+            (
+                "package.json",
+                "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"jest\": {\n    \"roots\": [\"<rootDir>/test\"]\n  }\n}\n",
+            ),
+            ("Makefile", ".PHONY: test\ntest:\n\tjest\n"),
+            ("calc.js", "exports.sub = (a, b) => a - b;\n"),
+            ("test/calc.test.js", visible),
+            ("test/more.test.js", visible),
+        ],
+        "",
+    )
+    .with_acceptance(&[(
+        "lib/slug.test.js",
+        "const { slug } = require('../slug');\n\ntest('lowers and joins words', () => {\n  expect(slug('Hello World')).toBe('hello-world');\n});\n",
+    )]);
+    let mut failures = Vec::new();
+    for (name, agent) in [("empty", EMPTY), ("honest", SLUG_HONEST)] {
+        let story = project.attempt(agent, None);
+        expect(&mut failures, name, &story, "failed", None);
+        let reason = said(&story);
+        if !reason.contains("`lib/slug.test.js`: no check ran its tests") {
+            failures.push(format!("{name}: the file is not named: {reason}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
