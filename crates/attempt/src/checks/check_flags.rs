@@ -155,28 +155,7 @@ fn past_failures(command: &str) -> Option<String> {
             }
             ("-failfast=false", end)
         }
-        // mocha's `--bail` (`-b`) stops at the first failure; `--no-bail` after it undoes it.
-        // jest's `--bail[=n]` stops after n files fail; `--bail=0` after it undoes it.
-        "mocha" | "jest" | "npx" => {
-            let (tool, from) = if name == "npx" {
-                (rest.get(1).map(|(_, w)| *w)?, 2)
-            } else {
-                (name, 1)
-            };
-            let undo = match tool {
-                "mocha" => "--no-bail",
-                "jest" => "--bail=0",
-                _ => return None,
-            };
-            let end = ends_at(rest, &["--"]);
-            let bails = rest[from.min(end)..end]
-                .iter()
-                .any(|(_, w)| *w == "-b" || *w == "--bail" || w.starts_with("--bail="));
-            if !bails || rest[..end].iter().any(|(_, w)| *w == undo) {
-                return None;
-            }
-            (undo, end)
-        }
+        "mocha" | "jest" | "npx" => bail_undone(name, rest)?,
         _ => {
             let pytest = if matches!(name, "pytest" | "py.test") {
                 1
@@ -203,6 +182,30 @@ fn past_failures(command: &str) -> Option<String> {
     } else {
         format!("{head} {flag} {tail}")
     })
+}
+
+/// mocha's `--bail` (`-b`) stops at the first failure, and `--no-bail` after it undoes it;
+/// jest's `--bail[=n]` stops after n files fail, and `--bail=0` after it undoes it. The
+/// flag to add to `rest` (the command from the program `name` on), and where.
+fn bail_undone(name: &str, rest: &[(usize, &str)]) -> Option<(&'static str, usize)> {
+    let (tool, from) = if name == "npx" {
+        (rest.get(1).map(|(_, w)| *w)?, 2)
+    } else {
+        (name, 1)
+    };
+    let undo = match tool {
+        "mocha" => "--no-bail",
+        "jest" => "--bail=0",
+        _ => return None,
+    };
+    let end = ends_at(rest, &["--"]);
+    let bails = rest[from.min(end)..end]
+        .iter()
+        .any(|(_, w)| *w == "-b" || *w == "--bail" || w.starts_with("--bail="));
+    if !bails || rest[..end].iter().any(|(_, w)| *w == undo) {
+        return None;
+    }
+    Some((undo, end))
 }
 
 /// The whitespace-separated words of `command`, each with where it starts.
