@@ -3,7 +3,8 @@
 //! write them.
 
 use super::lines::{
-    Coin, Strings, arguments, at_level, changed, closing, depth, holds_code, indent,
+    Coin, Reach, Shape, Strings, arguments, at_level, changed_value, closing, depth, holds_code,
+    indent,
 };
 
 const PY: Strings = Strings(&['"', '\''], false);
@@ -35,7 +36,7 @@ fn call_literal(
     head: &str,
     tail: &str,
     expected: &[usize],
-    strings: Strings,
+    (strings, shape): (Strings, Shape),
     coin: &mut dyn Coin,
 ) -> Option<((usize, usize), String)> {
     if !trimmed.starts_with(head) {
@@ -53,7 +54,7 @@ fn call_literal(
     }
     expected.iter().find_map(|&i| {
         let (a, b) = *args.get(i)?;
-        let new = changed(&inner[a..b], strings, coin)?;
+        let new = expected_changed(&inner[a..b], strings, shape, coin)?;
         Some(((open + 1 + a, open + 1 + b), new))
     })
 }
@@ -139,15 +140,56 @@ fn equality_literal(
     expression: &str,
     offset: usize,
     op: &str,
-    strings: Strings,
+    (strings, shape): (Strings, Shape),
     coin: &mut dyn Coin,
 ) -> Option<((usize, usize), String)> {
     let (left, right) = equality(expression, op, strings)?;
     [right, left].into_iter().find_map(|(a, b)| {
-        let new = changed(&expression[a..b], strings, coin)?;
+        let new = expected_changed(&expression[a..b], strings, shape, coin)?;
         Some(((offset + a, offset + b), new))
     })
 }
+
+/// An expected value changed: a literal or a structure of literals, or pytest's
+/// `approx(…)` of one, whose tolerance (a millionth of the value) asks a number to move
+/// farther than its own size.
+fn expected_changed(
+    expected: &str,
+    strings: Strings,
+    shape: Shape,
+    coin: &mut dyn Coin,
+) -> Option<String> {
+    if shape == Shape::Python {
+        for head in ["pytest.approx(", "approx("] {
+            let Some(rest) = expected.strip_prefix(head) else {
+                continue;
+            };
+            let open = head.len() - 1;
+            let close = closing(expected, open, strings.0)?;
+            let args = arguments(&rest[..close - open - 1], strings.0);
+            // `rel=`, `abs=`: a tolerance of the test's own choosing.
+            if close + 1 != expected.len() || args.len() != 1 {
+                return None;
+            }
+            let (a, b) = args[0];
+            let new = changed_value(&rest[a..b], strings, shape, Reach::Far, coin)?;
+            return Some(format!("{head}{new})"));
+        }
+    }
+    changed_value(expected, strings, shape, Reach::Near, coin)
+}
+
+/// unittest's assertions of equality: the plain one and the typed ones (a multiset's,
+/// for `assertCountEqual`, differs too when one element changes).
+const PY_EQUALS: [&str; 7] = [
+    "self.assertEqual(",
+    "self.assertEquals(",
+    "self.assertListEqual(",
+    "self.assertTupleEqual(",
+    "self.assertDictEqual(",
+    "self.assertSequenceEqual(",
+    "self.assertCountEqual(",
+];
 
 /// Python's tests: `def test…` functions and methods without a skip or expected-failure
 /// decorator, an early `return`, a `yield` or a skip in their body.
@@ -233,11 +275,25 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             if a != 0 {
                 return None;
             }
-            equality_literal(&rest[..b], offset, "==", PY, coin)?
+            equality_literal(&rest[..b], offset, "==", (PY, Shape::Python), coin)?
+        } else if let Some(args) = trimmed.strip_prefix("self.assertAlmostEqual(") {
+            // Two arguments alone: `places=0` or a `delta` reach farther than a move.
+            let inner = args.strip_suffix(')')?;
+            if arguments(inner, PY.0).len() != 2 {
+                return None;
+            }
+            call_literal(
+                trimmed,
+                "self.assertAlmostEqual(",
+                "",
+                &[1, 0],
+                (PY, Shape::Python),
+                coin,
+            )?
         } else {
-            ["self.assertEqual(", "self.assertEquals("]
-                .iter()
-                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], PY, coin))?
+            PY_EQUALS.iter().find_map(|head| {
+                call_literal(trimmed, head, "", &[1, 0], (PY, Shape::Python), coin)
+            })?
         };
         Some(replaced(line, at, &new))
     };
@@ -311,18 +367,46 @@ fn go_line(lines: &[String], i: usize, end: usize, t: &str, coin: &mut dyn Coin)
             Some(at) if depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
             _ => (0, cond),
         };
-        equality_literal(cond, "if ".len() + offset, "!=", GO, coin)?
+        let offset = "if ".len() + offset;
+        match cond.strip_prefix("!reflect.DeepEqual(") {
+            Some(_) => {
+                let head = "!reflect.DeepEqual(";
+                let (at, new) = call_literal(cond, head, "", &[1, 0], (GO, Shape::Go), coin)?;
+                ((offset + at.0, offset + at.1), new)
+            }
+            None => equality_literal(cond, offset, "!=", (GO, Shape::Go), coin)?,
+        }
     } else {
-        ["assert.Equal(", "require.Equal("]
-            .iter()
-            .find_map(|head| {
-                let args = trimmed.strip_prefix(head)?;
-                args.starts_with(&format!("{t},")).then_some(())?;
-                call_literal(trimmed, head, "", &[1], GO, coin)
-            })?
+        GO_EQUALS.iter().find_map(|head| {
+            let args = trimmed.strip_prefix(head)?;
+            args.starts_with(&format!("{t},")).then_some(())?;
+            if head.ends_with("InDelta(") {
+                // A delta below a half: a value one away is outside it.
+                let inner = args.strip_suffix(')')?;
+                let parts = arguments(inner, GO.0);
+                let [_, _, _, (a, b)] = parts.as_slice() else {
+                    return None;
+                };
+                let delta: f64 = inner[*a..*b].parse().ok()?;
+                if !(0.0..0.5).contains(&delta) {
+                    return None;
+                }
+            }
+            call_literal(trimmed, head, "", &[1], (GO, Shape::Go), coin)
+        })?
     };
     Some(replaced(line, at, &new))
 }
+
+/// testify's assertions of equality (`InDelta` with a literal delta below a half).
+const GO_EQUALS: [&str; 6] = [
+    "assert.Equal(",
+    "require.Equal(",
+    "assert.EqualValues(",
+    "require.EqualValues(",
+    "assert.InDelta(",
+    "require.InDelta(",
+];
 
 /// Go: `func TestX(t *testing.T)` without a skip or an early `return`; at the body's level,
 /// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
@@ -405,7 +489,14 @@ pub(super) fn rust(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
     let tests = rust_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
         let line = &lines[i];
-        let (at, new) = call_literal(line.trim(), "assert_eq!(", ";", &[1, 0], RUST, coin)?;
+        let (at, new) = call_literal(
+            line.trim(),
+            "assert_eq!(",
+            ";",
+            &[1, 0],
+            (RUST, Shape::Rust),
+            coin,
+        )?;
         Some(replaced(line, at, &new))
     };
     let names = rewrite_tests(&mut lines, tests, RUST, &mut rewrite, coin);
@@ -485,6 +576,8 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
                 ".toStrictEqual(",
                 ".to.equal(",
                 ".to.eql(",
+                ".to.deep.equal(",
+                ".toBeCloseTo(",
             ];
             let head = heads.iter().find(|h| matcher.starts_with(**h))?;
             let open = close + head.len();
@@ -492,8 +585,21 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
             if end + 1 != trimmed.len() {
                 return None;
             }
-            let new = changed(&trimmed[open + 1..end], JS, coin)?;
-            ((open + 1, end), new)
+            let inner = &trimmed[open + 1..end];
+            let args = arguments(inner, JS.0);
+            let (a, b) = match (args.as_slice(), *head) {
+                ([one], _) => *one,
+                // `toBeCloseTo(v, digits)`: with digits 0 to 15 the tolerance is at most
+                // a half, so a value one away is outside it.
+                ([one, (c, d)], ".toBeCloseTo(")
+                    if inner[*c..*d].parse::<u8>().is_ok_and(|n| n <= 15) =>
+                {
+                    *one
+                }
+                _ => return None,
+            };
+            let new = expected_changed(&inner[a..b], JS, Shape::Js, coin)?;
+            ((open + 1 + a, open + 1 + b), new)
         } else {
             let heads = [
                 "assert.strictEqual(",
@@ -503,7 +609,7 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
             ];
             heads
                 .iter()
-                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], JS, coin))?
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], (JS, Shape::Js), coin))?
         };
         Some(replaced(line, at, &new))
     };

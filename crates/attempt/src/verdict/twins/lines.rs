@@ -188,6 +188,246 @@ pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> O
     ))
 }
 
+/// How a language writes its structures, for [`changed_value`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Lists, tuples and dicts (never sets: a changed element may fall on another).
+    Python,
+    /// Composite literals: `[]int{1, 2}`, `map[string]int{"a": 1}`, `Point{X: 1}`.
+    Go,
+    /// `vec![…]`, arrays, tuples, `Some(…)`, `Ok(…)`, `String::from("…")`.
+    Rust,
+    /// Arrays and object literals.
+    Js,
+}
+
+/// How far a number must move: by one for an exact comparison or one whose tolerance is
+/// below a half, farther than the value's own size for a relative tolerance
+/// (`pytest.approx`'s 1e-6 of the value meets two integers one apart past 500,000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    Near,
+    Far,
+}
+
+/// A float literal `-?D+.D+` with a number moved by more than its own size and at least
+/// one: the integer part `n` becomes `2n + 1`, the fraction stays. `None` for anything
+/// else (exponents, `3.`, `.5`, fifteen digits or more).
+fn changed_float(literal: &str) -> Option<String> {
+    let (sign, digits) = match literal.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", literal),
+    };
+    let (whole, fraction) = digits.split_once('.')?;
+    let plain = |s: &str| !s.is_empty() && s.len() < 15 && s.bytes().all(|b| b.is_ascii_digit());
+    if !plain(whole) || !plain(fraction) || (whole.len() > 1 && whole.starts_with('0')) {
+        return None;
+    }
+    let n: u64 = whole.parse().ok()?;
+    Some(format!("{sign}{}.{fraction}", 2 * n + 1))
+}
+
+/// An integer literal moved farther than its own size: `n` becomes `2n + 1` (`2n - 1`
+/// below zero).
+fn changed_far(literal: &str) -> Option<String> {
+    let digits = literal.strip_prefix('-').unwrap_or(literal);
+    if digits.is_empty()
+        || digits.len() > 15
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || (digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    let n: i64 = literal.parse().ok()?;
+    Some((if n < 0 { 2 * n - 1 } else { 2 * n + 1 }).to_string())
+}
+
+/// `text` with the byte range `at` replaced by `new`.
+fn splice(text: &str, at: (usize, usize), new: &str) -> String {
+    format!("{}{new}{}", &text[..at.0], &text[at.1..])
+}
+
+/// The elements of a bracketed structure `text[open..close]` (exclusive of the brackets),
+/// as ranges of `text`.
+fn elements(text: &str, open: usize, close: usize, quotes: &[char]) -> Vec<(usize, usize)> {
+    let inner = &text[open + 1..close];
+    arguments(inner, quotes)
+        .into_iter()
+        .map(|(a, b)| (open + 1 + a, open + 1 + b))
+        .collect()
+}
+
+/// The value part of a keyed element `key: value` (a dict's, an object's, a keyed
+/// composite literal's): the range after its one top-level `:`.
+fn keyed_value(text: &str, at: (usize, usize), quotes: &[char]) -> Option<(usize, usize)> {
+    let part = &text[at.0..at.1];
+    let colons = at_level(part, quotes, ":");
+    let [colon] = colons.as_slice() else {
+        return None;
+    };
+    let value = &part[colon + 1..];
+    let lead = value.len() - value.trim_start().len();
+    let start = at.0 + colon + 1 + lead;
+    (start < at.1).then_some((start, at.1))
+}
+
+/// A value equal to none that `value` equals: `value` with one literal changed, found
+/// in the last place that decides (a list's or tuple's elements from the last, a dict's
+/// or object's last entry, since a repeated key keeps its last value), or `None`. The
+/// argument is the one of [`changed`]: for every honest type equality is an equivalence,
+/// so what equals the old structure cannot equal the new one, which differs from it.
+pub(super) fn changed_value(
+    value: &str,
+    strings: Strings,
+    shape: Shape,
+    reach: Reach,
+    coin: &mut dyn Coin,
+) -> Option<String> {
+    changed_in(value.trim(), strings, shape, reach, coin, 0)
+}
+
+/// Structures nested deeper than this are left alone.
+const MAX_NESTING: usize = 8;
+
+fn changed_in(
+    value: &str,
+    strings: Strings,
+    shape: Shape,
+    reach: Reach,
+    coin: &mut dyn Coin,
+    nesting: usize,
+) -> Option<String> {
+    if nesting > MAX_NESTING || value.is_empty() {
+        return None;
+    }
+    let scalar = match reach {
+        Reach::Near => changed(value, strings, coin),
+        Reach::Far => changed_far(value).or_else(|| {
+            let quote = value.chars().next()?;
+            strings
+                .0
+                .contains(&quote)
+                .then(|| changed(value, strings, coin))
+                .flatten()
+        }),
+    };
+    if let Some(new) = scalar {
+        return Some(new);
+    }
+    if let Some(new) = changed_float(value) {
+        // Go compares `3.0` with an integer too: a whole float past 63 could leave an
+        // `int8`'s range when doubled.
+        let small = value
+            .trim_start_matches('-')
+            .split_once('.')
+            .is_some_and(|(w, f)| {
+                !f.bytes().all(|b| b == b'0') || w.parse::<u64>().is_ok_and(|n| n < 64)
+            });
+        if shape == Shape::Go && !small {
+            return None;
+        }
+        return Some(new);
+    }
+    let quotes = strings.0;
+    // The bracket that opens the structure, the kind, and whether its entries are keyed.
+    let (open, keyed) = structure(value, shape, quotes)?;
+    let close = closing(value, open, quotes)?;
+    if close + 1 != value.len() {
+        return None;
+    }
+    let parts = elements(value, open, close, quotes);
+    if parts.is_empty() {
+        return None;
+    }
+    let candidates: Vec<(usize, usize)> = match keyed {
+        Keys::Never => parts.iter().rev().copied().collect(),
+        Keys::Always => vec![keyed_value(value, *parts.last()?, quotes)?],
+        Keys::Maybe => {
+            let last = *parts.last()?;
+            match keyed_value(value, last, quotes) {
+                Some(v) => vec![v],
+                None if parts
+                    .iter()
+                    .all(|p| keyed_value(value, *p, quotes).is_none()) =>
+                {
+                    parts.iter().rev().copied().collect()
+                }
+                None => return None,
+            }
+        }
+    };
+    if shape == Shape::Python && parts.iter().any(|(a, b)| value[*a..*b].starts_with('*')) {
+        return None;
+    }
+    if shape == Shape::Js && parts.iter().any(|(a, b)| value[*a..*b].starts_with("...")) {
+        return None;
+    }
+    candidates.into_iter().find_map(|at| {
+        let new = changed_in(&value[at.0..at.1], strings, shape, reach, coin, nesting + 1)?;
+        Some(splice(value, at, &new))
+    })
+}
+
+/// Whether a structure's entries are `key: value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    Never,
+    Always,
+    /// Go's composite literals: either every entry or none.
+    Maybe,
+}
+
+/// Where the structure `value` opens its brackets, and how its entries read; `None` for
+/// anything else, a set among them.
+fn structure(value: &str, shape: Shape, quotes: &[char]) -> Option<(usize, Keys)> {
+    let first = value.chars().next()?;
+    match shape {
+        Shape::Python => match first {
+            '[' => Some((0, Keys::Never)),
+            // A tuple, or an expression in brackets whose one element is looked into.
+            '(' => Some((0, Keys::Never)),
+            '{' => {
+                let close = closing(value, 0, quotes)?;
+                let parts = elements(value, 0, close, quotes);
+                let dict = !parts.is_empty()
+                    && parts
+                        .iter()
+                        .all(|p| keyed_value(value, *p, quotes).is_some());
+                dict.then_some((0, Keys::Always))
+            }
+            _ => None,
+        },
+        Shape::Js => match first {
+            '[' => Some((0, Keys::Never)),
+            '{' => Some((0, Keys::Always)),
+            _ => None,
+        },
+        Shape::Rust => {
+            if first == '[' || first == '(' {
+                // `[0; 3]` repeats one value: not a list of elements.
+                let close = closing(value, 0, quotes)?;
+                let inner = &value[1..close];
+                return (!at_level(inner, quotes, ";").is_empty())
+                    .then_some(())
+                    .map_or(Some((0, Keys::Never)), |()| None);
+            }
+            ["vec![", "Some(", "Ok(", "Err(", "String::from("]
+                .iter()
+                .find(|head| value.starts_with(**head))
+                .map(|head| (head.len() - 1, Keys::Never))
+        }
+        Shape::Go => {
+            let open = value.find('{')?;
+            let head = &value[..open];
+            let typed = head
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '[' | ']' | '.' | '*'));
+            // A nested element may leave its type out (`[][]int{{1, 2}}`).
+            typed.then_some((open, Keys::Maybe))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

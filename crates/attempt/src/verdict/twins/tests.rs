@@ -33,7 +33,11 @@ fn statements_that_may_not_run_or_may_hold_otherwise_are_left_alone() {
         "    assert add(2, 3) != 5\n",
         "    assert not add(2, 3) == 5\n",
         "    assert flag or add(2, 3) == 5\n",
-        "    assert add(2, 3) == 5.0\n",
+        "    assert add(2, 3) == pytest.approx(5.0, rel=1)\n",
+        "    assert add(2, 3) == {1, 2}\n",
+        "    assert add(2, 3) == [*rest, 5]\n",
+        "    assert add(2, 3) == {**rest, \"a\": 5}\n",
+        "    self.assertAlmostEqual(add(2, 3), 5.0, places=0)\n",
         "    assert add(2, 3) == five\n",
         // An early return or a skip.
         "    if x:\n        return\n    assert add(2, 3) == 5\n",
@@ -392,4 +396,61 @@ fn judging_many_twins_against_a_large_report_stays_quick() {
     assert_eq!(said, Ok(TwinsSaid::Held(100_000)));
     // A pass over every id for each of the 100,000 names took minutes.
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
+
+#[test]
+fn floats_and_structures_get_their_expected_values_changed() {
+    // Python: a float moves past its own size (pytest.approx's tolerance is relative);
+    // a list's last element, a dict's last value (a repeated key keeps its last one).
+    let py = "def test_x():\n    assert mean([1, 2]) == pytest.approx(1.5)\n    assert big() == approx(1000000)\n    assert r == [1, 2, 3]\n    assert d == {\"a\": 1, \"a\": 2}\n    assert t == ([1, 2], \"ab\")\n    assert f == 0.25\n\n\nclass T(unittest.TestCase):\n    def test_y(self):\n        self.assertAlmostEqual(mean([1, 2]), 1.5)\n        self.assertListEqual(xs, [1, 2])\n        self.assertDictEqual(d, {\"k\": \"v\"})\n";
+    let (out, names) = twin("tests/test_x.py", py).expect("twinned");
+    assert_eq!(names, ["test_x", "test_y"]);
+    for want in [
+        "== pytest.approx(3.5)\n",
+        "== approx(2000001)\n",
+        "assert r == [1, 2, 4]\n",
+        "{\"a\": 1, \"a\": 3}\n",
+        "([1, 2], \"ac\")\n",
+        "assert f == 1.25\n",
+        "self.assertAlmostEqual(mean([1, 2]), 3.5)",
+        "self.assertListEqual(xs, [1, 3])",
+        "{\"k\": \"w\"}",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    let go = "package calc\n\nfunc TestMean(t *testing.T) {\n\tif got := Mean(1, 2); got != 1.5 {\n\t\tt.Fatal(got)\n\t}\n\tif got := Split(\"a b\"); !reflect.DeepEqual(got, []string{\"a\", \"b\"}) {\n\t\tt.Errorf(\"%v\", got)\n\t}\n\tif !reflect.DeepEqual(P(), Point{X: 1, Y: 2}) {\n\t\tt.Error(\"p\")\n\t}\n\tassert.InDelta(t, 1.5, Mean(1, 2), 0.01)\n\tassert.InDelta(t, 1.5, Mean(1, 2), 2)\n\tassert.Equal(t, [][]int{{1, 2}, {3, 4}}, Pairs())\n}\n";
+    let (out, _) = twin("calc/mean_test.go", go).expect("twinned");
+    for want in [
+        "got != 3.5 {",
+        "[]string{\"a\", \"c\"})",
+        "Point{X: 1, Y: 1})",
+        "assert.InDelta(t, 3.5, Mean(1, 2), 0.01)",
+        "assert.InDelta(t, 1.5, Mean(1, 2), 2)",
+        "{{1, 2}, {3, 3}}",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    let rs = "#[test]\nfn v() {\n    assert_eq!(v(), vec![1, 2]);\n    assert_eq!(m(), 0.5);\n    assert_eq!(o(), Some(3));\n    assert_eq!(z(), [0; 3]);\n    assert_eq!(p(), Point { x: 1 });\n}\n";
+    let (out, _) = twin("tests/v.rs", rs).expect("twinned");
+    for want in [
+        "vec![1, 1]",
+        "assert_eq!(m(), 1.5)",
+        "Some(2)",
+        "[0; 3]",
+        "Point { x: 1 }",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    let js = "test(\"m\", () => {\n  expect(mean([1, 2])).toBeCloseTo(1.5);\n  expect(mean([1, 2])).toBeCloseTo(1.5, 5);\n  expect(mean([1, 2])).toBeCloseTo(1.5, -1);\n  expect(obj()).toEqual({ a: 1, b: [1, 2] });\n  expect(obj()).toEqual({ a: 1, ...rest });\n  assert.deepStrictEqual(list(), [\"a\", \"b\"]);\n});\n";
+    let (out, _) = twin("test/m.test.js", js).expect("twinned");
+    for want in [
+        "toBeCloseTo(3.5);",
+        "toBeCloseTo(3.5, 5);",
+        "toBeCloseTo(1.5, -1);",
+        "{ a: 1, b: [1, 3] }",
+        "{ a: 1, ...rest }",
+        "[\"a\", \"c\"]",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
 }
