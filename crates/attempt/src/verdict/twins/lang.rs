@@ -7,8 +7,8 @@ use super::lines::{
     indent,
 };
 
-const PY: Strings = Strings(&['"', '\''], false);
-const GO: Strings = Strings(&['"'], true);
+pub(super) const PY: Strings = Strings(&['"', '\''], false);
+pub(super) const GO: Strings = Strings(&['"'], true);
 const RUST: Strings = Strings(&['"'], true);
 const JS: Strings = Strings(&['"', '\''], false);
 
@@ -17,9 +17,9 @@ const JS: Strings = Strings(&['"', '\''], false);
 type Rewrite<'a> = dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String> + 'a;
 
 /// One test found in a file: its name, and its body's lines (`body.0..body.1`).
-struct Test {
-    name: String,
-    body: (usize, usize),
+pub(super) struct Test {
+    pub(super) name: String,
+    pub(super) body: (usize, usize),
 }
 
 /// `line` with the byte range `at` (of its trimmed text) replaced by `new`.
@@ -70,30 +70,9 @@ fn rewrite_tests(
 ) -> Vec<String> {
     let mut names = Vec::new();
     for test in tests {
-        let (start, end) = test.body;
-        let Some(level) = lines[start..end]
-            .iter()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| indent(l).to_owned())
-        else {
-            continue;
-        };
-        let mut open = 0;
-        let mut triple = false;
         let mut changed_any = false;
-        for i in start..end {
-            let line = &lines[i];
-            let quotes3 = line.matches("\"\"\"").count() + line.matches("'''").count();
-            let in_string = triple;
-            if quotes3 % 2 == 1 {
-                triple = !triple;
-            }
-            if in_string || quotes3 > 0 || line.trim().is_empty() {
-                continue;
-            }
-            let at_level = open == 0 && indent(line) == level;
-            open += depth(line, strings.0);
-            if at_level && let Some(new) = rewrite(lines, i, coin) {
+        for i in level_lines(lines, test.body, strings) {
+            if let Some(new) = rewrite(lines, i, coin) {
                 lines[i] = new;
                 changed_any = true;
             }
@@ -105,9 +84,41 @@ fn rewrite_tests(
     names
 }
 
+/// The lines of a test's body `body.0..body.1` that start a statement at the body's own
+/// level (not inside a block, a bracket left open or a triple-quoted string).
+pub(super) fn level_lines(lines: &[String], body: (usize, usize), strings: Strings) -> Vec<usize> {
+    let (start, end) = body;
+    let Some(level) = lines[start..end]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| indent(l).to_owned())
+    else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut open = 0;
+    let mut triple = false;
+    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
+        let quotes3 = line.matches("\"\"\"").count() + line.matches("'''").count();
+        let in_string = triple;
+        if quotes3 % 2 == 1 {
+            triple = !triple;
+        }
+        if in_string || quotes3 > 0 || line.trim().is_empty() {
+            continue;
+        }
+        let at_level = open == 0 && indent(line) == level;
+        open += depth(line, strings.0);
+        if at_level {
+            found.push(i);
+        }
+    }
+    found
+}
+
 /// Whether `expression` is one plain equality: a single `==` (or Go's `!=`, as `op`) at its
 /// own level, and nothing that could make it hold otherwise. The two sides' ranges.
-fn equality(
+pub(super) fn equality(
     expression: &str,
     op: &str,
     strings: Strings,
@@ -153,7 +164,7 @@ fn equality_literal(
 /// An expected value changed: a literal or a structure of literals, or pytest's
 /// `approx(…)` of one, whose tolerance (a millionth of the value) asks a number to move
 /// farther than its own size.
-fn expected_changed(
+pub(super) fn expected_changed(
     expected: &str,
     strings: Strings,
     shape: Shape,
@@ -297,13 +308,25 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         };
         Some(replaced(line, at, &new))
     };
-    let names = rewrite_tests(&mut lines, tests, PY, &mut rewrite, coin);
+    let tables: Vec<Test> = tests
+        .iter()
+        .map(|t| Test {
+            name: t.name.clone(),
+            body: t.body,
+        })
+        .collect();
+    let mut names = rewrite_tests(&mut lines, tests, PY, &mut rewrite, coin);
+    for test in tables {
+        if super::tables::python(&mut lines, &test, coin) && !names.contains(&test.name) {
+            names.push(test.name);
+        }
+    }
     (lines.join("\n"), names)
 }
 
 /// Go's tests: each `func TestX(t *testing.T)` without a skip or an early `return`, with
 /// its parameter's name and its body's lines.
-fn go_tests(lines: &[String]) -> Vec<(String, String, usize, usize)> {
+pub(super) fn go_tests(lines: &[String]) -> Vec<(String, String, usize, usize)> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let Some(rest) = line.strip_prefix("func Test") else {
@@ -418,16 +441,14 @@ pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         let mut rewrite =
             |lines: &[String], i: usize, coin: &mut dyn Coin| go_line(lines, i, end, &t, coin);
         let test = Test {
-            name,
+            name: name.clone(),
             body: (start, end),
         };
-        names.extend(rewrite_tests(
-            &mut lines,
-            vec![test],
-            GO,
-            &mut rewrite,
-            coin,
-        ));
+        let mut changed = rewrite_tests(&mut lines, vec![test], GO, &mut rewrite, coin);
+        if super::tables::go(&mut lines, (&t, start, end), coin) && changed.is_empty() {
+            changed.push(name.clone());
+        }
+        names.extend(changed);
     }
     (lines.join("\n"), names)
 }

@@ -249,7 +249,12 @@ fn splice(text: &str, at: (usize, usize), new: &str) -> String {
 
 /// The elements of a bracketed structure `text[open..close]` (exclusive of the brackets),
 /// as ranges of `text`.
-fn elements(text: &str, open: usize, close: usize, quotes: &[char]) -> Vec<(usize, usize)> {
+pub(super) fn elements(
+    text: &str,
+    open: usize,
+    close: usize,
+    quotes: &[char],
+) -> Vec<(usize, usize)> {
     let inner = &text[open + 1..close];
     arguments(inner, quotes)
         .into_iter()
@@ -259,7 +264,11 @@ fn elements(text: &str, open: usize, close: usize, quotes: &[char]) -> Vec<(usiz
 
 /// The value part of a keyed element `key: value` (a dict's, an object's, a keyed
 /// composite literal's): the range after its one top-level `:`.
-fn keyed_value(text: &str, at: (usize, usize), quotes: &[char]) -> Option<(usize, usize)> {
+pub(super) fn keyed_value(
+    text: &str,
+    at: (usize, usize),
+    quotes: &[char],
+) -> Option<(usize, usize)> {
     let part = &text[at.0..at.1];
     let colons = at_level(part, quotes, ":");
     let [colon] = colons.as_slice() else {

@@ -454,3 +454,74 @@ fn floats_and_structures_get_their_expected_values_changed() {
         assert!(out.contains(want), "{want} not in {out}");
     }
 }
+
+#[test]
+fn table_tests_get_their_expected_column_changed() {
+    let py = "import pytest\n\n\n@pytest.mark.parametrize(\n    \"a, b, expected\",\n    [\n        (2, 3, 5),\n        (-4, 1, -3),\n    ],\n    ids=[\"small\", \"negative\"],\n)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n\n\n@pytest.mark.parametrize((\"xs\", \"mean\"), [([1, 2], 1.5), ([2], 2.0)])\ndef test_mean(xs, mean):\n    assert average(xs) == pytest.approx(mean)\n";
+    let (out, names) = twin("tests/test_add.py", py).expect("twinned");
+    assert_eq!(names, ["test_add", "test_mean"]);
+    for want in [
+        "        (2, 3, 6),\n",
+        "        (-4, 1, -2),\n",
+        "[([1, 2], 3.5), ([2], 5.0)]",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    assert_eq!(out.lines().count(), py.lines().count());
+    // An expected value that is an input too, a row that is not plain, a second table,
+    // or a comparison that may not run: no twin.
+    for table in [
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)])\ndef test_x(a, b, expected):\n    assert add(a, expected - a) == expected\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5), pytest.param(1, 1, 2, marks=pytest.mark.xfail)])\ndef test_x(a, b, expected):\n    assert add(a, b) == expected\n",
+        "@pytest.mark.parametrize(\"a, expected\", [(2, 5)])\n@pytest.mark.parametrize(\"b\", [3])\ndef test_x(a, b, expected):\n    assert add(a, b) == expected\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)])\ndef test_x(a, b, expected):\n    if a:\n        assert add(a, b) == expected\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)])\ndef test_x(a, b, expected):\n    assert add(a, b) != expected\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5), (1, 1, two)])\ndef test_x(a, b, expected):\n    assert add(a, b) == expected\n",
+    ] {
+        assert_eq!(twin("tests/test_x.py", table), None, "{table}");
+    }
+    let go = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n\t\t{2, 3, 5},\n\t\t{-4, 1, -3},\n\t}\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d, want %d\", c.a, c.b, got, c.want)\n\t\t}\n\t}\n}\n\nfunc TestSplit(t *testing.T) {\n\ttests := []struct {\n\t\tname string\n\t\tin   string\n\t\twant []string\n\t}{\n\t\t{name: \"two\", in: \"a b\", want: []string{\"a\", \"b\"}},\n\t\t{\n\t\t\tname: \"one\",\n\t\t\tin:   \"a\",\n\t\t\twant: []string{\"a\"},\n\t\t},\n\t}\n\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tif got := Split(tc.in); !reflect.DeepEqual(got, tc.want) {\n\t\t\t\tt.Fatalf(\"got %v\", got)\n\t\t\t}\n\t\t})\n\t}\n}\n";
+    let (out, names) = twin("calc/add_test.go", go).expect("twinned");
+    assert_eq!(names, ["TestAdd", "TestSplit"]);
+    for want in [
+        "\t\t{2, 3, 4},\n\t\t{-4, 1, -2},\n",
+        "want: []string{\"a\", \"c\"}}",
+        "\t\t\twant: []string{\"b\"},\n",
+        "\t\t{name: \"two\", in: \"a b\"",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    assert_eq!(out.lines().count(), go.lines().count());
+    for table in [
+        // The expected value is an input too; a row may be left out; the check only logs.
+        "func TestX(t *testing.T) {\n\tcases := []struct{ a, want int }{\n\t\t{2, 5},\n\t}\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.want); got != c.want {\n\t\t\tt.Errorf(\"no\")\n\t\t}\n\t}\n}\n",
+        "func TestX(t *testing.T) {\n\tcases := []struct{ a, want int }{\n\t\t{2, 5},\n\t}\n\tfor _, c := range cases {\n\t\tif c.a > 1 {\n\t\t\tcontinue\n\t\t}\n\t\tif got := Add(c.a, 3); got != c.want {\n\t\t\tt.Errorf(\"no\")\n\t\t}\n\t}\n}\n",
+        "func TestX(t *testing.T) {\n\tcases := []struct{ a, want int }{\n\t\t{2, 5},\n\t}\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, 3); got != c.want {\n\t\t\tt.Log(\"no\")\n\t\t}\n\t}\n}\n",
+    ] {
+        let text = format!("package calc\n\nimport \"testing\"\n\n{table}");
+        assert_eq!(twin("calc/x_test.go", &text), None, "{table}");
+    }
+}
+
+#[test]
+fn a_tables_twins_are_judged_under_their_new_ids() {
+    use TestOutcome::{Failed, Passed};
+    let twins = twins("tests/test_add.py", &["test_add"], false);
+    let verdict = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Passed),
+        ("tests/test_add.py::test_add[-4-1--3]", Passed),
+    ]);
+    let held = report(&[
+        ("tests/test_add.py::test_add[2-3-6]", Failed),
+        ("tests/test_add.py::test_add[-4-1--2]", Failed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &held, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(2))
+    );
+    let forged = report(&[
+        ("tests/test_add.py::test_add[2-3-6]", Failed),
+        ("tests/test_add.py::test_add[-4-1--2]", Passed),
+    ]);
+    assert!(judge(&twins, &verdict, &forged, Some(1), false, None, true).is_err());
+}

@@ -1,0 +1,424 @@
+//! Table tests' twins: the expected column of every row changed, where the test compares
+//! it once, for equality, in a statement that runs for every row. pytest's
+//! `@pytest.mark.parametrize("a, b, expected", [(2, 3, 5), …])` with `assert add(a, b) ==
+//! expected` at the body's level, and Go's `cases := []struct{ a, b, want int }{…}` ranged
+//! over at the test's level with `if got := Add(c.a, c.b); got != c.want {` failing the
+//! test (directly or in `t.Run`'s function). Every row runs and compares its own expected
+//! value, so with every row's changed, each row fails, as a literal's twin does.
+
+use super::lang::{GO, PY, Test, equality, level_lines};
+use super::lines::{
+    Coin, Reach, Shape, Strings, arguments, at_level, changed_value, closing, elements, holds_code,
+    indent, keyed_value,
+};
+
+/// How many times `word` stands as a whole word in `text`.
+fn words(text: &str, word: &str) -> usize {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
+        })
+        .count()
+}
+
+/// `text` with each `(range, new)` of `changes` (ranges apart) put in place.
+fn spliced(text: &str, mut changes: Vec<((usize, usize), String)>) -> String {
+    changes.sort_by_key(|(at, _)| std::cmp::Reverse(at.0));
+    let mut out = text.to_owned();
+    for ((a, b), new) in changes {
+        out.replace_range(a..b, &new);
+    }
+    out
+}
+
+/// Each row of the table `rows` (a bracketed list at `rows.0..rows.1` of `text`), its
+/// column `column` of `width` changed, as changes of `text`; `None` when one cannot be.
+fn changed_rows(
+    text: &str,
+    rows: (usize, usize),
+    column: Column<'_>,
+    (strings, shape, reach): (Strings, Shape, Reach),
+    coin: &mut dyn Coin,
+) -> Option<Vec<((usize, usize), String)>> {
+    let close = closing(text, rows.0, strings.0)?;
+    if close + 1 != rows.1 {
+        return None;
+    }
+    let mut changes = Vec::new();
+    for row in elements(text, rows.0, close, strings.0) {
+        let open = row.0;
+        let first = text[row.0..row.1].chars().next()?;
+        if !matches!(first, '(' | '[' | '{') || closing(text, open, strings.0)? + 1 != row.1 {
+            return None;
+        }
+        let cells = elements(text, open, row.1 - 1, strings.0);
+        let at = match column {
+            Column::At(index, width) => {
+                if cells.len() != width
+                    || cells
+                        .iter()
+                        .any(|c| keyed_value(text, *c, strings.0).is_some())
+                {
+                    return None;
+                }
+                cells[index]
+            }
+            Column::Keyed(key, index, width) => {
+                let keyed: Vec<(usize, usize)> = cells
+                    .iter()
+                    .filter_map(|c| {
+                        let value = keyed_value(text, *c, strings.0)?;
+                        (text[c.0..value.0].trim_end().trim_end_matches(':').trim() == key)
+                            .then_some(value)
+                    })
+                    .collect();
+                match keyed.as_slice() {
+                    [one] => *one,
+                    // A positional row of a Go struct.
+                    [] if cells.len() == width
+                        && cells
+                            .iter()
+                            .all(|c| keyed_value(text, *c, strings.0).is_none()) =>
+                    {
+                        cells[index]
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let new = changed_value(&text[at.0..at.1], strings, shape, reach, coin)?;
+        changes.push((at, new));
+    }
+    (!changes.is_empty()).then_some(changes)
+}
+
+/// Which cell of a row holds the expected value.
+#[derive(Debug, Clone, Copy)]
+enum Column<'a> {
+    /// The cell at an index, of rows this wide.
+    At(usize, usize),
+    /// A keyed cell (`want: 5`), or positionally the one at an index of rows this wide.
+    Keyed(&'a str, usize, usize),
+}
+
+/// The names of pytest's `argnames`: `"a, b, expected"`, or a list or tuple of strings.
+fn argnames(text: &str) -> Option<Vec<String>> {
+    let text = text.trim();
+    let unquote = |s: &str| {
+        let s = s.trim();
+        let q = s.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        s.strip_prefix(q)?.strip_suffix(q).map(str::to_owned)
+    };
+    let names: Vec<String> = if let Some(one) = unquote(text) {
+        one.split(',').map(|n| n.trim().to_owned()).collect()
+    } else if text.starts_with('(') || text.starts_with('[') {
+        let close = closing(text, 0, PY.0)?;
+        elements(text, 0, close, PY.0)
+            .into_iter()
+            .map(|(a, b)| unquote(&text[a..b]))
+            .collect::<Option<Vec<String>>>()?
+    } else {
+        return None;
+    };
+    let ident = |n: &String| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_');
+    names.iter().all(ident).then_some(names)
+}
+
+/// The argument name a pytest test compares for equality at its body's level, with how
+/// far its value must move (`pytest.approx(expected)` asks far): `assert … == expected`.
+fn python_compared(lines: &[String], test: &Test, names: &[String]) -> Option<(usize, Reach)> {
+    for i in level_lines(lines, test.body, PY) {
+        let trimmed = lines[i].trim();
+        let Some(rest) = trimmed.strip_prefix("assert ") else {
+            continue;
+        };
+        if trimmed.ends_with('\\') || trimmed.contains(';') || trimmed.contains('#') {
+            continue;
+        }
+        let Some(&(0, b)) = arguments(rest, PY.0).first() else {
+            continue;
+        };
+        let Some((left, right)) = equality(&rest[..b], "==", PY) else {
+            continue;
+        };
+        for (a, b) in [right, left] {
+            let side = &rest[a..b];
+            let (inner, reach) = ["pytest.approx(", "approx("]
+                .iter()
+                .find_map(|h| side.strip_prefix(h)?.strip_suffix(')'))
+                .map_or((side, Reach::Near), |inner| (inner.trim(), Reach::Far));
+            if let Some(index) = names.iter().position(|n| n == inner) {
+                return Some((index, reach));
+            }
+        }
+    }
+    None
+}
+
+/// pytest: the expected column of a `@pytest.mark.parametrize` table of plain rows,
+/// compared once at the test body's level; whether the test's twin changed.
+pub(super) fn python(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> bool {
+    python_table(lines, test, coin).is_some()
+}
+
+fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Option<()> {
+    let def = lines[..test.body.0].iter().rposition(|l| {
+        let t = l.trim_start();
+        t.starts_with(&format!("def {}(", test.name))
+            || t.starts_with(&format!("async def {}(", test.name))
+    })?;
+    let own = indent(&lines[def]).len();
+    // The decorators above it, with their continued lines.
+    let mut first = def;
+    while first > 0 {
+        let line = &lines[first - 1];
+        let t = line.trim_start();
+        let continued = indent(line).len() > own || t.starts_with(')') || t.starts_with(']');
+        if t.is_empty() || !(continued || t.starts_with('@')) {
+            break;
+        }
+        first -= 1;
+    }
+    let block = lines[first..def].join("\n");
+    let heads = ["@pytest.mark.parametrize(", "@mark.parametrize("];
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    for line in &lines[first..def] {
+        let t = line.trim_start();
+        if indent(line).len() == own && t.starts_with('@') {
+            starts.push((offset + own, heads.iter().find(|h| t.starts_with(**h))));
+        }
+        offset += line.len() + 1;
+    }
+    // One table: a second one multiplies the rows, a mark may skip or expect a failure.
+    let found: Vec<(usize, &&str)> = starts
+        .iter()
+        .filter_map(|(at, head)| head.map(|h| (*at, h)))
+        .collect();
+    let [(at, head)] = found.as_slice() else {
+        return None;
+    };
+    let open = at + head.len() - 1;
+    let close = closing(&block, open, PY.0)?;
+    let inner = &block[open + 1..close];
+    if ["pytest.param", "indirect", "skip", "xfail"]
+        .iter()
+        .any(|w| holds_code(&block, PY.0, w))
+    {
+        return None;
+    }
+    let args = arguments(inner, PY.0);
+    // The rest are keywords (`ids=`); a third positional argument is `indirect`.
+    let [(n0, n1), (r0, r1), rest @ ..] = args.as_slice() else {
+        return None;
+    };
+    if rest
+        .iter()
+        .any(|(a, b)| at_level(&inner[*a..*b], PY.0, "=").is_empty())
+    {
+        return None;
+    }
+    let names = argnames(&inner[*n0..*n1])?;
+    if names.len() < 2 {
+        return None;
+    }
+    let (index, reach) = python_compared(lines, test, &names)?;
+    // Compared once, and never an input.
+    let body = lines[test.body.0..test.body.1].join("\n");
+    if words(&body, &names[index]) != 1 {
+        return None;
+    }
+    let rows = (open + 1 + r0, open + 1 + r1);
+    if !matches!(block[rows.0..rows.1].chars().next(), Some('[' | '(')) {
+        return None;
+    }
+    let changes = changed_rows(
+        &block,
+        rows,
+        Column::At(index, names.len()),
+        (PY, Shape::Python, reach),
+        coin,
+    )?;
+    let new = spliced(&block, changes);
+    for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(())
+}
+
+/// The fields of a Go struct type's body (`a, b, want int` or one per line), in order.
+fn go_fields(text: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    for decl in text.split(['\n', ';']) {
+        let decl = decl.split('`').next().unwrap_or(decl);
+        let decl = decl.split("//").next().unwrap_or(decl).trim();
+        if decl.is_empty() {
+            continue;
+        }
+        let mut names: Vec<&str> = decl.split(", ").collect();
+        let (last, _type) = names.pop()?.split_once(' ')?;
+        names.push(last);
+        for name in names {
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            fields.push(name.to_owned());
+        }
+    }
+    Some(fields)
+}
+
+/// The comparison of Go's `if` condition `cond`: its two sides, as ranges of `cond`.
+fn go_sides(cond: &str) -> Option<[(usize, usize); 2]> {
+    let (offset, cond) = match cond.rfind("; ") {
+        Some(at) if super::lines::depth(&cond[..at], GO.0) == 0 => (at + 2, &cond[at + 2..]),
+        _ => (0, cond),
+    };
+    let shift = |(a, b): (usize, usize), by: usize| (a + by, b + by);
+    if let Some(rest) = cond.strip_prefix("!reflect.DeepEqual(") {
+        let inner = rest.strip_suffix(')')?;
+        let by = offset + "!reflect.DeepEqual(".len();
+        let [x, y] = arguments(inner, GO.0)[..] else {
+            return None;
+        };
+        return Some([shift(x, by), shift(y, by)]);
+    }
+    let (x, y) = equality(cond, "!=", GO)?;
+    Some([shift(x, offset), shift(y, offset)])
+}
+
+/// Whether the block opened by line `i` (ended by a line of its indentation and `}`)
+/// fails the test through `t`; the block's lines.
+fn go_block(lines: &[String], i: usize, end: usize, t: &str) -> Option<(usize, usize)> {
+    let close = format!("{}}}", indent(&lines[i]));
+    let last = (i + 1..end).find(|j| lines[*j].starts_with(&close))?;
+    let fails = lines[i + 1..last].iter().any(|l| {
+        let l = l.trim_start();
+        [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
+            .iter()
+            .any(|f| l.starts_with(&format!("{t}{f}")))
+    });
+    fails.then_some((i + 1, last))
+}
+
+/// Go: the `want` column of a table declared at the test's level and ranged over there,
+/// compared once for every row by a statement that fails the test; whether it changed.
+pub(super) fn go(lines: &mut [String], test: (&str, usize, usize), coin: &mut dyn Coin) -> bool {
+    go_table(lines, test, coin).is_some()
+}
+
+fn go_table(
+    lines: &mut [String],
+    (t, start, end): (&str, usize, usize),
+    coin: &mut dyn Coin,
+) -> Option<()> {
+    let body = lines[start..end].join("\n");
+    // `cases := []struct{ a, b, want int }{` at the test's level.
+    let mut offset = 0;
+    let mut decl = None;
+    for line in &lines[start..end] {
+        if let Some(rest) = line.strip_prefix('\t')
+            && !rest.starts_with(['\t', ' '])
+            && let Some((var, tail)) = rest.split_once(" := []struct")
+            && tail.starts_with(['{', ' '])
+            && var.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            decl = Some((var, offset + 1 + var.len() + " := []struct".len()));
+            break;
+        }
+        offset += line.len() + 1;
+    }
+    let (var, after) = decl?;
+    let fields_open = after + body[after..].find('{')?;
+    let fields_close = closing(&body, fields_open, GO.0)?;
+    let fields = go_fields(&body[fields_open + 1..fields_close])?;
+    let rows_open = fields_close + 1;
+    if !body[rows_open..].starts_with('{') {
+        return None;
+    }
+    let rows_close = closing(&body, rows_open, GO.0)?;
+    // `for _, c := range cases {` at the test's level, the table's only other use.
+    let loop_head = |l: &String| {
+        let rest = l.strip_prefix("\tfor _, ")?;
+        let (c, tail) = rest.split_once(" := range ")?;
+        (tail == format!("{var} {{") && c.chars().all(|x| x.is_alphanumeric() || x == '_'))
+            .then(|| c.to_owned())
+    };
+    let (head, c) = (start..end).find_map(|i| Some((i, loop_head(&lines[i])?)))?;
+    let tail = (head + 1..end).find(|i| lines[*i] == "\t}")?;
+    if words(&body, var) != 2
+        || ["continue", "break"]
+            .iter()
+            .any(|w| holds_code(&lines[head..tail].join("\n"), GO.0, w))
+    {
+        return None;
+    }
+    // The comparison: at the loop's level with `t`, or at the level of a `t.Run` function
+    // opened at the loop's level, with that function's own parameter.
+    let mut runner: Option<String> = None;
+    let mut compared = None;
+    for i in head + 1..tail {
+        let line = &lines[i];
+        let trimmed = line.trim();
+        let level = indent(line).len();
+        if level == 2 {
+            runner = trimmed
+                .strip_prefix(&format!("{t}.Run("))
+                .and_then(|r| r.strip_suffix(" *testing.T) {"))
+                .and_then(|r| r.rsplit_once("func(").map(|(_, p)| p.to_owned()));
+        }
+        let tester = match level {
+            2 => t.to_owned(),
+            3 => match &runner {
+                Some(r) => r.clone(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let Some(cond) = trimmed
+            .strip_prefix("if ")
+            .and_then(|c| c.strip_suffix(" {"))
+        else {
+            continue;
+        };
+        let Some(sides) = go_sides(cond) else {
+            continue;
+        };
+        let Some(field) = sides.iter().find_map(|(a, b)| {
+            cond[*a..*b]
+                .strip_prefix(&format!("{c}."))
+                .filter(|f| fields.iter().any(|x| x == f))
+        }) else {
+            continue;
+        };
+        let Some(block) = go_block(lines, i, tail, &tester) else {
+            continue;
+        };
+        compared = Some((field.to_owned(), i, block));
+        break;
+    }
+    let (field, line, block) = compared?;
+    // Compared there alone; the failing block may print it.
+    let reference = format!("{c}.{field}");
+    let inside =
+        words(&lines[line], &reference) + words(&lines[block.0..block.1].join("\n"), &reference);
+    if words(&body, &reference) != inside || words(&lines[line], &reference) != 1 {
+        return None;
+    }
+    let index = fields.iter().position(|f| *f == field)?;
+    let changes = changed_rows(
+        &body,
+        (rows_open, rows_close + 1),
+        Column::Keyed(&field, index, fields.len()),
+        (GO, Shape::Go, Reach::Near),
+        coin,
+    )?;
+    let new = spliced(&body, changes);
+    for (line, text) in lines[start..end].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(())
+}
