@@ -525,12 +525,19 @@ fn verdict_passes(
     Ok((results, reports))
 }
 
+/// Rounds of the twin pass at most: a check of several steps whose first step's failing
+/// twins stop the rest gets a round for the steps after it, each round reaching new files.
+const MAX_TWIN_ROUNDS: usize = 6;
+
 /// The twin pass (invariant 12 of `docs/design/verdict.md`): the verdict's checks once more,
 /// in a fresh check tree at the same path (`make`), with the same canary and known answer,
 /// where the test files' expected values are changed. A twin that passes, or that vanishes
 /// from a run that ended well, is `forged_results`; otherwise each check's story says
-/// whether its twins held. `reports` are the verdict's pass's reports of the checks, in
-/// order.
+/// whether its twins held, and a check whose twins could not be judged (a pass stopped
+/// from outside, a run that ended before its twins) fails: no attempt passes without its
+/// twins held. A run that stopped before some files' twins, whose originals passed, gets
+/// another round with the files judged so far original. `reports` are the verdict's
+/// pass's reports of the checks, in order.
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -539,49 +546,112 @@ fn twin_pass(
     results: &mut [CheckResult],
     reports: &[TestReport],
 ) -> Result<(), Finding> {
-    let mut check =
-        make().map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
-    // The canary too, as in the verdict's pass: nothing tells the two passes apart but the
-    // expected values.
-    let canary = canary::plant_in(prepared, verdict_tree, &mut check);
-    let known = twins::plant_known(prepared, verdict_tree, &check);
-    let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref());
-    if planted.files.is_empty() {
-        return Ok(());
+    let mut judged: BTreeSet<String> = BTreeSet::new();
+    let mut states: Vec<TwinRound> = vec![TwinRound::default(); results.len()];
+    for _ in 0..MAX_TWIN_ROUNDS {
+        if shutdown_signal().is_some() {
+            break;
+        }
+        let mut check =
+            make().map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
+        // The canary too, as in the verdict's pass: nothing tells the two passes apart but
+        // the expected values.
+        let canary = canary::plant_in(prepared, verdict_tree, &mut check);
+        let known = twins::plant_known(prepared, verdict_tree, &check);
+        let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref(), &judged);
+        if planted.files.is_empty() {
+            // Nothing (left) to judge.
+            for state in &mut states {
+                state.done = true;
+            }
+            break;
+        }
+        let place = checks::Place::new(prepared, &check.dir, false);
+        let runner =
+            prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
+        let ran = checks::run_checks(
+            &prepared.recipe,
+            &prepared.ops,
+            &check.project,
+            &place,
+            runner.as_ref(),
+            Pass::Verdict,
+        );
+        let mut progress = false;
+        for (((result, verdict), ran), state) in
+            results.iter_mut().zip(reports).zip(ran).zip(&mut states)
+        {
+            if state.done {
+                continue;
+            }
+            let report = canary.strip(&ran.report);
+            let said = twins::judge(
+                &planted,
+                verdict,
+                &report,
+                ran.result.exit_code,
+                ran.result.timed_out,
+                baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
+                prepared.ops.len() == 1,
+            )
+            .map_err(|detail| Finding {
+                kind: FindingKind::ForgedResults,
+                path: result.op.clone(),
+                detail: format!("check `{}`: {detail}", result.op),
+            })?;
+            let (reached, unreached) = twins::reached(&planted, verdict, &report);
+            progress |= reached.iter().any(|f| !judged.contains(f));
+            judged.extend(reached);
+            let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
+            state.record(&said, !unreached.is_empty() && !stopped);
+        }
+        if states.iter().all(|s| s.done) || !progress {
+            break;
+        }
     }
-    let place = checks::Place::new(prepared, &check.dir, false);
-    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
-    let ran = checks::run_checks(
-        &prepared.recipe,
-        &prepared.ops,
-        &check.project,
-        &place,
-        runner.as_ref(),
-        Pass::Verdict,
-    );
-    for ((result, verdict), ran) in results.iter_mut().zip(reports).zip(ran) {
-        let report = canary.strip(&ran.report);
-        let said = twins::judge(
-            &planted,
-            verdict,
-            &report,
-            ran.result.exit_code,
-            ran.result.timed_out,
-            baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
-            prepared.ops.len() == 1,
-        )
-        .map_err(|detail| Finding {
-            kind: FindingKind::ForgedResults,
-            path: result.op.clone(),
-            detail: format!("check `{}`: {detail}", result.op),
-        })?;
-        result.tests.twins = match said {
-            twins::TwinsSaid::None => None,
-            twins::TwinsSaid::Held(_) => Some(TwinsState::Held),
-            twins::TwinsSaid::Inconclusive => Some(TwinsState::Inconclusive),
-        };
+    for (result, state) in results.iter_mut().zip(&states) {
+        state.conclude(result);
     }
     Ok(())
+}
+
+/// One check's twins over the rounds of the twin pass.
+#[derive(Debug, Clone, Default)]
+struct TwinRound {
+    /// Twins that failed, as they must.
+    held: usize,
+    /// A round that could not be judged, with nothing left to reach.
+    inconclusive: bool,
+    /// Judged: no further round.
+    done: bool,
+}
+
+impl TwinRound {
+    /// What a round said; `more`: files whose twins it did not reach are left, and the run
+    /// ended by itself.
+    fn record(&mut self, said: &twins::TwinsSaid, more: bool) {
+        match said {
+            twins::TwinsSaid::None => {}
+            twins::TwinsSaid::Held(n) => self.held += n,
+            twins::TwinsSaid::Inconclusive if !more => self.inconclusive = true,
+            twins::TwinsSaid::Inconclusive => {}
+        }
+        self.done = !more;
+    }
+
+    /// The check's story after the last round: a check whose twins were not all judged
+    /// fails.
+    fn conclude(&self, result: &mut CheckResult) {
+        if self.inconclusive || !self.done {
+            result.tests.twins = Some(TwinsState::Inconclusive);
+            result.passed = false;
+            result.tests.unexplained = Some(
+                "the twin pass (the checks again, with the tests' expected values changed) could not be judged: it was stopped, timed out, or ended before its twins ran; an attempt passes only with its twins held".into(),
+            );
+        } else if self.held > 0 {
+            result.tests.twins = Some(TwinsState::Held);
+        }
+    }
 }
 
 /// The checks' results when the setup failed for a candidate's own lockfiles: each check

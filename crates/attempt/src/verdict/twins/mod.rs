@@ -216,11 +216,17 @@ pub(crate) fn plant_in(
     tree: &str,
     check: &CheckTree,
     known: Option<&Known>,
+    judged: &std::collections::BTreeSet<String>,
 ) -> Twins {
     let paths = test_files(prepared, tree);
     let mut coin = Urandom::new();
     let mut files = Vec::new();
     for (path, withheld) in paths {
+        // Judged in an earlier round: original now, so that the steps before the
+        // unjudged files pass and the run reaches them.
+        if judged.contains(&path) {
+            continue;
+        }
         let file = check.dir.join(&path);
         if let Some(names) = rewrite(&file, &path, &mut coin) {
             files.push(TwinFile {
@@ -482,6 +488,35 @@ impl<'a> Renamed<'a> {
             .or_else(|| outcomes.first())
             .copied()
     }
+}
+
+/// The files of `twins` whose twins the pass reached, and those it did not: files with a
+/// test whose original passed in `verdict`, by whether any of those tests has an outcome
+/// in `twin`. A check of several steps (`pytest && go test`) stopped at the first step's
+/// failing twins reaches the later steps' files only in a round of their own.
+pub(crate) fn reached(
+    twins: &Twins,
+    verdict: &TestReport,
+    twin: &TestReport,
+) -> (Vec<String>, Vec<String>) {
+    let by_name = ByName::new(&verdict.tests);
+    let renamed = Renamed::new(verdict, twin);
+    let (mut reached, mut unreached) = (Vec::new(), Vec::new());
+    for file in &twins.files {
+        let ids: Vec<&String> = ids_of(file, &by_name)
+            .into_iter()
+            .filter(|id| verdict.tests.get(id.as_str()) == Some(&TestOutcome::Passed))
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        if ids.iter().any(|id| renamed.outcome(id).is_some()) {
+            reached.push(file.path.clone());
+        } else {
+            unreached.push(file.path.clone());
+        }
+    }
+    (reached, unreached)
 }
 
 /// Whether a report gives `outcome` as a failure.

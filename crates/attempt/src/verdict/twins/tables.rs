@@ -304,6 +304,60 @@ fn go_block(lines: &[String], i: usize, end: usize, t: &str) -> Option<(usize, u
     fails.then_some((i + 1, last))
 }
 
+/// The comparison in the loop `loop_lines` (its head and closing line) over rows named
+/// `c`: at the loop's level with `t`, or at the level of a `t.Run` function opened at the
+/// loop's level, with that function's own parameter. The field compared, the line, and
+/// the failing block's lines.
+fn go_compared(
+    lines: &[String],
+    (head, tail): (usize, usize),
+    t: &str,
+    c: &str,
+    fields: &[String],
+) -> Option<(String, usize, (usize, usize))> {
+    let mut runner: Option<String> = None;
+    for i in head + 1..tail {
+        let line = &lines[i];
+        let trimmed = line.trim();
+        let level = indent(line).len();
+        if level == 2 {
+            runner = trimmed
+                .strip_prefix(&format!("{t}.Run("))
+                .and_then(|r| r.strip_suffix(" *testing.T) {"))
+                .and_then(|r| r.rsplit_once("func(").map(|(_, p)| p.to_owned()));
+        }
+        let tester = match level {
+            2 => t.to_owned(),
+            3 => match &runner {
+                Some(r) => r.clone(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let Some(cond) = trimmed
+            .strip_prefix("if ")
+            .and_then(|c| c.strip_suffix(" {"))
+        else {
+            continue;
+        };
+        let Some(sides) = go_sides(cond) else {
+            continue;
+        };
+        let Some(field) = sides.iter().find_map(|(a, b)| {
+            cond[*a..*b]
+                .strip_prefix(&format!("{c}."))
+                .filter(|f| fields.iter().any(|x| x == f))
+        }) else {
+            continue;
+        };
+        let Some(block) = go_block(lines, i, tail, &tester) else {
+            continue;
+        };
+        return Some((field.to_owned(), i, block));
+    }
+    None
+}
+
 /// Go: the `want` column of a table declared at the test's level and ranged over there,
 /// compared once for every row by a statement that fails the test; whether it changed.
 pub(super) fn go(lines: &mut [String], test: (&str, usize, usize), coin: &mut dyn Coin) -> bool {
@@ -356,51 +410,7 @@ fn go_table(
     {
         return None;
     }
-    // The comparison: at the loop's level with `t`, or at the level of a `t.Run` function
-    // opened at the loop's level, with that function's own parameter.
-    let mut runner: Option<String> = None;
-    let mut compared = None;
-    for i in head + 1..tail {
-        let line = &lines[i];
-        let trimmed = line.trim();
-        let level = indent(line).len();
-        if level == 2 {
-            runner = trimmed
-                .strip_prefix(&format!("{t}.Run("))
-                .and_then(|r| r.strip_suffix(" *testing.T) {"))
-                .and_then(|r| r.rsplit_once("func(").map(|(_, p)| p.to_owned()));
-        }
-        let tester = match level {
-            2 => t.to_owned(),
-            3 => match &runner {
-                Some(r) => r.clone(),
-                None => continue,
-            },
-            _ => continue,
-        };
-        let Some(cond) = trimmed
-            .strip_prefix("if ")
-            .and_then(|c| c.strip_suffix(" {"))
-        else {
-            continue;
-        };
-        let Some(sides) = go_sides(cond) else {
-            continue;
-        };
-        let Some(field) = sides.iter().find_map(|(a, b)| {
-            cond[*a..*b]
-                .strip_prefix(&format!("{c}."))
-                .filter(|f| fields.iter().any(|x| x == f))
-        }) else {
-            continue;
-        };
-        let Some(block) = go_block(lines, i, tail, &tester) else {
-            continue;
-        };
-        compared = Some((field.to_owned(), i, block));
-        break;
-    }
-    let (field, line, block) = compared?;
+    let (field, line, block) = go_compared(lines, (head, tail), t, &c, &fields)?;
     // Compared there alone; the failing block may print it.
     let reference = format!("{c}.{field}");
     let inside =
