@@ -12,6 +12,7 @@
 //! files as the base has them, and which test files are the agent's own.
 
 pub(super) mod gaming;
+pub(super) mod helpers;
 pub(super) mod infrastructure;
 pub(super) mod loads;
 pub(super) mod python_stdlib;

@@ -97,11 +97,13 @@ pub(crate) fn ran_from<'i>(
         .filter(|p| p.ends_with(".py"))
         .collect();
     let defines = defining_tests(&python, &files, store)?;
-    let tests: BTreeSet<String> = candidates
+    let mut tests: BTreeSet<String> = candidates
         .iter()
         .filter(|p| !p.ends_with(".py") || defines.contains(*p))
         .map(|p| full(p))
         .collect();
+    // The tests' own helpers are tests too.
+    tests.extend(super::helpers::helpers(entries, prefix, &is_test, store)?);
     Ok(RanFrom {
         doctests: doctests
             .into_iter()

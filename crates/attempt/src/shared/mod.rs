@@ -9,6 +9,7 @@ pub(super) mod declared;
 pub(super) mod environment;
 pub(super) mod finding;
 pub(super) mod hidden;
+pub(crate) mod imports;
 pub(super) mod known_failures;
 pub(super) mod prepared;
 pub(super) mod products;

@@ -270,6 +270,16 @@ fn python_tests(lines: &[String]) -> Vec<Test> {
 /// an early `return`, a `yield` or a skip in their body; `assert x == LITERAL` and
 /// `self.assertEqual(x, LITERAL)` at the body's level.
 pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    python_with(text, &super::helpers::Helpers::new(), coin)
+}
+
+/// [`python`], with calls of `helpers` at the body's level whose expected argument is a
+/// literal changed too.
+pub(super) fn python_with(
+    text: &str,
+    helpers: &super::helpers::Helpers,
+    coin: &mut dyn Coin,
+) -> (String, Vec<String>) {
     let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = python_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
@@ -302,9 +312,12 @@ pub(super) fn python(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
                 coin,
             )?
         } else {
-            PY_EQUALS.iter().find_map(|head| {
-                call_literal(trimmed, head, "", &[1, 0], (PY, Shape::Python), coin)
-            })?
+            PY_EQUALS
+                .iter()
+                .find_map(|head| {
+                    call_literal(trimmed, head, "", &[1, 0], (PY, Shape::Python), coin)
+                })
+                .or_else(|| super::helpers::python_call(trimmed, helpers, coin))?
         };
         Some(replaced(line, at, &new))
     };

@@ -16,6 +16,7 @@
 //! literal integer or plain string. For such a statement, the original passing means the
 //! compared value equals the literal, so it cannot equal a different literal.
 
+mod helpers;
 mod lang;
 mod lines;
 mod tables;
@@ -83,14 +84,29 @@ impl Coin for Urandom {
 
 /// The twin of one test file's `text`: the text with its expected values changed and the
 /// names of the tests that hold a change, or `None` when nothing could be changed safely.
+#[cfg(test)]
 pub(crate) fn twin_of(
+    path: &str,
+    text: &str,
+    coin: &mut dyn Coin,
+) -> Option<(String, Vec<String>)> {
+    twin_in(None, path, text, coin)
+}
+
+/// [`twin_of`] for a file of the check tree `root`, whose tests may call helpers defined
+/// there.
+fn twin_in(
+    root: Option<&Path>,
     path: &str,
     text: &str,
     coin: &mut dyn Coin,
 ) -> Option<(String, Vec<String>)> {
     let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
     let (out, names) = match extension {
-        "py" => lang::python(text, coin),
+        "py" => match root {
+            Some(root) => lang::python_with(text, &helpers::python_for(root, path, text), coin),
+            None => lang::python(text, coin),
+        },
         "go" if path.ends_with("_test.go") => lang::go(text, coin),
         "rs" => lang::rust(text, coin),
         "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => lang::javascript(text, coin),
@@ -228,7 +244,7 @@ pub(crate) fn plant_in(
             continue;
         }
         let file = check.dir.join(&path);
-        if let Some(names) = rewrite(&file, &path, &mut coin) {
+        if let Some(names) = rewrite(&check.dir, &file, &path, &mut coin) {
             files.push(TwinFile {
                 path,
                 withheld,
@@ -244,13 +260,13 @@ pub(crate) fn plant_in(
 
 /// Rewrites the plain file `file` (repository path `path`) as its twin; the names of its
 /// twinned tests.
-fn rewrite(file: &Path, path: &str, coin: &mut dyn Coin) -> Option<Vec<String>> {
+fn rewrite(root: &Path, file: &Path, path: &str, coin: &mut dyn Coin) -> Option<Vec<String>> {
     let meta = std::fs::symlink_metadata(file).ok()?;
     if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES as u64 {
         return None;
     }
     let text = std::fs::read_to_string(file).ok()?;
-    let (twin, names) = twin_of(path, &text, coin)?;
+    let (twin, names) = twin_in(Some(root), path, &text, coin)?;
     // A copied withheld test may be read-only: replaced, not written through.
     std::fs::remove_file(file).ok()?;
     std::fs::write(file, twin).ok()?;

@@ -525,3 +525,35 @@ fn a_tables_twins_are_judged_under_their_new_ids() {
     ]);
     assert!(judge(&twins, &verdict, &forged, Some(1), false, None, true).is_err());
 }
+
+#[test]
+fn calls_of_a_helper_that_compares_get_their_expected_argument_changed() {
+    let root = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(root.path().join("tests")).expect("mkdir");
+    std::fs::write(
+        root.path().join("tests/helpers.py"),
+        "from calc import add\n\n\ndef sums(a, b, want):\n    got = add(a, b)\n    assert got == want, f\"{a} + {b}\"\n\n\ndef loose(a, want):\n    if a:\n        return\n    assert add(a, 0) == want\n\n\ndef twice(a, want):\n    assert add(a, want) == want\n",
+    )
+    .expect("helpers");
+    let text = "from tests.helpers import sums, loose, twice\n\n\ndef close(x, expected):\n    assert x == pytest.approx(expected)\n\n\ndef test_small():\n    sums(2, 3, 5)\n    sums(2, b=3, want=\"five\")\n    loose(1, 1)\n    twice(1, 2)\n    close(mean([1, 2]), 1.5)\n";
+    let (out, names) =
+        twin_in(Some(root.path()), "tests/test_add.py", text, &mut Up).expect("twinned");
+    assert_eq!(names, ["test_small"]);
+    for want in [
+        "    sums(2, 3, 6)\n",
+        "    sums(2, b=3, want=\"fivf\")\n",
+        "    loose(1, 1)\n",
+        "    twice(1, 2)\n",
+        "    close(mean([1, 2]), 3.5)\n",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    // Read nowhere: no twin.
+    assert_eq!(
+        twin(
+            "tests/test_add.py",
+            "from tests.helpers import sums\n\n\ndef test_small():\n    sums(2, 3, 5)\n"
+        ),
+        None
+    );
+}

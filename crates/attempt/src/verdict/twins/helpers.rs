@@ -1,0 +1,218 @@
+//! Twins through the tests' own helpers. A Python test that compares through a helper
+//! (`sums(2, 3, 5)` with `def sums(a, b, want): assert add(a, b) == want`) holds its
+//! expected value as the helper's argument. Where the helper, as the check tree holds it,
+//! compares that parameter for equality in a statement that always runs (at its body's
+//! level, without a `return`, a `yield` or a decorator) and uses it nowhere else, a call
+//! at the test body's level with a literal there fails once the literal changes, exactly
+//! as `assert add(2, 3) == 6` does. The helper is read where the check runs it: the test
+//! file's own functions, and the functions it imports by name (`from tests.helpers import
+//! sums`) from a file of the tree. The helper files the base's tests import are frozen
+//! (`audit::helpers`), so the helper read is the base's.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::lang::{PY, equality, level_lines};
+use super::lines::{Coin, Reach, Shape, arguments, changed_value, closing, holds_code, indent};
+use crate::shared::imports::{python_from_imports, python_module_paths};
+
+/// A helper: its parameters, and the one it compares with how far a value must move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Helper {
+    params: Vec<String>,
+    compared: usize,
+    reach: Reach,
+}
+
+/// The helpers a test file may call, by the name it calls them.
+pub(crate) type Helpers = BTreeMap<String, Helper>;
+
+/// Whether `name` is a plain identifier.
+fn ident(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// How many times `word` stands as a whole word in `text`.
+fn words(text: &str, word: &str) -> usize {
+    let id = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(|c| id(c) || c == '.') && !after.is_some_and(id)
+        })
+        .count()
+}
+
+/// The module-level functions of a Python text that compare one of their parameters for
+/// equality in a statement that always runs, by name. Test functions are not helpers.
+pub(crate) fn python_helpers(text: &str) -> Helpers {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut found: Helpers = BTreeMap::new();
+    let mut twice: Vec<String> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("def ") else {
+            continue;
+        };
+        let Some((name, sig)) = rest.split_once('(') else {
+            continue;
+        };
+        let Some((params, tail)) = sig.split_once(')') else {
+            continue;
+        };
+        if !ident(name) || name.starts_with("test") || !tail.trim_end().ends_with(':') {
+            continue;
+        }
+        if found.contains_key(name) || twice.iter().any(|n| n == name) {
+            // Defined twice: which one runs is not read here.
+            found.remove(name);
+            twice.push(name.to_owned());
+            continue;
+        }
+        if i > 0 && lines[i - 1].starts_with('@') {
+            continue;
+        }
+        let params: Vec<String> = params.split(',').map(|p| p.trim().to_owned()).collect();
+        // Plain parameters only: no defaults, `*args`, `**kwargs` or annotations.
+        if params.is_empty() || !params.iter().all(|p| ident(p)) {
+            continue;
+        }
+        let start = i + 1;
+        let mut end = start;
+        while end < lines.len() && (lines[end].trim().is_empty() || !indent(&lines[end]).is_empty())
+        {
+            end += 1;
+        }
+        let body = lines[start..end].join("\n");
+        if ["return", "yield", "pytest.skip", "skipTest"]
+            .iter()
+            .any(|w| holds_code(&body, PY.0, w))
+        {
+            continue;
+        }
+        let compared = level_lines(&lines, (start, end), PY)
+            .into_iter()
+            .find_map(|l| {
+                let trimmed = lines[l].trim();
+                let rest = trimmed.strip_prefix("assert ")?;
+                if trimmed.contains(';') || trimmed.contains('#') || trimmed.ends_with('\\') {
+                    return None;
+                }
+                let (0, b) = *arguments(rest, PY.0).first()? else {
+                    return None;
+                };
+                let (left, right) = equality(&rest[..b], "==", PY)?;
+                [right, left].into_iter().find_map(|(a, b)| {
+                    let side = &rest[a..b];
+                    let (inner, reach) = ["pytest.approx(", "approx("]
+                        .iter()
+                        .find_map(|h| side.strip_prefix(h)?.strip_suffix(')'))
+                        .map_or((side, Reach::Near), |inner| (inner.trim(), Reach::Far));
+                    params.iter().position(|p| p == inner).map(|k| (k, reach))
+                })
+            });
+        let Some((compared, reach)) = compared else {
+            continue;
+        };
+        // Compared there alone, never an input of what it compares.
+        if words(&body, &params[compared]) != 1 {
+            continue;
+        }
+        found.insert(
+            name.to_owned(),
+            Helper {
+                params,
+                compared,
+                reach,
+            },
+        );
+    }
+    found
+}
+
+/// The helpers the Python test file `path` (text `text`) calls by name, read in the check
+/// tree `root`: its own module-level functions and those it imports from a file there.
+/// A name found in two places is left out.
+pub(crate) fn python_for(root: &Path, path: &str, text: &str) -> Helpers {
+    let mut helpers = python_helpers(text);
+    let mut ambiguous: Vec<String> = Vec::new();
+    for (module, name, local) in python_from_imports(text) {
+        let files: Vec<String> = python_module_paths(&module, path)
+            .into_iter()
+            .filter(|p| {
+                std::fs::symlink_metadata(root.join(p)).is_ok_and(|m| {
+                    m.file_type().is_file() && m.len() <= super::MAX_FILE_BYTES as u64
+                })
+            })
+            .collect();
+        let [file] = files.as_slice() else {
+            ambiguous.push(local);
+            continue;
+        };
+        let Ok(source) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let Some(helper) = python_helpers(&source).remove(&name) else {
+            ambiguous.push(local);
+            continue;
+        };
+        if helpers.insert(local.clone(), helper).is_some() {
+            ambiguous.push(local);
+        }
+    }
+    for name in ambiguous {
+        helpers.remove(&name);
+    }
+    helpers
+}
+
+/// A call at a test body's level, `trimmed`, of a helper: its expected argument changed,
+/// with its range in `trimmed`.
+pub(crate) fn python_call(
+    trimmed: &str,
+    helpers: &Helpers,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    let open = trimmed.find('(')?;
+    let helper = helpers.get(&trimmed[..open])?;
+    let close = closing(trimmed, open, PY.0)?;
+    if close + 1 != trimmed.len() {
+        return None;
+    }
+    let inner = &trimmed[open + 1..close];
+    let args = arguments(inner, PY.0);
+    if args.len() != helper.params.len() {
+        return None;
+    }
+    let want = &helper.params[helper.compared];
+    // Positional up to the first keyword; the expected one by position or by name.
+    let mut at = None;
+    for (i, (a, b)) in args.iter().enumerate() {
+        let arg = &inner[*a..*b];
+        if arg.starts_with('*') {
+            return None;
+        }
+        match arg.split_once('=') {
+            Some((key, value)) if ident(key.trim()) && !value.starts_with('=') => {
+                let _ = value;
+                let key = key.trim();
+                if !helper.params.iter().any(|p| p == key) {
+                    return None;
+                }
+                if key == want {
+                    let value_at = arg.find('=')? + 1;
+                    let value = &arg[value_at..];
+                    let lead = value.len() - value.trim_start().len();
+                    at = Some((a + value_at + lead, *b));
+                }
+            }
+            _ if i == helper.compared => at = Some((*a, *b)),
+            _ => {}
+        }
+    }
+    let (a, b) = at?;
+    let new = changed_value(&inner[a..b], PY, Shape::Python, helper.reach, coin)?;
+    Some(((open + 1 + a, open + 1 + b), new))
+}
