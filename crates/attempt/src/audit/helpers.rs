@@ -83,31 +83,53 @@ fn imports(path: &str, text: &str, files: &BTreeMap<String, &Entry>) -> Vec<Stri
         .collect()
 }
 
-/// Whether a module's text asserts, as a test helper does.
+/// Words of a path that name test support (`support/check.py`, `tests_helpers.js`).
+const SUPPORT_WORDS: [&str; 7] = [
+    "test", "helper", "support", "check", "assert", "fixture", "spec",
+];
+
+/// Whether a module's text is a test helper's: it imports a test framework (pytest,
+/// unittest, chai, jest's or vitest's globals) or calls jest's `expect(`; or it asserts
+/// (`assert`, node's `assert`) and its path names test support. A product module the
+/// tests import that asserts its own invariants is none: the module under test is often
+/// imported by the tests alone.
 fn asserts(path: &str, text: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let support = SUPPORT_WORDS.iter().any(|w| lower.contains(w));
     match lang(path) {
-        Some(Lang::Python) => text.lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with("assert ")
-                || l.starts_with("self.assert")
-                || l.starts_with("import pytest")
-                || l.starts_with("from pytest")
-                || l.starts_with("from _pytest")
-                || l.starts_with("import unittest")
-                || l.starts_with("from unittest")
-        }),
-        Some(Lang::Js) => [
-            "expect(",
-            "assert.",
-            "assert(",
-            "\"node:assert",
-            "'node:assert",
-            "\"assert\"",
-            "'assert'",
-            "chai",
-        ]
-        .iter()
-        .any(|w| text.contains(w)),
+        Some(Lang::Python) => {
+            let lines = || text.lines().map(str::trim_start);
+            let framework = lines().any(|l| {
+                [
+                    "import pytest",
+                    "from pytest",
+                    "from _pytest",
+                    "import unittest",
+                    "from unittest",
+                ]
+                .iter()
+                .any(|h| l.starts_with(h))
+            });
+            framework
+                || (support
+                    && lines().any(|l| l.starts_with("assert ") || l.starts_with("self.assert")))
+        }
+        Some(Lang::Js) => {
+            let framework = ["expect(", "chai", "@jest/globals", "\"vitest\"", "'vitest'"]
+                .iter()
+                .any(|w| text.contains(w));
+            let assert = [
+                "\"node:assert",
+                "'node:assert",
+                "\"assert\"",
+                "'assert'",
+                "\"assert/strict\"",
+                "'assert/strict'",
+            ]
+            .iter()
+            .any(|w| text.contains(w));
+            framework || (support && assert)
+        }
         _ => false,
     }
 }
