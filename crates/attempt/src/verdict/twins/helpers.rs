@@ -12,9 +12,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::lang::{PY, equality, level_lines};
-use super::lines::{Coin, Reach, Shape, arguments, changed_value, closing, holds_code, indent};
+use super::lines::{
+    Coin, PY, Reach, Shape, arguments, changed_value, closing, equality, holds_code, indent,
+    level_lines,
+};
 use crate::shared::imports::{python_from_imports, python_module_paths};
+
+/// The largest helper file read.
+const MAX_HELPER_BYTES: u64 = 1 << 20;
 
 /// A helper: its parameters, and the one it compares with how far a value must move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +49,34 @@ fn words(text: &str, word: &str) -> usize {
             !before.is_some_and(|c| id(c) || c == '.') && !after.is_some_and(id)
         })
         .count()
+}
+
+/// The parameter a helper's body `body` compares for equality in an `assert` at its own
+/// level, with how far a value must move (`pytest.approx(want)` asks far).
+fn compared_param(
+    lines: &[String],
+    body: (usize, usize),
+    params: &[String],
+) -> Option<(usize, Reach)> {
+    level_lines(lines, body, PY).into_iter().find_map(|l| {
+        let trimmed = lines[l].trim();
+        let rest = trimmed.strip_prefix("assert ")?;
+        if trimmed.contains(';') || trimmed.contains('#') || trimmed.ends_with('\\') {
+            return None;
+        }
+        let (0, b) = *arguments(rest, PY.0).first()? else {
+            return None;
+        };
+        let (left, right) = equality(&rest[..b], "==", PY)?;
+        [right, left].into_iter().find_map(|(a, b)| {
+            let side = &rest[a..b];
+            let (inner, reach) = ["pytest.approx(", "approx("]
+                .iter()
+                .find_map(|h| side.strip_prefix(h)?.strip_suffix(')'))
+                .map_or((side, Reach::Near), |inner| (inner.trim(), Reach::Far));
+            params.iter().position(|p| p == inner).map(|k| (k, reach))
+        })
+    })
 }
 
 /// The module-level functions of a Python text that compare one of their parameters for
@@ -92,27 +125,7 @@ pub(crate) fn python_helpers(text: &str) -> Helpers {
         {
             continue;
         }
-        let compared = level_lines(&lines, (start, end), PY)
-            .into_iter()
-            .find_map(|l| {
-                let trimmed = lines[l].trim();
-                let rest = trimmed.strip_prefix("assert ")?;
-                if trimmed.contains(';') || trimmed.contains('#') || trimmed.ends_with('\\') {
-                    return None;
-                }
-                let (0, b) = *arguments(rest, PY.0).first()? else {
-                    return None;
-                };
-                let (left, right) = equality(&rest[..b], "==", PY)?;
-                [right, left].into_iter().find_map(|(a, b)| {
-                    let side = &rest[a..b];
-                    let (inner, reach) = ["pytest.approx(", "approx("]
-                        .iter()
-                        .find_map(|h| side.strip_prefix(h)?.strip_suffix(')'))
-                        .map_or((side, Reach::Near), |inner| (inner.trim(), Reach::Far));
-                    params.iter().position(|p| p == inner).map(|k| (k, reach))
-                })
-            });
+        let compared = compared_param(&lines, (start, end), &params);
         let Some((compared, reach)) = compared else {
             continue;
         };
@@ -142,9 +155,8 @@ pub(crate) fn python_for(root: &Path, path: &str, text: &str) -> Helpers {
         let files: Vec<String> = python_module_paths(&module, path)
             .into_iter()
             .filter(|p| {
-                std::fs::symlink_metadata(root.join(p)).is_ok_and(|m| {
-                    m.file_type().is_file() && m.len() <= super::MAX_FILE_BYTES as u64
-                })
+                std::fs::symlink_metadata(root.join(p))
+                    .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_HELPER_BYTES)
             })
             .collect();
         let [file] = files.as_slice() else {

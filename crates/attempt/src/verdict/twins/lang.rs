@@ -3,24 +3,16 @@
 //! write them.
 
 use super::lines::{
-    Coin, Reach, Shape, Strings, arguments, at_level, changed_value, closing, depth, holds_code,
-    indent,
+    Coin, GO, PY, Reach, Shape, Strings, Test, arguments, changed_value, closing, depth, equality,
+    holds_code, indent, level_lines,
 };
 
-pub(super) const PY: Strings = Strings(&['"', '\''], false);
-pub(super) const GO: Strings = Strings(&['"'], true);
 const RUST: Strings = Strings(&['"'], true);
 const JS: Strings = Strings(&['"', '\''], false);
 
 /// What changes one statement: the file's lines, the statement's line, the coin; the
 /// line's new text.
 type Rewrite<'a> = dyn FnMut(&[String], usize, &mut dyn Coin) -> Option<String> + 'a;
-
-/// One test found in a file: its name, and its body's lines (`body.0..body.1`).
-pub(super) struct Test {
-    pub(super) name: String,
-    pub(super) body: (usize, usize),
-}
 
 /// `line` with the byte range `at` (of its trimmed text) replaced by `new`.
 fn replaced(line: &str, at: (usize, usize), new: &str) -> String {
@@ -82,67 +74,6 @@ fn rewrite_tests(
         }
     }
     names
-}
-
-/// The lines of a test's body `body.0..body.1` that start a statement at the body's own
-/// level (not inside a block, a bracket left open or a triple-quoted string).
-pub(super) fn level_lines(lines: &[String], body: (usize, usize), strings: Strings) -> Vec<usize> {
-    let (start, end) = body;
-    let Some(level) = lines[start..end]
-        .iter()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| indent(l).to_owned())
-    else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    let mut open = 0;
-    let mut triple = false;
-    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
-        let quotes3 = line.matches("\"\"\"").count() + line.matches("'''").count();
-        let in_string = triple;
-        if quotes3 % 2 == 1 {
-            triple = !triple;
-        }
-        if in_string || quotes3 > 0 || line.trim().is_empty() {
-            continue;
-        }
-        let at_level = open == 0 && indent(line) == level;
-        open += depth(line, strings.0);
-        if at_level {
-            found.push(i);
-        }
-    }
-    found
-}
-
-/// Whether `expression` is one plain equality: a single `==` (or Go's `!=`, as `op`) at its
-/// own level, and nothing that could make it hold otherwise. The two sides' ranges.
-pub(super) fn equality(
-    expression: &str,
-    op: &str,
-    strings: Strings,
-) -> Option<((usize, usize), (usize, usize))> {
-    let banned = [
-        " or ", " and ", "not ", " if ", "lambda", " in ", " is ", "<", ">", ":=", "&&", "||", "?",
-        " else ",
-    ];
-    if banned.iter().any(|b| holds_code(expression, strings.0, b)) {
-        return None;
-    }
-    let equal = at_level(expression, strings.0, "==");
-    let unequal = at_level(expression, strings.0, "!=");
-    // `===`, `!==` and chains are not one plain equality.
-    let at = match (op, equal.as_slice(), unequal.as_slice()) {
-        ("==", [at], []) | ("!=", [], [at]) => *at,
-        _ => return None,
-    };
-    let trim = |a: usize, b: usize| {
-        let part = &expression[a..b];
-        let lead = part.len() - part.trim_start().len();
-        (a + lead, a + lead + part.trim().len())
-    };
-    Some((trim(0, at), trim(at + 2, expression.len())))
 }
 
 /// Changes the literal side of an equality `expression` (at `offset` in its line's trimmed

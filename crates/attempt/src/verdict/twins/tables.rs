@@ -6,10 +6,9 @@
 //! test (directly or in `t.Run`'s function). Every row runs and compares its own expected
 //! value, so with every row's changed, each row fails, as a literal's twin does.
 
-use super::lang::{GO, PY, Test, equality, level_lines};
 use super::lines::{
-    Coin, Reach, Shape, Strings, arguments, at_level, changed_value, closing, elements, holds_code,
-    indent, keyed_value,
+    Coin, GO, PY, Reach, Shape, Strings, Test, arguments, at_level, changed_value, closing,
+    elements, equality, holds_code, indent, keyed_value, level_lines,
 };
 
 /// How many times `word` stands as a whole word in `text`.
@@ -158,6 +157,22 @@ fn python_compared(lines: &[String], test: &Test, names: &[String]) -> Option<(u
     None
 }
 
+/// The first line of the decorators above the `def` on line `def` (indented `own`), with
+/// their continued lines.
+fn decorators(lines: &[String], def: usize, own: usize) -> usize {
+    let mut first = def;
+    while first > 0 {
+        let line = &lines[first - 1];
+        let t = line.trim_start();
+        let continued = indent(line).len() > own || t.starts_with(')') || t.starts_with(']');
+        if t.is_empty() || !(continued || t.starts_with('@')) {
+            break;
+        }
+        first -= 1;
+    }
+    first
+}
+
 /// pytest: the expected column of a `@pytest.mark.parametrize` table of plain rows,
 /// compared once at the test body's level; whether the test's twin changed.
 pub(super) fn python(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> bool {
@@ -171,17 +186,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
             || t.starts_with(&format!("async def {}(", test.name))
     })?;
     let own = indent(&lines[def]).len();
-    // The decorators above it, with their continued lines.
-    let mut first = def;
-    while first > 0 {
-        let line = &lines[first - 1];
-        let t = line.trim_start();
-        let continued = indent(line).len() > own || t.starts_with(')') || t.starts_with(']');
-        if t.is_empty() || !(continued || t.starts_with('@')) {
-            break;
-        }
-        first -= 1;
-    }
+    let first = decorators(lines, def, own);
     let block = lines[first..def].join("\n");
     let heads = ["@pytest.mark.parametrize(", "@mark.parametrize("];
     let mut starts = Vec::new();
