@@ -526,8 +526,9 @@ fn verdict_passes(
 }
 
 /// Rounds of the twin pass at most: a check of several steps whose first step's failing
-/// twins stop the rest gets a round for the steps after it, each round reaching new files.
-const MAX_TWIN_ROUNDS: usize = 6;
+/// twins stop the rest gets a round for the steps after it, each reaching a language of
+/// test files no earlier round reached (python, go, rust, javascript).
+const MAX_TWIN_ROUNDS: usize = 4;
 
 /// The twin pass (invariant 12 of `docs/design/verdict.md`): the verdict's checks once more,
 /// in a fresh check tree at the same path (`make`), with the same canary and known answer,
@@ -546,7 +547,12 @@ fn twin_pass(
     results: &mut [CheckResult],
     reports: &[TestReport],
 ) -> Result<(), Finding> {
-    let mut judged: BTreeSet<String> = BTreeSet::new();
+    // Files left original in the next round, and the languages whose twins some round
+    // reached: a step's runner reached once is judged, and its other files (left by
+    // `pytest -x`, or by cargo stopping at its first failing test binary) are no new
+    // step.
+    let mut original: BTreeSet<String> = BTreeSet::new();
+    let mut languages: BTreeSet<&'static str> = BTreeSet::new();
     let mut states: Vec<TwinRound> = vec![TwinRound::default(); results.len()];
     for _ in 0..MAX_TWIN_ROUNDS {
         if shutdown_signal().is_some() {
@@ -558,7 +564,7 @@ fn twin_pass(
         // the expected values.
         let canary = canary::plant_in(prepared, verdict_tree, &mut check);
         let known = twins::plant_known(prepared, verdict_tree, &check);
-        let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref(), &judged);
+        let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref(), &original);
         if planted.files.is_empty() {
             // Nothing (left) to judge.
             for state in &mut states {
@@ -577,35 +583,36 @@ fn twin_pass(
             runner.as_ref(),
             Pass::Verdict,
         );
-        let mut progress = false;
-        for (((result, verdict), ran), state) in
-            results.iter_mut().zip(reports).zip(ran).zip(&mut states)
-        {
-            if state.done {
-                continue;
-            }
-            let report = canary.strip(&ran.report);
-            let said = twins::judge(
-                &planted,
-                verdict,
-                &report,
-                ran.result.exit_code,
-                ran.result.timed_out,
-                baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
-                prepared.ops.len() == 1,
-            )
-            .map_err(|detail| Finding {
-                kind: FindingKind::ForgedResults,
-                path: result.op.clone(),
-                detail: format!("check `{}`: {detail}", result.op),
-            })?;
-            let (reached, unreached) = twins::reached(&planted, verdict, &report);
-            progress |= reached.iter().any(|f| !judged.contains(f));
-            judged.extend(reached);
-            let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
-            state.record(&said, !unreached.is_empty() && !stopped);
+        let before = languages.len();
+        let round = Round {
+            planted: &planted,
+            canary: &canary,
+            reports,
+        };
+        let left = judge_round(
+            prepared,
+            baseline,
+            &round,
+            ran,
+            results,
+            &mut states,
+            &mut languages,
+        )?;
+        // Another round for the checks with files of a language no round reached.
+        for (i, unreached) in left {
+            let more = unreached
+                .iter()
+                .any(|f| !languages.contains(twins::language(f)));
+            states[i].done = !more;
         }
-        if states.iter().all(|s| s.done) || !progress {
+        original.extend(
+            planted
+                .files
+                .iter()
+                .filter(|f| languages.contains(twins::language(&f.path)))
+                .map(|f| f.path.clone()),
+        );
+        if states.iter().all(|s| s.done) || languages.len() == before {
             break;
         }
     }
@@ -613,6 +620,60 @@ fn twin_pass(
         state.conclude(result);
     }
     Ok(())
+}
+
+/// What one round of the twin pass planted, and the verdict's reports of the checks.
+struct Round<'a> {
+    planted: &'a twins::Twins,
+    canary: &'a canary::Canary,
+    reports: &'a [TestReport],
+}
+
+/// Judges the checks of one round of the twin pass (`ran`), adding to `states` and to the
+/// `languages` reached; the checks not yet done, with the files whose twins the round did
+/// not reach. `Err` for a forgery.
+fn judge_round(
+    prepared: &Prepared,
+    baseline: Option<&Baseline>,
+    round: &Round<'_>,
+    ran: Vec<checks::CheckRun>,
+    results: &mut [CheckResult],
+    states: &mut [TwinRound],
+    languages: &mut BTreeSet<&'static str>,
+) -> Result<Vec<(usize, Vec<String>)>, Finding> {
+    let mut left: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, (((result, verdict), ran), state)) in results
+        .iter_mut()
+        .zip(round.reports)
+        .zip(ran)
+        .zip(states.iter_mut())
+        .enumerate()
+    {
+        if state.done {
+            continue;
+        }
+        let report = round.canary.strip(&ran.report);
+        let said = twins::judge(
+            round.planted,
+            verdict,
+            &report,
+            ran.result.exit_code,
+            ran.result.timed_out,
+            baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
+            prepared.ops.len() == 1,
+        )
+        .map_err(|detail| Finding {
+            kind: FindingKind::ForgedResults,
+            path: result.op.clone(),
+            detail: format!("check `{}`: {detail}", result.op),
+        })?;
+        let (reached, unreached) = twins::reached(round.planted, verdict, &report);
+        languages.extend(reached.iter().map(|f| twins::language(f)));
+        state.record(&said);
+        let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
+        left.push((i, if stopped { Vec::new() } else { unreached }));
+    }
+    Ok(left)
 }
 
 /// One check's twins over the rounds of the twin pass.
@@ -627,16 +688,17 @@ struct TwinRound {
 }
 
 impl TwinRound {
-    /// What a round said; `more`: files whose twins it did not reach are left, and the run
-    /// ended by itself.
-    fn record(&mut self, said: &twins::TwinsSaid, more: bool) {
+    /// What a round said. A round that could not be judged leaves the check inconclusive
+    /// unless a later one holds.
+    fn record(&mut self, said: &twins::TwinsSaid) {
         match said {
             twins::TwinsSaid::None => {}
-            twins::TwinsSaid::Held(n) => self.held += n,
-            twins::TwinsSaid::Inconclusive if !more => self.inconclusive = true,
-            twins::TwinsSaid::Inconclusive => {}
+            twins::TwinsSaid::Held(n) => {
+                self.held += n;
+                self.inconclusive = false;
+            }
+            twins::TwinsSaid::Inconclusive => self.inconclusive = self.held == 0,
         }
-        self.done = !more;
     }
 
     /// The check's story after the last round: a check whose twins were not all judged

@@ -535,6 +535,16 @@ pub(crate) fn reached(
     (reached, unreached)
 }
 
+/// The language of a test file, for the rounds of the twin pass: one runner's files.
+pub(crate) fn language(path: &str) -> &'static str {
+    match path.rsplit_once('.').map_or("", |(_, e)| e) {
+        "py" => "python",
+        "go" => "go",
+        "rs" => "rust",
+        _ => "javascript",
+    }
+}
+
 /// Whether a report gives `outcome` as a failure.
 fn failing(outcome: Option<&TestOutcome>) -> bool {
     outcome.is_some_and(|o| matches!(o, TestOutcome::Failed | TestOutcome::Errored))
