@@ -536,9 +536,9 @@ const MAX_TWIN_ROUNDS: usize = 4;
 /// from a run that ended well, is `forged_results`; otherwise each check's story says
 /// whether its twins held, and a check whose twins could not be judged (a pass stopped
 /// from outside, a run that ended before its twins) fails: no attempt passes without its
-/// twins held. A run that stopped before some files' twins, whose originals passed, gets
-/// another round with the files judged so far original. `reports` are the verdict's
-/// pass's reports of the checks, in order.
+/// twins held. A run that stopped before the twins of a language no round reached gets
+/// another round, with the files of the languages reached so far original. `reports` are
+/// the verdict's pass's reports of the checks, in order.
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
