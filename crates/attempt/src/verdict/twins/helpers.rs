@@ -79,6 +79,24 @@ fn compared_param(
     })
 }
 
+/// Whether a Python text binds `name` again (`check = wrap(check)`, `global check`): the
+/// function read may then not be the one the call reaches.
+fn rebound(text: &str, name: &str) -> bool {
+    text.lines().map(str::trim_start).any(|line| {
+        line.strip_prefix(name).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            (rest.starts_with('=') && !rest.starts_with("=="))
+                || rest.starts_with(":")
+                || rest.starts_with("+=")
+        }) || line
+            .strip_prefix("global ")
+            .is_some_and(|rest| words(rest, name) > 0)
+            || line
+                .strip_prefix("del ")
+                .is_some_and(|rest| words(rest, name) > 0)
+    })
+}
+
 /// The module-level functions of a Python text that compare one of their parameters for
 /// equality in a statement that always runs, by name. Test functions are not helpers.
 pub(crate) fn python_helpers(text: &str) -> Helpers {
@@ -142,6 +160,7 @@ pub(crate) fn python_helpers(text: &str) -> Helpers {
             },
         );
     }
+    found.retain(|name, _| !rebound(text, name));
     found
 }
 
@@ -177,6 +196,7 @@ pub(crate) fn python_for(root: &Path, path: &str, text: &str) -> Helpers {
     for name in ambiguous {
         helpers.remove(&name);
     }
+    helpers.retain(|name, _| !rebound(text, name));
     helpers
 }
 

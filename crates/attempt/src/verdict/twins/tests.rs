@@ -548,6 +548,12 @@ fn calls_of_a_helper_that_compares_get_their_expected_argument_changed() {
     ] {
         assert!(out.contains(want), "{want} not in {out}");
     }
+    // Bound again after its definition: the call may reach another function.
+    let rebound = "def check(got, want):\n    assert got == want\n\n\ncheck = lenient(check)\n\n\ndef test_small():\n    check(add(2, 3), 5)\n";
+    assert_eq!(
+        twin_in(Some(root.path()), "tests/test_add.py", rebound, &mut Up),
+        None
+    );
     // Read nowhere: no twin.
     assert_eq!(
         twin(
