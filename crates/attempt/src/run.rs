@@ -589,21 +589,13 @@ fn twin_pass(
             canary: &canary,
             reports,
         };
-        let left = judge_round(
-            prepared,
-            baseline,
-            &round,
-            ran,
-            results,
-            &mut states,
-            &mut languages,
-        )?;
+        let (states, languages) = (&mut states, &mut languages);
+        let left = judge_round(prepared, baseline, &round, ran, results, states, languages)?;
         // Another round for the checks with files of a language no round reached.
         for (i, unreached) in left {
-            let more = unreached
+            states[i].done = unreached
                 .iter()
-                .any(|f| !languages.contains(twins::language(f)));
-            states[i].done = !more;
+                .all(|f| languages.contains(twins::language(f)));
         }
         original.extend(
             planted

@@ -3,12 +3,11 @@
 //! write them.
 
 use super::lines::{
-    Coin, GO, PY, Reach, Shape, Strings, Test, arguments, changed_value, closing, depth, equality,
-    holds_code, indent, level_lines,
+    Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, changed_value, closing, depth,
+    equality, holds_code, indent, level_lines,
 };
 
 const RUST: Strings = Strings(&['"'], true);
-const JS: Strings = Strings(&['"', '\''], false);
 
 /// What changes one statement: the file's lines, the statement's line, the coin; the
 /// line's new text.
@@ -578,7 +577,12 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
         };
         Some(replaced(line, at, &new))
     };
-    let names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
+    let mut names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
+    for name in super::tables::javascript(&mut lines, coin) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
     (lines.join("\n"), names)
 }
 

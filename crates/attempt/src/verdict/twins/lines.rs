@@ -438,6 +438,7 @@ fn structure(value: &str, shape: Shape, quotes: &[char]) -> Option<(usize, Keys)
 }
 
 pub(super) const PY: Strings = Strings(&['"', '\''], false);
+pub(super) const JS: Strings = Strings(&['"', '\''], false);
 pub(super) const GO: Strings = Strings(&['"'], true);
 
 /// One test found in a file: its name, and its body's lines (`body.0..body.1`).

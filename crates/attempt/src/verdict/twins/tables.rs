@@ -3,11 +3,13 @@
 //! `@pytest.mark.parametrize("a, b, expected", [(2, 3, 5), …])` with `assert add(a, b) ==
 //! expected` at the body's level, and Go's `cases := []struct{ a, b, want int }{…}` ranged
 //! over at the test's level with `if got := Add(c.a, c.b); got != c.want {` failing the
-//! test (directly or in `t.Run`'s function). Every row runs and compares its own expected
+//! test (directly or in `t.Run`'s function), and jest's and vitest's `test.each([[1, 2, 3],
+//! …])("add(%i, %i)", (a, b, expected) => {` with `expect(add(a, b)).toBe(expected)`.
+//! Every row runs and compares its own expected
 //! value, so with every row's changed, each row fails, as a literal's twin does.
 
 use super::lines::{
-    Coin, GO, PY, Reach, Shape, Strings, Test, arguments, at_level, changed_value, closing,
+    Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, at_level, changed_value, closing,
     elements, equality, holds_code, indent, keyed_value, level_lines,
 };
 
@@ -436,4 +438,187 @@ fn go_table(
         text.clone_into(line);
     }
     Some(())
+}
+
+/// The title jest and vitest give a row of `test.each` whose title is `title`: `%i`,
+/// `%d` and `%s` take the row's cells in order, `%#` its index; `None` for any other
+/// placeholder, or a cell those do not print as written. How many cells it takes.
+fn each_title(title: &str, cells: &[&str], index: usize) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut taken = 0;
+    let mut chars = title.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '%' => out.push('%'),
+            '#' => out.push_str(&index.to_string()),
+            kind @ ('i' | 'd' | 's') => {
+                let cell = cells.get(taken)?.trim();
+                taken += 1;
+                let integer = {
+                    let d = cell.strip_prefix('-').unwrap_or(cell);
+                    !d.is_empty()
+                        && d.len() < 16
+                        && d.bytes().all(|b| b.is_ascii_digit())
+                        && (d == "0" || !d.starts_with('0'))
+                };
+                let quoted = (cell.starts_with('"') || cell.starts_with('\''))
+                    && cell.len() >= 2
+                    && cell.ends_with(&cell[..1])
+                    && !cell[1..cell.len() - 1].contains(['\\', '"', '\''])
+                    && kind == 's';
+                if integer {
+                    out.push_str(cell);
+                } else if quoted {
+                    out.push_str(&cell[1..cell.len() - 1]);
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some((out, taken))
+}
+
+/// The parameter a `test.each` body compares at its own level, by index:
+/// `expect(x).toBe(expected)` (`toEqual`, `toStrictEqual`) or `assert.strictEqual(x,
+/// expected)` (`equal`, `deepStrictEqual`, `deepEqual`).
+fn each_compared(lines: &[String], body: (usize, usize), params: &[&str]) -> Option<usize> {
+    let quotes = JS.0;
+    level_lines(lines, body, JS).into_iter().find_map(|i| {
+        let trimmed = lines[i].trim().trim_end_matches(';');
+        let expected = if trimmed.starts_with("expect(") {
+            let close = closing(trimmed, "expect".len(), quotes)?;
+            let matcher = &trimmed[close + 1..];
+            [".toBe(", ".toEqual(", ".toStrictEqual("]
+                .iter()
+                .find_map(|h| matcher.strip_prefix(h)?.strip_suffix(')'))?
+                .trim()
+        } else {
+            let inner = [
+                "assert.strictEqual(",
+                "assert.equal(",
+                "assert.deepStrictEqual(",
+                "assert.deepEqual(",
+            ]
+            .iter()
+            .find_map(|h| trimmed.strip_prefix(h)?.strip_suffix(')'))?;
+            let args = arguments(inner, quotes);
+            let (a, b) = *args.get(1)?;
+            if args.len() != 2 {
+                return None;
+            }
+            &inner[a..b]
+        };
+        params.iter().position(|p| *p == expected)
+    })
+}
+
+/// jest and vitest: `test.each` (or `it.each`) over an array of array rows, whose title
+/// prints no cell at or after the expected one, and whose function compares one parameter
+/// at its body's level and uses it nowhere else: every row's expected cell changed; the
+/// titles of the rows changed.
+pub(super) fn javascript(lines: &mut [String], coin: &mut dyn Coin) -> Vec<String> {
+    let mut names = Vec::new();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|i| {
+            let t = lines[*i].trim_start();
+            t.starts_with("test.each([") || t.starts_with("it.each([")
+        })
+        .collect();
+    for start in starts {
+        if let Some(titles) = javascript_each(lines, start, coin) {
+            names.extend(
+                titles
+                    .into_iter()
+                    .filter(|t| !names.contains(t))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    names
+}
+
+fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> Option<Vec<String>> {
+    let quotes = JS.0;
+    let own = indent(&lines[start]).to_owned();
+    // The rows, up to the line that opens the function.
+    let text = lines[start..].join("\n");
+    let open = text.find('(')?;
+    let close = closing(&text, open, quotes)?;
+    let rows = text[open + 1..close].trim();
+    let rows_at = open + 1 + text[open + 1..close].find('[')?;
+    if !rows.starts_with('[') || !rows.ends_with(']') {
+        return None;
+    }
+    let head_end = close + text[close..].find('\n')?;
+    let head = &text[close + 1..head_end];
+    let head = head.strip_prefix('(')?;
+    let quote = head.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let (title, after) = head[1..].split_once(quote)?;
+    let params = after.strip_prefix(", (")?.strip_suffix(") => {")?;
+    let params: Vec<&str> = params.split(", ").collect();
+    if params.len() < 2 || title.contains('\\') || !params.iter().all(|p| ident_js(p)) {
+        return None;
+    }
+    // The function's body: up to `});` at the call's indentation.
+    let first_body = start + text[..head_end].matches('\n').count() + 1;
+    let end = (first_body..lines.len()).find(|i| lines[*i] == format!("{own}}});"))?;
+    let body_text = lines[first_body..end].join("\n");
+    if ["return", "skip", "todo", "done"]
+        .iter()
+        .any(|w| holds_code(&body_text, quotes, w))
+    {
+        return None;
+    }
+    let index = each_compared(lines, (first_body, end), &params)?;
+    if words(&body_text, params[index]) != 1 {
+        return None;
+    }
+    let rows_close = closing(&text, rows_at, quotes)?;
+    let mut titles = Vec::new();
+    for (n, (a, b)) in elements(&text, rows_at, rows_close, quotes)
+        .into_iter()
+        .enumerate()
+    {
+        let row = &text[a..b];
+        if !row.starts_with('[') || closing(row, 0, quotes)? + 1 != row.len() {
+            return None;
+        }
+        let cells: Vec<&str> = elements(row, 0, row.len() - 1, quotes)
+            .into_iter()
+            .map(|(x, y)| &row[x..y])
+            .collect();
+        let (name, taken) = each_title(title, &cells, n)?;
+        // A title that prints the expected value would change with it.
+        if taken > index || cells.len() != params.len() {
+            return None;
+        }
+        titles.push(name);
+    }
+    let changes = changed_rows(
+        &text,
+        (rows_at, rows_close + 1),
+        Column::At(index, params.len()),
+        (JS, Shape::Js, Reach::Near),
+        coin,
+    )?;
+    let new = spliced(&text, changes);
+    for (line, text) in lines[start..].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(titles)
+}
+
+/// Whether `name` is a JavaScript identifier of plain letters.
+fn ident_js(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }

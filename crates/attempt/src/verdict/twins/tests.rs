@@ -563,3 +563,23 @@ fn calls_of_a_helper_that_compares_get_their_expected_argument_changed() {
         None
     );
 }
+
+#[test]
+fn jest_each_tables_get_their_expected_column_changed() {
+    let js = "const { add } = require(\"../calc\");\n\ntest.each([\n  [2, 3, 5],\n  [-4, 1, -3],\n])(\"add(%i, %i)\", (a, b, expected) => {\n  expect(add(a, b)).toBe(expected);\n});\n\nit.each([[\"a\", \"b\", \"ab\"]])(\"join %s\", (x, y, want) => {\n  assert.strictEqual(join(x, y), want);\n});\n";
+    let (out, names) = twin("test/add.test.js", js).expect("twinned");
+    assert_eq!(names, ["add(2, 3)", "add(-4, 1)", "join a"]);
+    for want in ["  [2, 3, 6],\n  [-4, 1, -2],\n", "[[\"a\", \"b\", \"ac\"]]"] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+    assert_eq!(out.lines().count(), js.lines().count());
+    for table in [
+        // The title prints the expected value; the value is an input too; a skip.
+        "test.each([[2, 3, 5]])(\"add(%i, %i) = %i\", (a, b, expected) => {\n  expect(add(a, b)).toBe(expected);\n});\n",
+        "test.each([[2, 3, 5]])(\"add(%i, %i)\", (a, b, expected) => {\n  expect(add(a, expected - a)).toBe(expected);\n});\n",
+        "test.each([[2, 3, 5]])(\"add(%i, %i)\", (a, b, expected) => {\n  if (a) return;\n  expect(add(a, b)).toBe(expected);\n});\n",
+        "test.each([[2, 3, 5]])(\"add(%p, %i)\", (a, b, expected) => {\n  expect(add(a, b)).toBe(expected);\n});\n",
+    ] {
+        assert_eq!(twin("test/x.test.js", table), None, "{table}");
+    }
+}
