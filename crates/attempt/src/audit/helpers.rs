@@ -83,10 +83,37 @@ fn imports(path: &str, text: &str, files: &BTreeMap<String, &Entry>) -> Vec<Stri
         .collect()
 }
 
-/// Words of a path that name test support (`support/check.py`, `tests_helpers.js`).
-const SUPPORT_WORDS: [&str; 7] = [
-    "test", "helper", "support", "check", "assert", "fixture", "spec",
+/// Words of a path that name test support (`support/check.py`, `test_helpers.js`), as
+/// whole words between `/`, `_`, `-` and `.`: `latest.py` or `checkout.js` name none.
+const SUPPORT_WORDS: [&str; 20] = [
+    "test",
+    "tests",
+    "testing",
+    "testutil",
+    "testutils",
+    "testlib",
+    "helper",
+    "helpers",
+    "support",
+    "check",
+    "checks",
+    "checker",
+    "assert",
+    "asserts",
+    "assertions",
+    "fixture",
+    "fixtures",
+    "spec",
+    "specs",
+    "conftest",
 ];
+
+/// Whether `path` names test support by one of its words.
+fn names_support(path: &str) -> bool {
+    path.to_ascii_lowercase()
+        .split(['/', '_', '-', '.'])
+        .any(|word| SUPPORT_WORDS.contains(&word))
+}
 
 /// Whether a module's text is a test helper's: it imports a test framework (pytest,
 /// unittest, chai, jest's or vitest's globals) or calls jest's `expect(`; or it asserts
@@ -94,8 +121,7 @@ const SUPPORT_WORDS: [&str; 7] = [
 /// tests import that asserts its own invariants is none: the module under test is often
 /// imported by the tests alone.
 fn asserts(path: &str, text: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let support = SUPPORT_WORDS.iter().any(|w| lower.contains(w));
+    let support = names_support(path);
     match lang(path) {
         Some(Lang::Python) => {
             let lines = || text.lines().map(str::trim_start);
@@ -217,4 +243,33 @@ pub(crate) fn helpers(
         }
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_helper_is_told_by_its_framework_or_by_a_support_name() {
+        let asserting = "def sums(a, b, want):\n    assert a + b == want\n";
+        assert!(asserts("support/check.py", asserting));
+        assert!(asserts("tests_helpers.py", asserting));
+        // The module under test may assert its invariants, and `latest` is no `test`.
+        assert!(!asserts("calc.py", asserting));
+        assert!(!asserts("latest.py", asserting));
+        assert!(!asserts("checkout.py", asserting));
+        assert!(asserts("calc_pytest_glue.py", "import pytest\n"));
+        let node = "const assert = require(\"node:assert\");\nexports.check = (a, b) => assert.strictEqual(a, b);\n";
+        assert!(asserts("test/support/check.js", node));
+        assert!(!asserts("lib/calc.js", node));
+        assert!(asserts(
+            "lib/calc.js",
+            "exports.check = (a, b) => expect(a).toBe(b);\n"
+        ));
+        assert!(imports_testing("package testutil\n\nimport \"testing\"\n"));
+        assert!(imports_testing(
+            "package x\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n"
+        ));
+        assert!(!imports_testing("package x\n\nimport \"testing/quick\"\n"));
+    }
 }
