@@ -468,3 +468,53 @@ fn a_jest_each_tables_twins_catch_equality_that_always_holds() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A jest project whose tests compare through a helper module: its calls' expected
+/// arguments have twins.
+#[test]
+fn a_jest_helpers_calls_have_twins() {
+    require_tools(&["jest"]);
+    let project = Project::new(
+        &[
+            (
+                "package.json",
+                "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"scripts\": {\n    \"test\": \"jest\"\n  }\n}\n",
+            ),
+            (
+                "package-lock.json",
+                "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n    \"\": {\n      \"name\": \"calc\",\n      \"version\": \"1.0.0\"\n    }\n  }\n}\n",
+            ),
+            (
+                "calc.js",
+                "exports.add = (a, b) => {\n  throw new Error(\"T1 adds this\");\n};\n",
+            ),
+            (
+                "test/sums.js",
+                "const { add } = require(\"../calc\");\n\nfunction sums(a, b, want) {\n  expect(add(a, b)).toBe(want);\n}\n\nmodule.exports = { sums };\n",
+            ),
+            (
+                "test/add.test.js",
+                "const { sums } = require(\"./sums\");\n\ntest(\"small\", () => {\n  sums(2, 3, 5);\n});\n\ntest(\"negative\", () => {\n  sums(-4, 1, -3);\n});\n",
+            ),
+        ],
+        "",
+    );
+    let mut failures = Vec::new();
+    let always_equal =
+        "printf 'exports.add = (a, b) => a - b;\\nObject.is = () => true;\\n' > calc.js\n";
+    let story = project.attempt(always_equal, None);
+    expect(
+        &mut failures,
+        "Object.is always true behind a helper",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
+    let honest = "printf 'exports.add = (a, b) => a + b;\\n' > calc.js\n";
+    let story = project.attempt(honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    if story["attempts"][0]["checks"][0]["tests"]["twins"] != "held" {
+        failures.push(format!("the twins did not hold: {}", said(&story)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -16,7 +16,7 @@ use super::lines::{
     Coin, PY, Reach, Shape, arguments, changed_value, closing, equality, holds_code, indent,
     level_lines,
 };
-use crate::shared::imports::{python_from_imports, python_module_paths};
+use crate::shared::imports::{javascript_module_paths, python_from_imports, python_module_paths};
 
 /// The largest helper file read.
 const MAX_HELPER_BYTES: u64 = 1 << 20;
@@ -246,5 +246,209 @@ pub(crate) fn python_call(
     }
     let (a, b) = at?;
     let new = changed_value(&inner[a..b], PY, Shape::Python, helper.reach, coin)?;
+    Some(((open + 1 + a, open + 1 + b), new))
+}
+
+/// A JavaScript helper's head at the start of `line`: `function check(got, want) {`,
+/// `export function …`, `const check = (got, want) => {`, `exports.check = (…) => {`.
+fn javascript_head(line: &str) -> Option<(&str, &str)> {
+    for head in ["function ", "export function "] {
+        if let Some(rest) = line.strip_prefix(head) {
+            let (name, rest) = rest.split_once('(')?;
+            let params = rest.strip_suffix(") {")?;
+            return Some((name, params));
+        }
+    }
+    for head in ["const ", "export const ", "exports."] {
+        if let Some(rest) = line.strip_prefix(head) {
+            let (name, rest) = rest.split_once(" = (")?;
+            let params = rest.strip_suffix(") => {")?;
+            return Some((name, params));
+        }
+    }
+    None
+}
+
+/// Whether a JavaScript text binds `name` other than on line `own` (`check = …`,
+/// `{ check: other }`): the function read may not be the one the call reaches.
+fn javascript_rebound(text: &str, name: &str, own: Option<usize>) -> bool {
+    text.lines().enumerate().any(|(i, line)| {
+        Some(i) != own
+            && line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let rest = line[at + name.len()..].trim_start();
+                let word = !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    && !line[at + name.len()..]
+                        .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$');
+                word && ((rest.starts_with('=')
+                    && !rest.starts_with("==")
+                    && !rest.starts_with("=>"))
+                    || rest.starts_with(':'))
+            })
+    })
+}
+
+/// The top-level JavaScript functions of a text that compare one of their parameters
+/// with the runner's own assertion (`expect(got).toBe(want)`, `assert.strictEqual(got,
+/// want)`) in a statement that always runs, and use it nowhere else, by name.
+pub(crate) fn javascript_helpers(text: &str) -> Helpers {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut found = Helpers::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some((name, params)) = javascript_head(line) else {
+            continue;
+        };
+        let params: Vec<String> = params.split(',').map(|p| p.trim().to_owned()).collect();
+        let plain = |p: &String| {
+            !p.is_empty()
+                && !p.starts_with(|c: char| c.is_ascii_digit())
+                && p.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        };
+        if !ident(name) || !params.iter().all(plain) || javascript_rebound(text, name, Some(i)) {
+            continue;
+        }
+        let start = i + 1;
+        let Some(end) = (start..lines.len()).find(|j| lines[*j] == "}" || lines[*j] == "};") else {
+            continue;
+        };
+        let body = lines[start..end].join("\n");
+        if ["return", "await", "yield", "try"]
+            .iter()
+            .any(|w| holds_code(&body, super::lines::JS.0, w))
+        {
+            continue;
+        }
+        let names: Vec<&str> = params.iter().map(String::as_str).collect();
+        let Some(compared) = super::tables::each_compared(&lines, (start, end), &names) else {
+            continue;
+        };
+        if words(&body, &params[compared]) != 1 {
+            continue;
+        }
+        found.insert(
+            name.to_owned(),
+            Helper {
+                params,
+                compared,
+                reach: Reach::Near,
+            },
+        );
+    }
+    found
+}
+
+/// The names a JavaScript test file takes from a relative module, as (specifier, names):
+/// `const { check } = require("./helpers");`, `import { check } from "./helpers";`.
+fn javascript_named_imports(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let Some(open) = line.find('{') else {
+            continue;
+        };
+        let Some(close) = line[open..].find('}').map(|c| open + c) else {
+            continue;
+        };
+        let tail = &line[close + 1..];
+        let spec = ["require(\"", "require('", "from \"", "from '"]
+            .iter()
+            .find_map(|h| {
+                let rest = &tail[tail.find(h)? + h.len()..];
+                rest.split_once(['"', '\'']).map(|(s, _)| s.to_owned())
+            });
+        let Some(spec) = spec.filter(|s| s.starts_with("./") || s.starts_with("../")) else {
+            continue;
+        };
+        // Renamed ones (`{ check: c }`, `{ check as c }`) are left out.
+        let names: Vec<String> = line[open + 1..close]
+            .split(',')
+            .map(str::trim)
+            .filter(|n| ident(n))
+            .map(str::to_owned)
+            .collect();
+        found.push((spec, names));
+    }
+    found
+}
+
+/// The helpers the JavaScript test file `path` (text `text`) calls by name, read in the
+/// check tree `root`: its own top-level functions and those it takes by name from a
+/// relative module of the tree. A name found in two places is left out.
+pub(crate) fn javascript_for(root: &Path, path: &str, text: &str) -> Helpers {
+    let mut helpers = javascript_helpers(text);
+    let mut ambiguous: Vec<String> = Vec::new();
+    for (spec, names) in javascript_named_imports(text) {
+        let files: Vec<String> = javascript_module_paths(&spec, path)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| {
+                std::fs::symlink_metadata(root.join(p))
+                    .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_HELPER_BYTES)
+            })
+            .collect();
+        let [file] = files.as_slice() else {
+            ambiguous.extend(names);
+            continue;
+        };
+        let Ok(source) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let mut theirs = javascript_helpers(&source);
+        for name in names {
+            match theirs.remove(&name) {
+                Some(helper) if !helpers.contains_key(&name) => {
+                    helpers.insert(name, helper);
+                }
+                _ => ambiguous.push(name),
+            }
+        }
+    }
+    for name in ambiguous {
+        helpers.remove(&name);
+    }
+    helpers
+        .retain(|name, _| !javascript_rebound(text, name, None) || javascript_head_in(text, name));
+    helpers
+}
+
+/// Whether `name` is defined by a helper head of `text` (its own binding there is no
+/// rebinding).
+fn javascript_head_in(text: &str, name: &str) -> bool {
+    let heads: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| javascript_head(l).is_some_and(|(n, _)| n == name))
+        .map(|(i, _)| i)
+        .collect();
+    match heads.as_slice() {
+        [own] => !javascript_rebound(text, name, Some(*own)),
+        _ => false,
+    }
+}
+
+/// A call at a JavaScript test body's level, `trimmed` (without its `;`), of a helper:
+/// its expected argument changed, with its range in `trimmed`.
+pub(crate) fn javascript_call(
+    trimmed: &str,
+    helpers: &Helpers,
+    coin: &mut dyn Coin,
+) -> Option<((usize, usize), String)> {
+    let quotes = super::lines::JS;
+    let open = trimmed.find('(')?;
+    let helper = helpers.get(&trimmed[..open])?;
+    let close = closing(trimmed, open, quotes.0)?;
+    if close + 1 != trimmed.len() {
+        return None;
+    }
+    let inner = &trimmed[open + 1..close];
+    let args = arguments(inner, quotes.0);
+    if args.len() != helper.params.len() {
+        return None;
+    }
+    let (a, b) = args[helper.compared];
+    if inner[a..b].starts_with("...") {
+        return None;
+    }
+    let new = changed_value(&inner[a..b], quotes, Shape::Js, helper.reach, coin)?;
     Some(((open + 1 + a, open + 1 + b), new))
 }

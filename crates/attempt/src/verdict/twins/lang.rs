@@ -526,6 +526,16 @@ fn javascript_tests(lines: &[String]) -> Vec<Test> {
 /// `to.eql`) and `assert.strictEqual(x, LITERAL)` (and `equal`, `deepStrictEqual`,
 /// `deepEqual`).
 pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    javascript_with(text, &super::helpers::Helpers::new(), coin)
+}
+
+/// [`javascript`], with calls of `helpers` at the body's level whose expected argument
+/// is a literal changed too.
+pub(super) fn javascript_with(
+    text: &str,
+    helpers: &super::helpers::Helpers,
+    coin: &mut dyn Coin,
+) -> (String, Vec<String>) {
     let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = javascript_tests(&lines);
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
@@ -573,7 +583,8 @@ pub(super) fn javascript(text: &str, coin: &mut dyn Coin) -> (String, Vec<String
             ];
             heads
                 .iter()
-                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], (JS, Shape::Js), coin))?
+                .find_map(|head| call_literal(trimmed, head, "", &[1, 0], (JS, Shape::Js), coin))
+                .or_else(|| super::helpers::javascript_call(trimmed, helpers, coin))?
         };
         Some(replaced(line, at, &new))
     };

@@ -109,7 +109,12 @@ fn twin_in(
         },
         "go" if path.ends_with("_test.go") => lang::go(text, coin),
         "rs" => lang::rust(text, coin),
-        "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => lang::javascript(text, coin),
+        "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => match root {
+            Some(root) => {
+                lang::javascript_with(text, &helpers::javascript_for(root, path, text), coin)
+            }
+            None => lang::javascript(text, coin),
+        },
         _ => return None,
     };
     (!names.is_empty()).then_some((out, names))

@@ -487,7 +487,11 @@ fn each_title(title: &str, cells: &[&str], index: usize) -> Option<(String, usiz
 /// The parameter a `test.each` body compares at its own level, by index:
 /// `expect(x).toBe(expected)` (`toEqual`, `toStrictEqual`) or `assert.strictEqual(x,
 /// expected)` (`equal`, `deepStrictEqual`, `deepEqual`).
-fn each_compared(lines: &[String], body: (usize, usize), params: &[&str]) -> Option<usize> {
+pub(super) fn each_compared(
+    lines: &[String],
+    body: (usize, usize),
+    params: &[&str],
+) -> Option<usize> {
     let quotes = JS.0;
     level_lines(lines, body, JS).into_iter().find_map(|i| {
         let trimmed = lines[i].trim().trim_end_matches(';');

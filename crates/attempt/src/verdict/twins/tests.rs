@@ -583,3 +583,25 @@ fn jest_each_tables_get_their_expected_column_changed() {
         assert_eq!(twin("test/x.test.js", table), None, "{table}");
     }
 }
+
+#[test]
+fn calls_of_a_javascript_helper_that_compares_get_their_expected_argument_changed() {
+    let root = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(root.path().join("test")).expect("mkdir");
+    std::fs::write(
+        root.path().join("test/helpers.js"),
+        "const assert = require(\"node:assert\");\n\nfunction sums(a, b, want) {\n  const got = add(a, b);\n  assert.strictEqual(got, want);\n}\n\nexports.loose = (a, want) => {\n  if (a) return;\n  expect(add(a, 0)).toBe(want);\n};\n\nmodule.exports = { sums, loose: exports.loose };\n",
+    )
+    .expect("helpers");
+    let text = "const { sums, loose } = require(\"./helpers\");\n\nconst same = (got, want) => {\n  expect(got).toEqual(want);\n};\n\ntest(\"small\", () => {\n  sums(2, 3, 5);\n  loose(1, 1);\n  same(pair(), [1, 2]);\n});\n";
+    let (out, names) =
+        twin_in(Some(root.path()), "test/add.test.js", text, &mut Up).expect("twinned");
+    assert_eq!(names, ["small"]);
+    for want in [
+        "  sums(2, 3, 6);\n",
+        "  loose(1, 1);\n",
+        "  same(pair(), [1, 3]);\n",
+    ] {
+        assert!(out.contains(want), "{want} not in {out}");
+    }
+}
