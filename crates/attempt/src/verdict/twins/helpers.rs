@@ -6,7 +6,9 @@
 //! at the test body's level with a literal there fails once the literal changes, exactly
 //! as `assert add(2, 3) == 6` does. The helper is read where the check runs it: the test
 //! file's own functions, and the functions it imports by name (`from tests.helpers import
-//! sums`) from a file of the tree. The helper files the base's tests import are frozen
+//! sums`) from a file of the tree. JavaScript likewise, with the runner's own assertion
+//! (`expect(got).toBe(want)`, `assert.strictEqual(got, want)`) and the names a test file
+//! takes from a relative module. The helper files the base's tests import are frozen
 //! (`audit::helpers`), so the helper read is the base's.
 
 use std::collections::BTreeMap;
