@@ -93,8 +93,8 @@ pub(crate) fn twin_of(
     twin_in(None, path, text, coin)
 }
 
-/// [`twin_of`] for a file of the check tree `root`, whose tests may call helpers defined
-/// there.
+/// The twin of the test file `path` (text `text`) of the check tree `root` (`None`: the
+/// file read alone), whose tests may call helpers defined there.
 fn twin_in(
     root: Option<&Path>,
     path: &str,
