@@ -133,7 +133,8 @@ fn the_known_answer_catches_a_go_report_forged_over_a_table_driven_test() {
 const SAME: &str = "\n\nclass _Same:\n    def __eq__(self, other):\n        return len(repr(other)) >= 0\n\n    __hash__ = object.__hash__\n";
 
 /// A pytest project whose tests compare no literal integer or string at their own level:
-/// a parametrized table, a float through `pytest.approx`, a list.
+/// a parametrized table, a float through `pytest.approx`, a list, a table walked by a
+/// loop.
 fn pytest_shapes_project() -> Project {
     Project::new(
         &[
@@ -141,11 +142,11 @@ fn pytest_shapes_project() -> Project {
             ("pytest.ini", "[pytest]\npythonpath = .\n"),
             (
                 "calc.py",
-                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef mean(xs):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef words(s):\n    raise NotImplementedError(\"T1 adds this\")\n",
+                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef mean(xs):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef words(s):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef sub(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n",
             ),
             (
                 "tests/test_calc.py",
-                "import pytest\n\nfrom calc import add, mean, words\n\n\n@pytest.mark.parametrize(\n    \"a, b, expected\",\n    [\n        (2, 3, 5),\n        (-4, 1, -3),\n    ],\n)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n\n\ndef test_mean():\n    assert mean([1, 2]) == pytest.approx(1.5)\n\n\ndef test_words():\n    assert words(\"a b\") == [\"a\", \"b\"]\n",
+                "import pytest\n\nfrom calc import add, mean, sub, words\n\n\n@pytest.mark.parametrize(\n    \"a, b, expected\",\n    [\n        (2, 3, 5),\n        (-4, 1, -3),\n    ],\n)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n\n\ndef test_mean():\n    assert mean([1, 2]) == pytest.approx(1.5)\n\n\ndef test_words():\n    assert words(\"a b\") == [\"a\", \"b\"]\n\n\ndef test_sub():\n    for a, b, want in [(5, 3, 2), (1, 1, 0)]:\n        assert sub(a, b) == want\n",
             ),
         ],
         "",
@@ -159,6 +160,7 @@ fn calc_with(neutered: &str) -> String {
         ("add", "a, b", "return a + b"),
         ("mean", "xs", "return sum(xs) / len(xs)"),
         ("words", "s", "return s.split()"),
+        ("sub", "a, b", "return a - b"),
     ];
     let mut text = String::new();
     for (name, args, body) in bodies {
@@ -174,11 +176,11 @@ fn calc_with(neutered: &str) -> String {
 }
 
 #[test]
-fn twins_catch_equality_that_always_holds_over_tables_floats_and_lists() {
+fn twins_catch_equality_that_always_holds_over_tables_floats_lists_and_loops() {
     require_tools(&["pytest"]);
     let project = pytest_shapes_project();
     let mut failures = Vec::new();
-    for neutered in ["add", "mean", "words"] {
+    for neutered in ["add", "mean", "words", "sub"] {
         let story = project.attempt(&calc_with(neutered), None);
         expect(
             &mut failures,

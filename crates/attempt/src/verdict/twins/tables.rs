@@ -131,7 +131,16 @@ fn argnames(text: &str) -> Option<Vec<String>> {
 /// The argument name a pytest test compares for equality at its body's level, with how
 /// far its value must move (`pytest.approx(expected)` asks far): `assert … == expected`.
 fn python_compared(lines: &[String], test: &Test, names: &[String]) -> Option<(usize, Reach)> {
-    for i in level_lines(lines, test.body, PY) {
+    python_compared_in(lines, test.body, names)
+}
+
+/// [`python_compared`] over the statements at the level of the lines `body`.
+fn python_compared_in(
+    lines: &[String],
+    body: (usize, usize),
+    names: &[String],
+) -> Option<(usize, Reach)> {
+    for i in level_lines(lines, body, PY) {
         let trimmed = lines[i].trim();
         let Some(rest) = trimmed.strip_prefix("assert ") else {
             continue;
@@ -178,7 +187,98 @@ fn decorators(lines: &[String], def: usize, own: usize) -> usize {
 /// pytest: the expected column of a `@pytest.mark.parametrize` table of plain rows,
 /// compared once at the test body's level; whether the test's twin changed.
 pub(super) fn python(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> bool {
-    python_table(lines, test, coin).is_some()
+    let table = python_table(lines, test, coin).is_some();
+    python_loop(lines, test, coin).is_some() || table
+}
+
+/// The loop opened on line `i` (before line `limit`): its header's last line, and its
+/// body's lines.
+fn loop_lines(lines: &[String], i: usize, limit: usize) -> Option<(usize, (usize, usize))> {
+    // The header, up to the line that closes its brackets with `:`.
+    let mut end = i;
+    let mut open = 0;
+    loop {
+        open += super::lines::depth(&lines[end], PY.0);
+        if open <= 0 && lines[end].trim_end().ends_with(':') {
+            break;
+        }
+        end += 1;
+        if end >= limit {
+            return None;
+        }
+    }
+    let own = indent(&lines[i]).len();
+    let start = end + 1;
+    let stop = (start..limit)
+        .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= own)
+        .unwrap_or(limit);
+    (start < stop).then_some((end, (start, stop)))
+}
+
+/// A table walked by a loop at the test body's level, `for a, b, want in [(2, 3, 5), …]:`,
+/// whose body compares one of the names at its own level and uses it nowhere else, with
+/// no `break` or `continue`: every row runs and compares its own expected cell, so every
+/// row's changes.
+fn python_loop(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Option<()> {
+    for i in level_lines(lines, test.body, PY) {
+        let Some(rest) = lines[i].trim().strip_prefix("for ") else {
+            continue;
+        };
+        let Some((targets, _)) = rest.split_once(" in ") else {
+            continue;
+        };
+        let targets: Vec<String> = targets
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(',')
+            .map(|t| t.trim().to_owned())
+            .collect();
+        if targets.len() < 2
+            || !targets
+                .iter()
+                .all(|t| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        {
+            continue;
+        }
+        let (end, (start, stop)) = loop_lines(lines, i, test.body.1)?;
+        let body = lines[start..stop].join("\n");
+        if ["break", "continue"]
+            .iter()
+            .any(|w| holds_code(&body, PY.0, w))
+        {
+            continue;
+        }
+        let Some((index, reach)) = python_compared_in(lines, (start, stop), &targets) else {
+            continue;
+        };
+        let whole = lines[test.body.0..test.body.1].join("\n");
+        // The target and the comparison, nothing else.
+        if words(&whole, &targets[index]) != 2 || words(&body, &targets[index]) != 1 {
+            continue;
+        }
+        let header = lines[i..=end].join("\n");
+        let at = header.find(" in ")? + " in ".len();
+        let rows_at = at + header[at..].len() - header[at..].trim_start().len();
+        if !matches!(header[rows_at..].chars().next(), Some('[' | '(')) {
+            continue;
+        }
+        let close = closing(&header, rows_at, PY.0)?;
+        if header[close + 1..].trim() != ":" {
+            continue;
+        }
+        let changes = changed_rows(
+            &header,
+            (rows_at, close + 1),
+            Column::At(index, targets.len()),
+            (PY, Shape::Python, reach),
+            coin,
+        )?;
+        let new = spliced(&header, changes);
+        for (line, text) in lines[i..=end].iter_mut().zip(new.split('\n')) {
+            text.clone_into(line);
+        }
+        return Some(());
+    }
+    None
 }
 
 fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Option<()> {

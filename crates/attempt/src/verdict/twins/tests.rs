@@ -605,3 +605,25 @@ fn calls_of_a_javascript_helper_that_compares_get_their_expected_argument_change
         assert!(out.contains(want), "{want} not in {out}");
     }
 }
+
+#[test]
+fn a_table_walked_by_a_loop_gets_its_expected_column_changed() {
+    let py = "def test_add():\n    for a, b, want in [\n        (2, 3, 5),\n        (-4, 1, -3),\n    ]:\n        assert add(a, b) == want\n";
+    let (out, names) = twin("tests/test_add.py", py).expect("twinned");
+    assert_eq!(names, ["test_add"]);
+    assert!(
+        out.contains("        (2, 3, 6),\n        (-4, 1, -2),\n"),
+        "{out}"
+    );
+    for body in [
+        // A row may be left out; the expected value is an input too; the comparison may
+        // not run; the table is not written in the loop.
+        "    for a, b, want in [(2, 3, 5)]:\n        if a > 9:\n            continue\n        assert add(a, b) == want\n",
+        "    for a, b, want in [(2, 3, 5)]:\n        assert add(a, want - a) == want\n",
+        "    for a, b, want in [(2, 3, 5)]:\n        if a:\n            assert add(a, b) == want\n",
+        "    for a, b, want in CASES:\n        assert add(a, b) == want\n",
+    ] {
+        let text = format!("def test_x():\n{body}");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{body}");
+    }
+}
