@@ -627,3 +627,43 @@ fn a_table_walked_by_a_loop_gets_its_expected_column_changed() {
         assert_eq!(twin("tests/test_x.py", &text), None, "{body}");
     }
 }
+
+#[test]
+fn a_step_the_twin_pass_never_reached_is_told_apart() {
+    use TestOutcome::{Failed, Passed};
+    let twins = Twins {
+        files: vec![
+            TwinFile {
+                path: "tests/test_add.py".into(),
+                withheld: false,
+                names: vec!["test_small".into()],
+            },
+            TwinFile {
+                path: "add_test.go".into(),
+                withheld: false,
+                names: vec!["TestAdd".into()],
+            },
+        ],
+        known: None,
+    };
+    let verdict = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("calc/TestAdd", Passed),
+    ]);
+    // `pytest && go test`: pytest's twin failed, and go never ran.
+    let first = report(&[("tests/test_add.py::test_small", Failed)]);
+    assert_eq!(
+        reached(&twins, &verdict, &first),
+        (
+            vec!["tests/test_add.py".to_owned()],
+            vec!["add_test.go".to_owned()]
+        )
+    );
+    assert_eq!(language("add_test.go"), "go");
+    assert_eq!(language("tests/test_add.py"), "python");
+    let both = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("calc/TestAdd", Failed),
+    ]);
+    assert_eq!(reached(&twins, &verdict, &both).1, Vec::<String>::new());
+}
