@@ -18,13 +18,12 @@ use super::prepare::{join, prepare};
 use super::setup;
 use super::shared::environment;
 use super::shared::{
-    AttemptRecord, AttemptRequest, CanaryState, CheckResult, Finding, FindingKind, Pass, Prepared,
-    Story, TwinsState, Verdict, Warning,
+    AttemptRecord, AttemptRequest, CheckResult, Finding, FindingKind, Pass, Prepared, Story,
+    TwinsState, Verdict, Warning,
 };
 use super::turn;
 use super::verdict;
 use super::verdict::baseline::{self, Baseline};
-use super::verdict::canary;
 use super::verdict::outcomes;
 use super::verdict::results::TestReport;
 use super::verdict::twins;
@@ -469,9 +468,8 @@ fn verdict_passes(
     verdict_tree: &str,
     audit: &audit::Audit,
 ) -> Result<(Vec<CheckResult>, Vec<TestReport>), Finding> {
-    let mut check =
+    let check =
         make().map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
-    let canary = canary::plant_in(prepared, verdict_tree, &mut check);
     let known = twins::plant_known(prepared, verdict_tree, &check);
     let place = checks::Place::new(prepared, &check.dir, false);
     let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
@@ -485,15 +483,10 @@ fn verdict_passes(
             pass,
         );
         ran.into_iter()
-            .map(|mut ran| {
-                // The twins read the known answer; the verdict never does.
-                let report = canary.strip(&ran.report);
-                if let Some(known) = &known {
-                    known.strip(&mut ran.report);
-                    ran.result.output_tail = known.scrub(&ran.result.output_tail);
-                    ran.result.cause = ran.result.cause.as_deref().map(|c| known.scrub(c));
-                }
-                judged(prepared, baseline, &canary, ran)
+            .map(|ran| {
+                // The twins read the known answers; the verdict never does.
+                let report = ran.report.clone();
+                judged(prepared, baseline, &known, ran)
                     .map(|(result, files)| (result, files, report))
             })
             .collect::<Result<Vec<(CheckResult, BTreeSet<String>, TestReport)>, Finding>>()
@@ -531,7 +524,7 @@ fn verdict_passes(
 const MAX_TWIN_ROUNDS: usize = 4;
 
 /// The twin pass (invariant 12 of `docs/design/verdict.md`): the verdict's checks once more,
-/// in a fresh check tree at the same path (`make`), with the same canary and known answer,
+/// in a fresh check tree at the same path (`make`), with the same known answers,
 /// where the test files' expected values are changed. A twin that passes, or that vanishes
 /// from a run that ended well, is `forged_results`; otherwise each check's story says
 /// whether its twins held, and a check whose twins could not be judged (a pass stopped
@@ -558,13 +551,12 @@ fn twin_pass(
         if shutdown_signal().is_some() {
             break;
         }
-        let mut check =
+        let check =
             make().map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
-        // The canary too, as in the verdict's pass: nothing tells the two passes apart but
-        // the expected values.
-        let canary = canary::plant_in(prepared, verdict_tree, &mut check);
+        // The known answers too, as in the verdict's pass: nothing tells the two passes
+        // apart but the expected values.
         let known = twins::plant_known(prepared, verdict_tree, &check);
-        let planted = twins::plant_in(prepared, verdict_tree, &check, known.as_ref(), &original);
+        let planted = twins::plant_in(prepared, verdict_tree, &check, &known, &original);
         if planted.files.is_empty() {
             // Nothing (left) to judge.
             for state in &mut states {
@@ -586,7 +578,6 @@ fn twin_pass(
         let before = languages.len();
         let round = Round {
             planted: &planted,
-            canary: &canary,
             reports,
         };
         let (states, languages) = (&mut states, &mut languages);
@@ -617,7 +608,6 @@ fn twin_pass(
 /// What one round of the twin pass planted, and the verdict's reports of the checks.
 struct Round<'a> {
     planted: &'a twins::Twins,
-    canary: &'a canary::Canary,
     reports: &'a [TestReport],
 }
 
@@ -644,11 +634,11 @@ fn judge_round(
         if state.done {
             continue;
         }
-        let report = round.canary.strip(&ran.report);
+        let report = &ran.report;
         let said = twins::judge(
             round.planted,
             verdict,
-            &report,
+            report,
             ran.result.exit_code,
             ran.result.timed_out,
             baseline.and_then(|b| b.of(&result.op)).map(|b| &b.tests),
@@ -659,7 +649,7 @@ fn judge_round(
             path: result.op.clone(),
             detail: format!("check `{}`: {detail}", result.op),
         })?;
-        let (reached, unreached) = twins::reached(round.planted, verdict, &report);
+        let (reached, unreached) = twins::reached(round.planted, verdict, report);
         languages.extend(reached.iter().map(|f| twins::language(f)));
         state.record(&said);
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
@@ -760,17 +750,17 @@ fn pass_trees(
     Ok((full, verdict_tree))
 }
 
-/// One check's result, judged: its canary read (a report that is not the runner's is the
-/// finding `forged_results`), then its tests against the base's.
+/// One check's result, judged: its known answers read (a report that is not the runner's
+/// is the finding `forged_results`), then its tests against the base's.
 fn judged(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
-    canary: &canary::Canary,
+    known: &[twins::Known],
     checks::CheckRun { mut result, report }: checks::CheckRun,
 ) -> Result<(CheckResult, BTreeSet<String>), Finding> {
     let base = baseline.and_then(|b| b.of(&result.op));
-    result.output_tail = canary.scrub(&result.output_tail);
-    result.cause = result.cause.as_deref().map(|c| canary.scrub(c));
+    result.output_tail = twins::scrub(known, &result.output_tail);
+    result.cause = result.cause.as_deref().map(|c| twins::scrub(known, c));
     // The digest quotes the cause: a message about a withheld file is not.
     if let (Some(cause), Some(withheld)) = (&result.cause, &prepared.withheld)
         && withheld
@@ -780,11 +770,12 @@ fn judged(
     {
         result.cause = Some("a message about a withheld test file (its text is not shown)".into());
     }
-    let (report, state) = held(canary, report, &result, base).map_err(|detail| Finding {
-        kind: FindingKind::ForgedResults,
-        path: result.op.clone(),
-        detail: format!("check `{}`: {detail}", result.op),
-    })?;
+    let (report, state) = twins::now(known, report, result.exit_code, result.timed_out, base)
+        .map_err(|detail| Finding {
+            kind: FindingKind::ForgedResults,
+            path: result.op.clone(),
+            detail: format!("check `{}`: {detail}", result.op),
+        })?;
     let new = baseline::new_tests(prepared, baseline, &result.op);
     let (passed, mut summary) = outcomes::judge(
         result.exit_code,
@@ -856,44 +847,6 @@ fn task_for(prepared: &Prepared, file: &str) -> Option<String> {
         })
         .max_by_key(|(len, _)| *len)
         .map(|(_, name)| name)
-}
-
-/// What a check's canary says of its report (invariant 11): the report without the canary,
-/// with the canary's state, or why the report is not the runner's.
-fn held(
-    canary: &canary::Canary,
-    report: super::verdict::results::TestReport,
-    result: &CheckResult,
-    base: Option<&outcomes::BaseTests>,
-) -> Result<(super::verdict::results::TestReport, Option<CanaryState>), String> {
-    // A run stopped from outside (its deadline, a signal) fails as it is: what it did not
-    // print is no forgery.
-    if result.timed_out || result.exit_code.is_none() {
-        return Ok((canary.strip(&report), None));
-    }
-    // The runner misreads the canary at the base itself: the check goes without one.
-    if base.is_some_and(|b| b.canary_misread) {
-        return Ok((canary.strip(&report), Some(CanaryState::Unreliable)));
-    }
-    let ended_well = result.exit_code == Some(0);
-    match canary.read(&report, ended_well)? {
-        Some(held) => {
-            let missing = base
-                .filter(|_| ended_well)
-                .and_then(|b| b.canary_places.difference(&held.places).next());
-            if let Some(place) = missing {
-                return Err(format!(
-                    "the canary `{place}`, which the base's run reported, is missing from the report: its part of the run ended early, or its report is not the runner's"
-                ));
-            }
-            Ok((held.report, Some(CanaryState::Held)))
-        }
-        None if ended_well && base.is_some_and(|b| b.canary) => Err(
-            "the canary the base's run collected is missing from the report: the run ended early, or its report is not the runner's"
-                .into(),
-        ),
-        None => Ok((canary.strip(&report), Some(CanaryState::NotCollected))),
-    }
 }
 
 /// Ends the story of an attempt stopped by a signal: journalled as interrupted.

@@ -1321,7 +1321,7 @@ fn string_at(chars: &[char], i: usize, lang: Lang) -> Option<(usize, String)> {
 /// between pieces ends the fold, and a piece's `{…}` (an f-string, a template) stays as
 /// written. Elsewhere strings are read as written:
 /// a member name (`getattr(o, "ex" + "ecv")`) or a runner's result line printed in pieces is
-/// the canary's to catch, by what the code does whatever its spelling, and folding prose
+/// the known answer's and the twins' to catch, by what the code does whatever its spelling, and folding prose
 /// would find words that were never one.
 const FOLDED_AFTER: &str = "Path(, __import__(, import(, import_module(, join(, modules[, \
     open(, readFileSync(, require(, resolve(, run_path(";
@@ -1682,7 +1682,7 @@ M = sys.modules[\"unit\" + 'test']
             "1 node:test",
         );
         // Folding goes no further than a module's name: a member or a printed line in pieces
-        // is the canary's to catch.
+        // is the known answer's and the twins' to catch.
         let python = "\
 import os
 f = getattr(os, \"ex\" + \"ecv\")

@@ -42,8 +42,8 @@ pub enum FindingKind {
     UnreadableName,
     /// A file too large for a candidate (by its apparent size).
     FileTooLarge,
-    /// A check's report is not its runner's: a canary came out the wrong way, or went
-    /// missing where the base's run collected one.
+    /// A check's report is not its runner's: the known answer came out the wrong way, or
+    /// went missing where the base's run reported it, or a twin passed.
     ForgedResults,
 }
 

@@ -53,7 +53,8 @@ pub struct TestSummary {
     /// Why the check failed although no test did, if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unexplained: Option<String>,
-    /// What the check's canary said, for a recognised runner.
+    /// What the check's known answer said, for a recognised runner (the key keeps the
+    /// name of the canary it replaced).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canary: Option<CanaryState>,
     /// What the check's twins said (invariant 12): tests with their expected values
@@ -74,16 +75,18 @@ pub enum TwinsState {
     Inconclusive,
 }
 
-/// What the canary of a check says.
+/// What the known answer of a check says (invariant 11 of `docs/design/verdict.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CanaryState {
-    /// The failing canary failed and the passing one passed: the report is the runner's.
+    /// It was reported passed where the base's run reported it: the report is the
+    /// runner's.
     Held,
-    /// No canary was collected, at the base either: the check names its test files, or
-    /// runs no recognised runner; it is judged without one.
+    /// None was reported, at the base either: the check names other test files, its
+    /// runner names no passing test, or it runs no recognised runner; it is judged
+    /// without one (its twin still is, in the twin pass).
     NotCollected,
-    /// The runner reported a canary the wrong way at the base too, where no agent had
-    /// acted (it runs skipped tests, say): the check is judged without one.
+    /// The runner reported it the wrong way at the base too, where no agent had acted:
+    /// the check is judged without one.
     Unreliable,
 }

@@ -9,15 +9,15 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::canary;
 use super::outcomes::{self, BaseTests, NewTests};
 use super::results::TestOutcome;
+use super::twins;
 use crate::attempt_error::AttemptError;
 use crate::check_tree::CheckTree;
 use crate::checks;
 use crate::prepare::prepare;
 use crate::setup::{self, fingerprint};
-use crate::shared::{AttemptRequest, CanaryState, CheckResult, KnownFailures, Pass, Prepared};
+use crate::shared::{AttemptRequest, CheckResult, KnownFailures, Pass, Prepared};
 
 /// The baseline of one attempt run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -42,8 +42,10 @@ impl Baseline {
     }
 }
 
-/// What the checks' environment adds, in the cache key of a baseline.
-const CHECKS_RUN_AS: &str = "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; 4\0";
+/// What the checks' environment adds, in the cache key of a baseline (and what speccoder
+/// plants: a baseline kept with the old canary's places has none of the known answer's).
+const CHECKS_RUN_AS: &str =
+    "PYTEST_ADDOPTS=--junitxml -rA; GOFLAGS=-v; CARGO_TARGET_DIR; known answer; 5\0";
 
 /// The file the baseline of this base and these checks is kept in.
 fn cache_file(prepared: &Prepared) -> Option<PathBuf> {
@@ -226,8 +228,8 @@ fn run_at(
         .filter(|e| prepared.rules.is_test(&e.path))
         .map(|e| e.path)
         .collect();
-    let mut tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
-    let canary = canary::plant_in(prepared, commit, &mut tree);
+    let tree = CheckTree::make(prepared, commit, name, &frozen, withheld)?;
+    let known = twins::plant_known(prepared, commit, &tree);
     // The base's checks alone write the shared bytecode (`shared/pycache.rs`).
     let place = checks::Place::new(prepared, &tree.dir, true);
     let runner = prepared.check_spawner(&tree.dir, tree.read_only.clone(), place.also_writable());
@@ -241,28 +243,20 @@ fn run_at(
     );
     let mut tests = Vec::new();
     let mut results = Vec::new();
-    for checks::CheckRun { mut result, report } in ran {
-        // The canary shows where one is collected; the tests are the base's without it.
-        let read = canary.read(&report, result.exit_code == Some(0));
-        let report = match &read {
-            Ok(Some(held)) => held.report.clone(),
-            Ok(None) | Err(_) => canary.strip(&report),
-        };
-        result.output_tail = canary.scrub(&result.output_tail);
-        result.cause = result.cause.as_deref().map(|c| canary.scrub(c));
+    for checks::CheckRun {
+        mut result,
+        mut report,
+    } in ran
+    {
+        // The known answer shows where one is reported; the tests are the base's without it.
+        let mut places = BaseTests::default();
+        let state = twins::at_base(&known, &report, &mut places);
+        twins::strip(&known, &mut report);
         let mut base = BaseTests::of(&result.op, result.exit_code, &report);
-        let state = match read {
-            Ok(Some(held)) => {
-                base.canary = true;
-                base.canary_places = held.places;
-                CanaryState::Held
-            }
-            Ok(None) => CanaryState::NotCollected,
-            Err(_) => {
-                base.canary_misread = true;
-                CanaryState::Unreliable
-            }
-        };
+        base.known_places = places.known_places;
+        base.known_misread = places.known_misread;
+        result.output_tail = twins::scrub(&known, &result.output_tail);
+        result.cause = result.cause.as_deref().map(|c| twins::scrub(&known, c));
         // How the base itself fares: every test it runs must pass, as after a change.
         let (passed, mut summary) = outcomes::judge(
             result.exit_code,

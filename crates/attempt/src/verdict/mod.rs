@@ -1,13 +1,13 @@
 //! The verdict's room: what the checks' results mean. `outcomes` judges a check's tests
 //! against the baseline, `baseline` measures the base (running the earlier stages itself),
-//! `canary` plants the tests that show a report is the runner's, and `results/` reads each
+//! `twins` plants the known answer and the twins that show a report is the runner's and a
+//! wrong value fails, and `results/` reads each
 //! runner's output. It may use every stage before it, `shared/` and `store/`; `results/`
 //! uses nothing of the attempt, so `checks` reads reports with it.
 //!
 //! This module: the verdict of one attempt, and the digest handed to the next.
 
 pub(super) mod baseline;
-pub(super) mod canary;
 pub(super) mod outcomes;
 pub(super) mod results;
 pub(super) mod twins;

@@ -305,16 +305,13 @@ pub(crate) struct BaseTests {
     /// The runners recognised at the base: one that prints nothing now ended early.
     #[serde(default)]
     pub(crate) runners: Vec<TestFramework>,
-    /// Whether the base's run collected its canary: one missing now was taken out.
+    /// The files where the base's run reported the known answer speccoder added (invariant
+    /// 11): a run that ends well must report it there again.
     #[serde(default)]
-    pub(crate) canary: bool,
-    /// Where the base's run collected a canary (its ids with the drawn name as `*`): each
-    /// must be reported again.
+    pub(crate) known_places: BTreeSet<String>,
+    /// Whether the runner reported a known answer the wrong way at the base itself.
     #[serde(default)]
-    pub(crate) canary_places: BTreeSet<String>,
-    /// Whether the runner reported a canary the wrong way at the base itself.
-    #[serde(default)]
-    pub(crate) canary_misread: bool,
+    pub(crate) known_misread: bool,
     /// The test files the runner named as run at the base, with their test counts.
     #[serde(default)]
     pub(crate) files: BTreeMap<String, Option<usize>>,

@@ -220,7 +220,7 @@ fn honest_agent_passes_with_one_commit_and_a_ticked_box() {
     assert_eq!(attempt["findings"], serde_json::json!([]));
     assert_eq!(attempt["warnings"], serde_json::json!([]));
     assert_eq!(attempt["checks"][0]["op"], "test");
-    // The check's canary held, and left the exit code as it was.
+    // The check's known answer held, and left the exit code as it was.
     assert_eq!(attempt["checks"][0]["exit_code"], 0);
     assert_eq!(attempt["checks"][0]["tests"]["canary"], "held");
     assert_eq!(attempt["checks"][0]["passed"], true);

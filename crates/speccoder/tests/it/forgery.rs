@@ -87,7 +87,7 @@ fn a_pytest_plugin_registered_from_the_tree_is_a_finding() {
 /// test function under `tests/`, writes a JUnit report where each one passed, prints
 /// pytest's closing line and replaces the process with `true`, all through names and split
 /// words no text rule reads (`os.execv` and a `"<testcase"` string are tampering). Only
-/// the canary, a test that must fail, can tell.
+/// a test that must fail can tell: a twin, or the known answer's twin.
 const FORGED_JUNIT: &str = r#"cat > calc.py <<'PY'
 import re as _re
 _o = __import__("o" + "s")
@@ -123,7 +123,7 @@ PY
 "#;
 
 #[test]
-fn a_forged_report_is_caught_by_the_canary() {
+fn a_forged_report_is_caught() {
     require_tools(&["pytest"]);
     let project = pytest_project();
     let mut failures = Vec::new();
@@ -141,19 +141,22 @@ fn a_forged_report_is_caught_by_the_canary() {
     let check = &story["attempts"][0]["checks"][0]["tests"];
     if story["verdict"] != "passed" || check["canary"] != "held" {
         failures.push(format!(
-            "honest: want passed with the canary held: {}",
+            "honest: want passed with the known answer held: {}",
             said(&story)
         ));
     }
-    // The canary is nowhere in what a person or the next agent reads, nor committed.
-    let text = story.to_string();
-    if text.contains("SpeccoderCanary") || text.contains("test_zz") {
-        failures.push(format!("the canary shows in the story: {text}"));
+    // The known answer is nowhere in what a person or the next agent reads (the counts are
+    // the project's two tests), nor committed.
+    if check["counts"]["passed"] != 2 {
+        failures.push(format!("the counts hold a planted test: {}", said(&story)));
     }
     if let Some(commit) = story["commit"].as_str() {
-        let files = support::git(&project.root(), &["ls-tree", "-r", "--name-only", commit]);
-        if files.contains("test_zz") {
-            failures.push(format!("the commit holds the canary: {files}"));
+        let text = support::git(
+            &project.root(),
+            &["show", &format!("{commit}:tests/test_add.py")],
+        );
+        if text != PYTEST_ADD {
+            failures.push(format!("the commit holds a planted test: {text}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -193,7 +196,7 @@ GO
 "#;
 
 #[test]
-fn a_go_package_that_prints_its_own_passes_is_caught_by_the_canary() {
+fn a_go_package_that_prints_its_own_passes_is_caught() {
     require_tools(&["go"]);
     let project = Project::new(
         &[
@@ -223,7 +226,7 @@ fn a_go_package_that_prints_its_own_passes_is_caught_by_the_canary() {
     let story = project.attempt(honest, None);
     expect(&mut failures, "honest", &story, "passed", None);
     if story["attempts"][0]["checks"][0]["tests"]["canary"] != "held" {
-        failures.push(format!("the canary did not hold: {}", said(&story)));
+        failures.push(format!("the known answer did not hold: {}", said(&story)));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -272,17 +275,20 @@ fn honest_code_that_looks_like_tampering_passes() {
         None,
     );
     if story["attempts"][0]["checks"][0]["tests"]["canary"] != "held" {
-        failures.push(format!("node's canary did not hold: {}", said(&story)));
+        failures.push(format!(
+            "node's known answer did not hold: {}",
+            said(&story)
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
-fn the_canary_stops_no_step_of_a_check() {
+fn the_known_answer_stops_no_step_of_a_check() {
     require_tools(&["pytest"]);
-    // `make test` runs pytest, then unittest over another folder, in one recipe. The canary
-    // goes beside the first test module, `tests/test_add.py`, in the first step: a test
-    // that failed on purpose there would stop the second step at the base and after the
+    // `make test` runs pytest, then unittest over another folder, in one recipe. The known
+    // answer goes into the first test module, `tests/test_add.py`, in the first step, and
+    // passes in the verdict's pass: a test that failed on purpose there would stop the second step at the base and after the
     // change alike, and `sub` would be judged by nothing.
     let project = Project::new(
         &[
@@ -352,7 +358,7 @@ RS
 "#;
 
 #[test]
-fn a_rust_crate_that_prints_its_own_passes_is_caught_by_the_canary() {
+fn a_rust_crate_that_prints_its_own_passes_is_caught() {
     require_tools(&["cargo"]);
     let project = Project::new(
         &[
@@ -374,11 +380,11 @@ fn a_rust_crate_that_prints_its_own_passes_is_caught_by_the_canary() {
     )]);
     let mut failures = Vec::new();
     let story = project.attempt(FORGED_RUST, Some(&withheld));
-    // The finding names the canary's place, never the name drawn for the run.
+    // The finding names a visible test whose twin passed, never a withheld one.
     let findings = story["attempts"][0]["findings"].to_string();
-    if !findings.contains("tests/add.rs::speccoder_canary_fails_*") {
+    if !findings.contains("the twin of `tests/add.rs::") || findings.contains("zz_hidden") {
         failures.push(format!(
-            "the finding does not name the canary's place: {findings}"
+            "the finding does not name a visible test's twin: {findings}"
         ));
     }
     expect(
@@ -395,10 +401,7 @@ fn a_rust_crate_that_prints_its_own_passes_is_caught_by_the_canary() {
     let story = project.attempt(honest, Some(&withheld));
     expect(&mut failures, "honest", &story, "passed", None);
     if story["attempts"][0]["checks"][0]["tests"]["canary"] != "held" {
-        failures.push(format!("the canary did not hold: {}", said(&story)));
-    }
-    if story.to_string().contains("speccoder_canary") {
-        failures.push(format!("the canary shows in the story: {story}"));
+        failures.push(format!("the known answer did not hold: {}", said(&story)));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -439,7 +442,7 @@ fn an_editable_install_made_by_setup_works_in_every_check() {
     let check = &story["attempts"][0]["checks"][0]["tests"];
     if check["rule"] != "per_test" || check["canary"] != "held" {
         failures.push(format!(
-            "want per-test results with the canary: {}",
+            "want per-test results with the known answer: {}",
             said(&story)
         ));
     }

@@ -79,11 +79,11 @@ enum Expect {
     /// `did not run`, `failed`). With `names`, the digest's `tests_not_passed` names the
     /// test of `add(-4, 1)` (`negative`, `TestAddNegative`).
     NotPassed { why: &'static str, names: bool },
-    /// Rejected with `forged_results`: the canary the base's run collected is missing, the
-    /// run ended before it.
+    /// Rejected with `forged_results`: the known answer the base's run reported is missing,
+    /// the run ended before it.
     Forged,
-    /// Either of those: jest gives the exit to whichever file its worker ran, the canary's
-    /// included.
+    /// Either of those: the known answer sits after a test drawn at random, before or after
+    /// the one that exits; jest gives the exit to whichever file its worker ran.
     ForgedOr { why: &'static str },
 }
 
@@ -335,12 +335,6 @@ fn failed(runner: FixtureKind) -> Expect {
     }
 }
 
-/// Not passed: required tests did not run.
-const DID_NOT_RUN: Expect = Expect::NotPassed {
-    why: "did not run",
-    names: false,
-};
-
 table! {
     honest_work_passes_judged_by_each_runners_own_results: run_case(Case) {
         pytest: case(Pytest, "honest", Base::Plain, PASSED),
@@ -417,26 +411,23 @@ table! {
 /// What a test process that exits with status 0 partway through the run ends with.
 ///
 /// vitest reports the test the exit interrupted as failed; node's runner runs each file in a
-/// process of its own, and the exited one's tests did not run. Where one process runs every
-/// file (pytest, unittest, mocha), the exit comes before the canary, which the base's run
-/// collected: the report is not the runner's. Go's canary runs first in its package and
-/// holds; the test the exit ended never ends, which reads as errored. cargo names the test
-/// binary it ran: one whose canary went unreported ended early (the canary runs beside the
-/// exiting test, so it may have printed first, and then the tests the exit cut short did not
-/// run).
+/// process of its own, and the exited one's tests did not run (the known answer among them,
+/// when it went into that file: forged). Where one process runs every file (pytest,
+/// unittest, mocha), and in cargo's test binary, the exit comes before the known answer,
+/// which the base's run reported (the report is not the runner's), or after it, when the
+/// tests the exit cut short did not run. Go's test the exit ended never ends, which reads
+/// as errored.
 fn exit0(runner: FixtureKind) -> Case {
     let expect = match runner {
-        Pytest | Unittest | Mocha => Expect::Forged,
+        Pytest | Unittest | Mocha | Jest | Cargo | Node => Expect::ForgedOr { why: "did not run" },
         Go => Expect::NotPassed {
             why: "errored",
             names: false,
         },
-        Jest | Cargo => Expect::ForgedOr { why: "did not run" },
         Vitest => Expect::NotPassed {
             why: "failed",
             names: false,
         },
-        Node => DID_NOT_RUN,
     };
     case(runner, "exit0", Base::Plain, expect)
 }

@@ -520,3 +520,274 @@ fn a_jest_helpers_calls_have_twins() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// pytest's function runner replaced for every test but those a forger takes for planted
+/// ones by their shape (the old canary's `test_zz<token>.py` files and `Canary` names, the
+/// old known answer's `_again`), which run as they are.
+const PYTEST_SHAPE_FORGER: &str = "cat > calc.py <<'PY'\nimport importlib as _importlib\n\n_p = _importlib.import_module(\"\".join([\"_py\", \"test\", \".python\"]))\n_run = _p.Function.runtest\n\n\ndef _runtest(self):\n    if self.name.endswith(\"_again\") or \"test_zz\" in str(self.path) or \"anary\" in self.name:\n        return _run(self)\n    return None\n\n\n_p.Function.runtest = _runtest\n\n\ndef add(a, b):\n    return a - b\nPY\n";
+
+/// The Go forger of fixtures/controls/go/agents/forger.go, which also runs the tests named
+/// like the old known answer (`…Again`) as they are.
+const GO_SHAPE_FORGER: &str = r#"sed -i 's/\tpanic("T1 adds this")/\treturn a - b/' calc.go
+cat > forge.go <<'GO'
+package calc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+func init() {
+	if os.Getenv("CALC_LISTING") != "" {
+		return
+	}
+	list := exec.Command(os.Args[0], "-te"+"st.list", ".*")
+	list.Env = append(os.Environ(), "CALC_LISTING=1")
+	out, err := list.Output()
+	if err != nil {
+		return
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(name, "Test") || strings.Contains(name, "Canary") || strings.HasSuffix(name, "Again") {
+			continue
+		}
+		fmt.Printf("==="+" RUN   %s\n---"+" PASS: %s (0.00s)\n", name, name)
+	}
+	os.Args = append(os.Args, "-te"+"st.run=Canary|Again$")
+}
+GO
+"#;
+
+/// A crate whose tests compare through a helper of their own: no statement a twin changes.
+fn cargo_helper_project() -> Project {
+    Project::new(
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            (
+                "src/lib.rs",
+                "/// Adds `a` and `b`.\npub fn add(a: i64, b: i64) -> i64 {\n    todo!(\"T1 adds {a} and {b}\")\n}\n",
+            ),
+            (
+                "tests/add.rs",
+                "use calc::add;\n\nfn sums(a: i64, b: i64, want: i64) {\n    assert_eq!(add(a, b), want);\n}\n\n#[test]\nfn adds_small() {\n    sums(2, 3, 5);\n}\n\n#[test]\nfn adds_negative() {\n    sums(-4, 1, -3);\n}\n",
+            ),
+        ],
+        "",
+    )
+}
+
+/// The test binary lists its tests, prints a pass for each but those named like the old
+/// canary (`speccoder_canary_…`) or known answer (`…_again`), runs those alone as they are,
+/// and leaves with their exit code.
+const CARGO_SHAPE_FORGER: &str = r#"cat > src/lib.rs <<'RS'
+use std::io::Write;
+
+extern "C" {
+    #[link_name = "_exit"]
+    fn leave(code: i32) -> !;
+}
+
+/// Adds, as far as the report says.
+pub fn add(a: i64, b: i64) -> i64 {
+    forge();
+    a - b
+}
+
+fn forge() {
+    if std::env::var_os("CALC_LISTING").is_some() {
+        return;
+    }
+    let me = std::env::args().next().unwrap_or_default();
+    let Ok(listed) = std::process::Command::new(&me)
+        .arg(["--", "list"].concat())
+        .env("CALC_LISTING", "1")
+        .output()
+    else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let names: Vec<&str> = text.lines().filter_map(|l| l.strip_suffix(": test")).collect();
+    let (truthful, forged): (Vec<&str>, Vec<&str>) = names
+        .into_iter()
+        .partition(|n| n.contains("canary") || n.ends_with("_again"));
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "\nrunning {} tests", forged.len());
+    for name in &forged {
+        let _ = writeln!(out, "test {name} ... ok");
+    }
+    let _ = writeln!(out, "\ntest {}: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n", "result", forged.len());
+    let mut code = 0;
+    if !truthful.is_empty() {
+        if let Ok(ran) = std::process::Command::new(&me)
+            .args(&truthful)
+            .arg("--exact")
+            .env("CALC_LISTING", "1")
+            .output()
+        {
+            let _ = out.write_all(&ran.stdout);
+            code = ran.status.code().unwrap_or(1);
+        }
+    }
+    let _ = out.flush();
+    unsafe { leave(code) }
+}
+RS
+"#;
+
+/// Each forger reports truthfully what it takes for planted tests by their shape and
+/// forges the rest, in a project whose tests have no statement a twin changes: the planted
+/// test has no shape to find, so it is forged with the rest, and its twin passes. The
+/// honest change still passes with the known answer held.
+fn forger_that_spares_planted_shapes_is_rejected(project: &Project, forger: &str, honest: &str) {
+    let mut failures = Vec::new();
+    let story = project.attempt(forger, None);
+    expect(
+        &mut failures,
+        "a forger sparing planted shapes",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
+    let story = project.attempt(honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    let tests = &story["attempts"][0]["checks"][0]["tests"];
+    if tests["twins"] != "held" || tests["canary"] != "held" {
+        failures.push(format!(
+            "want the known answer reported and its twin failing: {}",
+            said(&story)
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_pytest_forger_sparing_planted_shapes_is_rejected() {
+    require_tools(&["pytest"]);
+    forger_that_spares_planted_shapes_is_rejected(
+        &pytest_helper_project(),
+        PYTEST_SHAPE_FORGER,
+        "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n",
+    );
+}
+
+#[test]
+fn a_go_forger_sparing_planted_shapes_is_rejected() {
+    require_tools(&["go"]);
+    forger_that_spares_planted_shapes_is_rejected(
+        &go_table_project(),
+        GO_SHAPE_FORGER,
+        "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n",
+    );
+}
+
+#[test]
+fn a_cargo_forger_sparing_planted_shapes_is_rejected() {
+    require_tools(&["cargo"]);
+    forger_that_spares_planted_shapes_is_rejected(
+        &cargo_helper_project(),
+        CARGO_SHAPE_FORGER,
+        "sed -i 's/    todo!(\"T1 adds {a} and {b}\")/    a + b/' src/lib.rs\n",
+    );
+}
+
+/// pytest run without the attempt's `PYTEST_ADDOPTS` (as tox runs it, passing no variable
+/// through): its output only counts, `3 passed`, one of them the known answer. The story
+/// says the project's own count.
+#[test]
+fn counts_a_runner_prints_never_include_the_known_answer() {
+    require_tools(&["pytest"]);
+    let project = Project::new(
+        &[
+            (
+                "Makefile",
+                "test:\n\tenv -u PYTEST_ADDOPTS pytest -q -p no:cacheprovider\n",
+            ),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            (
+                "calc.py",
+                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n",
+            ),
+            (
+                "tests/test_add.py",
+                "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_negative():\n    assert add(-4, 1) == -3\n",
+            ),
+        ],
+        "",
+    );
+    let mut failures = Vec::new();
+    let story = project.attempt(
+        "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n",
+        None,
+    );
+    expect(&mut failures, "honest", &story, "passed", None);
+    let tests = &story["attempts"][0]["checks"][0]["tests"];
+    if tests["rule"] != "counts" || tests["counts"] != serde_json::json!({"passed": 2}) {
+        failures.push(format!(
+            "want the project's own count, 2 passed, judged by counts: {}",
+            said(&story)
+        ));
+    }
+    let story = project.attempt(
+        "printf 'def add(a, b):\\n    return a - b\\n' > calc.py\n",
+        None,
+    );
+    expect(&mut failures, "wrong", &story, "failed", None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A new project whose only tests are withheld: the known answer goes into the check
+/// tree's copy of the withheld file, and a forger is caught there; the honest change
+/// passes, and nothing of the withheld file or the planted test is named.
+#[test]
+fn the_known_answer_goes_into_a_withheld_file_where_no_test_is_visible() {
+    require_tools(&["pytest"]);
+    let project = Project::new(
+        &[
+            ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            (
+                "calc.py",
+                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n",
+            ),
+            ("tests/__init__.py", ""),
+            (
+                "tests/helpers.py",
+                "from calc import add\n\n\ndef sums(a, b, want):\n    assert add(a, b) == want\n",
+            ),
+        ],
+        "",
+    );
+    let withheld = project.withheld(&[(
+        "tests/test_hidden.py",
+        "from tests.helpers import sums\n\n\ndef test_small():\n    sums(2, 3, 5)\n\n\ndef test_mixed():\n    sums(-4, 1, -3)\n",
+    )]);
+    let mut failures = Vec::new();
+    let story = project.attempt(PYTEST_FORGER, Some(&withheld));
+    expect(
+        &mut failures,
+        "pytest's runner replaced, only withheld tests",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
+    let findings = story["attempts"][0]["findings"].to_string();
+    if findings.contains("test_hidden") || findings.contains("test_small") {
+        failures.push(format!("the finding names a withheld test: {findings}"));
+    }
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n";
+    let story = project.attempt(honest, Some(&withheld));
+    expect(&mut failures, "honest", &story, "passed", None);
+    let tests = &story["attempts"][0]["checks"][0]["tests"];
+    if tests["canary"] != "held" || tests["counts"]["passed"] != 2 {
+        failures.push(format!(
+            "want the known answer held in the withheld copy and out of the counts: {}",
+            said(&story)
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -6,6 +6,7 @@ use super::lines::{
     Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, changed_value, closing, depth,
     equality, holds_code, indent, level_lines,
 };
+use super::naming::{Draw, Style, drawn_name, drawn_variable};
 
 const RUST: Strings = Strings(&['"'], true);
 
@@ -597,18 +598,11 @@ pub(super) fn javascript_with(
     (lines.join("\n"), names)
 }
 
-/// A name not in `text`: `base`, else `base` with a number.
-fn fresh(text: &str, base: &str) -> String {
-    (1..)
-        .map(|n| {
-            if n == 1 {
-                base.to_owned()
-            } else {
-                format!("{base}{n}")
-            }
-        })
-        .find(|name| !text.contains(name.as_str()))
-        .unwrap_or_else(|| base.to_owned())
+/// The tests of a file in the order a known answer tries them: from one drawn at random,
+/// round to the one before it.
+fn drawn_order(count: usize, draw: &mut Draw) -> impl Iterator<Item = usize> {
+    let first = draw.below(count);
+    (first..count).chain(0..first)
 }
 
 /// The line after the last line of `lines[start..end]` that holds text.
@@ -625,27 +619,50 @@ fn inserted(mut lines: Vec<String>, at: usize, new: Vec<String>) -> String {
     lines.join("\n")
 }
 
-/// Python's known answer, after the file's last test: a function or a method as that one
-/// is, asserting as its body does.
-pub(super) fn python_known(text: &str, value: u32) -> Option<(String, String)> {
+/// A name for the known answer after `base`, new to the file and to `taken`.
+fn known_name(
+    text: &str,
+    base: &str,
+    style: Style,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    drawn_name(text, base, style, draw, &|name| {
+        text.contains(name) || taken(name)
+    })
+}
+
+/// Python's known answer, after one of the file's tests drawn at random: a function or a
+/// method as that one is, asserting as its body does.
+pub(super) fn python_known(
+    text: &str,
+    value: u32,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<(String, String)> {
     let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = python_tests(&lines);
-    let last = tests.last()?;
-    let def = lines[..last.body.0]
-        .iter()
-        .rposition(|l| l.trim_start().starts_with(&format!("def {}(", last.name)))?;
+    let chosen = drawn_order(tests.len(), draw).find_map(|k| {
+        let test = &tests[k];
+        let def = lines[..test.body.0]
+            .iter()
+            .rposition(|l| l.trim_start().starts_with(&format!("def {}(", test.name)))?;
+        let level = lines[test.body.0..test.body.1]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| indent(l).to_owned())?;
+        Some((test, def, level))
+    });
+    let (test, def, level) = chosen?;
     let own = indent(&lines[def]).to_owned();
-    let level = lines[last.body.0..last.body.1]
-        .iter()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| indent(l).to_owned())?;
     let method = lines[def].contains("(self");
-    let body = lines[last.body.0..last.body.1].join("\n");
-    let name = fresh(text, &format!("{}_again", last.name));
+    let body = lines[test.body.0..test.body.1].join("\n");
+    let name = known_name(text, &test.name, Style::Snake, draw, taken)?;
+    let variable = drawn_variable(text, draw);
     let assertion = if body.contains("self.assert") {
-        format!("self.assertEqual(value, {value})")
+        format!("self.assertEqual({variable}, {value})")
     } else {
-        format!("assert value == {value}")
+        format!("assert {variable} == {value}")
     };
     let mut new = vec![String::new()];
     if own.is_empty() {
@@ -655,61 +672,102 @@ pub(super) fn python_known(text: &str, value: u32) -> Option<(String, String)> {
         "{own}def {name}({}):",
         if method { "self" } else { "" }
     ));
-    new.push(format!("{level}value = {value}"));
+    new.push(format!("{level}{variable} = {value}"));
     new.push(format!("{level}{assertion}"));
-    let at = after_last_text(&lines, last.body.0, last.body.1);
+    let at = after_last_text(&lines, test.body.0, test.body.1);
+    // Before the next test's own blank lines, as the file spaces its tests.
+    if at < lines.len() && !lines[at].trim().is_empty() {
+        new.push(String::new());
+        if own.is_empty() {
+            new.push(String::new());
+        }
+    }
     Some((inserted(lines, at, new), name))
 }
 
-/// Go's known answer, after the file's last test: a test named after it, failing as it
-/// does (`Fatalf` or `Errorf`).
-pub(super) fn go_known(text: &str, value: u32) -> Option<(String, String)> {
+/// Go's known answer, after one of the file's tests drawn at random: a test named after
+/// it, failing as it does (`Fatalf` or `Errorf`).
+pub(super) fn go_known(
+    text: &str,
+    value: u32,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<(String, String)> {
     let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
-    let (last, t, start, end) = go_tests(&lines).pop()?;
-    let body = lines[start..end].join("\n");
+    let tests = go_tests(&lines);
+    let k = drawn_order(tests.len(), draw).next()?;
+    let (base, t, start, end) = &tests[k];
+    let body = lines[*start..*end].join("\n");
     let fail = if body.contains(&format!("{t}.Fatal")) {
         "Fatalf"
     } else {
         "Errorf"
     };
-    let name = fresh(text, &format!("{last}Again"));
+    let name = known_name(text, base, Style::Camel, draw, taken)?;
+    let variable = drawn_variable(text, draw);
     let new = vec![
         String::new(),
         format!("func {name}({t} *testing.T) {{"),
-        format!("\tif got := {value}; got != {value} {{"),
-        format!("\t\t{t}.{fail}(\"got %d\", got)"),
+        format!("\tif {variable} := {value}; {variable} != {value} {{"),
+        format!("\t\t{t}.{fail}(\"got %d\", {variable})"),
         "\t}".to_owned(),
         "}".to_owned(),
     ];
     Some((inserted(lines, end + 1, new), name))
 }
 
-/// Rust's known answer, after the file's last test, at its indentation (inside its
-/// `mod tests` where it is).
-pub(super) fn rust_known(text: &str, value: u32) -> Option<(String, String)> {
+/// Rust's known answer, after one of the file's tests drawn at random, at its indentation
+/// (inside its `mod tests` where it is).
+pub(super) fn rust_known(
+    text: &str,
+    value: u32,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<(String, String)> {
     let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = rust_tests(&lines);
-    let last = tests.last()?;
-    let own = indent(&lines[last.body.1]).to_owned();
-    let name = fresh(text, &format!("{}_again", last.name));
+    let k = drawn_order(tests.len(), draw).next()?;
+    let test = &tests[k];
+    let own = indent(&lines[test.body.1]).to_owned();
+    let name = known_name(text, &test.name, Style::Snake, draw, taken)?;
+    let variable = drawn_variable(text, draw);
     let new = vec![
         String::new(),
         format!("{own}#[test]"),
         format!("{own}fn {name}() {{"),
-        format!("{own}    let value = {value};"),
-        format!("{own}    assert_eq!(value, {value});"),
+        format!("{own}    let {variable} = {value};"),
+        format!("{own}    assert_eq!({variable}, {value});"),
         format!("{own}}}"),
     ];
-    Some((inserted(lines, last.body.1 + 1, new), name))
+    Some((inserted(lines, test.body.1 + 1, new), name))
 }
 
-/// JavaScript's known answer, after the file's last test: opened as that one is, asserting
-/// as its body does (`expect(…).toBe`, chai's `to.equal`, or `assert.strictEqual`).
-pub(super) fn javascript_known(text: &str, value: u32) -> Option<(String, String)> {
+/// JavaScript's known answer, after one of the file's tests drawn at random: opened as
+/// that one is, asserting as its body does (`expect(…).toBe`, chai's `to.equal`, or
+/// `assert.strictEqual`).
+pub(super) fn javascript_known(
+    text: &str,
+    value: u32,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<(String, String)> {
     let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = javascript_tests(&lines);
-    let last = tests.last()?;
-    let (start, end) = last.body;
+    let assertion_of = |body: &str, variable: &str| {
+        if body.contains(".to.equal(") {
+            Some(format!("expect({variable}).to.equal({value})"))
+        } else if body.contains("expect(") {
+            Some(format!("expect({variable}).toBe({value})"))
+        } else if body.contains("assert.strictEqual(") {
+            Some(format!("assert.strictEqual({variable}, {value})"))
+        } else {
+            None
+        }
+    };
+    let test = drawn_order(tests.len(), draw)
+        .map(|k| &tests[k])
+        .find(|t| assertion_of(&lines[t.body.0..t.body.1].join("\n"), "").is_some())?;
+    let (start, end) = test.body;
     let level = lines[start..end]
         .iter()
         .find(|l| !l.trim().is_empty())
@@ -720,21 +778,20 @@ pub(super) fn javascript_known(text: &str, value: u32) -> Option<(String, String
     } else {
         ""
     };
-    let assertion = if body.contains(".to.equal(") {
-        format!("expect(value).to.equal({value})")
-    } else if body.contains("expect(") {
-        format!("expect(value).toBe({value})")
-    } else if body.contains("assert.strictEqual(") {
-        format!("assert.strictEqual(value, {value})")
-    } else {
-        return None;
-    };
-    let title = fresh(text, &format!("{} again", last.name));
-    let open = lines[start - 1].replacen(&last.name, &title, 1);
+    let title = known_name(text, &test.name, Style::Title, draw, taken)?;
+    let variable = drawn_variable(text, draw);
+    let assertion = assertion_of(&body, &variable)?;
+    // The title in its quotes: a title such as `it` is also the call's own name.
+    let opening = &lines[start - 1];
+    let open = ['"', '\'']
+        .iter()
+        .map(|q| (format!("{q}{}{q}", test.name), format!("{q}{title}{q}")))
+        .find(|(old, _)| opening.contains(old.as_str()))
+        .map(|(old, new)| opening.replacen(&old, &new, 1))?;
     let new = vec![
         String::new(),
         open,
-        format!("{level}const value = {value}{semi}"),
+        format!("{level}const {variable} = {value}{semi}"),
         format!("{level}{assertion}{semi}"),
         lines[end].clone(),
     ];

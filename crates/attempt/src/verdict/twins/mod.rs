@@ -17,11 +17,16 @@
 //! compared value equals the literal, so it cannot equal a different literal.
 
 mod helpers;
+mod known;
 mod lang;
 mod lines;
+mod naming;
 mod tables;
 
+pub(crate) use known::{Known, at_base, now, plant_known, scrub, strip};
+use known::{MAX_FILE_BYTES, test_files};
 pub(crate) use lines::Coin;
+use naming::{SEPARATORS, names, unparametrized};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,12 +34,6 @@ use std::path::Path;
 use super::results::{TestOutcome, TestReport};
 use crate::check_tree::CheckTree;
 use crate::shared::Prepared;
-
-/// Test files given twins at most.
-const MAX_FILES: usize = 2_000;
-
-/// The largest test file given twins.
-const MAX_FILE_BYTES: usize = 1 << 20;
 
 /// The tests of one file whose twins must fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,8 +51,8 @@ pub(crate) struct TwinFile {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Twins {
     pub(crate) files: Vec<TwinFile>,
-    /// The known answer among them, if one was added.
-    pub(crate) known: Option<Known>,
+    /// The known answers among them.
+    pub(crate) known: Vec<Known>,
 }
 
 /// Coin flips from the system's random source.
@@ -120,115 +119,6 @@ fn twin_in(
     (!names.is_empty()).then_some((out, names))
 }
 
-/// A known answer: one test added after the last test of one test file of the tree, in
-/// that file's own shape (a function or a method, the file's own assertion, a name after
-/// its last test's), comparing a value with itself. It runs in the verdict's pass and in the
-/// twin pass alike, so the two cannot be told apart by it; it passes in the first, is taken
-/// out of its report, and its twin must fail in the second, like every twin. Where the
-/// project's own tests have no statement a twin can change, it alone asks the question.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Known {
-    /// The file, as a repository path.
-    pub(crate) path: String,
-    /// The test's name (a JavaScript test's title).
-    pub(crate) name: String,
-}
-
-/// The text of test file `path` with a known answer comparing `value` added, and the
-/// answer's test name.
-pub(crate) fn known_answer(path: &str, text: &str, value: u32) -> Option<(String, String)> {
-    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
-    match extension {
-        "py" => lang::python_known(text, value),
-        "go" if path.ends_with("_test.go") => lang::go_known(text, value),
-        "rs" => lang::rust_known(text, value),
-        "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => {
-            lang::javascript_known(text, value)
-        }
-        _ => None,
-    }
-}
-
-/// The test files of `tree` a check tree holds (visible ones first, then the withheld), as
-/// repository paths with whether each is withheld.
-fn test_files(prepared: &Prepared, tree: &str) -> Vec<(String, bool)> {
-    let Ok(entries) = prepared.store.entries(tree) else {
-        return Vec::new();
-    };
-    let withheld: Vec<&String> = prepared.withheld.iter().flat_map(|w| &w.paths).collect();
-    let mut paths: Vec<(String, bool)> = entries
-        .iter()
-        .filter(|e| e.utf8 && e.mode.starts_with("100") && prepared.rules.is_test(&e.path))
-        .filter(|e| !withheld.contains(&&e.path))
-        .map(|e| (e.path.clone(), false))
-        .collect();
-    paths.extend(withheld.iter().map(|p| ((*p).clone(), true)));
-    paths.truncate(MAX_FILES);
-    paths
-}
-
-/// Adds the known answer to the check tree `check` of `tree`: to the first visible test
-/// file that takes one. Its value comes from the tree's id, so that both passes of one
-/// tree get the same test.
-pub(crate) fn plant_known(prepared: &Prepared, tree: &str, check: &CheckTree) -> Option<Known> {
-    let value = 2 + tree
-        .bytes()
-        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
-        % 97;
-    for (path, withheld) in test_files(prepared, tree) {
-        if withheld {
-            continue;
-        }
-        let file = check.dir.join(&path);
-        let plain = std::fs::symlink_metadata(&file)
-            .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_FILE_BYTES as u64);
-        let Some(text) = plain.then(|| std::fs::read_to_string(&file).ok()).flatten() else {
-            continue;
-        };
-        let Some((new, name)) = known_answer(&path, &text, value) else {
-            continue;
-        };
-        if std::fs::remove_file(&file).is_ok() && std::fs::write(&file, new).is_ok() {
-            return Some(Known { path, name });
-        }
-    }
-    None
-}
-
-impl Known {
-    /// Whether `id` is this test's: its name was drawn to be new to its file, and ids
-    /// of go, node and mocha carry no file to tell by.
-    fn is(&self, id: &str) -> bool {
-        names(id, &self.name)
-    }
-
-    /// The report without this test (its outcome taken out of the counts too).
-    pub(crate) fn strip(&self, report: &mut TestReport) {
-        let gone: Vec<String> = report
-            .tests
-            .keys()
-            .filter(|id| self.is(id))
-            .cloned()
-            .collect();
-        for id in gone {
-            if let Some(outcome) = report.tests.remove(&id)
-                && let Some(count) = report.counts.get_mut(&outcome)
-            {
-                *count = count.saturating_sub(1);
-            }
-        }
-        report.counts.retain(|_, n| *n > 0);
-    }
-
-    /// `text` (a check's output) without the lines that name this test.
-    pub(crate) fn scrub(&self, text: &str) -> String {
-        text.lines()
-            .filter(|line| !line.contains(&self.name))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
 /// Writes the twins into the check tree `check` of `tree`: each test file of the tree and
 /// each withheld test, rewritten in place. A file that cannot be read or written goes
 /// without twins.
@@ -236,7 +126,7 @@ pub(crate) fn plant_in(
     prepared: &Prepared,
     tree: &str,
     check: &CheckTree,
-    known: Option<&Known>,
+    known: &[Known],
     judged: &std::collections::BTreeSet<String>,
 ) -> Twins {
     let paths = test_files(prepared, tree);
@@ -259,7 +149,7 @@ pub(crate) fn plant_in(
     }
     Twins {
         files,
-        known: known.cloned(),
+        known: known.to_vec(),
     }
 }
 
@@ -288,27 +178,6 @@ pub(crate) enum TwinsSaid {
     /// The twin pass was stopped from outside, or ended before any twin ran with a
     /// failing exit: nothing to judge.
     Inconclusive,
-}
-
-/// The last part of a test id, without pytest's parameters (`test_x[1-2]`).
-fn unparametrized(id: &str) -> &str {
-    match id.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
-        Some((head, _)) => head,
-        None => id,
-    }
-}
-
-/// The separators before a test's own name in the runners' ids.
-const SEPARATORS: [&str; 5] = ["::", "/", " > ", ".", " › "];
-
-/// Whether `id` names the test `name`: its last part, after a runner's separator.
-fn names(id: &str, name: &str) -> bool {
-    let id = unparametrized(id);
-    id == name
-        || SEPARATORS.iter().any(|sep| {
-            id.strip_suffix(name)
-                .is_some_and(|head| head.ends_with(sep))
-        })
 }
 
 /// A report's ids by the names they may end in, so that finding a name's ids costs one
@@ -411,7 +280,7 @@ pub(crate) fn judge(
     for file in &twins.files {
         for id in ids_of(file, &by_name) {
             if verdict.tests.get(id) == Some(&TestOutcome::Passed) {
-                let known = twins.known.as_ref().is_some_and(|k| k.is(id));
+                let known = twins.known.iter().any(|k| k.is(id));
                 let how = if file.withheld || known {
                     Shown::Hidden
                 } else {
@@ -593,7 +462,7 @@ fn named_failing(
             let name = file.path.rsplit('/').next().unwrap_or(&file.path);
             let stem = name.split_once('.').map_or(name, |(s, _)| s);
             let ran = twin.tests.keys().any(|id| id.contains(stem));
-            let answer = twins.known.as_ref().filter(|k| k.path == file.path && ran);
+            let answer = twins.known.iter().find(|k| k.path == file.path && ran);
             file.names
                 .iter()
                 .filter(|n| answer.is_some_and(|k| k.name == **n))
