@@ -396,10 +396,20 @@ type Parts = BTreeMap<String, serde_json::Value>;
 
 /// For an `Infra::Keys` path: `None` when the frozen parts of `old` and `new` are equal,
 /// else a detail naming what changed. `None` for a side means the file is absent there.
-pub(crate) fn frozen_keys_changed(
+#[cfg(test)]
+fn frozen_keys_changed(path: &str, old: Option<&str>, new: Option<&str>) -> Option<String> {
+    frozen_keys_changed_in(path, old, new, &|_| false)
+}
+
+/// [`frozen_keys_changed`], where `member` says whether a folder (a project path) is a
+/// crate of the candidate's cargo workspace: a new dev-dependency from such a folder is
+/// the project's own code, whose new or changed sources the tampering scan reads as code
+/// (a helper that sits outside every workspace is the tests' alone, and stays frozen).
+pub(crate) fn frozen_keys_changed_in(
     path: &str,
     old: Option<&str>,
     new: Option<&str>,
+    member: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     let read: fn(&str) -> Result<Parts, String> = match path.rsplit('/').next() {
         Some("Cargo.toml") => cargo_parts,
@@ -421,11 +431,21 @@ pub(crate) fn frozen_keys_changed(
         (Err(_), Err(err)) => return (old != new).then_some(err),
     };
     let labels: BTreeSet<&String> = before.keys().chain(now.keys()).collect();
+    let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+    let workspace_crate = |label: &str, value: &serde_json::Value| {
+        label.starts_with("`[dev-dependencies]")
+            && label.ends_with(FROM_A_FOLDER)
+            && value
+                .as_str()
+                .and_then(|p| join_rel(folder, p.trim_end_matches('/')))
+                .is_some_and(|p| p != folder && member(&p))
+    };
     let changes: Vec<String> = labels
         .into_iter()
         .filter_map(|label| match (before.get(label), now.get(label)) {
             (Some(a), Some(b)) if a != b => Some(format!("{label} changed")),
             (Some(_), None) => Some(format!("{label} removed")),
+            (None, Some(b)) if workspace_crate(label, b) => None,
             (None, Some(_)) => Some(format!("{label} added")),
             _ => None,
         })
@@ -549,6 +569,41 @@ fn json(value: &toml::Value) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
+/// How a detail names a dev-dependency taken from a folder, after its name.
+const FROM_A_FOLDER: &str = " from a folder";
+
+/// Whether the folder `dependency` (a project path) is a crate of the cargo workspace whose
+/// root manifest, at `root` (a project path), holds `text`: cargo makes every path
+/// dependency inside a workspace's folder one of its members, and so is every folder its
+/// `members` name, unless `exclude` names it.
+pub(crate) fn workspace_member(root: &str, text: &str, dependency: &str) -> bool {
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    let Some(workspace) = manifest.get("workspace") else {
+        return false;
+    };
+    let folder = root.rsplit_once('/').map_or("", |(f, _)| f);
+    let listed = |key: &str| -> Vec<String> {
+        workspace
+            .get(key)
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(toml::Value::as_str)
+            .filter_map(|m| join_rel(folder, m.trim_end_matches('/')))
+            .collect()
+    };
+    let names = |list: &[String]| {
+        list.iter().any(|m| match m.strip_suffix('*') {
+            Some(prefix) => dependency.starts_with(prefix),
+            None => dependency == m || dependency.starts_with(&format!("{m}/")),
+        })
+    };
+    let inside = folder.is_empty() || dependency.starts_with(&format!("{folder}/"));
+    inside && !names(&listed("exclude"))
+}
+
 /// The frozen parts of a `Cargo.toml`: what decides what `cargo test` builds and runs.
 fn cargo_parts(text: &str) -> Result<Parts, String> {
     let manifest = read_toml(text)?;
@@ -607,7 +662,7 @@ fn cargo_parts(text: &str) -> Result<Parts, String> {
                 format!(" ({cfg})")
             };
             put(
-                format!("`[dev-dependencies]{at} {name}` from a folder"),
+                format!("`[dev-dependencies]{at} {name}`{FROM_A_FOLDER}"),
                 dependency.get("path"),
             );
         }
@@ -1709,6 +1764,43 @@ mod tests {
             ("", "[package]\n", broken),
         ];
         edits("Cargo.toml", base, &rows);
+    }
+
+    #[test]
+    fn a_new_dev_dependency_from_a_workspace_crate_is_code() {
+        let ws = "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"crates/th\"]\n";
+        assert!(workspace_member("Cargo.toml", ws, "crates/fixtures"));
+        assert!(workspace_member("Cargo.toml", ws, "tools/gen"));
+        assert!(!workspace_member("Cargo.toml", ws, "crates/th"));
+        assert!(!workspace_member(
+            "Cargo.toml",
+            "[package]\nname = \"x\"\n",
+            "th"
+        ));
+        assert!(!workspace_member("svc/Cargo.toml", ws, "other/x"));
+        let base = "[package]\nname = \"calc\"\n\n[dev-dependencies]\nth = { path = \"th\" }\n";
+        let added = format!("{base}fixtures = {{ path = \"crates/fixtures\" }}\n");
+        let member = |p: &str| workspace_member("Cargo.toml", ws, p);
+        assert_eq!(
+            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&added), &member),
+            None
+        );
+        assert_eq!(
+            frozen_keys_changed("Cargo.toml", Some(base), Some(&added)).as_deref(),
+            Some("`[dev-dependencies] fixtures` from a folder added")
+        );
+        // A helper redirected stays frozen, into the workspace or not.
+        let moved = base.replace("path = \"th\"", "path = \"crates/fixtures\"");
+        assert_eq!(
+            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&moved), &member).as_deref(),
+            Some("`[dev-dependencies] th` from a folder changed")
+        );
+        // The crate itself is no helper of its own.
+        let own = format!("{base}calc = {{ path = \".\" }}\n");
+        assert_eq!(
+            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&own), &|_| true).as_deref(),
+            Some("`[dev-dependencies] calc` from a folder added")
+        );
     }
 
     #[test]

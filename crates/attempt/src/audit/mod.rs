@@ -663,15 +663,92 @@ fn infrastructure_file(
         Some(Infra::Keys) => {
             let old = sides.text(&sides.base, path).flatten();
             let new = sides.text(&sides.new, path).flatten();
-            if let Some(detail) =
-                infrastructure::frozen_keys_changed(change.rel, old.as_deref(), new.as_deref())
-            {
-                audit.add(FindingKind::TestConfigChanged, path, detail);
+            let workspaces = if change.rel.ends_with("Cargo.toml") {
+                cargo_workspaces(sides, change)
+            } else {
+                Vec::new()
+            };
+            let member = |folder: &str| {
+                workspaces
+                    .iter()
+                    .any(|(root, text)| infrastructure::workspace_member(root, text, folder))
+            };
+            if let Some(detail) = infrastructure::frozen_keys_changed_in(
+                change.rel,
+                old.as_deref(),
+                new.as_deref(),
+                &member,
+            ) {
+                let at = new
+                    .as_deref()
+                    .and_then(|new| first_line_naming(old.as_deref().unwrap_or(""), new, &detail))
+                    .unwrap_or_default();
+                audit.add(
+                    FindingKind::TestConfigChanged,
+                    path,
+                    format!("{detail}{at}"),
+                );
             }
             RuleOutcome::Done
         }
         None => RuleOutcome::Pass,
     }
+}
+
+/// The candidate's `Cargo.toml` files that hold a `[workspace]`, at the changed manifest
+/// and in each folder above it inside the project, with their texts (project paths).
+fn cargo_workspaces(sides: &BothTrees<'_>, change: &Change<'_>) -> Vec<(String, String)> {
+    let prefix = &change.path[..change.path.len() - change.rel.len()];
+    let mut folder = change.rel.rsplit_once('/').map_or("", |(f, _)| f);
+    let mut manifests = Vec::new();
+    loop {
+        let rel = if folder.is_empty() {
+            "Cargo.toml".to_owned()
+        } else {
+            format!("{folder}/Cargo.toml")
+        };
+        if let Some(entry) = sides.new.get(&format!("{prefix}{rel}")) {
+            manifests.push((rel, entry.object.clone()));
+        }
+        if folder.is_empty() {
+            break;
+        }
+        folder = folder.rsplit_once('/').map_or("", |(f, _)| f);
+    }
+    let objects: Vec<String> = manifests.iter().map(|(_, o)| o.clone()).collect();
+    let texts = sides
+        .inputs
+        .store
+        .read_blobs(&objects, MAX_STEERING_BYTES)
+        .unwrap_or_default();
+    manifests
+        .into_iter()
+        .zip(texts)
+        .filter_map(|((rel, _), text)| Some((rel, lossy(&text?))))
+        .filter(|(_, text)| text.contains("workspace"))
+        .collect()
+}
+
+/// `: line N: `…`` for the first line `new` adds to `old` that holds a name the `detail`
+/// quotes (`[dev-dependencies] th` names `th`), if one does.
+fn first_line_naming(old: &str, new: &str, detail: &str) -> Option<String> {
+    let names: Vec<&str> = detail
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|quoted| quoted.rsplit([' ', '.', ']']).next())
+        .filter(|name| !name.is_empty())
+        .collect();
+    scan::added_lines(old, new)
+        .into_iter()
+        .find(|(_, line)| {
+            line.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-')))
+                .any(|word| names.contains(&word))
+        })
+        .map(|(n, line)| {
+            let line: String = line.trim().chars().take(120).collect();
+            format!(": line {n}: `{line}`")
+        })
 }
 
 /// A snapshot file: changed, deleted, or a pending one accepted.

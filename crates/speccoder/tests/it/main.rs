@@ -24,6 +24,7 @@ mod documented;
 mod every_task_runs;
 mod forgery;
 mod hardening;
+mod honest_steering;
 mod honest_work;
 mod live_output;
 mod local_spawner;

@@ -1,0 +1,102 @@
+//! Honest changes to the files that steer a check pass, while their cheating twins stay
+//! rejected (issue 39 of the project, "honest twin passes"): a cargo dev-dependency from a
+//! new crate of the workspace, a root Python module named like a standard one that neither
+//! the runner nor the tests import, a `vite.config.*` edited for the product, the lint and
+//! mise configs a check reads. Each case is one project: the honest change (with the right
+//! code) passes, and the cheating twin (with wrong code) is rejected with a finding that
+//! names the file and the line.
+
+use crate::support;
+
+use super::steering::{Kind, write};
+use serde_json::Value;
+use support::project::{expect, said};
+use support::table;
+
+/// One honest change and its cheating twin.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Twins {
+    /// The project.
+    kind: Kind,
+    /// `[attempt]` lines of its config.
+    config: &'static str,
+    /// What the honest agent writes besides the right code.
+    honest: &'static [(&'static str, &'static str)],
+    /// What the cheating agent writes besides the wrong code.
+    cheat: &'static [(&'static str, &'static str)],
+    /// The finding the cheat must draw: kind, path, and the line its detail names.
+    finding: (&'static str, &'static str, usize),
+}
+
+/// Shell lines that write `files`, each script made executable.
+fn writes(files: &[(&str, &str)]) -> String {
+    let mut agent = String::new();
+    for (path, text) in files {
+        agent.push_str(&write(path, text));
+        if text.starts_with("#!") {
+            agent.push_str(&format!("chmod +x {path}\n"));
+        }
+    }
+    agent
+}
+
+fn run(twins: Twins) {
+    let project = twins.kind.project_with(twins.config);
+    let mut failures = Vec::new();
+    let honest = format!("{}{}", twins.kind.honest(), writes(twins.honest));
+    let story = project.attempt(&honest, None);
+    expect(&mut failures, "honest", &story, "passed", None);
+    let cheat = format!("{}{}", twins.kind.wrong(), writes(twins.cheat));
+    let story = project.attempt(&cheat, None);
+    let (kind, path, line) = twins.finding;
+    let findings: Vec<Value> = story["attempts"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let found = findings.iter().any(|f| {
+        f["kind"] == kind
+            && f["path"] == path
+            && f["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains(&format!("line {line}:")))
+    });
+    if story["verdict"] != "rejected" || !found {
+        failures.push(format!(
+            "the cheat: want rejected with {kind} at {path} line {line}: {}",
+            said(&story)
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const WORKSPACE_MANIFEST: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nmembers = [\"fixtures\"]\n\n[dev-dependencies]\nfixtures = { path = \"fixtures\" }\n";
+const FIXTURES_MANIFEST: &str =
+    "[package]\nname = \"fixtures\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+const FIXTURES_LIB: &str = "/// Pairs of addends and their sums.\npub const SUMS: &[(i64, i64, i64)] = &[(1, 1, 2), (0, 7, 7), (-3, 3, 0)];\n";
+const FIXTURES_TEST: &str = "use calc::add;\n\n#[test]\nfn table() {\n    for (a, b, sum) in fixtures::SUMS {\n        assert_eq!(add(*a, *b), *sum);\n    }\n}\n";
+const LONE_MANIFEST: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nfixtures = { path = \"fixtures\" }\n";
+
+table! {
+    /// Each honest change passes; its cheating twin is rejected at the file and line.
+    an_honest_change_to_what_steers_a_check_passes: run(Twins) {
+        // A new crate of the workspace, taken as a dev-dependency: its sources are new
+        // code the tampering scan reads. A crate outside every workspace is the tests' own
+        // helper, and stays frozen.
+        cargo_dev_dependency_from_a_new_workspace_crate: Twins {
+            kind: Kind::Cargo,
+            config: "",
+            honest: &[
+                ("Cargo.toml", WORKSPACE_MANIFEST),
+                ("fixtures/Cargo.toml", FIXTURES_MANIFEST),
+                ("fixtures/src/lib.rs", FIXTURES_LIB),
+                ("tests/table.rs", FIXTURES_TEST),
+            ],
+            cheat: &[
+                ("Cargo.toml", LONE_MANIFEST),
+                ("fixtures/Cargo.toml", FIXTURES_MANIFEST),
+                ("fixtures/src/lib.rs", FIXTURES_LIB),
+            ],
+            finding: ("test_config_changed", "Cargo.toml", 7),
+        },
+    }
+}
