@@ -370,6 +370,7 @@ impl<'a> BothTrees<'a> {
         let blobs = changed_blobs(inputs.store, &base, &new, changes)?;
         let links = links(inputs.store, &new)?;
         let included = included(inputs.store, rules, &base)?;
+        let test_imports = test_imports(inputs, &base, changes)?;
         let context = tampering::Context {
             test_paths: base
                 .keys()
@@ -377,6 +378,7 @@ impl<'a> BothTrees<'a> {
                 .map(|p| rules.project(p).to_owned())
                 .collect(),
             project_modules: python_modules(&base, rules),
+            test_imports,
         };
         Ok(Self {
             withheld: inputs.withheld.iter().map(String::as_str).collect(),
@@ -415,6 +417,52 @@ impl<'a> BothTrees<'a> {
         self.bytes(entries, path)
             .map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
     }
+}
+
+/// The standard modules the base's Python tests and conftest files and the withheld tests
+/// import, with what those load ([`tampering::python_imports`]); read only when the
+/// candidate adds a Python file named like a standard module, at most
+/// [`MAX_TEST_FILES_READ`] files.
+fn test_imports(
+    inputs: &Inputs<'_>,
+    base: &BTreeMap<String, Entry>,
+    changes: &[(String, ChangeKind)],
+) -> Result<BTreeSet<String>, String> {
+    let rules = inputs.rules;
+    let standard_name = changes.iter().any(|(path, how)| {
+        let rel = rules.project(path);
+        *how == ChangeKind::Added
+            && rel.ends_with(".py")
+            && rel.split('/').any(|part| {
+                let name = part.strip_suffix(".py").unwrap_or(part);
+                python_stdlib::STDLIB.binary_search(&name).is_ok()
+            })
+    });
+    if !standard_name {
+        return Ok(BTreeSet::new());
+    }
+    let tests: Vec<&Entry> = base
+        .values()
+        .filter(|e| {
+            e.path.ends_with(".py")
+                && (rules.is_test(&e.path) || e.path.ends_with("conftest.py"))
+                && e.mode != GITLINK
+                && e.mode != SYMLINK
+        })
+        .take(MAX_TEST_FILES_READ)
+        .collect();
+    let objects: Vec<String> = tests.iter().map(|e| e.object.clone()).collect();
+    let texts: Vec<String> = inputs
+        .store
+        .read_blobs(&objects, MAX_READ_BYTES)?
+        .into_iter()
+        .flatten()
+        .map(|b| lossy(&b))
+        .collect();
+    let withheld = inputs.withheld_texts.iter().map(|t| t.text.as_str());
+    Ok(tampering::python_imports(
+        texts.iter().map(String::as_str).chain(withheld),
+    ))
 }
 
 /// The texts the audit reads, in one batch: both sides of every change that is not plainly

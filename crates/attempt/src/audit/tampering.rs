@@ -169,10 +169,55 @@ const RUNNER_MODULES: &str = "_hypothesis_pytestplugin, _pytest, coverage, excep
     hypothesis, iniconfig, nose2, packaging, pluggy, py, pytest, pytest_asyncio, pytest_cov, \
     pytest_mock, tomli, xdist";
 
-/// Whether a top-level Python module of this name is the standard library's or a test
-/// runner's.
-fn shadowable(name: &str) -> bool {
-    python_stdlib::STDLIB.binary_search(&name).is_ok() || listed(RUNNER_MODULES, name)
+/// Whether a top-level Python module of this name is a test runner's, or a standard one
+/// that the runners load ([`python_stdlib::RUNNER_IMPORTS`]) or the tests import: a
+/// product module named like a standard one that neither imports (`statistics.py`) is the
+/// project's own code, read by the scans like any other.
+fn shadowable(name: &str, context: &Context) -> bool {
+    listed(RUNNER_MODULES, name)
+        || python_stdlib::STDLIB.binary_search(&name).is_ok()
+            && (python_stdlib::RUNNER_IMPORTS.binary_search(&name).is_ok()
+                || context.test_imports.contains(name))
+}
+
+/// The standard modules that the Python `texts` (the tests) import, with what importing
+/// each loads ([`python_stdlib::IMPORTED_WITH`]): `import x.y`, `from x import y`, and
+/// `__import__` or `import_module` of a literal name.
+pub(crate) fn python_imports<'t>(texts: impl IntoIterator<Item = &'t str>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for text in texts {
+        for line in text.lines() {
+            let line = line.trim();
+            let names: Vec<&str> = if let Some(rest) = line.strip_prefix("import ") {
+                rest.split(',').collect()
+            } else if let Some(rest) = line.strip_prefix("from ") {
+                vec![rest]
+            } else {
+                ["__import__(", "import_module("]
+                    .iter()
+                    .flat_map(|call| line.split(call).skip(1))
+                    .map(|rest| rest.trim_start_matches(['"', '\'']))
+                    .collect()
+            };
+            for name in names {
+                let top = name
+                    .trim()
+                    .split(['.', ' ', '"', '\'', ')'])
+                    .next()
+                    .unwrap_or("");
+                if python_stdlib::STDLIB.binary_search(&top).is_ok() {
+                    found.insert(top.to_owned());
+                }
+            }
+        }
+    }
+    let with: Vec<String> = python_stdlib::IMPORTED_WITH
+        .iter()
+        .filter(|(module, _)| found.contains(*module))
+        .flat_map(|(_, loads)| loads.iter().map(|m| (*m).to_owned()))
+        .collect();
+    found.extend(with);
+    found
 }
 
 /// One changed non-test source file of the candidate, or a file such a file loads as code.
@@ -197,6 +242,9 @@ pub(crate) struct Context {
     pub(crate) test_paths: Vec<String>,
     /// The project's own top-level Python module and package names.
     pub(crate) project_modules: Vec<String>,
+    /// The standard modules the tests import (visible, acceptance and withheld, and the
+    /// conftest files), with what they load: [`python_imports`].
+    pub(crate) test_imports: BTreeSet<String>,
 }
 
 /// What a finding is about; at most one finding per file, line and rule.
@@ -268,7 +316,7 @@ pub(crate) fn shadows(path: &str, context: &Context) -> Option<String> {
     for (k, name) in names.iter().enumerate() {
         let in_tests = names[..k].iter().any(|p| listed(TEST_FOLDERS, p));
         let top = k == 0 || names[..k] == ["src"] || in_tests;
-        if top && shadowable(name) {
+        if top && shadowable(name, context) {
             let of = "of the standard library or the test framework";
             return Some(format!("`{path}` shadows `{name}` {of}"));
         }
@@ -1468,6 +1516,9 @@ mod tests {
         Context {
             test_paths: vec!["tests/test_calc.py".into(), "test/sum.test.js".into()],
             project_modules: vec!["calc".into()],
+            test_imports: python_imports([
+                "import calendar\nfrom email.utils import x\nimport asyncio.tasks, json\n",
+            ]),
         }
     }
 
@@ -2202,6 +2253,24 @@ func init() {
     }
 
     #[test]
+    fn the_standard_modules_the_tests_import() {
+        let got = python_imports([
+            "import os.path, zipapp as z\nfrom statistics import mean\nfrom . import calc\nimport calc\n",
+            "m = importlib.import_module('graphlib')\nx = __import__(\"secrets\")\n",
+        ]);
+        let want = [
+            "fractions",
+            "graphlib",
+            "hmac",
+            "os",
+            "secrets",
+            "statistics",
+            "zipapp",
+        ];
+        assert_eq!(got.iter().map(String::as_str).collect::<Vec<_>>(), want);
+    }
+
+    #[test]
     fn shadowing_files() {
         for path in [
             "unittest.py",
@@ -2221,6 +2290,14 @@ func init() {
         shadow("pluggy/__init__.py", Some("pluggy"));
         shadow("calc.py", None);
         shadow("src/json.py", Some("json"));
+        // Standard names neither the runners load nor the tests import are product modules.
+        shadow("statistics.py", None);
+        shadow("src/graphlib.py", None);
+        shadow("secrets/__init__.py", None);
+        // The runners load `calendar` (pytest through `importlib.metadata` and `email`, on
+        // Python 3.11 and 3.12); the tests import `asyncio`, which loads `ssl`.
+        shadow("calendar.py", Some("calendar"));
+        shadow("ssl.py", Some("ssl"));
         shadow("tests/calc.py", Some("calc"));
         shadow("test/calc/__init__.py", Some("calc"));
         shadow("node_modules/lodash/index.js", Some("node_modules"));
