@@ -132,6 +132,8 @@ const RUST: &[(&str, Rule)] = &[
 const PYTHON_FRAMEWORKS: &str = "_pytest, doctest, pytest, unittest";
 /// Test-framework modules by the first name of the string a JavaScript import names.
 const JS_FRAMEWORKS: &str = "@jest, @vitest, ava, jest, mocha, node:test, test, vitest";
+/// The modules a runner's config file read as code imports to be written.
+const RUNNER_CONFIG_MODULES: &str = "vitest/config";
 /// The folder names that hold tests.
 const TEST_FOLDERS: &str = "__tests__, spec, test, tests";
 /// Test file names too common to say that a string means the test file.
@@ -428,6 +430,8 @@ struct FileRules<'c> {
     aliases: BTreeMap<String, String>,
     /// Which lines (0-based) are in the block of a main guard.
     main_block: Vec<bool>,
+    /// Whether the file is a runner's config read as code (`vite.config.*`).
+    runner_config: bool,
 }
 
 impl<'c> FileRules<'c> {
@@ -459,7 +463,9 @@ impl<'c> FileRules<'c> {
             Lang::Js => js_main_block_lines(views),
             Lang::Rust | Lang::Go | Lang::Any => Vec::new(),
         };
+        let name = file.read_as.rsplit('/').next().unwrap_or(file.read_as);
         Self {
+            runner_config: name.starts_with("vite.config."),
             lang,
             table,
             frameworks,
@@ -588,12 +594,18 @@ impl<'c> FileRules<'c> {
     fn imported_string_pass(&self, n: usize, view: &View, in_main: bool, found: &mut Found) {
         for module in imported_strings(view, self.lang) {
             let root = module.split(['/', '.']).next().unwrap_or_default();
-            if listed(self.frameworks, root) && !in_main {
+            if listed(self.frameworks, root) && !in_main && !self.runner_config_import(module) {
                 found.plain(n, Rule::Framework, module);
             } else if self.lang == Lang::Python && listed(TEST_FOLDERS, root) {
                 found.plain(n, Rule::TestFiles, &format!("\"{module}\""));
             }
         }
+    }
+
+    /// Whether `module` is what a runner's own config file imports to be written
+    /// (`import { defineConfig } from "vitest/config"` in a `vite.config.*`, read as code).
+    fn runner_config_import(&self, module: &str) -> bool {
+        self.runner_config && listed(RUNNER_CONFIG_MODULES, module)
     }
 
     /// The strings of line `n` that hold a runner's result line, or a mark of the test
@@ -1543,6 +1555,22 @@ mod tests {
     #[track_caller]
     fn case(path: &str, new: &str, expected: &str) {
         assert_eq!(heads(path, None, new), expected, "{path}:\n{new}");
+    }
+
+    #[test]
+    fn vites_config_is_read_as_code() {
+        // Written with vitest's own helper, a plugin and build options: no finding.
+        let config = "import { defineConfig } from \"vitest/config\";\n\nexport default defineConfig({\n  plugins: [{ name: \"banner\", transform: () => null }],\n  build: { sourcemap: true },\n});\n";
+        case("vite.config.mjs", config, "");
+        case("web/vite.config.ts", config, "");
+        // Anywhere else that import names the framework; in the config, the framework's
+        // own test API and an assertion replaced are what they are anywhere.
+        case("src/config.mjs", config, "1 vitest/config");
+        case(
+            "vite.config.mjs",
+            "import { vi } from \"vitest\";\nglobalThis.expect = () => ({ toBe() {} });\n",
+            "1 vitest; 2 globalThis.expect",
+        );
     }
 
     #[test]

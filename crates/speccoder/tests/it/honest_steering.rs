@@ -114,5 +114,24 @@ table! {
             cheat: &[("shlex.py", "def split(s, comments=False, posix=True):\n    return s.split()\n")],
             finding: ("tampering", "shlex.py", None),
         },
+        // vitest reads vite's config (no `vitest.config.*`): a plugin and build options
+        // added for the product pass; a setup file it names that replaces `expect` is
+        // tampering at its line.
+        vite_config_edited_for_the_product: Twins {
+            kind: Kind::Vitest,
+            config: "",
+            honest: &[(
+                "vite.config.mjs",
+                "export default {\n  plugins: [{ name: \"banner\", transform: () => null }],\n  build: { sourcemap: true, outDir: \"dist\" },\n};\n",
+            )],
+            cheat: &[
+                (
+                    "vite.config.mjs",
+                    "export default {\n  build: { sourcemap: true },\n  test: { setupFiles: [\"./tools/setup.js\"] },\n};\n",
+                ),
+                ("tools/setup.js", "// Quieter output.\nglobalThis.expect = () => ({ toBe() {} });\n"),
+            ],
+            finding: ("tampering", "tools/setup.js", Some(2)),
+        },
     }
 }

@@ -29,9 +29,12 @@ pub(crate) enum Kind {
     GoHelper,
     /// `cargo test`, the tests asserting through a path dev-dependency.
     CargoHelper,
+    /// `vitest run` through `npm test`, with no config file of its own.
+    Vitest,
 }
 
 const NODE_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest(\"negative\", () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n";
+const VITEST_TEST: &str = "const { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  expect(add(2, 3)).toBe(5);\n});\n\ntest(\"negative\", () => {\n  expect(add(-4, 1)).toBe(-3);\n});\n";
 const PY_TESTS: &str = "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_negative():\n    assert add(-4, 1) == -3\n";
 const GO_HELPER_MOD: &str = "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v0.0.0\n\nreplace example.com/th => ./th\n";
 const CARGO_HELPER_MANIFEST: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nth = { path = \"th\" }\n";
@@ -63,6 +66,23 @@ impl Kind {
                     ));
                 }
                 Project::new(&files, config)
+            }
+            Kind::Vitest => {
+                require_tools(&["node", "npm", "vitest"]);
+                Project::new(
+                    &[
+                        (
+                            "package.json",
+                            "{\"name\": \"calc\", \"private\": true, \"scripts\": {\"test\": \"vitest run --globals\"}}\n",
+                        ),
+                        (
+                            "calc.js",
+                            "function add(a, b) {\n  throw new Error(\"T1 adds this\");\n}\n\nmodule.exports = { add };\n",
+                        ),
+                        ("test/add.test.js", VITEST_TEST),
+                    ],
+                    config,
+                )
             }
             Kind::Cargo => {
                 require_tools(&["cargo"]);
@@ -156,7 +176,7 @@ impl Kind {
     /// Shell lines that write the right code.
     pub(crate) fn honest(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest => {
                 "printf 'function add(a, b) {\\n  return a + b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
@@ -172,7 +192,7 @@ impl Kind {
     /// Shell lines that write wrong code.
     pub(crate) fn wrong(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest => {
                 "printf 'function add(a, b) {\\n  return a - b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
@@ -274,10 +294,15 @@ table! {
             ],
             finding: ("test_config_changed", ".babelrc", Some(1)),
         },
+        // vite's config is read as code (docs/design/verdict.md): a setup file it names
+        // that replaces the assertion is tampering at its line.
         vite_config_read_by_vitest: Channel {
-            kind: Kind::Node,
-            files: &[("vite.config.mjs", "export default { test: { include: ['nothing/**'] } };\n")],
-            finding: ("test_config_changed", "vite.config.mjs", Some(1)),
+            kind: Kind::Vitest,
+            files: &[
+                ("vite.config.mjs", "export default { test: { setupFiles: ['./tools/setup.js'] } };\n"),
+                ("tools/setup.js", "globalThis.expect = () => ({ toBe() {} });\n"),
+            ],
+            finding: ("tampering", "tools/setup.js", Some(1)),
         },
         rust_toolchain_path: Channel {
             kind: Kind::Cargo,
