@@ -297,6 +297,14 @@ fn judge(
     done.findings.extend(candidate.findings());
     let tree = candidate.tree?;
     let no_texts = Vec::new();
+    // What each check runs, as far as its op resolves: the audit freezes the configs of
+    // the tools a check runs (a linter's, mise's).
+    let checks: Vec<(String, String)> = prepared
+        .ops
+        .iter()
+        .filter_map(|op| prepared.recipe.resolve(op).ok())
+        .map(|r| (r.runner.id.to_owned(), r.command))
+        .collect();
     let inputs = Inputs {
         store: &prepared.store,
         rules: &prepared.rules,
@@ -305,6 +313,7 @@ fn judge(
         withheld_texts: prepared.withheld.as_ref().map_or(&no_texts, |w| &w.texts),
         tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
         reject_gaming: config.attempt.reject_gaming,
+        checks: &checks,
     };
     match audit::audit(&prepared.base, &tree, &inputs) {
         Ok(audit) => {

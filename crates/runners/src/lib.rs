@@ -40,6 +40,12 @@ pub use parse_error::{ListingError, ManifestError};
 pub use probe::{Probe, ProbeError, find_on_path};
 pub use runner::{Asides, Repeats, Runner, TailRule, Task, TaskIndex, aliases};
 
+/// The places mise reads, as [`RUNNERS`]' mise runner reads them: the one list the audit
+/// freezes too.
+pub mod mise_files {
+    pub use crate::mise::{CONF_D, CONFIGS, TASK_DIRS};
+}
+
 /// Every runner, in the default probe order. Adding a runner: one file (or folder) beside
 /// this one with a `pub(crate) const RUNNER: RunnerDef`, and one line here.
 pub const RUNNERS: &[RunnerDef] = &[

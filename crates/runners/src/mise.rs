@@ -66,8 +66,9 @@ pub(crate) const RUNNER: RunnerDef = RunnerDef {
 };
 
 /// The config files of the root, highest precedence first (the first definition of a
-/// task wins).
-const CONFIGS: &[&str] = &[
+/// task wins). With `MISE_ENV=e`, each (but the `.local` ones) has an `e` variant read
+/// before it: `mise.e.toml`, `mise/config.e.toml`, `mise.e.local.toml`.
+pub const CONFIGS: &[&str] = &[
     "mise.local.toml",
     ".mise.local.toml",
     ".mise.toml",
@@ -84,10 +85,10 @@ const CONFIGS: &[&str] = &[
 ];
 
 /// The folder whose `*.toml` files are configs too, after those above.
-const CONF_D: &str = ".config/mise/conf.d";
+pub const CONF_D: &str = ".config/mise/conf.d";
 
 /// The task folders read when no config sets `[task_config] includes`, in mise's order.
-const TASK_DIRS: &[&str] = &[
+pub const TASK_DIRS: &[&str] = &[
     "mise-tasks",
     ".mise-tasks",
     ".mise/tasks",

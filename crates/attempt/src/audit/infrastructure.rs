@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use speccoder_runners::{RUNNERS, RunnerDef};
+use speccoder_runners::{RUNNERS, RunnerDef, mise_files};
 
 /// How a path is test infrastructure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +22,250 @@ pub(crate) enum Infra {
 pub(crate) struct Project {
     /// A `go.mod` is in either tree: `go` builds from a module's `vendor/` when it has one.
     pub(crate) go: bool,
+    /// What the checks run ([`Runs::of`]).
+    pub(crate) runs: Runs,
+}
+
+/// The tools the checks run whose own configuration then decides what a check reports:
+/// the linters of [`LINTERS`], and mise.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Runs {
+    /// Bit `i` for `LINTERS[i]`.
+    linters: u32,
+    /// A check runs through mise.
+    pub(crate) mise: bool,
+}
+
+impl Runs {
+    /// What the checks whose text (their commands, and the files of their runners that
+    /// define them) is `text` run, by the words that start each tool (`npx eslint .`,
+    /// `cargo clippy`, `./node_modules/.bin/tsc`).
+    pub(crate) fn of(text: &str) -> Self {
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '+' | '.')))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let says = |phrase: &str| {
+            let mut parts = phrase.split(' ');
+            let first = parts.next().unwrap_or_default();
+            let then = parts.next();
+            words.iter().enumerate().any(|(i, w)| {
+                *w == first
+                    && then.is_none_or(|then| {
+                        // `cargo +nightly fmt`, `cargo --locked clippy`.
+                        words[i + 1..]
+                            .iter()
+                            .find(|w| !w.starts_with(['+', '-']))
+                            .is_some_and(|w| *w == then)
+                    })
+            })
+        };
+        let mut linters = 0;
+        for (i, linter) in LINTERS.iter().enumerate() {
+            if linter.runs.iter().any(|phrase| says(phrase)) {
+                linters |= 1 << i;
+            }
+        }
+        Self {
+            linters,
+            mise: says("mise"),
+        }
+    }
+
+    /// Whether a check runs `linter`.
+    fn linter(self, linter: &Linter) -> bool {
+        LINTERS
+            .iter()
+            .position(|l| l.why == linter.why)
+            .is_some_and(|i| self.linters & (1 << i) != 0)
+    }
+}
+
+/// A linter or type checker: what a check that runs it reports is what its configuration
+/// says, so that configuration is frozen when a check runs it, and free otherwise.
+#[derive(Debug)]
+pub(crate) struct Linter {
+    /// The words of a check's text that run it (two words: the second after the first,
+    /// options between).
+    runs: &'static [&'static str],
+    /// Its configuration files by name in any folder, as [`FILE_NAMES`] matches them, from
+    /// its documented lookup list.
+    files: &'static [&'static str],
+    /// Its tables in shared manifests: `pyproject.toml` `[tool.X]`, `package.json` keys,
+    /// `setup.cfg` sections, each as `manifest:key`.
+    keys: &'static [&'static str],
+    /// What its configuration is.
+    why: &'static str,
+}
+
+/// Each linter and type checker whose configuration a check reads when it runs it, with
+/// its documented lookup list: eslint (flat `eslint.config.*`, legacy `.eslintrc*`,
+/// `.eslintignore`, `package.json` `eslintConfig`), ruff (`ruff.toml`, `.ruff.toml`,
+/// `[tool.ruff]`), golangci-lint (`.golangci.{yml,yaml,toml,json}`), clippy
+/// (`clippy.toml`, `.clippy.toml`), rustfmt (`rustfmt.toml`, `.rustfmt.toml`), prettier
+/// (`.prettierrc*`, `prettier.config.*`, `.prettierignore`, `.editorconfig`, `package.json`
+/// `prettier`), mypy (`mypy.ini`, `.mypy.ini`, `[tool.mypy]`, `setup.cfg` `[mypy]`), tsc
+/// (`tsconfig*.json`, `jsconfig.json`).
+pub(crate) const LINTERS: &[Linter] = &[
+    Linter {
+        runs: &["eslint"],
+        files: &[
+            "eslint.config.*",
+            ".eslintrc",
+            ".eslintrc.*",
+            ".eslintignore",
+        ],
+        keys: &["package.json:eslintConfig"],
+        why: "eslint's configuration, and a check runs eslint",
+    },
+    Linter {
+        runs: &["ruff"],
+        files: &["ruff.toml", ".ruff.toml"],
+        keys: &["pyproject.toml:ruff"],
+        why: "ruff's configuration, and a check runs ruff",
+    },
+    Linter {
+        runs: &["golangci-lint"],
+        files: &[
+            ".golangci.yml",
+            ".golangci.yaml",
+            ".golangci.toml",
+            ".golangci.json",
+        ],
+        keys: &[],
+        why: "golangci-lint's configuration, and a check runs it",
+    },
+    Linter {
+        runs: &["clippy", "cargo-clippy", "clippy-driver"],
+        files: &["clippy.toml", ".clippy.toml"],
+        keys: &[],
+        why: "clippy's configuration, and a check runs clippy",
+    },
+    Linter {
+        runs: &["rustfmt", "cargo fmt"],
+        files: &["rustfmt.toml", ".rustfmt.toml"],
+        keys: &[],
+        why: "rustfmt's configuration, and a check runs rustfmt",
+    },
+    Linter {
+        runs: &["prettier"],
+        files: &[
+            ".prettierrc",
+            ".prettierrc.*",
+            "prettier.config.*",
+            ".prettierignore",
+            ".editorconfig",
+        ],
+        keys: &["package.json:prettier"],
+        why: "prettier's configuration, and a check runs prettier",
+    },
+    Linter {
+        runs: &["mypy", "dmypy"],
+        files: &["mypy.ini", ".mypy.ini"],
+        keys: &["pyproject.toml:mypy", "setup.cfg:mypy"],
+        why: "mypy's configuration, and a check runs mypy",
+    },
+    Linter {
+        runs: &["tsc", "vue-tsc"],
+        files: &["tsconfig.json", "tsconfig.*.json", "jsconfig.json"],
+        keys: &[],
+        why: "TypeScript's project file, and a check runs tsc",
+    },
+];
+
+/// The linter of [`LINTERS`] whose configuration file `path` (a project path) is.
+pub(crate) fn linter_config(path: &str) -> Option<&'static Linter> {
+    LINTERS.iter().find(|linter| {
+        linter
+            .files
+            .iter()
+            .any(|pattern| matches_name(pattern, path))
+    })
+}
+
+/// The keys `manifest` (a file name: `pyproject.toml`) holds for the linters `runs` says a
+/// check runs.
+fn linter_keys(manifest: &str, runs: Runs) -> Vec<&'static str> {
+    LINTERS
+        .iter()
+        .filter(|linter| runs.linter(linter))
+        .flat_map(|linter| linter.keys.iter())
+        .filter_map(|key| key.strip_prefix(manifest)?.strip_prefix(':'))
+        .collect()
+}
+
+/// The parts of the manifest `manifest` (a file name) with `text` that are the linters'
+/// `keys`: a `package.json` key, a `pyproject.toml` `[tool.KEY]` table, a `setup.cfg`
+/// section, each whole. A text that cannot be read gives none (the manifest's own reading
+/// says so).
+fn linter_parts(manifest: &str, text: &str, keys: &[&str]) -> Parts {
+    let mut parts = Parts::new();
+    if keys.is_empty() {
+        return parts;
+    }
+    match manifest {
+        "package.json" => {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            for key in keys {
+                if let Some(v) = value.get(*key) {
+                    parts.insert(format!("`{key}`"), v.clone());
+                }
+            }
+        }
+        "pyproject.toml" => {
+            let table = text.parse::<toml::Table>().unwrap_or_default();
+            for key in keys {
+                if let Some(v) = table.get("tool").and_then(|t| t.get(*key)) {
+                    parts.insert(format!("`[tool.{key}]`"), json(v));
+                }
+            }
+        }
+        "setup.cfg" => {
+            let mut section: Option<String> = None;
+            let mut lines: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for line in text.lines() {
+                let trimmed = line.trim();
+                if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+                    continue;
+                }
+                if let Some(name) = trimmed.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+                    // `[mypy]` and its per-module `[mypy-pkg.*]` sections.
+                    section = keys
+                        .iter()
+                        .any(|k| name == *k || name.starts_with(&format!("{k}-")))
+                        .then(|| format!("`[{name}]`"));
+                } else if let Some(label) = &section {
+                    lines
+                        .entry(label.clone())
+                        .or_default()
+                        .push(trimmed.to_owned());
+                }
+            }
+            parts.extend(lines.into_iter().map(|(k, v)| (k, v.into())));
+        }
+        _ => {}
+    }
+    parts
+}
+
+/// Whether `path` is a config mise reads with `MISE_ENV` set: the `ENV` variant of one of
+/// its configs (`mise.ENV.toml`, `.config/mise/config.ENV.toml`, `mise.ENV.local.toml`), in
+/// any folder for the root's names, as those are read in every folder above the tasks.
+fn mise_env_config(path: &str) -> bool {
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    speccoder_runners::mise_files::CONFIGS
+        .iter()
+        .filter_map(|config| config.strip_suffix(".toml"))
+        .filter(|stem| !stem.ends_with(".local"))
+        .any(|stem| {
+            let variant = |p: &str| {
+                p.strip_prefix(stem)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .and_then(|rest| rest.strip_suffix(".toml"))
+                    .is_some_and(|env| !env.is_empty() && !env.contains('/'))
+            };
+            variant(path) || (!stem.contains('/') && variant(name))
+        })
 }
 
 /// What runtime loads the files a configuration file names, when it loads any: those
@@ -179,26 +423,6 @@ const KEYED_MANIFESTS: &[&str] = &[
     "pyproject.toml",
     "setup.cfg",
 ];
-/// mise's task folders: every file below one may be a file task.
-const MISE_TASK_FOLDERS: &[&str] = &[
-    "mise-tasks/",
-    ".mise-tasks/",
-    ".mise/tasks/",
-    ".config/mise/tasks/",
-    "mise/tasks/",
-];
-/// mise's configs by their path from the project root, besides those named anywhere.
-const MISE_CONFIGS: &[&str] = &[
-    ".config/mise.local.toml",
-    ".config/mise.toml",
-    ".config/mise/config.local.toml",
-    ".config/mise/config.toml",
-    ".config/mise/mise.toml",
-    ".mise/config.local.toml",
-    ".mise/config.toml",
-    "mise/config.local.toml",
-    "mise/config.toml",
-];
 /// Folder names that make `__init__.py` and `__main__.py` part of a test suite (pytest's
 /// test folders; a `testing` package is product code).
 const TEST_FOLDERS: &[&str] = &["test", "tests"];
@@ -219,11 +443,19 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
         && !READ_AS_CODE.contains(pattern)
     {
         Some(*why)
-    } else if MISE_CONFIGS.contains(&path)
-        || path.starts_with(".config/mise/conf.d/") && name.ends_with(".toml")
+    } else if let Some(linter) = linter_config(path)
+        && project.runs.linter(linter)
+    {
+        Some(linter.why)
+    } else if mise_files::CONFIGS.contains(&path)
+        || path.starts_with(&format!("{}/", mise_files::CONF_D)) && name.ends_with(".toml")
+        || project.runs.mise && (mise_env_config(path) || name == ".tool-versions")
     {
         Some(MISE)
-    } else if MISE_TASK_FOLDERS.iter().any(|dir| path.starts_with(dir)) {
+    } else if mise_files::TASK_DIRS
+        .iter()
+        .any(|dir| path.starts_with(&format!("{dir}/")))
+    {
         Some("a file of a mise task folder, which defines mise's tasks")
     } else if name == "build.rs" && !folders.contains(&"src") {
         // Cargo runs the `build.rs` beside a manifest; one under `src/` is a module.
@@ -252,16 +484,33 @@ pub(crate) fn steering(path: &str) -> Option<&'static (&'static str, &'static st
     let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
     let lower = name.to_ascii_lowercase();
     let lower_path = path.to_ascii_lowercase();
-    FILE_NAMES.iter().find(|(pattern, _, _)| {
-        if let Some(folder) = pattern.strip_suffix('/') {
-            return lower_path.starts_with(pattern) || lower_path.contains(&format!("/{folder}/"));
+    FILE_NAMES
+        .iter()
+        .find(|(pattern, _, _)| matches_lower(pattern, &lower, &lower_path))
+}
+
+/// Whether `path` (a project path) matches `pattern` as [`FILE_NAMES`] reads patterns.
+fn matches_name(pattern: &str, path: &str) -> bool {
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    matches_lower(
+        pattern,
+        &name.to_ascii_lowercase(),
+        &path.to_ascii_lowercase(),
+    )
+}
+
+/// [`matches_name`] over the name and the path in lower case.
+fn matches_lower(pattern: &str, lower: &str, lower_path: &str) -> bool {
+    if let Some(folder) = pattern.strip_suffix('/') {
+        return lower_path.starts_with(pattern) || lower_path.contains(&format!("/{folder}/"));
+    }
+    match pattern.split_once('*') {
+        // `*.ext`, `stem.*`, `stem.*.ext`.
+        Some((stem, ext)) => {
+            lower.len() > stem.len() + ext.len() && lower.starts_with(stem) && lower.ends_with(ext)
         }
-        match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
-            (Some(extension), _) => lower.ends_with(extension),
-            (_, Some(stem)) => lower.starts_with(stem),
-            _ => lower == *pattern,
-        }
-    })
+        None => lower == pattern,
+    }
 }
 
 /// The most files one configuration file may name as code to load.
@@ -410,7 +659,7 @@ type Parts = BTreeMap<String, serde_json::Value>;
 /// else a detail naming what changed. `None` for a side means the file is absent there.
 #[cfg(test)]
 fn frozen_keys_changed(path: &str, old: Option<&str>, new: Option<&str>) -> Option<String> {
-    frozen_keys_changed_in(path, old, new, &|_| false)
+    frozen_keys_changed_in(path, old, new, Runs::default(), &|_| false)
 }
 
 /// [`frozen_keys_changed`], where `member` says whether a folder (a project path) is a
@@ -421,20 +670,32 @@ pub(crate) fn frozen_keys_changed_in(
     path: &str,
     old: Option<&str>,
     new: Option<&str>,
+    runs: Runs,
     member: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
-    let read: fn(&str) -> Result<Parts, String> = match path.rsplit('/').next() {
-        Some("Cargo.toml") => cargo_parts,
-        Some("package.json") => package_json_parts,
-        Some("composer.json") => composer_json_parts,
-        Some("deno.json" | "deno.jsonc") => deno_json_parts,
-        Some("pixi.toml") => pixi_toml_parts,
-        Some("pyproject.toml") => pyproject_parts,
-        Some("setup.cfg") => |text| Ok(setup_cfg_parts(text)),
-        Some("go.mod") => |text| Ok(go_mod_parts(text)),
+    let manifest = path.rsplit('/').next().unwrap_or(path);
+    let linters = linter_keys(manifest, runs);
+    let read: fn(&str) -> Result<Parts, String> = match manifest {
+        "Cargo.toml" => cargo_parts,
+        "package.json" => package_json_parts,
+        "composer.json" => composer_json_parts,
+        "deno.json" | "deno.jsonc" => deno_json_parts,
+        "pixi.toml" => pixi_toml_parts,
+        "pyproject.toml" => pyproject_parts,
+        "setup.cfg" => |text| Ok(setup_cfg_parts(text)),
+        "go.mod" => |text| Ok(go_mod_parts(text)),
         _ => return None,
     };
-    let side = |text: Option<&str>| text.map_or_else(|| Ok(Parts::new()), read);
+    let side = |text: Option<&str>| {
+        text.map_or_else(
+            || Ok(Parts::new()),
+            |text| {
+                let mut parts = read(text)?;
+                parts.extend(linter_parts(manifest, text, &linters));
+                Ok(parts)
+            },
+        )
+    };
     let (before, now) = match (side(old), side(new)) {
         (Ok(before), Ok(now)) => (before, now),
         (Ok(_), Err(err)) => return Some(err),
@@ -1456,7 +1717,10 @@ mod tests {
 
     #[test]
     fn a_go_modules_vendor_folder() {
-        let go = Project { go: true };
+        let go = Project {
+            go: true,
+            ..Project::default()
+        };
         let vendored = Some(Infra::Whole(
             "vendored code go builds in place of the modules",
         ));
@@ -1796,7 +2060,13 @@ mod tests {
         let added = format!("{base}fixtures = {{ path = \"crates/fixtures\" }}\n");
         let member = |p: &str| workspace_member("Cargo.toml", ws, p);
         assert_eq!(
-            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&added), &member),
+            frozen_keys_changed_in(
+                "Cargo.toml",
+                Some(base),
+                Some(&added),
+                Runs::default(),
+                &member
+            ),
             None
         );
         assert_eq!(
@@ -1806,15 +2076,204 @@ mod tests {
         // A helper redirected stays frozen, into the workspace or not.
         let moved = base.replace("path = \"th\"", "path = \"crates/fixtures\"");
         assert_eq!(
-            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&moved), &member).as_deref(),
+            frozen_keys_changed_in(
+                "Cargo.toml",
+                Some(base),
+                Some(&moved),
+                Runs::default(),
+                &member
+            )
+            .as_deref(),
             Some("`[dev-dependencies] th` from a folder changed")
         );
         // The crate itself is no helper of its own.
         let own = format!("{base}calc = {{ path = \".\" }}\n");
         assert_eq!(
-            frozen_keys_changed_in("Cargo.toml", Some(base), Some(&own), &|_| true).as_deref(),
+            frozen_keys_changed_in(
+                "Cargo.toml",
+                Some(base),
+                Some(&own),
+                Runs::default(),
+                &|_| true
+            )
+            .as_deref(),
             Some("`[dev-dependencies] calc` from a folder added")
         );
+    }
+
+    /// A project whose checks run `text`.
+    fn running(text: &str) -> Project {
+        Project {
+            runs: Runs::of(text),
+            ..Project::default()
+        }
+    }
+
+    #[test]
+    fn what_the_checks_run() {
+        let runs = |text: &str| {
+            let runs = Runs::of(text);
+            let mut names: Vec<&str> = LINTERS
+                .iter()
+                .filter(|l| runs.linter(l))
+                .map(|l| l.runs[0])
+                .collect();
+            if runs.mise {
+                names.push("mise");
+            }
+            names.join(" ")
+        };
+        assert_eq!(
+            runs("npx eslint . && ./node_modules/.bin/tsc --noEmit"),
+            "eslint tsc"
+        );
+        assert_eq!(
+            runs("cargo +nightly fmt --check\ncargo clippy -- -D warnings"),
+            "clippy rustfmt"
+        );
+        assert_eq!(runs("lint:\n\truff check . && mypy src"), "ruff mypy");
+        assert_eq!(
+            runs("golangci-lint run ./...; prettier --check ."),
+            "golangci-lint prettier"
+        );
+        assert_eq!(runs("mise run test"), "mise");
+        // Names inside other words, and `fmt` without cargo, are not the tools.
+        assert_eq!(
+            runs("eslint-plugin-x; go fmt ./...; tscompile; npm test"),
+            ""
+        );
+    }
+
+    #[test]
+    fn a_linters_config_is_frozen_when_a_check_runs_it() {
+        for linter in LINTERS {
+            let runs = running(linter.runs[0]);
+            for pattern in linter.files {
+                let name = example(pattern);
+                for path in [name.clone(), format!("web/{name}")] {
+                    assert_eq!(
+                        classify(&path, runs),
+                        Some(Infra::Whole(linter.why)),
+                        "{path}"
+                    );
+                    // No check runs it: a config like any other file.
+                    assert_eq!(classify(&path, running("npm test")), None, "{path}");
+                }
+            }
+        }
+        for (path, runs) in [
+            ("eslint.config.mjs", "eslint"),
+            (".eslintrc.json", "eslint"),
+            (".prettierrc.yaml", "prettier"),
+            ("tsconfig.build.json", "tsc"),
+            (".golangci.yml", "golangci-lint"),
+            ("clippy.toml", "cargo clippy"),
+            (".rustfmt.toml", "cargo fmt"),
+            ("ruff.toml", "ruff"),
+            ("mypy.ini", "mypy"),
+        ] {
+            assert!(
+                matches!(classify(path, running(runs)), Some(Infra::Whole(_))),
+                "{path}"
+            );
+        }
+        assert_eq!(classify("tsconfig.json.bak", running("tsc")), None);
+        // Their tables in shared manifests.
+        let eslint = running("eslint");
+        let package =
+            r#"{"scripts": {"lint": "eslint ."}, "eslintConfig": {"rules": {"semi": 2}}}"#;
+        let off = package.replace("2}", "0}");
+        assert_eq!(
+            frozen_keys_changed_in(
+                "package.json",
+                Some(package),
+                Some(&off),
+                eslint.runs,
+                &|_| false
+            )
+            .as_deref(),
+            Some("`eslintConfig` changed")
+        );
+        assert_eq!(
+            frozen_keys_changed("package.json", Some(package), Some(&off)),
+            None
+        );
+        let pyproject = "[tool.ruff]\nline-length = 88\n\n[tool.ruff.lint]\nselect = [\"E\"]\n\n[tool.mypy]\nstrict = true\n";
+        let ruff = running("ruff check");
+        let fewer = pyproject.replace("[\"E\"]", "[]");
+        assert_eq!(
+            frozen_keys_changed_in(
+                "pyproject.toml",
+                Some(pyproject),
+                Some(&fewer),
+                ruff.runs,
+                &|_| false
+            )
+            .as_deref(),
+            Some("`[tool.ruff]` changed")
+        );
+        let lax = pyproject.replace("strict = true", "strict = false");
+        assert_eq!(
+            frozen_keys_changed_in(
+                "pyproject.toml",
+                Some(pyproject),
+                Some(&lax),
+                ruff.runs,
+                &|_| false
+            ),
+            None
+        );
+        let mypy = running("mypy .");
+        let cfg = "[metadata]\nname = x\n\n[mypy]\nstrict = True\n\n[mypy-calc.*]\nignore_errors = False\n";
+        let ignored = cfg.replace("= False", "= True");
+        assert_eq!(
+            frozen_keys_changed_in("setup.cfg", Some(cfg), Some(&ignored), mypy.runs, &|_| {
+                false
+            })
+            .as_deref(),
+            Some("`[mypy-calc.*]` changed")
+        );
+    }
+
+    #[test]
+    fn mises_places_are_frozen_when_a_check_runs_through_mise() {
+        let mise = running("mise run test");
+        for path in [
+            "mise.ci.toml",
+            ".mise.ci.toml",
+            "mise.ci.local.toml",
+            "mise/config.ci.toml",
+            ".config/mise/config.ci.toml",
+            ".config/mise.ci.toml",
+            "web/mise.test.toml",
+            ".tool-versions",
+        ] {
+            assert_eq!(classify(path, mise), Some(Infra::Whole(MISE)), "{path}");
+            assert_eq!(classify(path, Project::default()), None, "{path}");
+        }
+        // Every config and task folder of the runner's own list, whatever the checks run.
+        for config in mise_files::CONFIGS {
+            assert_eq!(
+                classify(config, Project::default()),
+                Some(Infra::Whole(MISE))
+            );
+        }
+        for dir in mise_files::TASK_DIRS {
+            assert!(classify(&format!("{dir}/build"), Project::default()).is_some());
+        }
+        let conf_d = format!("{}/tools.toml", mise_files::CONF_D);
+        assert_eq!(
+            classify(&conf_d, Project::default()),
+            Some(Infra::Whole(MISE))
+        );
+        for path in [
+            "mise.toml.bak",
+            "src/mise/x.toml",
+            "mise..toml",
+            "mise/tasks.rs",
+        ] {
+            assert_eq!(classify(path, mise), None, "{path}");
+        }
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub(crate) struct Inputs<'a> {
     pub(crate) tasks_file: &'a str,
     /// Whether gaming warnings reject.
     pub(crate) reject_gaming: bool,
+    /// What each check runs: its runner's id and its command (`mise`, `mise run test`).
+    pub(crate) checks: &'a [(String, String)],
 }
 
 /// What the audit decided.
@@ -366,6 +368,7 @@ impl<'a> BothTrees<'a> {
                 .keys()
                 .chain(base.keys())
                 .any(|p| p == "go.mod" || p.ends_with("/go.mod")),
+            runs: what_checks_run(inputs, &base)?,
         };
         let blobs = changed_blobs(inputs.store, &base, &new, changes)?;
         let links = links(inputs.store, &new)?;
@@ -393,6 +396,14 @@ impl<'a> BothTrees<'a> {
         })
     }
 
+    /// The base's runner file that includes `path`, itself or a folder above it.
+    fn included_by(&self, path: &str) -> Option<&String> {
+        self.included.get(path).or_else(|| {
+            path.match_indices('/')
+                .find_map(|(at, _)| self.included.get(&path[..=at]))
+        })
+    }
+
     /// The change at `path`.
     fn change<'c>(&'c self, path: &'c str, how: ChangeKind) -> Change<'c> {
         Change {
@@ -417,6 +428,53 @@ impl<'a> BothTrees<'a> {
         self.bytes(entries, path)
             .map(|b| b.map(|b| String::from_utf8_lossy(b).into_owned()))
     }
+}
+
+/// The most files read to learn what the checks run.
+const MAX_CHECK_FILES: usize = 64;
+
+/// What the checks run: their commands, and the base's files that their runners read for
+/// their tasks (a Makefile's `lint:` recipe runs `eslint`), read whole. A runner file that
+/// names a tool in a task no check runs counts too: the configuration it would read is
+/// frozen rather than left free to an edit that changes what a check reports.
+fn what_checks_run(
+    inputs: &Inputs<'_>,
+    base: &BTreeMap<String, Entry>,
+) -> Result<infrastructure::Runs, String> {
+    let rules = inputs.rules;
+    let defs: Vec<&speccoder_runners::RunnerDef> = inputs
+        .checks
+        .iter()
+        .filter_map(|(id, _)| speccoder_runners::RunnerDef::of(id))
+        .collect();
+    let files: Vec<String> = base
+        .values()
+        .filter(|e| e.mode != GITLINK && e.mode != SYMLINK)
+        .filter(|e| {
+            let rel = rules.project(&e.path);
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            defs.iter().any(|def| def.reads_file(name))
+        })
+        .take(MAX_CHECK_FILES)
+        .map(|e| e.object.clone())
+        .collect();
+    let mut text: String = inputs
+        .checks
+        .iter()
+        .map(|(_, command)| format!("{command}\n"))
+        .collect();
+    for bytes in inputs
+        .store
+        .read_blobs(&files, MAX_STEERING_BYTES)?
+        .into_iter()
+        .flatten()
+    {
+        text.push_str(&lossy(&bytes));
+        text.push('\n');
+    }
+    let mut runs = infrastructure::Runs::of(&text);
+    runs.mise |= inputs.checks.iter().any(|(id, _)| id == "mise");
+    Ok(runs)
 }
 
 /// The standard modules the base's Python tests and conftest files and the withheld tests
@@ -534,6 +592,12 @@ fn included(
         let prefix = &entry.path[..entry.path.len() - rel.len()];
         let text = String::from_utf8_lossy(&text);
         for file in infrastructure::included(rel, &text) {
+            // A folder (mise's `[task_config] includes = ["tasks"]`): every file in it,
+            // and a file added there later ([`included_file`]).
+            let folder = format!("{prefix}{file}/");
+            if base.keys().any(|p| p.starts_with(&folder)) {
+                included.insert(folder, rel.to_owned());
+            }
             included.insert(format!("{prefix}{file}"), rel.to_owned());
         }
         for folder in infrastructure::test_helper_crates(rel, &text) {
@@ -662,7 +726,7 @@ fn python_metadata_rule(
 
 /// A file a base makefile, justfile or Taskfile includes.
 fn included_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> RuleOutcome {
-    let Some(by) = sides.included.get(change.path) else {
+    let Some(by) = sides.included_by(change.path) else {
         return RuleOutcome::Pass;
     };
     audit.add(
@@ -725,6 +789,7 @@ fn infrastructure_file(
                 change.rel,
                 old.as_deref(),
                 new.as_deref(),
+                sides.project.runs,
                 &member,
             ) {
                 let at = new
@@ -1160,7 +1225,7 @@ fn freeze(sides: &BothTrees<'_>, audit: &mut Audit) {
         let infra = matches!(
             infrastructure::classify(rel, sides.project),
             Some(Infra::Whole(_))
-        ) || sides.included.contains_key(path);
+        ) || sides.included_by(path).is_some();
         if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
             audit.frozen.push(path.clone());
             if sides.new.get(path) != Some(entry) {
