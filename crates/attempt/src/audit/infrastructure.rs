@@ -116,13 +116,13 @@ pub(crate) const LINTERS: &[Linter] = &[
             ".eslintignore",
         ],
         keys: &["package.json:eslintConfig"],
-        why: "eslint's configuration, and a check runs eslint",
+        why: "eslint's configuration (a check runs eslint)",
     },
     Linter {
         runs: &["ruff"],
         files: &["ruff.toml", ".ruff.toml"],
         keys: &["pyproject.toml:ruff"],
-        why: "ruff's configuration, and a check runs ruff",
+        why: "ruff's configuration (a check runs ruff)",
     },
     Linter {
         runs: &["golangci-lint"],
@@ -133,19 +133,19 @@ pub(crate) const LINTERS: &[Linter] = &[
             ".golangci.json",
         ],
         keys: &[],
-        why: "golangci-lint's configuration, and a check runs it",
+        why: "golangci-lint's configuration (a check runs golangci-lint)",
     },
     Linter {
         runs: &["clippy", "cargo-clippy", "clippy-driver"],
         files: &["clippy.toml", ".clippy.toml"],
         keys: &[],
-        why: "clippy's configuration, and a check runs clippy",
+        why: "clippy's configuration (a check runs clippy)",
     },
     Linter {
         runs: &["rustfmt", "cargo fmt"],
         files: &["rustfmt.toml", ".rustfmt.toml"],
         keys: &[],
-        why: "rustfmt's configuration, and a check runs rustfmt",
+        why: "rustfmt's configuration (a check runs rustfmt)",
     },
     Linter {
         runs: &["prettier"],
@@ -157,19 +157,19 @@ pub(crate) const LINTERS: &[Linter] = &[
             ".editorconfig",
         ],
         keys: &["package.json:prettier"],
-        why: "prettier's configuration, and a check runs prettier",
+        why: "prettier's configuration (a check runs prettier)",
     },
     Linter {
         runs: &["mypy", "dmypy"],
         files: &["mypy.ini", ".mypy.ini"],
         keys: &["pyproject.toml:mypy", "setup.cfg:mypy"],
-        why: "mypy's configuration, and a check runs mypy",
+        why: "mypy's configuration (a check runs mypy)",
     },
     Linter {
         runs: &["tsc", "vue-tsc"],
         files: &["tsconfig.json", "tsconfig.*.json", "jsconfig.json"],
         keys: &[],
-        why: "TypeScript's project file, and a check runs tsc",
+        why: "TypeScript's project file (a check runs tsc)",
     },
 ];
 

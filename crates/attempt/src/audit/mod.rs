@@ -733,8 +733,9 @@ fn included_file(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) 
         FindingKind::TestConfigChanged,
         change.path,
         format!(
-            "a file `{by}` includes (or takes for its tests alone), which defines the checks, was {}",
-            change.how.word()
+            "a file `{by}` includes (or takes for its tests alone), which defines the checks, was {}{}",
+            change.how.word(),
+            first_new_line(sides, change.path),
         ),
     );
     RuleOutcome::Done
@@ -754,16 +755,7 @@ fn infrastructure_file(
             let empty_new = how == ChangeKind::Added
                 && matches!(sides.bytes(&sides.new, path), Some(Some(b)) if b.iter().all(u8::is_ascii_whitespace));
             if !empty_new {
-                let old = sides.text(&sides.base, path).flatten().unwrap_or_default();
-                let new = sides.text(&sides.new, path).flatten().unwrap_or_default();
-                // The first new line, where the file is text and one is new.
-                let at = scan::added_lines(&old, &new)
-                    .first()
-                    .map(|(n, line)| {
-                        let line: String = line.trim().chars().take(120).collect();
-                        format!(": line {n}: `{line}`")
-                    })
-                    .unwrap_or_default();
+                let at = first_new_line(sides, path);
                 audit.add(
                     FindingKind::TestConfigChanged,
                     path,
@@ -806,6 +798,20 @@ fn infrastructure_file(
         }
         None => RuleOutcome::Pass,
     }
+}
+
+/// `: line N: `…`` for the first line the candidate's `path` adds, where the file is text
+/// and one is new; empty otherwise.
+fn first_new_line(sides: &BothTrees<'_>, path: &str) -> String {
+    let old = sides.text(&sides.base, path).flatten().unwrap_or_default();
+    let new = sides.text(&sides.new, path).flatten().unwrap_or_default();
+    scan::added_lines(&old, &new)
+        .first()
+        .map(|(n, line)| {
+            let line: String = line.trim().chars().take(120).collect();
+            format!(": line {n}: `{line}`")
+        })
+        .unwrap_or_default()
 }
 
 /// The candidate's `Cargo.toml` files that hold a `[workspace]`, at the changed manifest

@@ -31,6 +31,8 @@ pub(crate) enum Kind {
     CargoHelper,
     /// `vitest run` through `npm test`, with no config file of its own.
     Vitest,
+    /// `go test` through a mise task, whose config includes the task folder `ops/`.
+    GoMise,
 }
 
 const NODE_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest(\"negative\", () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n";
@@ -100,6 +102,26 @@ impl Kind {
                     ],
                     config,
                 )
+            }
+            Kind::GoMise => {
+                require_tools(&["go", "mise"]);
+                Project::new(
+                    &[
+                        ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+                        (
+                            "mise.toml",
+                            "[task_config]\nincludes = [\"ops\"]\n\n[tasks.test]\ndescription = \"Run the tests\"\nrun = \"go test ./...\"\n",
+                        ),
+                        ("ops/vet", "#!/bin/sh\n#MISE description=\"Vet the code\"\ngo vet ./...\n"),
+                        (
+                            "calc.go",
+                            "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+                        ),
+                        ("add_test.go", GO_TESTS),
+                    ],
+                    config,
+                )
+                .with_go_cache()
             }
             Kind::Go => {
                 require_tools(&["go"]);
@@ -182,7 +204,7 @@ impl Kind {
             Kind::Cargo | Kind::CargoHelper => {
                 "printf '/// Adds `a` and `b`.\\npub fn add(a: i64, b: i64) -> i64 {\\n    a + b\\n}\\n' > src/lib.rs\n"
             }
-            Kind::Go | Kind::GoHelper => {
+            Kind::Go | Kind::GoHelper | Kind::GoMise => {
                 "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n"
             }
             Kind::Pytest => "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n",
@@ -198,7 +220,7 @@ impl Kind {
             Kind::Cargo | Kind::CargoHelper => {
                 "printf '/// Adds `a` and `b`.\\npub fn add(a: i64, b: i64) -> i64 {\\n    a - b\\n}\\n' > src/lib.rs\n"
             }
-            Kind::Go | Kind::GoHelper => {
+            Kind::Go | Kind::GoHelper | Kind::GoMise => {
                 "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a - b/' calc.go\n"
             }
             Kind::Pytest => "printf 'def add(a, b):\\n    return a - b\\n' > calc.py\n",
