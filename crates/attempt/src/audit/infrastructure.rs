@@ -279,6 +279,8 @@ pub(crate) enum Loads {
     Js,
     /// Python imports what it names.
     Python,
+    /// A shell runs what it names (a `script-shell`), read by the scan as a shell script.
+    Shell,
 }
 
 /// What a makefile is.
@@ -517,55 +519,77 @@ fn matches_lower(pattern: &str, lower: &str, lower_path: &str) -> bool {
 const MAX_NAMED_LOADS: usize = 64;
 
 /// The project files (existing in the candidate, by `exists`) that the configuration file
-/// at `path` (a project path) with `text` names as code its runtime loads: every word of it
-/// that, read from the file's folder, is such a file (`--require ./x.txt`, `yarn-path
-/// ".yarn/x.js"`, `plugins: ["./p.js"]`, `-p plugin` as `plugin.py`). Reading words, not
-/// each tool's syntax, finds a name whatever key or flag carries it.
-pub(crate) fn loaded_by(path: &str, text: &str, exists: impl Fn(&str) -> bool) -> Vec<String> {
+/// at `path` (a project path) with `text` names as code its runtime loads, each with the
+/// language it is loaded as: every word of it that, read from the file's folder, is such a
+/// file (`--require ./x.txt`, `yarn-path ".yarn/x.js"`, `plugins: ["./p.js"]`, `-p plugin`
+/// as `plugin.py`). Reading words, not each tool's syntax, finds a name whatever key or
+/// flag carries it; the keys of [`SHELL_KEYS`] name a shell script instead.
+pub(crate) fn loaded_by(
+    path: &str,
+    text: &str,
+    exists: impl Fn(&str) -> bool,
+) -> Vec<(String, Loads)> {
     let Some((_, _, loads)) = steering(path) else {
         return Vec::new();
     };
+    if *loads == Loads::Nothing {
+        return Vec::new();
+    }
     let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
-    let mut found = Vec::new();
-    let words = text.split(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '"' | '\'' | '`' | '=' | ',' | '[' | ']' | '(' | ')' | '{' | '}' | ';'
-            )
-    });
-    for word in words.filter(|w| !w.is_empty() && w.len() < 512) {
-        let word = word.trim_start_matches("<rootDir>/").trim_end_matches(':');
-        let candidates: Vec<String> = match loads {
-            Loads::Nothing => return Vec::new(),
-            Loads::Js => ["", ".js", ".cjs", ".mjs", ".ts", "/index.js"]
-                .iter()
-                .map(|ext| format!("{word}{ext}"))
-                .collect(),
-            Loads::Python => {
-                let module = word.replace('.', "/");
-                vec![
-                    word.to_owned(),
-                    format!("{module}.py"),
-                    format!("{module}/__init__.py"),
-                ]
-            }
+    let name = path.rsplit_once('/').map_or(path, |(_, name)| name);
+    let mut found: Vec<(String, Loads)> = Vec::new();
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        let loads = if SHELL_KEYS.contains(&(name, key)) {
+            Loads::Shell
+        } else {
+            *loads
         };
-        let hit = candidates
-            .iter()
-            .filter_map(|c| join_rel(folder, c))
-            .find(|c| c != path && exists(c));
-        if let Some(hit) = hit
-            && !found.contains(&hit)
-        {
-            found.push(hit);
-            if found.len() >= MAX_NAMED_LOADS {
-                break;
+        let words = line.split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '"' | '\'' | '`' | '=' | ',' | '[' | ']' | '(' | ')' | '{' | '}' | ';'
+                )
+        });
+        for word in words.filter(|w| !w.is_empty() && w.len() < 512) {
+            let word = word.trim_start_matches("<rootDir>/").trim_end_matches(':');
+            let candidates: Vec<String> = match loads {
+                Loads::Nothing => return Vec::new(),
+                Loads::Shell => vec![word.to_owned()],
+                Loads::Js => ["", ".js", ".cjs", ".mjs", ".ts", "/index.js"]
+                    .iter()
+                    .map(|ext| format!("{word}{ext}"))
+                    .collect(),
+                Loads::Python => {
+                    let module = word.replace('.', "/");
+                    vec![
+                        word.to_owned(),
+                        format!("{module}.py"),
+                        format!("{module}/__init__.py"),
+                    ]
+                }
+            };
+            let hit = candidates
+                .iter()
+                .filter_map(|c| join_rel(folder, c))
+                .find(|c| c != path && exists(c));
+            if let Some(hit) = hit
+                && !found.iter().any(|(f, _)| *f == hit)
+            {
+                found.push((hit, loads));
+                if found.len() >= MAX_NAMED_LOADS {
+                    return found;
+                }
             }
         }
     }
     found
 }
+
+/// Keys of configuration files (file name, key) whose value is a shell script the tool
+/// runs: npm's (and pnpm's) `script-shell` runs every script of `package.json`.
+const SHELL_KEYS: &[(&str, &str)] = &[(".npmrc", "script-shell")];
 
 /// `rel` read from `folder`, both project paths; `None` when it leaves the project or is
 /// absolute.
@@ -1898,8 +1922,21 @@ mod tests {
             ("bunfig.toml", "[test]\npreload = [\"../x.txt\"]\n", &[]),
             ("Makefile", "include x.txt\n", &[]),
         ] {
-            assert_eq!(loaded_by(path, text, exists), want, "{path}");
+            let got: Vec<String> = loaded_by(path, text, exists)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            assert_eq!(got, want, "{path}");
         }
+        // npm's `script-shell` names a shell script; its `node-options` names JavaScript.
+        let npmrc = "node-options=--require ./x.txt\n script-shell = ./sh\n";
+        assert_eq!(
+            loaded_by(".npmrc", npmrc, exists),
+            [
+                ("x.txt".to_owned(), Loads::Js),
+                ("sh".to_owned(), Loads::Shell)
+            ]
+        );
     }
 
     #[test]

@@ -1112,7 +1112,7 @@ fn steered_loads(
         .store
         .read_blobs(&objects, MAX_STEERING_BYTES)?;
     let mut out: Vec<Loaded> = Vec::new();
-    for ((entry, loads), text) in configs.into_iter().zip(texts) {
+    for ((entry, _), text) in configs.into_iter().zip(texts) {
         let Some(text) = text else { continue };
         let rel = rules.project(&entry.path);
         let prefix = &entry.path[..entry.path.len() - rel.len()];
@@ -1122,11 +1122,12 @@ fn steered_loads(
                 .get(&format!("{prefix}{p}"))
                 .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
         };
-        let ext = match loads {
-            infrastructure::Loads::Python => "py",
-            _ => "js",
-        };
-        for file in infrastructure::loaded_by(rel, &lossy(&text), exists) {
+        for (file, loads) in infrastructure::loaded_by(rel, &lossy(&text), exists) {
+            let ext = match loads {
+                infrastructure::Loads::Python => "py",
+                infrastructure::Loads::Shell => "sh",
+                _ => "js",
+            };
             let path = format!("{prefix}{file}");
             let (Some(new), old) = (sides.new.get(&path), sides.base.get(&path)) else {
                 continue;

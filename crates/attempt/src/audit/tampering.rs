@@ -340,8 +340,47 @@ pub(super) fn listed(list: &str, word: &str) -> bool {
     words(list).any(|w| w == word)
 }
 
+/// What a test runner prints as its results, as a shell script would echo it: the lines of
+/// [`RESULT_LINES`] and the TAP summary of node's runner and of `tap` (`# pass 2`).
+const SHELL_RESULT_LINES: &[&str] = &["# fail ", "# pass ", "# tests ", "1..", "not ok ", "ok 1 "];
+
+/// The tampering in a shell script a check runs as its shell (npm's `script-shell`): a
+/// string that holds a runner's result line, which a shell that runs the scripts has no
+/// reason to print. Its comments (`#` to the end of the line, outside strings) are left
+/// out, and nothing of another language is read into it.
+fn scan_shell(file: &SourceFile<'_>) -> Vec<Finding> {
+    let views = views(file.new, Lang::Python);
+    let added = scan::added_lines(file.old.unwrap_or(""), file.new);
+    let mut found = Vec::new();
+    for (n, _) in added {
+        let Some(view) = views.get(n - 1) else {
+            continue;
+        };
+        let line = view.strings.iter().find_map(|s| {
+            RESULT_LINES
+                .iter()
+                .chain(SHELL_RESULT_LINES)
+                .find(|l| s.contains(*l) || s.starts_with(l.trim_end()))
+        });
+        if let Some(line) = line {
+            found.push(Finding {
+                kind: FindingKind::Tampering,
+                path: file.path.to_owned(),
+                detail: format!(
+                    "line {n}: `\"{}\"` is a test runner's own result line, printed by the shell that runs the checks' scripts",
+                    line.trim_end()
+                ),
+            });
+        }
+    }
+    found
+}
+
 /// The tampering in one file.
 fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
+    if file.read_as.ends_with(".sh") {
+        return scan_shell(file);
+    }
     let lang = Lang::of(file.read_as);
     let (table, frameworks) = match lang {
         Lang::Python => (PYTHON, PYTHON_FRAMEWORKS),
@@ -1555,6 +1594,35 @@ mod tests {
     #[track_caller]
     fn case(path: &str, new: &str, expected: &str) {
         assert_eq!(heads(path, None, new), expected, "{path}:\n{new}");
+    }
+
+    #[test]
+    fn a_script_shell_is_read_as_a_shell_script() {
+        let shell =
+            |old: Option<&str>, new: &str| heads("tools/sh", old, new).replace("tools/sh", "");
+        let base = "#!/bin/sh\nexec /bin/sh \"$@\"\n";
+        // Its comments are comments (read as JavaScript, `jest.` was the framework).
+        let honest = "#!/bin/sh\n# jest.config.js reads CI; keep it set.\nexport CI=1\nset -e\nexec /bin/sh \"$@\"\n";
+        let file = |new| SourceFile {
+            path: "tools/sh",
+            read_as: "tools/sh.sh",
+            old: Some(base),
+            new,
+        };
+        assert_eq!(scan(&[file(honest)], &context()), []);
+        let forged = "#!/bin/sh\necho '# pass 2'\necho \"# fail 0\"\nexit 0\n";
+        let found: Vec<String> = scan(&[file(forged)], &context())
+            .into_iter()
+            .map(|f| f.detail)
+            .collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("line 2: `\"# pass\"`"), "{found:?}");
+        // The same honest text read as JavaScript names the framework.
+        let js = SourceFile {
+            read_as: "tools/sh.js",
+            ..file(honest)
+        };
+        assert!(!scan(&[js], &context()).is_empty());
     }
 
     #[test]

@@ -161,6 +161,17 @@ table! {
             cheat: &[("mise.ci.toml", "[tasks.test]\nrun = \"echo ok\"\n")],
             finding: ("test_config_changed", "mise.ci.toml", Some(1)),
         },
+        // npm runs every script with the base's `script-shell`: an edit that keeps it a
+        // shell passes (its comment named `jest.`, which read as JavaScript was the
+        // framework); one that prints the runner's results instead is tampering.
+        npm_script_shell_read_as_a_shell_script: Twins {
+            kind: Kind::NodeShell,
+            config: "",
+            env: &[],
+            honest: &[("tools/sh", "#!/bin/sh\n# jest.config.js is not used here: node --test runs the tests.\nset -e\nexec /bin/sh \"$@\"\n")],
+            cheat: &[("tools/sh", "#!/bin/sh\necho 'ok 1 - small'\necho '# pass 2'\necho '# fail 0'\nexit 0\n")],
+            finding: ("tampering", "tools/sh", Some(2)),
+        },
         // A folder that `[task_config] includes` names holds mise's tasks.
         mise_included_folder: Twins {
             kind: Kind::GoMise,

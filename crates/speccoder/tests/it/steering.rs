@@ -33,6 +33,9 @@ pub(crate) enum Kind {
     Vitest,
     /// `go test` through a mise task, whose config includes the task folder `ops/`.
     GoMise,
+    /// `node --test` through `npm test`, whose base `.npmrc` runs scripts with the shell
+    /// script `tools/sh`.
+    NodeShell,
 }
 
 const NODE_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest(\"negative\", () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n";
@@ -47,6 +50,48 @@ impl Kind {
     /// The project, with `config` lines in `[attempt]`.
     pub(crate) fn project_with(self, config: &str) -> Project {
         match self {
+            Kind::NodeShell => {
+                let project = Kind::Node.project_with(config);
+                let root = project.root();
+                std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+                std::fs::write(root.join(".npmrc"), "script-shell=./tools/sh\n").expect("npmrc");
+                let shell = root.join("tools/sh");
+                std::fs::write(&shell, "#!/bin/sh\nexec /bin/sh \"$@\"\n").expect("sh");
+                std::fs::set_permissions(
+                    &shell,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o755),
+                )
+                .expect("chmod");
+                let git = std::process::Command::new("git")
+                    .args([
+                        "-c",
+                        "user.name=t",
+                        "-c",
+                        "user.email=t@example.com",
+                        "add",
+                        "-A",
+                    ])
+                    .current_dir(&root)
+                    .status()
+                    .expect("git");
+                assert!(git.success());
+                let git = std::process::Command::new("git")
+                    .args([
+                        "-c",
+                        "user.name=t",
+                        "-c",
+                        "user.email=t@example.com",
+                        "commit",
+                        "-qm",
+                        "shell",
+                    ])
+                    .current_dir(&root)
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .status()
+                    .expect("git");
+                assert!(git.success());
+                project
+            }
             Kind::Node | Kind::NodePreload => {
                 require_tools(&["node", "npm"]);
                 let mut files = vec![
@@ -198,7 +243,7 @@ impl Kind {
     /// Shell lines that write the right code.
     pub(crate) fn honest(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload | Kind::Vitest => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell => {
                 "printf 'function add(a, b) {\\n  return a + b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
@@ -214,7 +259,7 @@ impl Kind {
     /// Shell lines that write wrong code.
     pub(crate) fn wrong(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload | Kind::Vitest => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell => {
                 "printf 'function add(a, b) {\\n  return a - b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
