@@ -321,8 +321,23 @@ fn judge(
                 report.files_changed = audit.changed.clone();
             }
             done.findings.extend(audit.findings.iter().cloned());
+            // Only for a candidate nothing else rejects: `go` runs on its files.
+            let modules = if done.findings.is_empty() {
+                &audit.vendored[..]
+            } else {
+                &[]
+            };
+            let (findings, notes) = audit::vendored::verify(&audit::vendored::Vendored {
+                store: &prepared.store,
+                scratch: &prepared.scratch,
+                prefix: &prepared.prefix,
+                candidate: &tree,
+                modules,
+            });
+            done.findings.extend(findings);
             done.warnings = audit.warnings.clone();
             done.pass.notes = audit.notes.clone();
+            done.pass.notes.extend(notes);
             Some((tree, audit))
         }
         Err(err) => {

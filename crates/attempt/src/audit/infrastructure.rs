@@ -310,6 +310,9 @@ const RUSTUP: &str = "rustup's toolchain file, which picks the cargo that runs";
 /// What yarn's own files are (`yarnPath` names the yarn that runs; `.pnp.cjs` is loaded
 /// into every node process `yarn` starts).
 const YARN: &str = "yarn's configuration or its runtime";
+/// What a Go module's `vendor/` is: checked against `go mod vendor` when it changes
+/// (`vendored::verify`).
+pub(crate) const VENDOR: &str = "vendored code go builds in place of the modules";
 /// What go's workspace files are: `use` and `replace` pick the code a test imports.
 const GO_WORK: &str = "a go workspace file, which picks the modules the tests build";
 
@@ -467,7 +470,7 @@ pub(crate) fn classify(path: &str, project: Project) -> Option<Infra> {
     } else if project.go && folders.contains(&"vendor") {
         // `go mod vendor`'s copy of the dependencies, which `go test` builds instead of
         // the module cache when `vendor/modules.txt` is there (go 1.14 and later).
-        Some("vendored code go builds in place of the modules")
+        Some(VENDOR)
     } else if matches!(name, "__init__.py" | "__main__.py")
         && folders.iter().any(|f| TEST_FOLDERS.contains(f))
     {
@@ -2215,7 +2218,16 @@ mod tests {
             );
         }
         assert_eq!(classify("tsconfig.json.bak", running("tsc")), None);
-        // Their tables in shared manifests.
+        let whys: BTreeSet<&str> = LINTERS.iter().map(|l| l.why).collect();
+        assert_eq!(
+            whys.len(),
+            LINTERS.len(),
+            "`Runs::linter` finds one by its text"
+        );
+    }
+
+    #[test]
+    fn a_linters_tables_in_shared_manifests() {
         let eslint = running("eslint");
         let package =
             r#"{"scripts": {"lint": "eslint ."}, "eslintConfig": {"rules": {"semi": 2}}}"#;

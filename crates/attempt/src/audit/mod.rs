@@ -19,6 +19,7 @@ pub(super) mod python_stdlib;
 pub(super) mod ran_from;
 pub(super) mod scan;
 pub(super) mod tampering;
+pub(super) mod vendored;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -79,6 +80,9 @@ pub(crate) struct Audit {
     pub(crate) notes: Vec<String>,
     /// The paths that differ between the base and the candidate.
     pub(crate) changed: Vec<String>,
+    /// The Go modules (project folders, `""` for the root) whose `vendor/` the candidate
+    /// changed: left to [`vendored::verify`], not frozen.
+    pub(crate) vendored: Vec<String>,
 }
 
 /// How a path changed.
@@ -750,6 +754,14 @@ fn infrastructure_file(
 ) -> RuleOutcome {
     let (path, how) = (change.path, change.how);
     match infrastructure::classify(change.rel, sides.project) {
+        Some(Infra::Whole(infrastructure::VENDOR)) => {
+            // Compared with what `go mod vendor` makes of the candidate's go.mod.
+            let module = vendor_module(change.rel);
+            if !audit.vendored.contains(&module) {
+                audit.vendored.push(module);
+            }
+            RuleOutcome::Done
+        }
         Some(Infra::Whole(what)) => {
             // A new empty file does nothing (an `__init__.py` of a new test folder).
             let empty_new = how == ChangeKind::Added
@@ -798,6 +810,16 @@ fn infrastructure_file(
         }
         None => RuleOutcome::Pass,
     }
+}
+
+/// The module folder of a path in a Go `vendor/` folder (`svc` of `svc/vendor/x/y.go`, `""`
+/// at the root).
+fn vendor_module(rel: &str) -> String {
+    if rel.starts_with("vendor/") {
+        return String::new();
+    }
+    rel.split_once("/vendor/")
+        .map_or_else(String::new, |(module, _)| module.to_owned())
 }
 
 /// `: line N: `…`` for the first line the candidate's `path` adds, where the file is text
@@ -1233,7 +1255,12 @@ fn freeze(sides: &BothTrees<'_>, audit: &mut Audit) {
             infrastructure::classify(rel, sides.project),
             Some(Infra::Whole(_))
         ) || sides.included_by(path).is_some();
-        if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK {
+        // A `vendor/` the candidate changed is compared with `go mod vendor`'s instead.
+        let vendored = audit.vendored.iter().any(|m| {
+            rel.starts_with(&format!("{m}/vendor/")) || m.is_empty() && rel.starts_with("vendor/")
+        });
+        if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK && !vendored
+        {
             audit.frozen.push(path.clone());
             if sides.new.get(path) != Some(entry) {
                 audit.restore.insert(

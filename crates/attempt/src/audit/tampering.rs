@@ -1598,8 +1598,6 @@ mod tests {
 
     #[test]
     fn a_script_shell_is_read_as_a_shell_script() {
-        let shell =
-            |old: Option<&str>, new: &str| heads("tools/sh", old, new).replace("tools/sh", "");
         let base = "#!/bin/sh\nexec /bin/sh \"$@\"\n";
         // Its comments are comments (read as JavaScript, `jest.` was the framework).
         let honest = "#!/bin/sh\n# jest.config.js reads CI; keep it set.\nexport CI=1\nset -e\nexec /bin/sh \"$@\"\n";

@@ -393,7 +393,8 @@ table! {
                 ("vendor/modules.txt", "# example.com/dep v1.0.0\n## explicit\nexample.com/dep\n"),
                 ("vendor/example.com/dep/dep.go", "package dep\n"),
             ],
-            finding: ("test_config_changed", "vendor/modules.txt", Some(1)),
+            // Compared with what `go mod vendor` makes of go.mod, which vendors nothing.
+            finding: ("test_config_changed", "vendor/example.com/dep/dep.go", Some(1)),
         },
         // The tests' own helper redirected to a copy that asserts nothing.
         go_mod_replace_redirected: Channel {
