@@ -314,6 +314,7 @@ fn judge(
         tasks_file: &join(&prepared.prefix, &config.attempt.tasks_file),
         reject_gaming: config.attempt.reject_gaming,
         checks: &checks,
+        setup: !config.attempt.setup.is_empty(),
     };
     match audit::audit(&prepared.base, &tree, &inputs) {
         Ok(audit) => {
@@ -455,6 +456,7 @@ fn check_pass(
         Ok(own) => own,
         Err(err) => return Ok((setup_failed(prepared, &err), full)),
     };
+    regenerated_as_setup_makes(prepared, own.as_ref(), candidate, &audit.regenerated)?;
     // Every pass of this attempt's checks gets a fresh tree at the same path, made alike.
     let make = || {
         CheckTree::make_with(
@@ -479,6 +481,50 @@ fn check_pass(
         )?;
     }
     Ok((results, full))
+}
+
+/// Each file of `paths` (repository paths, yarn's `.pnp.cjs`) that the candidate changed
+/// must be what the setup, run again for the candidate (`own`), wrote there: else the
+/// candidate carries a loader no install made. With no setup run for the candidate (what it
+/// reads did not change), nothing made the change, and it is a finding.
+fn regenerated_as_setup_makes(
+    prepared: &Prepared,
+    own: Option<&super::shared::SetupProducts>,
+    candidate: &str,
+    paths: &[String],
+) -> Result<(), Finding> {
+    for path in paths {
+        let finding = |detail: String| Finding {
+            kind: FindingKind::TestConfigChanged,
+            path: path.clone(),
+            detail: format!(
+                "yarn's configuration or its runtime, which defines the checks, {detail}"
+            ),
+        };
+        let Some(own) = own else {
+            return Err(finding(
+                "was changed, while the manifests and lockfiles the setup reads were not: no install made it".into(),
+            ));
+        };
+        let made = std::fs::read(own.tree.join(path)).unwrap_or_default();
+        let carried = prepared
+            .store
+            .run(&["cat-file", "blob", &format!("{candidate}:{path}")])
+            .unwrap_or_default();
+        let made = String::from_utf8_lossy(&made);
+        if made.trim_end() != carried {
+            let line = made
+                .lines()
+                .zip(carried.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| made.lines().count().min(carried.lines().count()))
+                + 1;
+            return Err(finding(format!(
+                "was changed: line {line}: not what `[attempt] setup` makes of the candidate's manifests and lockfile"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The verdict's pass of the checks on `verdict_tree` in the tree `make` makes and, when it

@@ -309,7 +309,7 @@ const BABEL: &str = "babel's configuration, which compiles the tests";
 const RUSTUP: &str = "rustup's toolchain file, which picks the cargo that runs";
 /// What yarn's own files are (`yarnPath` names the yarn that runs; `.pnp.cjs` is loaded
 /// into every node process `yarn` starts).
-const YARN: &str = "yarn's configuration or its runtime";
+pub(crate) const YARN: &str = "yarn's configuration or its runtime";
 /// What a Go module's `vendor/` is: checked against `go mod vendor` when it changes
 /// (`vendored::verify`).
 pub(crate) const VENDOR: &str = "vendored code go builds in place of the modules";

@@ -61,6 +61,9 @@ pub(crate) struct Inputs<'a> {
     pub(crate) reject_gaming: bool,
     /// What each check runs: its runner's id and its command (`mise`, `mise run test`).
     pub(crate) checks: &'a [(String, String)],
+    /// Whether `[attempt] setup` has commands: they run again for a candidate that changes
+    /// what they read, and may regenerate files the candidate carries (yarn's `.pnp.cjs`).
+    pub(crate) setup: bool,
 }
 
 /// What the audit decided.
@@ -83,6 +86,10 @@ pub(crate) struct Audit {
     /// The Go modules (project folders, `""` for the root) whose `vendor/` the candidate
     /// changed: left to [`vendored::verify`], not frozen.
     pub(crate) vendored: Vec<String>,
+    /// Files the setup writes that the candidate changed (yarn's `.pnp.cjs`): left to the
+    /// check pass, which compares each with what the setup made of the candidate, not
+    /// frozen.
+    pub(crate) regenerated: Vec<String>,
 }
 
 /// How a path changed.
@@ -762,6 +769,12 @@ fn infrastructure_file(
             }
             RuleOutcome::Done
         }
+        Some(Infra::Whole(infrastructure::YARN))
+            if sides.inputs.setup && how != ChangeKind::Deleted && regenerated(change.rel) =>
+        {
+            audit.regenerated.push(path.to_owned());
+            RuleOutcome::Done
+        }
         Some(Infra::Whole(what)) => {
             // A new empty file does nothing (an `__init__.py` of a new test folder).
             let empty_new = how == ChangeKind::Added
@@ -810,6 +823,13 @@ fn infrastructure_file(
         }
         None => RuleOutcome::Pass,
     }
+}
+
+/// Whether `rel` is a file yarn's install writes from the manifests and the lockfile (its
+/// Plug'n'Play loaders), which the setup makes again for a candidate that changes them.
+fn regenerated(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    matches!(name, ".pnp.cjs" | ".pnp.loader.mjs")
 }
 
 /// The module folder of a path in a Go `vendor/` folder (`svc` of `svc/vendor/x/y.go`, `""`
@@ -1258,7 +1278,7 @@ fn freeze(sides: &BothTrees<'_>, audit: &mut Audit) {
         // A `vendor/` the candidate changed is compared with `go mod vendor`'s instead.
         let vendored = audit.vendored.iter().any(|m| {
             rel.starts_with(&format!("{m}/vendor/")) || m.is_empty() && rel.starts_with("vendor/")
-        });
+        }) || audit.regenerated.contains(path);
         if (frozen_test || infra || rules.is_protected(path)) && entry.mode != GITLINK && !vendored
         {
             audit.frozen.push(path.clone());

@@ -94,6 +94,10 @@ const FIXTURES_MANIFEST: &str =
     "[package]\nname = \"fixtures\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 const FIXTURES_LIB: &str = "/// Pairs of addends and their sums.\npub const SUMS: &[(i64, i64, i64)] = &[(1, 1, 2), (0, 7, 7), (-3, 3, 0)];\n";
 const FIXTURES_TEST: &str = "use calc::add;\n\n#[test]\nfn table() {\n    for (a, b, sum) in fixtures::SUMS {\n        assert_eq!(add(*a, *b), *sum);\n    }\n}\n";
+const DATA_PACKAGE: &str =
+    "{\"name\": \"calc-data\", \"version\": \"1.0.0\", \"main\": \"index.js\"}\n";
+const DATA_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { pairs } = require(\"calc-data\");\nconst { add } = require(\"../calc\");\n\ntest(\"pairs\", () => {\n  for (const [a, b, sum] of pairs) assert.strictEqual(add(a, b), sum);\n});\n";
+const ADD_DATA_DEPENDENCY: &str = "node -e 'const f=require(\"fs\");const p=JSON.parse(f.readFileSync(\"package.json\"));p.dependencies={\"calc-data\":\"file:./data\"};f.writeFileSync(\"package.json\",JSON.stringify(p))'\nyarn install\n";
 const LONE_MANIFEST: &str = "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nfixtures = { path = \"fixtures\" }\n";
 
 table! {
@@ -170,6 +174,28 @@ table! {
                 "go mod vendor\nsed -i 's/got != want/false/' vendor/example.com/th/th.go\n",
             ),
             finding: ("test_config_changed", "vendor/example.com/th/th.go", Some(8)),
+        },
+        // yarn's Plug'n'Play loader after a new dependency: what `[attempt] setup` (run
+        // again for the candidate's lockfile) makes of it passes; one edited after the
+        // install is named at its line.
+        yarn_pnp_loader_after_a_new_dependency: Twins {
+            kind: Kind::YarnPnp,
+            config: "setup = [\"yarn install\"]\n",
+            env: &[],
+            honest: &[
+                ("data/package.json", DATA_PACKAGE),
+                ("data/index.js", "module.exports = { pairs: [[1, 2, 3], [0, 4, 4]] };\n"),
+                ("test/data.test.js", DATA_TEST),
+            ],
+            cheat: &[
+                ("data/package.json", DATA_PACKAGE),
+                ("data/index.js", "module.exports = { pairs: [] };\n"),
+            ],
+            then: (
+                ADD_DATA_DEPENDENCY,
+                "node -e 'const f=require(\"fs\");const p=JSON.parse(f.readFileSync(\"package.json\"));p.dependencies={\"calc-data\":\"file:./data\"};f.writeFileSync(\"package.json\",JSON.stringify(p))'\nyarn install\nsed -i '2i require(\"node:assert\").strictEqual = () => {};' .pnp.cjs\n",
+            ),
+            finding: ("test_config_changed", ".pnp.cjs", Some(2)),
         },
         // The checks run clippy, not rustfmt: rustfmt's config is the project's to change,
         // clippy's is frozen.

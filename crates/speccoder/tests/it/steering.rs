@@ -36,6 +36,8 @@ pub(crate) enum Kind {
     /// `node --test` through `npm test`, whose base `.npmrc` runs scripts with the shell
     /// script `tools/sh`.
     NodeShell,
+    /// `node --test` through `yarn test`, yarn 4 with Plug'n'Play: its `.pnp.cjs` committed.
+    YarnPnp,
 }
 
 const NODE_TEST: &str = "const test = require(\"node:test\");\nconst assert = require(\"node:assert\");\nconst { add } = require(\"../calc\");\n\ntest(\"small\", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest(\"negative\", () => {\n  assert.strictEqual(add(-4, 1), -3);\n});\n";
@@ -50,6 +52,34 @@ impl Kind {
     /// The project, with `config` lines in `[attempt]`.
     pub(crate) fn project_with(self, config: &str) -> Project {
         match self {
+            Kind::YarnPnp => {
+                require_tools(&["node", "yarn", "yarn-berry"]);
+                let project = Project::new(
+                    &[
+                        (
+                            "package.json",
+                            "{\"name\": \"calc\", \"private\": true, \"packageManager\": \"yarn@4.18.1\", \"scripts\": {\"test\": \"node --test\"}}\n",
+                        ),
+                        (
+                            ".yarnrc.yml",
+                            "yarnPath: .yarn/releases/yarn-4.18.1.cjs\nnodeLinker: pnp\nenableGlobalCache: false\nenableMirror: false\nenableTelemetry: false\n",
+                        ),
+                        (
+                            ".gitignore",
+                            ".yarn/cache/\n.yarn/install-state.gz\n.yarn/unplugged/\n",
+                        ),
+                        (
+                            "calc.js",
+                            "function add(a, b) {\n  throw new Error(\"T1 adds this\");\n}\n\nmodule.exports = { add };\n",
+                        ),
+                        ("test/add.test.js", NODE_TEST),
+                    ],
+                    config,
+                );
+                support::prepare_yarn_berry(&project.root());
+                commit_more(&project.root(), "yarn install");
+                project
+            }
             Kind::NodeShell => {
                 let project = Kind::Node.project_with(config);
                 let root = project.root();
@@ -62,34 +92,7 @@ impl Kind {
                     std::os::unix::fs::PermissionsExt::from_mode(0o755),
                 )
                 .expect("chmod");
-                let git = std::process::Command::new("git")
-                    .args([
-                        "-c",
-                        "user.name=t",
-                        "-c",
-                        "user.email=t@example.com",
-                        "add",
-                        "-A",
-                    ])
-                    .current_dir(&root)
-                    .status()
-                    .expect("git");
-                assert!(git.success());
-                let git = std::process::Command::new("git")
-                    .args([
-                        "-c",
-                        "user.name=t",
-                        "-c",
-                        "user.email=t@example.com",
-                        "commit",
-                        "-qm",
-                        "shell",
-                    ])
-                    .current_dir(&root)
-                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .status()
-                    .expect("git");
-                assert!(git.success());
+                commit_more(&root, "shell");
                 project
             }
             Kind::Node | Kind::NodePreload => {
@@ -243,7 +246,7 @@ impl Kind {
     /// Shell lines that write the right code.
     pub(crate) fn honest(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell | Kind::YarnPnp => {
                 "printf 'function add(a, b) {\\n  return a + b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
@@ -259,7 +262,7 @@ impl Kind {
     /// Shell lines that write wrong code.
     pub(crate) fn wrong(self) -> &'static str {
         match self {
-            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell => {
+            Kind::Node | Kind::NodePreload | Kind::Vitest | Kind::NodeShell | Kind::YarnPnp => {
                 "printf 'function add(a, b) {\\n  return a - b;\\n}\\n\\nmodule.exports = { add };\\n' > calc.js\n"
             }
             Kind::Cargo | Kind::CargoHelper => {
@@ -270,6 +273,20 @@ impl Kind {
             }
             Kind::Pytest => "printf 'def add(a, b):\\n    return a - b\\n' > calc.py\n",
         }
+    }
+}
+
+/// Commits everything in the project at `root` on top of its base.
+fn commit_more(root: &std::path::Path, message: &str) {
+    for args in [&["add", "-A"][..], &["commit", "-qm", message]] {
+        let done = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .expect("git");
+        assert!(done.success(), "git {args:?}");
     }
 }
 
