@@ -2,9 +2,10 @@
 //! a file names as code are read by the tampering scan (issue 39 of the project, invariant 8
 //! of docs/design/verdict.md): a stand-in agent uses each channel (`.npmrc`'s
 //! `node-options` and `script-shell`, `.yarnrc`'s `yarn-path`, a `.babelrc` plugin,
-//! `rust-toolchain.toml`'s `path`, a new `go.work`, `vendor/`, a `vite.config.*` that vitest
-//! reads) with wrong code, and is rejected with the file and the line; the honest change to
-//! the same project passes and the empty one fails.
+//! `rust-toolchain.toml`'s `path`, a new `go.work`, `vendor/` that `go mod vendor` does not
+//! make, a setup file that a `vite.config.*` names) with wrong code, and is rejected with the
+//! file and the line; the honest change to the same project passes and the empty one fails.
+//! The honest changes to the same files are in `honest_steering`.
 
 use crate::support;
 
