@@ -248,6 +248,33 @@ fn linter_parts(manifest: &str, text: &str, keys: &[&str]) -> Parts {
     parts
 }
 
+/// Whether the repository path `path` is one of mise's configs (or their `MISE_ENV`
+/// variants) in a folder above the project at `prefix` (a repository path): mise reads the
+/// configs of every folder above the one it runs in, up to the file system's root; those
+/// outside the repository are outside every tree the agent writes.
+pub(crate) fn mise_config_above(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    if prefix.is_empty() {
+        return false;
+    }
+    let ancestors =
+        std::iter::once("").chain(prefix.match_indices('/').map(|(at, _)| &prefix[..at]));
+    ancestors.into_iter().any(|folder| {
+        let rest = if folder.is_empty() {
+            Some(path)
+        } else {
+            path.strip_prefix(folder).and_then(|r| r.strip_prefix('/'))
+        };
+        rest.is_some_and(|rest| {
+            mise_files::CONFIGS.contains(&rest)
+                || mise_env_config(rest) && !rest.contains('/')
+                || rest.strip_prefix(mise_files::CONF_D).is_some_and(|r| {
+                    r.starts_with('/') && r.ends_with(".toml") && r.matches('/').count() == 1
+                })
+        })
+    })
+}
+
 /// Whether `path` is a config mise reads with `MISE_ENV` set: the `ENV` variant of one of
 /// its configs (`mise.ENV.toml`, `.config/mise/config.ENV.toml`, `mise.ENV.local.toml`), in
 /// any folder for the root's names, as those are read in every folder above the tasks.
@@ -296,7 +323,7 @@ const STARTUP: &str = "a module Python imports at start-up";
 /// What a CI file is.
 const CI: &str = "a CI definition";
 /// What a mise config is.
-const MISE: &str = "a mise config, which defines mise's tasks";
+pub(crate) const MISE: &str = "a mise config, which defines mise's tasks";
 /// What PHPUnit's own file is.
 const PHPUNIT: &str = "PHPUnit's configuration";
 /// What an environment file is to the runners that load it (just's `dotenv-load`, bun,
@@ -2322,6 +2349,26 @@ mod tests {
             "mise/tasks.rs",
         ] {
             assert_eq!(classify(path, mise), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn mise_configs_above_the_project() {
+        for (path, prefix, want) in [
+            (".config/mise/config.toml", "svc/api", true),
+            ("svc/mise.toml", "svc/api", true),
+            ("svc/mise.ci.toml", "svc/api", true),
+            ("svc/.config/mise/conf.d/go.toml", "svc/api", true),
+            ("svc/api/mise.toml", "svc/api", false),
+            ("other/mise/config.toml", "svc/api", false),
+            ("svc/src/mise/config.toml", "svc/api", false),
+            ("mise/config.toml", "", false),
+        ] {
+            assert_eq!(
+                mise_config_above(path, prefix),
+                want,
+                "{path} above {prefix}"
+            );
         }
     }
 

@@ -407,6 +407,17 @@ impl<'a> BothTrees<'a> {
         })
     }
 
+    /// How the repository path `path` is test infrastructure: by its project path, or, when
+    /// a check runs through mise, as a mise config in a folder above the project's (mise
+    /// reads those of every folder above the one it runs in).
+    fn classify(&self, path: &str) -> Option<Infra> {
+        let rules = self.inputs.rules;
+        infrastructure::classify(rules.project(path), self.project).or_else(|| {
+            (self.project.runs.mise && infrastructure::mise_config_above(path, rules.prefix()))
+                .then_some(Infra::Whole(infrastructure::MISE))
+        })
+    }
+
     /// The base's runner file that includes `path`, itself or a folder above it.
     fn included_by(&self, path: &str) -> Option<&String> {
         self.included.get(path).or_else(|| {
@@ -760,7 +771,7 @@ fn infrastructure_file(
     audit: &mut Audit,
 ) -> RuleOutcome {
     let (path, how) = (change.path, change.how);
-    match infrastructure::classify(change.rel, sides.project) {
+    match sides.classify(change.path) {
         Some(Infra::Whole(infrastructure::VENDOR)) => {
             // Compared with what `go mod vendor` makes of the candidate's go.mod.
             let module = vendor_module(change.rel);
@@ -1271,10 +1282,8 @@ fn freeze(sides: &BothTrees<'_>, audit: &mut Audit) {
     for (path, entry) in &sides.base {
         let rel = rules.project(path);
         let frozen_test = rules.is_test(path) && test_edits == TestEdits::Frozen;
-        let infra = matches!(
-            infrastructure::classify(rel, sides.project),
-            Some(Infra::Whole(_))
-        ) || sides.included_by(path).is_some();
+        let infra = matches!(sides.classify(path), Some(Infra::Whole(_)))
+            || sides.included_by(path).is_some();
         // A `vendor/` the candidate changed is compared with `go mod vendor`'s instead.
         let vendored = audit.vendored.iter().any(|m| {
             rel.starts_with(&format!("{m}/vendor/")) || m.is_empty() && rel.starts_with("vendor/")

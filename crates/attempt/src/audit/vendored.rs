@@ -209,3 +209,38 @@ fn differing_line(a: &Path, b: &Path) -> Option<usize> {
     }
     Some(line)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{differing_line, files, join};
+
+    #[test]
+    fn where_two_vendored_copies_differ() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        for (root, text) in [
+            (&a, "package th\n\nfunc Equal() {\n\tcheck()\n}\n"),
+            (&b, "package th\n\nfunc Equal() {\n\t_ = 0\n}\n"),
+        ] {
+            std::fs::create_dir_all(root.join("x")).expect("mkdir");
+            std::fs::write(root.join("x/th.go"), text).expect("write");
+        }
+        assert_eq!(
+            differing_line(&a.join("x/th.go"), &b.join("x/th.go")),
+            Some(4)
+        );
+        assert_eq!(differing_line(&a.join("x/th.go"), &a.join("x/th.go")), None);
+        // A file one side lacks differs from its first line.
+        assert_eq!(
+            differing_line(&a.join("x/th.go"), &b.join("x/none.go")),
+            Some(1)
+        );
+        assert_eq!(files(&a), Ok(vec!["x/th.go".into()]));
+        // go never makes a link: a link in the candidate's copy cannot be compared.
+        std::os::unix::fs::symlink("/etc/passwd", a.join("x/link.go")).expect("link");
+        assert!(files(&a).is_err_and(|err| err.contains("not a plain file")));
+        assert_eq!(join("", "vendor"), "vendor");
+        assert_eq!(join("svc/", "vendor"), "svc/vendor");
+        assert_eq!(join("svc", ""), "svc");
+    }
+}
