@@ -445,13 +445,20 @@ fn check_pass(
     n: u32,
 ) -> Result<(Vec<CheckResult>, String), Finding> {
     let (full, verdict_tree) = pass_trees(prepared, config, candidate, audit)?;
-    // With no checks the audit alone decides, and there is nothing to run a tree for.
+    let timeout = std::time::Duration::from_secs(config.recipe.timeout_secs);
+    // With no checks the audit alone decides, and there is nothing to run a tree for; the
+    // files the setup regenerates are still compared with what it makes.
     if prepared.ops.is_empty() {
+        if !audit.regenerated.is_empty() {
+            let own = setup::for_candidate(prepared, &config.attempt.setup, &verdict_tree, timeout)
+                .ok()
+                .flatten();
+            regenerated_as_setup_makes(prepared, own.as_ref(), candidate, &audit.regenerated)?;
+        }
         return Ok((Vec::new(), full));
     }
     // A candidate that changes what the setup reads (a lockfile, a manifest) gets the setup
     // run again for its tree: the base's products would not hold its dependencies.
-    let timeout = std::time::Duration::from_secs(config.recipe.timeout_secs);
     let own = match setup::for_candidate(prepared, &config.attempt.setup, &verdict_tree, timeout) {
         Ok(own) => own,
         Err(err) => return Ok((setup_failed(prepared, &err), full)),
