@@ -499,8 +499,8 @@ fn what_checks_run(
     Ok(runs)
 }
 
-/// The standard modules the base's Python tests and conftest files and the withheld tests
-/// import, with what those load ([`tampering::python_imports`]); read only when the
+/// The standard modules the base's Python tests, conftest files and protected files (the
+/// acceptance tests among them) and the withheld tests import, with what those load ([`tampering::python_imports`]); read only when the
 /// candidate adds a Python file named like a standard module, at most
 /// [`MAX_TEST_FILES_READ`] files.
 fn test_imports(
@@ -525,7 +525,9 @@ fn test_imports(
         .values()
         .filter(|e| {
             e.path.ends_with(".py")
-                && (rules.is_test(&e.path) || e.path.ends_with("conftest.py"))
+                && (rules.is_test(&e.path)
+                    || rules.is_protected(&e.path)
+                    || e.path.ends_with("conftest.py"))
                 && e.mode != GITLINK
                 && e.mode != SYMLINK
         })
