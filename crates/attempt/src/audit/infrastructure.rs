@@ -81,6 +81,55 @@ impl Runs {
     }
 }
 
+/// The part of the runner file `name` with `text` that says what its tasks run: the
+/// scripts of a `package.json` (`scripts`), `composer.json` (`scripts`) and `deno.json(c)`
+/// (`tasks`); every string value of a TOML manifest but its dependency tables and the
+/// linters' own tables (a `[tool.ruff]` table configures ruff, it does not run it; a
+/// dev-dependency on eslint runs nothing); any other file whole (a Makefile's recipes).
+pub(crate) fn task_text(name: &str, text: &str) -> String {
+    fn strings(value: &serde_json::Value, skip: &dyn Fn(&str) -> bool, out: &mut String) {
+        match value {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, skip, out)),
+            serde_json::Value::Object(map) => map
+                .iter()
+                .filter(|(k, _)| !skip(k))
+                .for_each(|(_, v)| strings(v, skip, out)),
+            _ => {}
+        }
+    }
+    let linter_tables: Vec<&str> = LINTERS
+        .iter()
+        .flat_map(|l| l.keys.iter())
+        .filter_map(|k| k.split_once(':').map(|(_, key)| key))
+        .collect();
+    let skip = |key: &str| key.contains("depend") || linter_tables.contains(&key);
+    let mut out = String::new();
+    match name {
+        "package.json" | "composer.json" | "deno.json" | "deno.jsonc" => {
+            let value: serde_json::Value = if name.starts_with("deno") {
+                speccoder_runners::parse::deno_config(text).unwrap_or_default()
+            } else {
+                serde_json::from_str(text).unwrap_or_default()
+            };
+            for key in ["scripts", "tasks"] {
+                if let Some(v) = value.get(key) {
+                    strings(v, &skip, &mut out);
+                }
+            }
+        }
+        _ if name.ends_with(".toml") => {
+            let table = text.parse::<toml::Table>().unwrap_or_default();
+            strings(&json(&toml::Value::Table(table)), &skip, &mut out);
+        }
+        _ => out.push_str(text),
+    }
+    out
+}
+
 /// A linter or type checker: what a check that runs it reports is what its configuration
 /// says, so that configuration is frozen when a check runs it, and free otherwise.
 #[derive(Debug)]
@@ -2251,6 +2300,26 @@ mod tests {
             LINTERS.len(),
             "`Runs::linter` finds one by its text"
         );
+    }
+
+    #[test]
+    fn what_a_runner_file_says_its_tasks_run() {
+        let runs = |name: &str, text: &str| {
+            let runs = Runs::of(&task_text(name, text));
+            LINTERS
+                .iter()
+                .filter(|l| runs.linter(l))
+                .map(|l| l.runs[0])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let package = r#"{"scripts": {"test": "node --test", "lint": "eslint ."}, "devDependencies": {"eslint": "^9", "prettier": "^3"}, "prettier": {"semi": false}}"#;
+        assert_eq!(runs("package.json", package), "eslint");
+        let pyproject = "[project]\nname = \"calc\"\ndependencies = [\"mypy-extensions\"]\n\n[dependency-groups]\ndev = [\"ruff\", \"mypy\"]\n\n[tool.ruff]\nextend-exclude = [\"ruff-cache\"]\n\n[tool.poe.tasks]\ntest = \"pytest\"\ntypes = \"mypy src\"\n";
+        assert_eq!(runs("pyproject.toml", pyproject), "mypy");
+        let cargo = "[package]\nname = \"calc\"\n\n[lints.clippy]\npedantic = \"warn\"\n";
+        assert_eq!(runs("Cargo.toml", cargo), "");
+        assert_eq!(runs("Makefile", "lint:\n\truff check .\n"), "ruff");
     }
 
     #[test]

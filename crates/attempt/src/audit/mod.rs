@@ -455,9 +455,10 @@ impl<'a> BothTrees<'a> {
 /// The most files read to learn what the checks run.
 const MAX_CHECK_FILES: usize = 64;
 
-/// What the checks run: their commands, and the base's files that their runners read for
-/// their tasks (a Makefile's `lint:` recipe runs `eslint`), read whole. A runner file that
-/// names a tool in a task no check runs counts too: the configuration it would read is
+/// What the checks run: their commands, and what the base's files that their runners read
+/// for their tasks say those run ([`infrastructure::task_text`]: a Makefile's `lint:`
+/// recipe runs `eslint`). A runner file that names a tool in a task no check runs counts
+/// too: the configuration it would read is
 /// frozen rather than left free to an edit that changes what a check reports.
 fn what_checks_run(
     inputs: &Inputs<'_>,
@@ -469,29 +470,27 @@ fn what_checks_run(
         .iter()
         .filter_map(|(id, _)| speccoder_runners::RunnerDef::of(id))
         .collect();
-    let files: Vec<String> = base
+    let (names, files): (Vec<&str>, Vec<String>) = base
         .values()
         .filter(|e| e.mode != GITLINK && e.mode != SYMLINK)
-        .filter(|e| {
+        .filter_map(|e| {
             let rel = rules.project(&e.path);
             let name = rel.rsplit('/').next().unwrap_or(rel);
-            defs.iter().any(|def| def.reads_file(name))
+            defs.iter()
+                .any(|def| def.reads_file(name))
+                .then(|| (name, e.object.clone()))
         })
         .take(MAX_CHECK_FILES)
-        .map(|e| e.object.clone())
-        .collect();
+        .unzip();
     let mut text: String = inputs
         .checks
         .iter()
         .map(|(_, command)| format!("{command}\n"))
         .collect();
-    for bytes in inputs
-        .store
-        .read_blobs(&files, MAX_STEERING_BYTES)?
-        .into_iter()
-        .flatten()
-    {
-        text.push_str(&lossy(&bytes));
+    let texts = inputs.store.read_blobs(&files, MAX_STEERING_BYTES)?;
+    for (name, bytes) in names.into_iter().zip(texts) {
+        let Some(bytes) = bytes else { continue };
+        text.push_str(&infrastructure::task_text(name, &lossy(&bytes)));
         text.push('\n');
     }
     let mut runs = infrastructure::Runs::of(&text);
