@@ -493,9 +493,8 @@ fn what_checks_run(
         text.push_str(&infrastructure::task_text(name, &lossy(&bytes)));
         text.push('\n');
     }
-    let mut runs = infrastructure::Runs::of(&text);
-    runs.mise |= inputs.checks.iter().any(|(id, _)| id == "mise");
-    Ok(runs)
+    // A mise task's command is `mise run NAME`: the word says it runs through mise.
+    Ok(infrastructure::Runs::of(&text))
 }
 
 /// The standard modules the base's Python tests, conftest files and protected files (the
