@@ -36,7 +36,7 @@ fn lang(path: &str) -> Option<Lang> {
     match ext {
         "py" => Some(Lang::Python),
         "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => Some(Lang::Js),
-        "go" => Some(Lang::Go),
+        "go" => Some(Lang::Go), // not a runner id
         _ => None,
     }
 }

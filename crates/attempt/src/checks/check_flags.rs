@@ -34,6 +34,9 @@ use speccoder_recipe::Resolved;
 /// The most of `package.json` read for its scripts.
 const MAX_MANIFEST: u64 = 4 << 20;
 
+/// The program whose `test` subcommand is read, as the command line spells it.
+const CARGO: &str = "cargo"; // not a runner id
+
 /// The resolved op's command with the flags this module adds, when it adds any; `root` is
 /// the project's folder in the check tree.
 pub(super) fn amend(resolved: &Resolved<'_>, root: &Path) -> Option<String> {
@@ -130,7 +133,7 @@ fn past_failures(command: &str) -> Option<String> {
     let rest = &words[program..];
     let name = rest[0].1.rsplit('/').next().unwrap_or(rest[0].1);
     let (flag, end) = match name {
-        "cargo" => {
+        CARGO => {
             // `cargo +nightly --locked test …`: the subcommand is its first bare word.
             let sub = rest[1..]
                 .iter()

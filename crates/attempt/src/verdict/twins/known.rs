@@ -230,7 +230,7 @@ fn go_package_text(folder: &std::path::Path) -> String {
     };
     for entry in entries.flatten().take(2_000) {
         let path = entry.path();
-        if path.extension().is_some_and(|e| e == "go")
+        if path.extension().is_some_and(|e| e == "go") // not a runner id
             && let Some(text) = read_plain(&path)
         {
             all.push_str(&text);
