@@ -16,7 +16,9 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 mod known_failures;
+mod user;
 pub use known_failures::{GLOB_PREFIX, KnownFailures};
+pub use user::{HostKeys, USER_CONFIG_ENV, UserConfig, UserConfigPath};
 
 /// The name of the configuration file in a project root.
 pub const CONFIG_FILE: &str = "speccoder.toml";
@@ -423,6 +425,19 @@ pub enum ConfigErrorKind {
         /// Every key of the table.
         known: Vec<String>,
     },
+    /// A key that loosens the sandbox, in a repository's file: read only from your own
+    /// configuration file ([`UserConfig`]).
+    #[error(
+        "[attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"] (docs/security.md)"
+    )]
+    FromRepository {
+        /// The key.
+        key: String,
+        /// Where your own file is (`~/.config/speccoder/config.toml`).
+        user_file: String,
+        /// The repository's folder, as the user file's `[repo."…"]` table names it.
+        root: String,
+    },
     /// A value of the wrong type, out of range, or otherwise wrong, or a table of the wrong
     /// shape.
     #[error("[{table}]{}: {message}", .key.as_ref().map_or_else(String::new, |key| format!(" {key}")))]
@@ -467,43 +482,25 @@ impl Config {
         self.executor.as_ref().ok_or(NoExecutor)
     }
 
-    /// Reads `path`; a missing file means the defaults.
+    /// Reads `path`; a missing file means the defaults. It is a repository's file: a key
+    /// that loosens the sandbox ([`HOST_KEYS`]) is an error naming where it belongs.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        // Through the one reading layer: a FIFO or `/dev/zero` in its place never hangs or
-        // fills memory.
-        let read = speccoder_foundation::files::read_limited(
-            path,
-            speccoder_foundation::files::MAX_MANIFEST,
-        )
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|err| {
-                ReadError::Io(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    err.utf8_error(),
-                ))
-            })
-        });
-        let text = match read {
-            Ok(text) => text,
-            Err(err) if err.is_not_found() => return Ok(Self::default()),
-            Err(err) => {
-                let message = err.to_string();
-                let kind = match err {
-                    ReadError::Io(io) if io.kind() != std::io::ErrorKind::InvalidData => {
-                        ConfigErrorKind::Io(message)
-                    }
-                    _ => ConfigErrorKind::NotText(message),
-                };
-                return Err(ConfigError {
-                    file: Some(path.to_path_buf()),
-                    line: 0,
-                    column: 0,
-                    kind: Box::new(kind),
-                });
-            }
+        let Some(text) = read_text(path)? else {
+            return Ok(Self::default());
         };
         let mut config = Self::parse(&text).map_err(|mut err| {
             err.file = Some(path.to_path_buf());
+            if let ConfigErrorKind::FromRepository {
+                user_file, root, ..
+            } = err.kind.as_mut()
+            {
+                if let Some(location) = UserConfig::location() {
+                    *user_file = location.path.display().to_string();
+                }
+                let folder = path.parent().unwrap_or(Path::new("."));
+                let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+                *root = folder.display().to_string();
+            }
             err
         })?;
         config.source = Some(path.to_path_buf());
@@ -516,6 +513,7 @@ impl Config {
             let kind = ConfigErrorKind::Syntax(err.message().trim_end().to_owned());
             error(text, err.span(), kind)
         })?;
+        refuse_host_keys(text, doc.get_ref())?;
         let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
         let doc = doc.get_ref();
         // serde also reads a struct from an array of its fields, and toml hands it a datetime
@@ -609,6 +607,72 @@ impl Config {
     }
 }
 
+/// The `[attempt]` keys that loosen the sandbox or hand the agent and the checks more of
+/// your machine: read only from your own configuration file ([`UserConfig`]), never from a
+/// repository's, which is untrusted input (docs/security.md says why each is here).
+pub const HOST_KEYS: &[&str] = &[
+    "reveal",
+    "network",
+    "writable",
+    "env",
+    "agent_env",
+    "allow_unisolated_withheld",
+];
+
+/// The first [`HOST_KEYS`] key of a repository's `[attempt]`, as an error at its name.
+fn refuse_host_keys(text: &str, doc: &DeTable<'_>) -> Result<(), ConfigError> {
+    let Some(attempt) = doc.get("attempt").and_then(|t| t.get_ref().as_table()) else {
+        return Ok(());
+    };
+    let found = attempt
+        .iter()
+        .filter(|(key, _)| HOST_KEYS.contains(&key.get_ref().as_ref()))
+        .min_by_key(|(key, _)| key.span().start);
+    let Some((key, _)) = found else {
+        return Ok(());
+    };
+    let kind = ConfigErrorKind::FromRepository {
+        key: key.get_ref().to_string(),
+        user_file: user::DEFAULT_SHOWN.to_owned(),
+        root: "/path/to/this/checkout".to_owned(),
+    };
+    Err(error(text, Some(key.span()), kind))
+}
+
+/// The text of a configuration file through the one reading layer (a FIFO or `/dev/zero`
+/// in its place never hangs or fills memory); `None` when there is no file.
+fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    let read =
+        speccoder_foundation::files::read_limited(path, speccoder_foundation::files::MAX_MANIFEST)
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|err| {
+                    ReadError::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        err.utf8_error(),
+                    ))
+                })
+            });
+    match read {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if err.is_not_found() => Ok(None),
+        Err(err) => {
+            let message = err.to_string();
+            let kind = match err {
+                ReadError::Io(io) if io.kind() != std::io::ErrorKind::InvalidData => {
+                    ConfigErrorKind::Io(message)
+                }
+                _ => ConfigErrorKind::NotText(message),
+            };
+            Err(ConfigError {
+                file: Some(path.to_path_buf()),
+                line: 0,
+                column: 0,
+                kind: Box::new(kind),
+            })
+        }
+    }
+}
+
 /// A located error: the line and column of the start of `span`.
 fn error(text: &str, span: Option<Range<usize>>, kind: ConfigErrorKind) -> ConfigError {
     let (line, column) = span.map_or((0, 0), |span| line_column(text, span.start));
@@ -641,6 +705,7 @@ fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError 
         .map(|(_, known)| {
             known
                 .trim_start_matches("one of ")
+                .replace(" or ", ", ")
                 .split(", ")
                 .map(|name| name.trim_matches('`').to_owned())
                 .collect()
