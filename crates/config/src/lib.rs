@@ -1182,15 +1182,9 @@ tests = ["t/**"]
 branch = "agent/{task}"
 tasks_file = "docs/tasks.md"
 reject_gaming = true
-allow_unisolated_withheld = true
 test_edits = "audit"
-writable = ["~/.cache/x", "/opt/y"]
 setup = ["npm ci"]
 known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
-env = ["DATABASE_URL"]
-agent_env = ["GH_TOKEN"]
-reveal = ["~/.ssh/known_hosts", "/run/user/0/bus"]
-network = true
 "#,
         )
         .expect("valid");
@@ -1204,29 +1198,15 @@ network = true
                 branch: "agent/{task}".into(),
                 tasks_file: "docs/tasks.md".into(),
                 reject_gaming: true,
-                allow_unisolated_withheld: true,
                 test_edits: TestEdits::Audit,
-                writable: vec!["~/.cache/x".into(), "/opt/y".into()],
                 setup: vec!["npm ci".into()],
                 known_failures: vec!["glob:tests/test_env.py::*".into(), "test_p[1-".into()],
-                tmp_size_mib: 4096,
-                env: vec!["DATABASE_URL".into()],
-                agent_env: vec!["GH_TOKEN".into()],
-                reveal: vec!["~/.ssh/known_hosts".into(), "/run/user/0/bus".into()],
-                network: true,
+                ..AttemptConfig::default()
             }
-        );
-        assert_eq!(
-            error("[attempt]\nenv = [\"A=1\"]\n"),
-            "2:7: [attempt] env: `A=1` is not a variable's name"
         );
         assert_eq!(
             error("[attempt]\ntest_edits = \"some\"\n"),
             "2:14: [attempt] test_edits: must be \"frozen\" or \"audit\""
-        );
-        assert_eq!(
-            error("[attempt]\nwritable = [\"cache\"]\n"),
-            "2:12: [attempt] writable: `cache` must be an absolute path or start with `~/`"
         );
         let defaults = Config::parse("").expect("valid").attempt;
         assert_eq!(defaults.checks, None);
@@ -1264,6 +1244,60 @@ network = true
         );
     }
 
+    /// A repository cannot loosen the sandbox: each key that would is an error at its name,
+    /// whatever its value, naming where it belongs instead.
+    #[test]
+    fn a_repository_cannot_set_the_keys_that_loosen_the_sandbox() {
+        for (line, key) in [
+            ("reveal = [\"/run/user/1000\"]", "reveal"),
+            ("reveal = []", "reveal"),
+            ("network = true", "network"),
+            ("network = false", "network"),
+            ("writable = [\"~/\"]", "writable"),
+            ("env = [\"AWS_SECRET_ACCESS_KEY\"]", "env"),
+            ("agent_env = [\"GITHUB_TOKEN\"]", "agent_env"),
+            ("allow_unisolated_withheld = true", "allow_unisolated_withheld"),
+            // Even a value that would be wrong anyway: the place is what is wrong.
+            ("writable = [\"cache\"]", "writable"),
+        ] {
+            let got = error(&format!("[attempt]\nmax_attempts = 2\n{line}\n"));
+            assert_eq!(
+                got,
+                format!(
+                    "3:1: [attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to ~/.config/speccoder/config.toml under [repo.\"/path/to/this/checkout\"] (docs/security.md)"
+                )
+            );
+        }
+        // Inline tables and dotted keys are the same keys.
+        assert!(error("attempt = { network = true }\n").contains("[attempt] network: a repository"));
+        assert!(error("attempt.reveal = [\"/run\"]\n").contains("[attempt] reveal: a repository"));
+        // The first one in the file is named.
+        assert!(
+            error("[attempt]\nnetwork = true\nreveal = []\n").starts_with("2:1: [attempt] network:")
+        );
+        // The keys that are a repository's own stay readable.
+        let config = Config::parse("[attempt]\nsetup = [\"npm ci\"]\ntmp_size_mib = 64\n").expect("valid");
+        assert_eq!(config.attempt.tmp_size_mib, 64);
+    }
+
+    #[test]
+    fn load_names_the_repository_folder_and_your_file_in_the_refusal() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(CONFIG_FILE);
+        std::fs::write(&path, "[attempt]\nnetwork = true\n").expect("write");
+        let err = Config::load(&path).expect_err("refused");
+        let root = dir.path().canonicalize().expect("canonical");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{}:2:1: [attempt] network: ", path.display())),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("under [repo.\"{}\"]", root.display())),
+            "{text}"
+        );
+    }
+
     /// Every kind of error a person reads about their speccoder.toml, one per line, as one
     /// reviewed snapshot.
     #[test]
@@ -1285,6 +1319,7 @@ network = true
             "[recipe]\nenabled = \"yes\"\n",
             "[commands]\nallow = [[]]\n",
             "[attempt]\ntest_edits = \"some\"\n",
+            "[attempt]\nreveal = [\"/run/user/1000\"]\n",
             "recipe = 3\n",
         ];
         let texts: Vec<String> = cases

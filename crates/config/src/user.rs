@@ -203,3 +203,229 @@ fn folders<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, HostKeys>
     }
     Ok(tables)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn error(text: &str) -> String {
+        UserConfig::parse(text).expect_err("an error").to_string()
+    }
+
+    fn var<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn the_file_is_found_by_its_variable_then_xdg_then_home() {
+        let at = |vars: &[(&str, &str)]| UserConfig::location_from(var(vars));
+        assert_eq!(
+            at(&[
+                ("SPECCODER_CONFIG", "/etc/mine.toml"),
+                ("XDG_CONFIG_HOME", "/x"),
+                ("HOME", "/h")
+            ]),
+            Some(UserConfigPath {
+                path: "/etc/mine.toml".into(),
+                explicit: true
+            })
+        );
+        let default = |path: &str| {
+            Some(UserConfigPath {
+                path: path.into(),
+                explicit: false,
+            })
+        };
+        assert_eq!(
+            at(&[("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")]),
+            default("/x/speccoder/config.toml")
+        );
+        // Empty is unset, and a relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
+        assert_eq!(
+            at(&[
+                ("SPECCODER_CONFIG", ""),
+                ("XDG_CONFIG_HOME", "rel"),
+                ("HOME", "/h")
+            ]),
+            default("/h/.config/speccoder/config.toml")
+        );
+        assert_eq!(at(&[]), None);
+    }
+
+    #[test]
+    fn every_key_and_folder_is_read() {
+        let config = UserConfig::parse(
+            r#"
+[attempt]
+reveal = ["~/.ssh/known_hosts"]
+network = false
+writable = ["~/.cache/x"]
+env = ["DATABASE_URL"]
+agent_env = ["GH_TOKEN"]
+allow_unisolated_withheld = true
+
+[repo."/src/shop"]
+network = true
+reveal = ["/run/user/1000"]
+"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            config.attempt,
+            HostKeys {
+                writable: Some(vec!["~/.cache/x".into()]),
+                reveal: vec!["~/.ssh/known_hosts".into()],
+                network: Some(false),
+                allow_unisolated_withheld: Some(true),
+                env: vec!["DATABASE_URL".into()],
+                agent_env: vec!["GH_TOKEN".into()],
+            }
+        );
+        let shop = &config.repo["/src/shop"];
+        assert_eq!(shop.network, Some(true));
+        assert_eq!(shop.writable, None);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_key() {
+        assert_eq!(
+            error("[attempt]\nnetwork = \"yes\"\n"),
+            "2:11: [attempt] network: invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(
+            error("[attempt]\nreveal = [\"run/user\"]\n"),
+            "2:10: [attempt] reveal: `run/user` must be an absolute path or start with `~/`"
+        );
+        assert_eq!(
+            error("[attempt]\nenv = [\"A=1\"]\n"),
+            "2:7: [attempt] env: `A=1` is not a variable's name"
+        );
+        // Only the keys that loosen the sandbox: the rest is the repository's.
+        assert_eq!(
+            error("[attempt]\nsetup = []\n"),
+            "2:1: [attempt] setup: unknown key (known: writable, reveal, network, \
+             allow_unisolated_withheld, env, agent_env)"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\n"),
+            "1:2: executor: unknown table (known: attempt, repo)"
+        );
+        assert_eq!(
+            error("[repo.\"src/shop\"]\nnetwork = true\n"),
+            "1:2: [repo.\"src/shop\"]: the folder must be an absolute path or start with `~/`"
+        );
+        let got = error("[attempt]\nnetwork = \n");
+        assert!(got.starts_with("2:11: invalid TOML: "), "{got}");
+    }
+
+    #[test]
+    fn the_keys_apply_to_the_projects_in_their_folder() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let shop = dir.path().join("shop");
+        let app = shop.join("app");
+        std::fs::create_dir_all(&app).expect("mkdir");
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&other).expect("mkdir");
+        let config = UserConfig::parse(&format!(
+            r#"
+[attempt]
+reveal = ["/run/user/1000/gnupg"]
+env = ["CI_CACHE"]
+
+[repo."{shop}"]
+network = true
+reveal = ["/run/user/1000"]
+writable = ["/srv/cache"]
+agent_env = ["GH_TOKEN"]
+
+[repo."{app}"]
+network = false
+
+[repo."~/shop"]
+allow_unisolated_withheld = true
+"#,
+            shop = shop.display(),
+            app = app.display(),
+        ))
+        .expect("valid");
+        let applied = |root: &Path| {
+            let mut attempt = AttemptConfig::default();
+            let root = root.canonicalize().expect("canonical");
+            config.apply_with_home(&mut attempt, &root, Some(dir.path()));
+            attempt
+        };
+        let got = applied(&shop);
+        assert!(got.network);
+        assert!(got.allow_unisolated_withheld, "`~/` is the home folder");
+        assert_eq!(got.reveal, ["/run/user/1000/gnupg", "/run/user/1000"]);
+        assert_eq!(got.env, ["CI_CACHE"]);
+        assert_eq!(got.agent_env, ["GH_TOKEN"]);
+        assert_eq!(got.writable.last().map(String::as_str), Some("/srv/cache"));
+        assert!(got.writable.len() > 1, "added to the default writable folders");
+        // The deepest folder's `false` wins over its parent's `true`.
+        assert!(!applied(&app).network);
+        // A project in no listed folder gets only `[attempt]`.
+        let got = applied(&other);
+        assert!(!got.network && !got.allow_unisolated_withheld);
+        assert_eq!(got.reveal, ["/run/user/1000/gnupg"]);
+        assert!(got.agent_env.is_empty());
+        // A folder whose name only starts the same is not the same folder.
+        let shopping = dir.path().join("shopping");
+        std::fs::create_dir_all(&shopping).expect("mkdir");
+        assert!(!applied(&shopping).network);
+        // `[attempt] writable` in your file replaces the default.
+        let mut attempt = AttemptConfig::default();
+        UserConfig::parse("[attempt]\nwritable = [\"/a\"]\n")
+            .expect("valid")
+            .apply_with_home(&mut attempt, &other, None);
+        assert_eq!(attempt.writable, ["/a"]);
+    }
+
+    #[test]
+    fn the_file_is_read_as_hostile_input() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("config.toml");
+        let at = |explicit| UserConfigPath {
+            path: path.clone(),
+            explicit,
+        };
+        // Missing: no loosening, unless you named it.
+        assert_eq!(UserConfig::load(&at(false)), Ok(UserConfig::default()));
+        let err = UserConfig::load(&at(true)).expect_err("named and missing");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}: no such file", path.display())),
+            "{err}"
+        );
+        // A FIFO in its place is refused, not waited on.
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let err = UserConfig::load(&at(false)).expect_err("a FIFO");
+        assert!(matches!(*err.kind, ConfigErrorKind::NotText(_)), "{err}");
+        std::fs::remove_file(&path).expect("rm");
+        // Larger than the bound.
+        std::fs::write(&path, vec![b'#'; (4 << 20) + 1]).expect("write");
+        let err = UserConfig::load(&at(false)).expect_err("too large");
+        assert!(matches!(*err.kind, ConfigErrorKind::NotText(_)), "{err}");
+        // Bad TOML names the file and line.
+        std::fs::write(&path, "[attempt]\nnetwork = tru\n").expect("write");
+        let err = UserConfig::load(&at(false)).expect_err("bad TOML");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:2:", path.display())),
+            "{err}"
+        );
+        std::fs::write(&path, "[attempt]\nnetwork = true\n").expect("write");
+        let config = UserConfig::load(&at(false)).expect("valid");
+        assert_eq!(config.attempt.network, Some(true));
+        assert_eq!(config.source, Some(path.clone()));
+    }
+}
