@@ -498,7 +498,9 @@ impl Config {
                     *user_file = location.path.display().to_string();
                 }
                 let folder = path.parent().unwrap_or(Path::new("."));
-                let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+                let folder = folder
+                    .canonicalize()
+                    .unwrap_or_else(|_| folder.to_path_buf());
                 *root = folder.display().to_string();
             }
             err
@@ -1256,7 +1258,10 @@ known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
             ("writable = [\"~/\"]", "writable"),
             ("env = [\"AWS_SECRET_ACCESS_KEY\"]", "env"),
             ("agent_env = [\"GITHUB_TOKEN\"]", "agent_env"),
-            ("allow_unisolated_withheld = true", "allow_unisolated_withheld"),
+            (
+                "allow_unisolated_withheld = true",
+                "allow_unisolated_withheld",
+            ),
             // Even a value that would be wrong anyway: the place is what is wrong.
             ("writable = [\"cache\"]", "writable"),
         ] {
@@ -1269,14 +1274,18 @@ known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
             );
         }
         // Inline tables and dotted keys are the same keys.
-        assert!(error("attempt = { network = true }\n").contains("[attempt] network: a repository"));
+        assert!(
+            error("attempt = { network = true }\n").contains("[attempt] network: a repository")
+        );
         assert!(error("attempt.reveal = [\"/run\"]\n").contains("[attempt] reveal: a repository"));
         // The first one in the file is named.
         assert!(
-            error("[attempt]\nnetwork = true\nreveal = []\n").starts_with("2:1: [attempt] network:")
+            error("[attempt]\nnetwork = true\nreveal = []\n")
+                .starts_with("2:1: [attempt] network:")
         );
         // The keys that are a repository's own stay readable.
-        let config = Config::parse("[attempt]\nsetup = [\"npm ci\"]\ntmp_size_mib = 64\n").expect("valid");
+        let config =
+            Config::parse("[attempt]\nsetup = [\"npm ci\"]\ntmp_size_mib = 64\n").expect("valid");
         assert_eq!(config.attempt.tmp_size_mib, 64);
     }
 

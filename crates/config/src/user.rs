@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use toml::de::DeTable;
 
 use super::{AttemptConfig, ConfigError, ConfigErrorKind, error, located, read_text};
@@ -366,7 +366,10 @@ allow_unisolated_withheld = true
         assert_eq!(got.env, ["CI_CACHE"]);
         assert_eq!(got.agent_env, ["GH_TOKEN"]);
         assert_eq!(got.writable.last().map(String::as_str), Some("/srv/cache"));
-        assert!(got.writable.len() > 1, "added to the default writable folders");
+        assert!(
+            got.writable.len() > 1,
+            "added to the default writable folders"
+        );
         // The deepest folder's `false` wins over its parent's `true`.
         assert!(!applied(&app).network);
         // A project in no listed folder gets only `[attempt]`.

@@ -34,8 +34,10 @@ impl Repo {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("repo");
         copy_dir(&fixtures_dir().join("attempt/project"), &root);
-        std::fs::write(root.join("speccoder.toml"), support::with_agent_env(config))
-            .expect("config");
+        support::write_config(
+            &root.join("speccoder.toml"),
+            &support::with_agent_env(config),
+        );
         std::fs::copy(
             fixtures_dir().join("attempt/bundle.json"),
             dir.path().join("bundle.json"),
@@ -83,6 +85,7 @@ impl Repo {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("WHERE_FILE", self.dir.path().join("where"));
+        support::use_user_config(&mut command, dir);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -1329,15 +1332,14 @@ fn a_pass_that_cannot_be_committed_is_journalled_as_the_failure_it_is() {
     let config = repo.root().join("speccoder.toml");
     let text = std::fs::read_to_string(&config).expect("config");
     let git_dir = repo.root().join(".git");
-    std::fs::write(
+    support::write_config(
         &config,
-        text.replacen(
+        &text.replacen(
             "[attempt]\n",
             &format!("[attempt]\nwritable = [\"{}\"]\n", git_dir.display()),
             1,
         ),
-    )
-    .expect("config");
+    );
     support::commit_all(&repo.root(), "the user's .git writable");
     let (code, story, stderr) = repo.attempt(&[], &[("USER_REPO", repo.root().as_os_str())]);
     assert_eq!(code, Some(1), "{story}\n{stderr}");
@@ -1413,9 +1415,117 @@ fn reveal_and_network_let_through_what_they_name() {
     );
 }
 
+/// The same keys in your own file, in the table of this checkout only.
+#[test]
+fn reveal_and_network_of_your_file_for_this_checkout_let_through_what_they_name() {
+    on_a_desktop(
+        "reveal = [\"/run/user/0\"]\nnetwork = true\n[repo]\n",
+        "REACHED ssh-agent\nREACHED ssh-add",
+        "[\"ssh-agent\", \"machine-loopback\"]",
+    );
+}
+
+/// A repository's own speccoder.toml asking for what only your file may hold: the attempt
+/// stops before anything runs (exit 2), naming the file, line and key, and where the line
+/// belongs if you trust the repository with it.
+#[test]
+fn a_repository_that_asks_to_loosen_the_sandbox_is_refused_before_anything_runs() {
+    for (line, key) in [
+        ("reveal = [\"/run/user/0\"]", "reveal"),
+        ("network = true", "network"),
+        ("writable = [\"~/\"]", "writable"),
+        ("agent_env = [\"GITHUB_TOKEN\"]", "agent_env"),
+        ("env = [\"AWS_SECRET_ACCESS_KEY\"]", "env"),
+        (
+            "allow_unisolated_withheld = true",
+            "allow_unisolated_withheld",
+        ),
+    ] {
+        let repo = Repo::new("honest", "");
+        let config = repo.root().join("speccoder.toml");
+        let text = std::fs::read_to_string(&config).expect("config");
+        // Written as a hostile repository would, past the tests' own split.
+        let (before, after) = text.split_once("[attempt]\n").expect("an [attempt] table");
+        std::fs::write(&config, format!("{before}[attempt]\n{line}\n{after}")).expect("config");
+        support::commit_all(&repo.root(), "the repository asks for more");
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let line_no = before.lines().count() + 2;
+        let out = repo.command(&["--json"], &[]).output().expect("starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{key}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}:{line_no}:1: [attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox",
+                config.display()
+            )),
+            "{key}: {stderr}"
+        );
+        let root = repo.root().canonicalize().expect("canonical");
+        let own = support::user_config_for(&root);
+        assert!(
+            stderr.contains(&format!(
+                "move the line to {} under [repo.\"{}\"]",
+                own.display(),
+                root.display()
+            )),
+            "{key}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{key}: no story");
+        assert!(
+            !repo.dir.path().join("where").exists(),
+            "{key}: the agent ran"
+        );
+        assert!(
+            !repo.root().join(".git/speccoder/attempts").exists(),
+            "{key}"
+        );
+        repo.assert_untouched(&main, &[]);
+    }
+}
+
+/// `[attempt] setup` is the repository's choice and runs with the network: it sees
+/// neither your credential files nor the secrets of your environment, only what the checks
+/// get.
+#[test]
+fn the_setup_a_repository_chose_sees_neither_your_credentials_nor_your_secrets() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let (home, _) = home_with_credentials(scratch.path());
+    std::fs::write(
+        home.join(".aws/credentials"),
+        "[default]\naws_secret_access_key = aws-from-the-home\n",
+    )
+    .expect("aws");
+    let repo = Repo::new(
+        "honest",
+        "[attempt]\nsetup = [\"echo setup ran; cat \\\"$HOME/.aws/credentials\\\" \\\"$HOME/.netrc\\\"; echo \\\"token=$GITHUB_TOKEN\\\"; exit 3\"]\n",
+    );
+    let out = repo
+        .command(&["--json"], &[])
+        .env("HOME", &home)
+        .env("GITHUB_TOKEN", "token-from-the-shell")
+        .output()
+        .expect("starts");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("setup ran"),
+        "the setup's output is shown: {said}"
+    );
+    assert!(said.contains("token="), "{said}");
+    for secret in ["aws-from-the-home", "example.org", "token-from-the-shell"] {
+        assert!(!said.contains(secret), "the setup saw `{secret}`: {said}");
+    }
+    assert_ne!(out.status.code(), Some(0), "{said}");
+}
+
 /// An honest attempt on a machine made to look like a desktop (`fixtures/sandbox/desktop.sh`),
-/// with `extra` in `[attempt]`: the agent's probe prints `agent_sees`, and the checks' probe
-/// (a test of the project) asserts that what they reach is the Python list `checks_see`.
+/// with `extra` in `[attempt]` (the keys only your own file holds go there; with `extra`
+/// ending in `[repo]`, into its table of this checkout): the agent's probe prints
+/// `agent_sees`, and the checks' probe (a test of the project) asserts that what they
+/// reach is the Python list `checks_see`.
 fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: a /run of the test's own needs root");
@@ -1443,11 +1553,25 @@ fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
         ),
     )
     .expect("agent");
+    let scoped = extra.ends_with("[repo]\n");
+    let extra = extra.trim_end_matches("[repo]\n");
     let repo = Repo::with_config(&format!(
         "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n{}{extra}",
         agent.display(),
         probes_writable(&probes),
     ));
+    if scoped {
+        // Your file's table for this checkout only, with an `[attempt]` that names no key.
+        let root = repo.root().canonicalize().expect("canonical");
+        let own = support::user_config_file(&root);
+        let text = std::fs::read_to_string(&own).expect("your own file");
+        let scoped = text.replacen(
+            "[attempt]\n",
+            &format!("[attempt]\n\n[repo.{:?}]\n", root.display().to_string()),
+            1,
+        );
+        std::fs::write(&own, scoped).expect("your own file");
+    }
     // The checks probe too: a test of the project that fails on anything reached, and
     // needs the sandbox's own loopback.
     std::fs::write(
