@@ -1329,18 +1329,19 @@ fn a_pass_that_cannot_be_committed_is_journalled_as_the_failure_it_is() {
         "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n",
         agent.display()
     ));
-    let config = repo.root().join("speccoder.toml");
-    let text = std::fs::read_to_string(&config).expect("config");
+    // In your own file: a repository cannot make anything writable.
+    let own = support::user_config_file(&repo.root());
+    let text = std::fs::read_to_string(&own).expect("your own file");
     let git_dir = repo.root().join(".git");
-    support::write_config(
-        &config,
-        &text.replacen(
+    std::fs::write(
+        &own,
+        text.replacen(
             "[attempt]\n",
             &format!("[attempt]\nwritable = [\"{}\"]\n", git_dir.display()),
             1,
         ),
-    );
-    support::commit_all(&repo.root(), "the user's .git writable");
+    )
+    .expect("your own file");
     let (code, story, stderr) = repo.attempt(&[], &[("USER_REPO", repo.root().as_os_str())]);
     assert_eq!(code, Some(1), "{story}\n{stderr}");
     assert_eq!(story["verdict"], "failed", "{story}");
