@@ -39,6 +39,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
     note_unmarked_globs(&config.attempt.known_failures, &mut notes);
+    note_loosened(&config.attempt, &mut notes);
     let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
@@ -269,6 +270,42 @@ fn note_unmarked_globs(entries: &[String], notes: &mut Vec<String>) {
             "`[attempt] known_failures` has {} entr{} holding `*` without `glob:` (such as `{first}`), matched as exact ids; write `glob:{first}` to match a glob",
             unmarked.len(),
             if unmarked.len() == 1 { "y" } else { "ies" }
+        ));
+    }
+}
+
+/// A note naming what your own configuration file loosens for this project, and the file:
+/// the story says what the sandbox let through, as it does for `SPECCODER_ISOLATION=none`.
+fn note_loosened(attempt: &speccoder_config::AttemptConfig, notes: &mut Vec<String>) {
+    let Some(file) = &attempt.host_keys_from else {
+        return;
+    };
+    let default = speccoder_config::AttemptConfig::default();
+    let list = |items: &[String]| format!("{items:?}");
+    let mut set = Vec::new();
+    if !attempt.reveal.is_empty() {
+        set.push(format!("reveal = {}", list(&attempt.reveal)));
+    }
+    if attempt.network {
+        set.push("network = true".to_owned());
+    }
+    if attempt.writable != default.writable {
+        set.push(format!("writable = {}", list(&attempt.writable)));
+    }
+    if !attempt.env.is_empty() {
+        set.push(format!("env = {}", list(&attempt.env)));
+    }
+    if !attempt.agent_env.is_empty() {
+        set.push(format!("agent_env = {}", list(&attempt.agent_env)));
+    }
+    if attempt.allow_unisolated_withheld {
+        set.push("allow_unisolated_withheld = true".to_owned());
+    }
+    if !set.is_empty() {
+        notes.push(format!(
+            "your own configuration file ({}) sets for this project: {}",
+            file.display(),
+            set.join(", ")
         ));
     }
 }

@@ -125,6 +125,9 @@ pub struct AttemptConfig {
     /// Whether the checks keep the machine's network; by default they get a network
     /// namespace of their own with only loopback.
     pub network: bool,
+    /// Your own file, when it set any of [`HOST_KEYS`] for this project.
+    #[serde(skip)]
+    pub host_keys_from: Option<PathBuf>,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -193,6 +196,7 @@ impl Default for AttemptConfig {
             agent_env: Vec::new(),
             reveal: Vec::new(),
             network: false,
+            host_keys_from: None,
         }
     }
 }

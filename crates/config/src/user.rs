@@ -143,6 +143,7 @@ impl UserConfig {
 
     /// [`Self::apply`] with the home folder given.
     pub fn apply_with_home(&self, attempt: &mut AttemptConfig, root: &Path, home: Option<&Path>) {
+        let before = attempt.clone();
         if let Some(writable) = &self.attempt.writable {
             attempt.writable.clone_from(writable);
         }
@@ -173,6 +174,9 @@ impl UserConfig {
             if let Some(allow) = keys.allow_unisolated_withheld {
                 attempt.allow_unisolated_withheld = allow;
             }
+        }
+        if *attempt != before {
+            attempt.host_keys_from.clone_from(&self.source);
         }
     }
 }
@@ -430,5 +434,16 @@ allow_unisolated_withheld = true
         let config = UserConfig::load(&at(false)).expect("valid");
         assert_eq!(config.attempt.network, Some(true));
         assert_eq!(config.source, Some(path.clone()));
+        // What it changed is traced to it, for the story's note; a file that changes
+        // nothing for this project is not named.
+        let mut attempt = AttemptConfig::default();
+        config.apply_with_home(&mut attempt, dir.path(), None);
+        assert_eq!(attempt.host_keys_from, Some(path.clone()));
+        std::fs::write(&path, "[repo.\"/elsewhere\"]\nnetwork = true\n").expect("write");
+        let mut attempt = AttemptConfig::default();
+        UserConfig::load(&at(false))
+            .expect("valid")
+            .apply_with_home(&mut attempt, dir.path(), None);
+        assert_eq!(attempt, AttemptConfig::default());
     }
 }

@@ -1621,6 +1621,21 @@ fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     );
     let check = &story["attempts"][0]["checks"][0];
     assert_eq!(check["tests"]["counts"]["passed"], 7, "{check}");
+    // The story says what your own file let through, and from where.
+    let own = support::user_config_file(&repo.root().canonicalize().expect("canonical"));
+    let said = story["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("your own configuration file ("))
+        .unwrap_or_default();
+    assert!(said.contains(&own.display().to_string()), "{story}");
+    assert_eq!(
+        said.contains("reveal = [\"/run/user/0\"], network = true"),
+        extra.contains("network = true"),
+        "{said}"
+    );
 }
 
 /// A project of `fixtures/sandbox/NAME` committed with a stand-in agent that runs `fix`
