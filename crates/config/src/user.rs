@@ -102,6 +102,14 @@ impl UserConfig {
     /// you named is an error.
     pub fn load(at: &UserConfigPath) -> Result<Self, ConfigError> {
         let path = &at.path;
+        if let Some(why) = not_yours(path) {
+            return Err(ConfigError {
+                file: Some(path.clone()),
+                line: 0,
+                column: 0,
+                kind: Box::new(ConfigErrorKind::Io(why)),
+            });
+        }
         let Some(text) = read_text(path)? else {
             if at.explicit {
                 return Err(ConfigError {
@@ -179,6 +187,23 @@ impl UserConfig {
             attempt.host_keys_from.clone_from(&self.source);
         }
     }
+}
+
+/// Why the file at `path` cannot speak for you: another user (but root) owns it, or anyone
+/// may write it. Such a file could loosen your sandbox for them; a group-writable one is
+/// left alone, since a user's own group is the default on many systems.
+fn not_yours(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::metadata(path).ok()?;
+    let me = rustix::process::geteuid().as_raw();
+    if meta.uid() != me && meta.uid() != 0 {
+        return Some(format!(
+            "owned by user {}, not by you ({me}): it could loosen your sandbox; make it yours (chown) or point ${USER_CONFIG_ENV} at your own",
+            meta.uid()
+        ));
+    }
+    (meta.mode() & 0o002 != 0)
+        .then(|| "anyone may write it, and it could loosen your sandbox: `chmod o-w` it".to_owned())
 }
 
 /// `items` added to `list`, each once.
@@ -422,6 +447,27 @@ allow_unisolated_withheld = true
         std::fs::write(&path, vec![b'#'; (4 << 20) + 1]).expect("write");
         let err = UserConfig::load(&at(false)).expect_err("too large");
         assert!(matches!(*err.kind, ConfigErrorKind::NotText(_)), "{err}");
+        // Anyone may write it: refused.
+        std::fs::write(&path, "").expect("write");
+        let mode = |m| {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(m)).expect("chmod");
+        };
+        mode(0o666);
+        let err = UserConfig::load(&at(false)).expect_err("world-writable");
+        assert!(err.to_string().contains("anyone may write it"), "{err}");
+        mode(0o664);
+        assert_eq!(
+            UserConfig::load(&at(false)).map(|c| c.attempt),
+            Ok(HostKeys::default())
+        );
+        // Another user's file: refused (only root can make one here).
+        if rustix::process::geteuid().is_root() {
+            std::os::unix::fs::chown(&path, Some(65534), None).expect("chown");
+            let err = UserConfig::load(&at(false)).expect_err("another user's");
+            assert!(err.to_string().contains("owned by user 65534"), "{err}");
+            std::os::unix::fs::chown(&path, Some(0), None).expect("chown");
+        }
         // Bad TOML names the file and line.
         std::fs::write(&path, "[attempt]\nnetwork = tru\n").expect("write");
         let err = UserConfig::load(&at(false)).expect_err("bad TOML");
