@@ -1484,6 +1484,63 @@ fn a_repository_that_asks_to_loosen_the_sandbox_is_refused_before_anything_runs(
     }
 }
 
+/// Your own file is read as hostile input too: bad TOML, a FIFO, a file anyone may write,
+/// or a `$SPECCODER_CONFIG` naming no file stop the attempt before anything runs, naming
+/// the file (and the line where there is one).
+#[test]
+fn your_own_file_that_cannot_be_read_stops_the_attempt_naming_it() {
+    let repo = Repo::new("honest", "");
+    let own = support::user_config_file(&repo.root());
+    let run = |env: &[(&str, &std::ffi::OsStr)]| {
+        let out = repo.command(&["--json"], env).output().expect("starts");
+        assert!(!repo.dir.path().join("where").exists(), "the agent ran");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    std::fs::write(&own, "[attempt]\nnetwork = true\nreveal = \"/run\"\n").expect("write");
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}:3:10: [attempt] reveal: invalid type: string \"/run\", expected a sequence",
+            own.display()
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_file(&own).expect("rm");
+    let made = Command::new("mkfifo").arg(&own).status().expect("mkfifo");
+    assert!(made.success());
+    let started = Instant::now();
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(&own.display().to_string()), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "waited on the FIFO"
+    );
+    std::fs::remove_file(&own).expect("rm");
+    std::fs::write(&own, "[attempt]\nnetwork = true\n").expect("write");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o646)).expect("chmod");
+    }
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(stderr.contains("anyone may write it"), "{stderr}");
+    let missing = repo.dir.path().join("no-such.toml");
+    let (code, stderr) = run(&[("SPECCODER_CONFIG", missing.as_os_str())]);
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: no such file, named by $SPECCODER_CONFIG",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+}
+
 /// `[attempt] setup` is the repository's choice and runs with the network: it sees
 /// neither your credential files nor the secrets of your environment, only what the checks
 /// get.

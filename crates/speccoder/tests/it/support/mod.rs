@@ -457,7 +457,7 @@ pub fn user_config_for(dir: &Path) -> PathBuf {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     dir.ancestors()
         .map(user_config_file)
-        .find(|file| file.is_file())
+        .find(|file| file.symlink_metadata().is_ok())
         .unwrap_or_else(|| {
             let empty = test_state_dir().join("user-config").join("none.toml");
             if !empty.is_file() {
