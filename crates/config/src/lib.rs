@@ -432,11 +432,14 @@ pub enum ConfigErrorKind {
     /// A key that loosens the sandbox, in a repository's file: read only from your own
     /// configuration file ([`UserConfig`]).
     #[error(
-        "[attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"] (docs/security.md)"
+        "[attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"]{} (docs/security.md)",
+        also(.others)
     )]
     FromRepository {
         /// The key.
         key: String,
+        /// The other such keys of the file, which go the same way.
+        others: Vec<String>,
         /// Where your own file is (`~/.config/speccoder/config.toml`).
         user_file: String,
         /// The repository's folder, as the user file's `[repo."…"]` table names it.
@@ -453,6 +456,15 @@ pub enum ConfigErrorKind {
         /// What is wrong.
         message: String,
     },
+}
+
+/// `, with `b` and `c`` when the file holds other keys to move.
+fn also(others: &[String]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = others.iter().map(|k| format!("`{k}`")).collect();
+    format!(", with its {}", named.join(" and "))
 }
 
 /// `: did you mean `x`?` when there is a suggestion.
@@ -630,15 +642,18 @@ fn refuse_host_keys(text: &str, doc: &DeTable<'_>) -> Result<(), ConfigError> {
     let Some(attempt) = doc.get("attempt").and_then(|t| t.get_ref().as_table()) else {
         return Ok(());
     };
-    let found = attempt
+    let mut found: Vec<_> = attempt
         .iter()
-        .filter(|(key, _)| HOST_KEYS.contains(&key.get_ref().as_ref()))
-        .min_by_key(|(key, _)| key.span().start);
-    let Some((key, _)) = found else {
+        .map(|(key, _)| key)
+        .filter(|key| HOST_KEYS.contains(&key.get_ref().as_ref()))
+        .collect();
+    found.sort_by_key(|key| key.span().start);
+    let Some((key, others)) = found.split_first() else {
         return Ok(());
     };
     let kind = ConfigErrorKind::FromRepository {
         key: key.get_ref().to_string(),
+        others: others.iter().map(|k| k.get_ref().to_string()).collect(),
         user_file: user::DEFAULT_SHOWN.to_owned(),
         root: "/path/to/this/checkout".to_owned(),
     };
@@ -1282,10 +1297,14 @@ known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
             error("attempt = { network = true }\n").contains("[attempt] network: a repository")
         );
         assert!(error("attempt.reveal = [\"/run\"]\n").contains("[attempt] reveal: a repository"));
-        // The first one in the file is named.
+        // The first one in the file is named where it is, with the others to move.
+        let both = error("[attempt]\nnetwork = true\nreveal = []\nenv = []\n");
+        assert!(both.starts_with("2:1: [attempt] network:"), "{both}");
         assert!(
-            error("[attempt]\nnetwork = true\nreveal = []\n")
-                .starts_with("2:1: [attempt] network:")
+            both.ends_with(
+                "under [repo.\"/path/to/this/checkout\"], with its `reveal` and `env` (docs/security.md)"
+            ),
+            "{both}"
         );
         // The keys that are a repository's own stay readable.
         let config =
