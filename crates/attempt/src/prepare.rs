@@ -64,6 +64,8 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
     let pycache = shared_pycache(isolation, &repo, trees.folder.path());
+    let writable = writable(&config.attempt.writable);
+    note_own_file_writable(&writable, &mut notes);
     Ok(Prepared {
         bundle,
         repo,
@@ -86,7 +88,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         rules,
         journal,
         running,
-        writable: writable(&config.attempt.writable),
+        writable,
         reveal: revealed(&config.attempt.reveal),
         checks_network: config.attempt.network,
         products: None,
@@ -306,6 +308,22 @@ fn note_loosened(attempt: &speccoder_config::AttemptConfig, notes: &mut Vec<Stri
             "your own configuration file ({}) sets for this project: {}",
             file.display(),
             set.join(", ")
+        ));
+    }
+}
+
+/// A note when your own configuration file is inside a folder the agent may write: the
+/// agent could then loosen the sandbox of every later run.
+fn note_own_file_writable(writable: &[PathBuf], notes: &mut Vec<String>) {
+    let Some(own) = speccoder_config::UserConfig::location() else {
+        return;
+    };
+    let path = own.path.canonicalize().unwrap_or(own.path);
+    if let Some(open) = writable.iter().find(|w| path.starts_with(w)) {
+        notes.push(format!(
+            "your own configuration file ({}) is inside `[attempt] writable` ({}): the agent can change what later runs let through; keep it out of `writable`",
+            path.display(),
+            open.display()
         ));
     }
 }

@@ -1541,6 +1541,37 @@ fn your_own_file_that_cannot_be_read_stops_the_attempt_naming_it() {
     );
 }
 
+/// Your own file inside a folder you made writable: the agent could loosen every later
+/// run, and the story says so.
+#[test]
+fn your_own_file_inside_writable_is_noted() {
+    let probe = tempfile::tempdir().expect("temp dir");
+    let repo = Repo::new("honest", &probes_writable(probe.path()));
+    let own = support::user_config_file(&repo.root());
+    let folder = own
+        .parent()
+        .expect("a folder")
+        .canonicalize()
+        .expect("canonical");
+    let text = std::fs::read_to_string(&own).expect("your own file");
+    let widened = text.replace(
+        &format!("\"{}\"", probe.path().display()),
+        &format!("\"{}\", \"{}\"", probe.path().display(), folder.display()),
+    );
+    assert_ne!(text, widened);
+    std::fs::write(&own, widened).expect("your own file");
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    let notes = story["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "is inside `[attempt] writable` ({}): the agent can change what later runs let through",
+            folder.display()
+        )),
+        "{notes}"
+    );
+}
+
 /// `[attempt] setup` is the repository's choice and runs with the network: it sees
 /// neither your credential files nor the secrets of your environment, only what the checks
 /// get.
