@@ -1,5 +1,6 @@
 //! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]`, `[attempt]`
-//! and `[mcp]` tables.
+//! and `[mcp]` tables; and your own file (`user.rs`), the one place the `[attempt]` keys
+//! that loosen the sandbox ([`HOST_KEYS`]) are read from.
 //!
 //! serde reads the file into these structs (`deny_unknown_fields`); the checks of values
 //! run as they are read, so toml gives every error the span of its value, and `located`
@@ -89,12 +90,13 @@ pub struct AttemptConfig {
     pub tasks_file: String,
     /// Whether a gaming warning rejects the attempt.
     pub reject_gaming: bool,
-    /// Whether withheld tests may be used where no mount namespace can hide them.
+    /// Whether withheld tests may be used where no mount namespace can hide them (your
+    /// own file only: [`HOST_KEYS`]).
     pub allow_unisolated_withheld: bool,
     /// Whether the agent may edit existing test files.
     pub test_edits: TestEdits,
     /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
-    /// home folder); missing entries are left out.
+    /// home folder); missing entries are left out. Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "writable")]
     pub writable: Vec<String>,
     /// Shell commands run in a tree of the base before the baseline and the checks (`npm
@@ -110,20 +112,21 @@ pub struct AttemptConfig {
     /// `/dev/shm`) may hold, in MiB.
     #[serde(deserialize_with = "ranged::<_, _, 16, { 1 << 20 }>")]
     pub tmp_size_mib: u64,
-    /// Variables of your environment the checks get besides the allow-list (names).
+    /// Variables of your environment the checks and the setup get besides the allow-list
+    /// (names). Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "names")]
     pub env: Vec<String>,
     /// Variables of your environment the agent gets besides the allow-list and its
-    /// executor's own (names).
+    /// executor's own (names). Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "names")]
     pub agent_env: Vec<String>,
     /// Sockets and credential files of yours that the agent and the checks see, though
     /// the sandbox hides them by default (`~/.ssh`, `/run/user/<uid>`…): paths, `~/` the
-    /// home folder.
+    /// home folder. Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "writable")]
     pub reveal: Vec<String>,
     /// Whether the checks keep the machine's network; by default they get a network
-    /// namespace of their own with only loopback.
+    /// namespace of their own with only loopback. Your own file only ([`HOST_KEYS`]).
     pub network: bool,
     /// Your own file, when it set any of [`HOST_KEYS`] for this project.
     #[serde(skip)]
