@@ -39,7 +39,6 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
     note_unmarked_globs(&config.attempt.known_failures, &mut notes);
-    note_loosened(&config.attempt, &mut notes);
     let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
@@ -64,8 +63,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
     let pycache = shared_pycache(isolation, &repo, trees.folder.path());
-    let writable = writable(&config.attempt.writable);
-    note_own_file_writable(&writable, &mut notes);
+    let writable = writable_noted(&config.attempt, &mut notes);
     Ok(Prepared {
         bundle,
         repo,
@@ -274,6 +272,18 @@ fn note_unmarked_globs(entries: &[String], notes: &mut Vec<String>) {
             if unmarked.len() == 1 { "y" } else { "ies" }
         ));
     }
+}
+
+/// `[attempt] writable`, resolved, with the notes of what your own configuration file
+/// loosens and of the file itself inside a writable folder.
+fn writable_noted(
+    attempt: &speccoder_config::AttemptConfig,
+    notes: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    note_loosened(attempt, notes);
+    let writable = writable(&attempt.writable);
+    note_own_file_writable(&writable, notes);
+    writable
 }
 
 /// A note naming what your own configuration file loosens for this project, and the file:
