@@ -63,6 +63,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let declared = declared(&trees, &prefix, &bundle, withheld.as_ref());
     let rules = attempt_rules(config, &acceptance_files, &prefix).map_err(AttemptError::Config)?;
     let pycache = shared_pycache(isolation, &repo, trees.folder.path());
+    let writable = writable_noted(&config.attempt, &mut notes);
     Ok(Prepared {
         bundle,
         repo,
@@ -85,7 +86,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         rules,
         journal,
         running,
-        writable: writable(&config.attempt.writable),
+        writable,
         reveal: revealed(&config.attempt.reveal),
         checks_network: config.attempt.network,
         products: None,
@@ -269,6 +270,70 @@ fn note_unmarked_globs(entries: &[String], notes: &mut Vec<String>) {
             "`[attempt] known_failures` has {} entr{} holding `*` without `glob:` (such as `{first}`), matched as exact ids; write `glob:{first}` to match a glob",
             unmarked.len(),
             if unmarked.len() == 1 { "y" } else { "ies" }
+        ));
+    }
+}
+
+/// `[attempt] writable`, resolved, with the notes of what your own configuration file
+/// loosens and of the file itself inside a writable folder.
+fn writable_noted(
+    attempt: &speccoder_config::AttemptConfig,
+    notes: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    note_loosened(attempt, notes);
+    let writable = writable(&attempt.writable);
+    note_own_file_writable(&writable, notes);
+    writable
+}
+
+/// A note naming what your own configuration file loosens for this project, and the file:
+/// the story says what the sandbox let through, as it does for `SPECCODER_ISOLATION=none`.
+fn note_loosened(attempt: &speccoder_config::AttemptConfig, notes: &mut Vec<String>) {
+    let Some(file) = &attempt.host_keys_from else {
+        return;
+    };
+    let default = speccoder_config::AttemptConfig::default();
+    let list = |items: &[String]| format!("{items:?}");
+    let mut set = Vec::new();
+    if !attempt.reveal.is_empty() {
+        set.push(format!("reveal = {}", list(&attempt.reveal)));
+    }
+    if attempt.network {
+        set.push("network = true".to_owned());
+    }
+    if attempt.writable != default.writable {
+        set.push(format!("writable = {}", list(&attempt.writable)));
+    }
+    if !attempt.env.is_empty() {
+        set.push(format!("env = {}", list(&attempt.env)));
+    }
+    if !attempt.agent_env.is_empty() {
+        set.push(format!("agent_env = {}", list(&attempt.agent_env)));
+    }
+    if attempt.allow_unisolated_withheld {
+        set.push("allow_unisolated_withheld = true".to_owned());
+    }
+    if !set.is_empty() {
+        notes.push(format!(
+            "your own configuration file ({}) sets for this project: {}",
+            file.display(),
+            set.join(", ")
+        ));
+    }
+}
+
+/// A note when your own configuration file is inside a folder the agent may write: the
+/// agent could then loosen the sandbox of every later run.
+fn note_own_file_writable(writable: &[PathBuf], notes: &mut Vec<String>) {
+    let Some(own) = speccoder_config::UserConfig::location() else {
+        return;
+    };
+    let path = own.path.canonicalize().unwrap_or(own.path);
+    if let Some(open) = writable.iter().find(|w| path.starts_with(w)) {
+        notes.push(format!(
+            "your own configuration file ({}) is inside `[attempt] writable` ({}): the agent can change what later runs let through; keep it out of `writable`",
+            path.display(),
+            open.display()
         ));
     }
 }

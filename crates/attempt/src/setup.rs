@@ -253,14 +253,14 @@ fn run_commands(
             Box::new(Sandbox {
                 namespaces,
                 spec: Spec {
+                    hidden: prepared.hidden_from_setup(&writable),
                     writable,
-                    hidden: prepared.withheld.iter().map(|w| w.dir.clone()).collect(),
                     read_only: Vec::new(),
                     tmp_mib: Some(prepared.tmp_mib),
                     // The setup fetches the base's dependencies.
                     private_network: false,
                     overlays: prepared.caches.clone(),
-                    shown: Vec::new(),
+                    shown: prepared.reveal.clone(),
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
                         at: at.to_path_buf(),
@@ -272,6 +272,8 @@ fn run_commands(
             })
         }
     };
+    // A repository chose these commands: they get the checks' environment, not yours.
+    let runner = prepared.setup_spawner(runner);
     for command in commands {
         let request = RunRequest::new(command.clone(), &project, timeout);
         let out = runner

@@ -1,5 +1,6 @@
 //! `speccoder.toml`: the `[recipe]`, `[executor]`, `[commands]`, `[wording]`, `[attempt]`
-//! and `[mcp]` tables.
+//! and `[mcp]` tables; and your own file (`user.rs`), the one place the `[attempt]` keys
+//! that loosen the sandbox ([`HOST_KEYS`]) are read from.
 //!
 //! serde reads the file into these structs (`deny_unknown_fields`); the checks of values
 //! run as they are read, so toml gives every error the span of its value, and `located`
@@ -16,7 +17,9 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 mod known_failures;
+mod user;
 pub use known_failures::{GLOB_PREFIX, KnownFailures};
+pub use user::{HostKeys, USER_CONFIG_ENV, UserConfig, UserConfigPath};
 
 /// The name of the configuration file in a project root.
 pub const CONFIG_FILE: &str = "speccoder.toml";
@@ -87,12 +90,13 @@ pub struct AttemptConfig {
     pub tasks_file: String,
     /// Whether a gaming warning rejects the attempt.
     pub reject_gaming: bool,
-    /// Whether withheld tests may be used where no mount namespace can hide them.
+    /// Whether withheld tests may be used where no mount namespace can hide them (your
+    /// own file only: [`HOST_KEYS`]).
     pub allow_unisolated_withheld: bool,
     /// Whether the agent may edit existing test files.
     pub test_edits: TestEdits,
     /// What the agent may write besides its own tree and a private `/tmp` (`~/` is the
-    /// home folder); missing entries are left out.
+    /// home folder); missing entries are left out. Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "writable")]
     pub writable: Vec<String>,
     /// Shell commands run in a tree of the base before the baseline and the checks (`npm
@@ -108,21 +112,25 @@ pub struct AttemptConfig {
     /// `/dev/shm`) may hold, in MiB.
     #[serde(deserialize_with = "ranged::<_, _, 16, { 1 << 20 }>")]
     pub tmp_size_mib: u64,
-    /// Variables of your environment the checks get besides the allow-list (names).
+    /// Variables of your environment the checks and the setup get besides the allow-list
+    /// (names). Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "names")]
     pub env: Vec<String>,
     /// Variables of your environment the agent gets besides the allow-list and its
-    /// executor's own (names).
+    /// executor's own (names). Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "names")]
     pub agent_env: Vec<String>,
     /// Sockets and credential files of yours that the agent and the checks see, though
     /// the sandbox hides them by default (`~/.ssh`, `/run/user/<uid>`…): paths, `~/` the
-    /// home folder.
+    /// home folder. Your own file only ([`HOST_KEYS`]).
     #[serde(deserialize_with = "writable")]
     pub reveal: Vec<String>,
     /// Whether the checks keep the machine's network; by default they get a network
-    /// namespace of their own with only loopback.
+    /// namespace of their own with only loopback. Your own file only ([`HOST_KEYS`]).
     pub network: bool,
+    /// Your own file, when it set any of [`HOST_KEYS`] for this project.
+    #[serde(skip)]
+    pub host_keys_from: Option<PathBuf>,
 }
 
 /// `[attempt] test_edits`: what happens to the agent's edits of existing test files.
@@ -191,6 +199,7 @@ impl Default for AttemptConfig {
             agent_env: Vec::new(),
             reveal: Vec::new(),
             network: false,
+            host_keys_from: None,
         }
     }
 }
@@ -423,6 +432,22 @@ pub enum ConfigErrorKind {
         /// Every key of the table.
         known: Vec<String>,
     },
+    /// A key that loosens the sandbox, in a repository's file: read only from your own
+    /// configuration file ([`UserConfig`]).
+    #[error(
+        "[attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"]{} (docs/security.md)",
+        also(.others)
+    )]
+    FromRepository {
+        /// The key.
+        key: String,
+        /// The other such keys of the file, which go the same way.
+        others: Vec<String>,
+        /// Where your own file is (`~/.config/speccoder/config.toml`).
+        user_file: String,
+        /// The repository's folder, as the user file's `[repo."…"]` table names it.
+        root: String,
+    },
     /// A value of the wrong type, out of range, or otherwise wrong, or a table of the wrong
     /// shape.
     #[error("[{table}]{}: {message}", .key.as_ref().map_or_else(String::new, |key| format!(" {key}")))]
@@ -434,6 +459,15 @@ pub enum ConfigErrorKind {
         /// What is wrong.
         message: String,
     },
+}
+
+/// `, with `b` and `c`` when the file holds other keys to move.
+fn also(others: &[String]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = others.iter().map(|k| format!("`{k}`")).collect();
+    format!(", with its {}", named.join(" and "))
 }
 
 /// `: did you mean `x`?` when there is a suggestion.
@@ -467,43 +501,27 @@ impl Config {
         self.executor.as_ref().ok_or(NoExecutor)
     }
 
-    /// Reads `path`; a missing file means the defaults.
+    /// Reads `path`; a missing file means the defaults. It is a repository's file: a key
+    /// that loosens the sandbox ([`HOST_KEYS`]) is an error naming where it belongs.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        // Through the one reading layer: a FIFO or `/dev/zero` in its place never hangs or
-        // fills memory.
-        let read = speccoder_foundation::files::read_limited(
-            path,
-            speccoder_foundation::files::MAX_MANIFEST,
-        )
-        .and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|err| {
-                ReadError::Io(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    err.utf8_error(),
-                ))
-            })
-        });
-        let text = match read {
-            Ok(text) => text,
-            Err(err) if err.is_not_found() => return Ok(Self::default()),
-            Err(err) => {
-                let message = err.to_string();
-                let kind = match err {
-                    ReadError::Io(io) if io.kind() != std::io::ErrorKind::InvalidData => {
-                        ConfigErrorKind::Io(message)
-                    }
-                    _ => ConfigErrorKind::NotText(message),
-                };
-                return Err(ConfigError {
-                    file: Some(path.to_path_buf()),
-                    line: 0,
-                    column: 0,
-                    kind: Box::new(kind),
-                });
-            }
+        let Some(text) = read_text(path)? else {
+            return Ok(Self::default());
         };
         let mut config = Self::parse(&text).map_err(|mut err| {
             err.file = Some(path.to_path_buf());
+            if let ConfigErrorKind::FromRepository {
+                user_file, root, ..
+            } = err.kind.as_mut()
+            {
+                if let Some(location) = UserConfig::location() {
+                    *user_file = location.path.display().to_string();
+                }
+                let folder = path.parent().unwrap_or(Path::new("."));
+                let folder = folder
+                    .canonicalize()
+                    .unwrap_or_else(|_| folder.to_path_buf());
+                *root = folder.display().to_string();
+            }
             err
         })?;
         config.source = Some(path.to_path_buf());
@@ -516,6 +534,7 @@ impl Config {
             let kind = ConfigErrorKind::Syntax(err.message().trim_end().to_owned());
             error(text, err.span(), kind)
         })?;
+        refuse_host_keys(text, doc.get_ref())?;
         let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
         let doc = doc.get_ref();
         // serde also reads a struct from an array of its fields, and toml hands it a datetime
@@ -609,6 +628,75 @@ impl Config {
     }
 }
 
+/// The `[attempt]` keys that loosen the sandbox or hand the agent and the checks more of
+/// your machine: read only from your own configuration file ([`UserConfig`]), never from a
+/// repository's, which is untrusted input (docs/security.md says why each is here).
+pub const HOST_KEYS: &[&str] = &[
+    "reveal",
+    "network",
+    "writable",
+    "env",
+    "agent_env",
+    "allow_unisolated_withheld",
+];
+
+/// The first [`HOST_KEYS`] key of a repository's `[attempt]`, as an error at its name.
+fn refuse_host_keys(text: &str, doc: &DeTable<'_>) -> Result<(), ConfigError> {
+    let Some(attempt) = doc.get("attempt").and_then(|t| t.get_ref().as_table()) else {
+        return Ok(());
+    };
+    let mut found: Vec<_> = attempt
+        .iter()
+        .map(|(key, _)| key)
+        .filter(|key| HOST_KEYS.contains(&key.get_ref().as_ref()))
+        .collect();
+    found.sort_by_key(|key| key.span().start);
+    let Some((key, others)) = found.split_first() else {
+        return Ok(());
+    };
+    let kind = ConfigErrorKind::FromRepository {
+        key: key.get_ref().to_string(),
+        others: others.iter().map(|k| k.get_ref().to_string()).collect(),
+        user_file: user::DEFAULT_SHOWN.to_owned(),
+        root: "/path/to/this/checkout".to_owned(),
+    };
+    Err(error(text, Some(key.span()), kind))
+}
+
+/// The text of a configuration file through the one reading layer (a FIFO or `/dev/zero`
+/// in its place never hangs or fills memory); `None` when there is no file.
+fn read_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    let read =
+        speccoder_foundation::files::read_limited(path, speccoder_foundation::files::MAX_MANIFEST)
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|err| {
+                    ReadError::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        err.utf8_error(),
+                    ))
+                })
+            });
+    match read {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if err.is_not_found() => Ok(None),
+        Err(err) => {
+            let message = err.to_string();
+            let kind = match err {
+                ReadError::Io(io) if io.kind() != std::io::ErrorKind::InvalidData => {
+                    ConfigErrorKind::Io(message)
+                }
+                _ => ConfigErrorKind::NotText(message),
+            };
+            Err(ConfigError {
+                file: Some(path.to_path_buf()),
+                line: 0,
+                column: 0,
+                kind: Box::new(kind),
+            })
+        }
+    }
+}
+
 /// A located error: the line and column of the start of `span`.
 fn error(text: &str, span: Option<Range<usize>>, kind: ConfigErrorKind) -> ConfigError {
     let (line, column) = span.map_or((0, 0), |span| line_column(text, span.start));
@@ -641,6 +729,7 @@ fn located(text: &str, doc: &DeTable<'_>, err: &toml::de::Error) -> ConfigError 
         .map(|(_, known)| {
             known
                 .trim_start_matches("one of ")
+                .replace(" or ", ", ")
                 .split(", ")
                 .map(|name| name.trim_matches('`').to_owned())
                 .collect()
@@ -1117,15 +1206,9 @@ tests = ["t/**"]
 branch = "agent/{task}"
 tasks_file = "docs/tasks.md"
 reject_gaming = true
-allow_unisolated_withheld = true
 test_edits = "audit"
-writable = ["~/.cache/x", "/opt/y"]
 setup = ["npm ci"]
 known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
-env = ["DATABASE_URL"]
-agent_env = ["GH_TOKEN"]
-reveal = ["~/.ssh/known_hosts", "/run/user/0/bus"]
-network = true
 "#,
         )
         .expect("valid");
@@ -1139,29 +1222,15 @@ network = true
                 branch: "agent/{task}".into(),
                 tasks_file: "docs/tasks.md".into(),
                 reject_gaming: true,
-                allow_unisolated_withheld: true,
                 test_edits: TestEdits::Audit,
-                writable: vec!["~/.cache/x".into(), "/opt/y".into()],
                 setup: vec!["npm ci".into()],
                 known_failures: vec!["glob:tests/test_env.py::*".into(), "test_p[1-".into()],
-                tmp_size_mib: 4096,
-                env: vec!["DATABASE_URL".into()],
-                agent_env: vec!["GH_TOKEN".into()],
-                reveal: vec!["~/.ssh/known_hosts".into(), "/run/user/0/bus".into()],
-                network: true,
+                ..AttemptConfig::default()
             }
-        );
-        assert_eq!(
-            error("[attempt]\nenv = [\"A=1\"]\n"),
-            "2:7: [attempt] env: `A=1` is not a variable's name"
         );
         assert_eq!(
             error("[attempt]\ntest_edits = \"some\"\n"),
             "2:14: [attempt] test_edits: must be \"frozen\" or \"audit\""
-        );
-        assert_eq!(
-            error("[attempt]\nwritable = [\"cache\"]\n"),
-            "2:12: [attempt] writable: `cache` must be an absolute path or start with `~/`"
         );
         let defaults = Config::parse("").expect("valid").attempt;
         assert_eq!(defaults.checks, None);
@@ -1199,6 +1268,71 @@ network = true
         );
     }
 
+    /// A repository cannot loosen the sandbox: each key that would is an error at its name,
+    /// whatever its value, naming where it belongs instead.
+    #[test]
+    fn a_repository_cannot_set_the_keys_that_loosen_the_sandbox() {
+        for (line, key) in [
+            ("reveal = [\"/run/user/1000\"]", "reveal"),
+            ("reveal = []", "reveal"),
+            ("network = true", "network"),
+            ("network = false", "network"),
+            ("writable = [\"~/\"]", "writable"),
+            ("env = [\"AWS_SECRET_ACCESS_KEY\"]", "env"),
+            ("agent_env = [\"GITHUB_TOKEN\"]", "agent_env"),
+            (
+                "allow_unisolated_withheld = true",
+                "allow_unisolated_withheld",
+            ),
+            // Even a value that would be wrong anyway: the place is what is wrong.
+            ("writable = [\"cache\"]", "writable"),
+        ] {
+            let got = error(&format!("[attempt]\nmax_attempts = 2\n{line}\n"));
+            assert_eq!(
+                got,
+                format!(
+                    "3:1: [attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to ~/.config/speccoder/config.toml under [repo.\"/path/to/this/checkout\"] (docs/security.md)"
+                )
+            );
+        }
+        // Inline tables and dotted keys are the same keys.
+        assert!(
+            error("attempt = { network = true }\n").contains("[attempt] network: a repository")
+        );
+        assert!(error("attempt.reveal = [\"/run\"]\n").contains("[attempt] reveal: a repository"));
+        // The first one in the file is named where it is, with the others to move.
+        let both = error("[attempt]\nnetwork = true\nreveal = []\nenv = []\n");
+        assert!(both.starts_with("2:1: [attempt] network:"), "{both}");
+        assert!(
+            both.ends_with(
+                "under [repo.\"/path/to/this/checkout\"], with its `reveal` and `env` (docs/security.md)"
+            ),
+            "{both}"
+        );
+        // The keys that are a repository's own stay readable.
+        let config =
+            Config::parse("[attempt]\nsetup = [\"npm ci\"]\ntmp_size_mib = 64\n").expect("valid");
+        assert_eq!(config.attempt.tmp_size_mib, 64);
+    }
+
+    #[test]
+    fn load_names_the_repository_folder_and_your_file_in_the_refusal() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(CONFIG_FILE);
+        std::fs::write(&path, "[attempt]\nnetwork = true\n").expect("write");
+        let err = Config::load(&path).expect_err("refused");
+        let root = dir.path().canonicalize().expect("canonical");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{}:2:1: [attempt] network: ", path.display())),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("under [repo.\"{}\"]", root.display())),
+            "{text}"
+        );
+    }
+
     /// Every kind of error a person reads about their speccoder.toml, one per line, as one
     /// reviewed snapshot.
     #[test]
@@ -1220,6 +1354,7 @@ network = true
             "[recipe]\nenabled = \"yes\"\n",
             "[commands]\nallow = [[]]\n",
             "[attempt]\ntest_edits = \"some\"\n",
+            "[attempt]\nreveal = [\"/run/user/1000\"]\n",
             "recipe = 3\n",
         ];
         let texts: Vec<String> = cases

@@ -17,7 +17,7 @@ use speccoder_agent::{
 use speccoder_attempt::{
     AttemptRequest, BaselineReport, Story, Verdict, measure_baseline, run_attempt,
 };
-use speccoder_config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor};
+use speccoder_config::{CONFIG_FILE, Config, ExecutorKind, ExternalExecutor, UserConfig};
 use speccoder_foundation::process::{LocalSpawner, defer_exit, shutdown_signal};
 use speccoder_recipe::{
     Follow, ListJson, Progress, Recipe, ResolveError, RunError, RunResult, list_json, list_text,
@@ -252,7 +252,14 @@ impl Project {
             }
             None => root.join(CONFIG_FILE),
         };
-        let config = Config::load(&config_path)?;
+        let mut config = Config::load(&config_path)?;
+        // The keys that loosen the sandbox come from your own file only; the commands that
+        // start an agent are the ones that read them.
+        if matches!(cli.command, Command::Attempt(_) | Command::Agent(_))
+            && let Some(location) = UserConfig::location()
+        {
+            UserConfig::load(&location)?.apply(&mut config.attempt, &root);
+        }
         Ok(Self {
             root,
             base,

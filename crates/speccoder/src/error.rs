@@ -130,7 +130,8 @@ impl Error {
                 | ConfigErrorKind::Syntax(_)
                 | ConfigErrorKind::UnknownTable { .. }
                 | ConfigErrorKind::UnknownKey { .. }
-                | ConfigErrorKind::Invalid { .. } => EXIT_USAGE,
+                | ConfigErrorKind::Invalid { .. }
+                | ConfigErrorKind::FromRepository { .. } => EXIT_USAGE,
             },
             Self::RootNotFolder(_)
             | Self::Flags(_)

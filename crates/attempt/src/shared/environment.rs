@@ -1,14 +1,16 @@
 //! What of your environment the agent and the checks get: an allow-list, never the whole
 //! of it. A token in your shell would otherwise reach the code the agent wrote, which the
-//! checks run. The setup gets all of it: it runs the base's own commands (`npm ci` with a
-//! private registry's token), before any agent.
+//! checks run. The setup gets the checks' environment: its commands are the repository's
+//! choice and run with the network, so a private registry's token reaches `npm ci` only
+//! when your own configuration file names it in `[attempt] env`.
 //!
 //! Every stage gets the names of [`BASE`] and, screened for secrets, the toolchains'
 //! families of [`TOOLCHAINS`] (`GOCACHE`, `CARGO_HOME`, `PYTHONPATH`, `NODE_OPTIONS`…): a
 //! name with `TOKEN`, `SECRET`, `PASSW`, `CREDENTIAL`, `AUTH` or a `KEY` word in it stays
 //! out (`CARGO_REGISTRY_TOKEN`, `NPM_CONFIG__AUTH`, `UV_INDEX_X_PASSWORD`). The checks also
 //! get `[attempt] env`; the agent gets its executor's own variables ([`CLAUDE`], [`CODEX`],
-//! read from each CLI's binary: the names it looks up) and `[attempt] agent_env`.
+//! read from each CLI's binary: the names it looks up) and `[attempt] agent_env`. Both
+//! lists come from your own configuration file only, never a repository's.
 
 use speccoder_config::ExecutorKind;
 use speccoder_foundation::process::{RunOutput, RunRequest, SpawnError, Spawner};

@@ -184,6 +184,33 @@ impl Prepared {
         })
     }
 
+    /// What the setup's sandbox hides: the withheld tests, and your sockets and credential
+    /// files as the checks' sandbox hides them (`[attempt] reveal` lets them through). The
+    /// setup runs commands a repository chose, with the machine's network.
+    pub(crate) fn hidden_from_setup(&self, writable: &[PathBuf]) -> Vec<PathBuf> {
+        let mut hidden: Vec<PathBuf> = self.withheld.iter().map(|w| w.dir.clone()).collect();
+        hidden.extend(hidden::places(
+            For::Checks,
+            home().as_deref(),
+            &|name| std::env::var_os(name),
+            &self.reveal,
+            writable,
+        ));
+        hidden
+    }
+
+    /// The environment of the setup: the checks' (the allow-list and `[attempt] env` of
+    /// your own file), never the whole of yours.
+    pub(crate) fn setup_spawner(
+        &self,
+        inner: Box<dyn speccoder_foundation::process::Spawner>,
+    ) -> Box<dyn speccoder_foundation::process::Spawner> {
+        Box::new(Allowed {
+            inner,
+            env: self.check_env.clone(),
+        })
+    }
+
     /// `[attempt] writable` but the runners' caches, which are private overlays instead:
     /// what the agent or the setup writes there stays in its namespace.
     pub(crate) fn writable_beside_caches(&self) -> impl Iterator<Item = PathBuf> + '_ {

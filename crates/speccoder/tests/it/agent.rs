@@ -58,6 +58,7 @@ impl Project {
             .arg(self.root())
             .args(args)
             .env("PATH", path_var());
+        support::use_user_config(&mut command, self.root());
         for (key, value) in env {
             command.env(key, value);
         }

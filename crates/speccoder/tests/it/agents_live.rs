@@ -51,15 +51,15 @@ impl Cell {
         let makefile = std::fs::read_to_string(root.join("Makefile")).expect("Makefile");
         std::fs::write(root.join("Makefile"), format!("{makefile}\n{SERVE}")).expect("Makefile");
         // The Codex provider's key variable is no Codex variable: the project passes it.
-        std::fs::write(
-            root.join("speccoder.toml"),
-            format!(
+        // In your own file: a repository cannot hand the agent a variable.
+        support::write_config(
+            &root.join("speccoder.toml"),
+            &format!(
                 "[executor]\nkind = \"{}\"\ntimeout_secs = 300\n\n[attempt]\nmax_attempts = 1\nagent_env = [\"{}\"]\n",
                 agent.kind(),
                 ScriptedModel::CODEX_KEY_VAR
             ),
-        )
-        .expect("config");
+        );
         std::fs::copy(
             fixtures_dir().join("attempt/bundle.json"),
             dir.path().join("bundle.json"),
@@ -97,6 +97,7 @@ impl Cell {
             .env("CODEX_HOME", self.home().join(".codex"))
             .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("SPECCODER_CONFIG", support::user_config_for(&self.root()))
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("PYTHONDONTWRITEBYTECODE", "1");
         if let Some(tmp) = std::env::var_os("TMPDIR") {

@@ -34,8 +34,10 @@ impl Repo {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("repo");
         copy_dir(&fixtures_dir().join("attempt/project"), &root);
-        std::fs::write(root.join("speccoder.toml"), support::with_agent_env(config))
-            .expect("config");
+        support::write_config(
+            &root.join("speccoder.toml"),
+            &support::with_agent_env(config),
+        );
         std::fs::copy(
             fixtures_dir().join("attempt/bundle.json"),
             dir.path().join("bundle.json"),
@@ -83,6 +85,7 @@ impl Repo {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("WHERE_FILE", self.dir.path().join("where"));
+        support::use_user_config(&mut command, dir);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -1326,19 +1329,19 @@ fn a_pass_that_cannot_be_committed_is_journalled_as_the_failure_it_is() {
         "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n",
         agent.display()
     ));
-    let config = repo.root().join("speccoder.toml");
-    let text = std::fs::read_to_string(&config).expect("config");
+    // In your own file: a repository cannot make anything writable.
+    let own = support::user_config_file(&repo.root());
+    let text = std::fs::read_to_string(&own).expect("your own file");
     let git_dir = repo.root().join(".git");
     std::fs::write(
-        &config,
+        &own,
         text.replacen(
             "[attempt]\n",
             &format!("[attempt]\nwritable = [\"{}\"]\n", git_dir.display()),
             1,
         ),
     )
-    .expect("config");
-    support::commit_all(&repo.root(), "the user's .git writable");
+    .expect("your own file");
     let (code, story, stderr) = repo.attempt(&[], &[("USER_REPO", repo.root().as_os_str())]);
     assert_eq!(code, Some(1), "{story}\n{stderr}");
     assert_eq!(story["verdict"], "failed", "{story}");
@@ -1413,9 +1416,205 @@ fn reveal_and_network_let_through_what_they_name() {
     );
 }
 
+/// The same keys in your own file, in the table of this checkout only.
+#[test]
+fn reveal_and_network_of_your_file_for_this_checkout_let_through_what_they_name() {
+    on_a_desktop(
+        "reveal = [\"/run/user/0\"]\nnetwork = true\n[repo]\n",
+        "REACHED ssh-agent\nREACHED ssh-add",
+        "[\"ssh-agent\", \"machine-loopback\"]",
+    );
+}
+
+/// A repository's own speccoder.toml asking for what only your file may hold: the attempt
+/// stops before anything runs (exit 2), naming the file, line and key, and where the line
+/// belongs if you trust the repository with it.
+#[test]
+fn a_repository_that_asks_to_loosen_the_sandbox_is_refused_before_anything_runs() {
+    for (line, key) in [
+        ("reveal = [\"/run/user/0\"]", "reveal"),
+        ("network = true", "network"),
+        ("writable = [\"~/\"]", "writable"),
+        ("agent_env = [\"GITHUB_TOKEN\"]", "agent_env"),
+        ("env = [\"AWS_SECRET_ACCESS_KEY\"]", "env"),
+        (
+            "allow_unisolated_withheld = true",
+            "allow_unisolated_withheld",
+        ),
+    ] {
+        let repo = Repo::new("honest", "");
+        let config = repo.root().join("speccoder.toml");
+        let text = std::fs::read_to_string(&config).expect("config");
+        // Written as a hostile repository would, past the tests' own split.
+        let (before, after) = text.split_once("[attempt]\n").expect("an [attempt] table");
+        std::fs::write(&config, format!("{before}[attempt]\n{line}\n{after}")).expect("config");
+        support::commit_all(&repo.root(), "the repository asks for more");
+        let main = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+        let line_no = before.lines().count() + 2;
+        let out = repo.command(&["--json"], &[]).output().expect("starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{key}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}:{line_no}:1: [attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox",
+                config.display()
+            )),
+            "{key}: {stderr}"
+        );
+        let root = repo.root().canonicalize().expect("canonical");
+        let own = support::user_config_for(&root);
+        assert!(
+            stderr.contains(&format!(
+                "move the line to {} under [repo.\"{}\"]",
+                own.display(),
+                root.display()
+            )),
+            "{key}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{key}: no story");
+        assert!(
+            !repo.dir.path().join("where").exists(),
+            "{key}: the agent ran"
+        );
+        assert!(
+            !repo.root().join(".git/speccoder/attempts").exists(),
+            "{key}"
+        );
+        repo.assert_untouched(&main, &[]);
+    }
+}
+
+/// Your own file is read as hostile input too: bad TOML, a FIFO, a file anyone may write,
+/// or a `$SPECCODER_CONFIG` naming no file stop the attempt before anything runs, naming
+/// the file (and the line where there is one).
+#[test]
+fn your_own_file_that_cannot_be_read_stops_the_attempt_naming_it() {
+    let repo = Repo::new("honest", "");
+    let own = support::user_config_file(&repo.root());
+    let run = |env: &[(&str, &std::ffi::OsStr)]| {
+        let out = repo.command(&["--json"], env).output().expect("starts");
+        assert!(!repo.dir.path().join("where").exists(), "the agent ran");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    std::fs::write(&own, "[attempt]\nnetwork = true\nreveal = \"/run\"\n").expect("write");
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}:3:10: [attempt] reveal: invalid type: string \"/run\", expected a sequence",
+            own.display()
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_file(&own).expect("rm");
+    let made = Command::new("mkfifo").arg(&own).status().expect("mkfifo");
+    assert!(made.success());
+    let started = Instant::now();
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(&own.display().to_string()), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "waited on the FIFO"
+    );
+    std::fs::remove_file(&own).expect("rm");
+    std::fs::write(&own, "[attempt]\nnetwork = true\n").expect("write");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o646)).expect("chmod");
+    }
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(stderr.contains("anyone may write it"), "{stderr}");
+    let missing = repo.dir.path().join("no-such.toml");
+    let (code, stderr) = run(&[("SPECCODER_CONFIG", missing.as_os_str())]);
+    assert_eq!(code, Some(5), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: no such file, named by $SPECCODER_CONFIG",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// Your own file inside a folder you made writable: the agent could loosen every later
+/// run, and the story says so.
+#[test]
+fn your_own_file_inside_writable_is_noted() {
+    let probe = tempfile::tempdir().expect("temp dir");
+    let repo = Repo::new("honest", &probes_writable(probe.path()));
+    let own = support::user_config_file(&repo.root());
+    let folder = own
+        .parent()
+        .expect("a folder")
+        .canonicalize()
+        .expect("canonical");
+    let text = std::fs::read_to_string(&own).expect("your own file");
+    let widened = text.replace(
+        &format!("\"{}\"", probe.path().display()),
+        &format!("\"{}\", \"{}\"", probe.path().display(), folder.display()),
+    );
+    assert_ne!(text, widened);
+    std::fs::write(&own, widened).expect("your own file");
+    let (code, story, stderr) = repo.attempt(&[], &[]);
+    assert_eq!(code, Some(0), "{story}\n{stderr}");
+    let notes = story["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "is inside `[attempt] writable` ({}): the agent can change what later runs let through",
+            folder.display()
+        )),
+        "{notes}"
+    );
+}
+
+/// `[attempt] setup` is the repository's choice and runs with the network: it sees
+/// neither your credential files nor the secrets of your environment, only what the checks
+/// get.
+#[test]
+fn the_setup_a_repository_chose_sees_neither_your_credentials_nor_your_secrets() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let (home, _) = home_with_credentials(scratch.path());
+    std::fs::write(
+        home.join(".aws/credentials"),
+        "[default]\naws_secret_access_key = aws-from-the-home\n",
+    )
+    .expect("aws");
+    let repo = Repo::new(
+        "honest",
+        "[attempt]\nsetup = [\"echo setup ran; cat \\\"$HOME/.aws/credentials\\\" \\\"$HOME/.netrc\\\"; echo \\\"token=$GITHUB_TOKEN\\\"; exit 3\"]\n",
+    );
+    let out = repo
+        .command(&["--json"], &[])
+        .env("HOME", &home)
+        .env("GITHUB_TOKEN", "token-from-the-shell")
+        .output()
+        .expect("starts");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("setup ran"),
+        "the setup's output is shown: {said}"
+    );
+    assert!(said.contains("token="), "{said}");
+    for secret in ["aws-from-the-home", "example.org", "token-from-the-shell"] {
+        assert!(!said.contains(secret), "the setup saw `{secret}`: {said}");
+    }
+    assert_ne!(out.status.code(), Some(0), "{said}");
+}
+
 /// An honest attempt on a machine made to look like a desktop (`fixtures/sandbox/desktop.sh`),
-/// with `extra` in `[attempt]`: the agent's probe prints `agent_sees`, and the checks' probe
-/// (a test of the project) asserts that what they reach is the Python list `checks_see`.
+/// with `extra` in `[attempt]` (the keys only your own file holds go there; with `extra`
+/// ending in `[repo]`, into its table of this checkout): the agent's probe prints
+/// `agent_sees`, and the checks' probe (a test of the project) asserts that what they
+/// reach is the Python list `checks_see`.
 fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: a /run of the test's own needs root");
@@ -1443,11 +1642,25 @@ fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
         ),
     )
     .expect("agent");
+    let scoped = extra.ends_with("[repo]\n");
+    let extra = extra.trim_end_matches("[repo]\n");
     let repo = Repo::with_config(&format!(
         "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n{}{extra}",
         agent.display(),
         probes_writable(&probes),
     ));
+    if scoped {
+        // Your file's table for this checkout only, with an `[attempt]` that names no key.
+        let root = repo.root().canonicalize().expect("canonical");
+        let own = support::user_config_file(&root);
+        let text = std::fs::read_to_string(&own).expect("your own file");
+        let scoped = text.replacen(
+            "[attempt]\n",
+            &format!("[attempt]\n\n[repo.{:?}]\n", root.display().to_string()),
+            1,
+        );
+        std::fs::write(&own, scoped).expect("your own file");
+    }
     // The checks probe too: a test of the project that fails on anything reached, and
     // needs the sandbox's own loopback.
     std::fs::write(
@@ -1496,6 +1709,21 @@ fn on_a_desktop(extra: &str, agent_sees: &str, checks_see: &str) {
     );
     let check = &story["attempts"][0]["checks"][0];
     assert_eq!(check["tests"]["counts"]["passed"], 7, "{check}");
+    // The story says what your own file let through, and from where.
+    let own = support::user_config_file(&repo.root().canonicalize().expect("canonical"));
+    let said = story["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("your own configuration file ("))
+        .unwrap_or_default();
+    assert!(said.contains(&own.display().to_string()), "{story}");
+    assert_eq!(
+        said.contains("reveal = [\"/run/user/0\"], network = true"),
+        extra.contains("network = true"),
+        "{said}"
+    );
 }
 
 /// A project of `fixtures/sandbox/NAME` committed with a stand-in agent that runs `fix`

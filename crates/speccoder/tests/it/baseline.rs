@@ -377,13 +377,12 @@ fn example_in_the_base(example: &str, mode: &str) -> (tempfile::TempDir, PathBuf
     } else {
         format!("{own}\n[attempt]\nmax_attempts = 2\n")
     };
-    std::fs::write(
-        repo.join("speccoder.toml"),
-        support::with_agent_env(&format!(
+    support::write_config(
+        &repo.join("speccoder.toml"),
+        &support::with_agent_env(&format!(
             "{own}\n[executor]\nkind = \"command\"\nargv = {agent}\ntimeout_secs = 120\n"
         )),
-    )
-    .expect("config");
+    );
     git(&repo, &["init", "--quiet", "--initial-branch=main"]);
     commit_all(&repo, "the example, with the task's tests");
     let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
@@ -392,6 +391,7 @@ fn example_in_the_base(example: &str, mode: &str) -> (tempfile::TempDir, PathBuf
         .arg(&repo)
         .args(["attempt", "--json", "--bundle"])
         .arg(&bundle_file);
+    support::use_user_config(&mut command, &repo);
     if src.join("withheld").is_dir() && !example.is_empty() {
         command.arg("--withheld").arg(src.join("withheld"));
     }

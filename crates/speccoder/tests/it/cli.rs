@@ -58,6 +58,44 @@ fn recipe_list_json_shape() {
     assert_eq!(json["absent"].as_array().map(Vec::len), Some(13));
 }
 
+/// A repository's file that asks to loosen the sandbox is refused by every command, and so
+/// is a `--config` file: both are read as the repository's.
+#[test]
+fn a_key_only_your_own_file_may_hold_is_refused_by_every_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canon");
+    std::fs::write(root.join("speccoder.toml"), "[attempt]\nnetwork = true\n").expect("w");
+    for args in [&["recipe", "list"][..], &["allow"], &["agent", "argv"]] {
+        let out = speccoder(&root, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!(
+                "error: {}:2:1: [attempt] network: a repository's speccoder.toml cannot loosen the sandbox",
+                root.join("speccoder.toml").display()
+            )),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("under [repo.\"{}\"]", root.display())),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let other = root.join("other.toml");
+    std::fs::write(&other, "[attempt]\nreveal = [\"/run/user/0\"]\n").expect("w");
+    let out = speccoder(
+        &root,
+        &["--config", other.to_str().expect("utf-8"), "recipe", "list"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("other.toml:2:1: [attempt] reveal: a repository's"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn config_errors_exit_2_with_file_line_and_key() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -177,15 +177,14 @@ impl Project {
         } else {
             "max_attempts = 1\n"
         };
-        std::fs::write(
-            project_dir.join("speccoder.toml"),
-            support::with_agent_env(&format!(
+        support::write_config(
+            &project_dir.join("speccoder.toml"),
+            &support::with_agent_env(&format!(
                 "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"env\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{attempts}{extra}",
                 agent.display(),
                 project.marker
             )),
-        )
-        .expect("config");
+        );
         if layout == Layout::Subfolder {
             std::fs::write(root.join("README.md"), "The app lives in app/.\n").expect("readme");
         }
@@ -273,6 +272,7 @@ impl Project {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("CHEAT_MODE", mode)
             .env("USER_REPO", self.root());
+        support::use_user_config(&mut command, &self.project_dir());
         for (key, value) in env {
             command.env(key, value);
         }
@@ -1029,6 +1029,10 @@ fn kill_9(withheld: bool) {
                 .env("GIT_CONFIG_GLOBAL", "/dev/null")
                 .env("GIT_CONFIG_NOSYSTEM", "1")
                 .env("PATH", path_var())
+                .env(
+                    "SPECCODER_CONFIG",
+                    support::user_config_for(&project.project_dir()),
+                )
                 .output()
                 .expect("sh");
             if !out.status.success() {
@@ -1130,6 +1134,10 @@ fn oversized_bundles_and_withheld_folders_in_git_are_refused() {
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("CHEAT_MODE", "honest")
+        .env(
+            "SPECCODER_CONFIG",
+            support::user_config_for(&project.root()),
+        )
         .output()
         .expect("starts");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -192,15 +192,14 @@ pub fn write_add_bundle(path: &Path, task: &str, acceptance: Option<&Path>) {
 /// `attempt` as the `[attempt]` lines) and commits the folder as the first commit of a new
 /// repository: the base of the attempts.
 pub fn commit_base(root: &Path, agent: &Path, attempt: &str) {
-    std::fs::write(
-        root.join("speccoder.toml"),
-        format!(
+    super::write_config(
+        &root.join("speccoder.toml"),
+        &format!(
             "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 120\n\n[attempt]\n{}{attempt}",
             agent.display(),
             super::AGENT_ENV,
         ),
-    )
-    .expect("config");
+    );
     git(root, &["init", "--quiet", "--initial-branch=main"]);
     super::commit_all(root, "the calculator");
 }
@@ -221,6 +220,7 @@ pub fn attempt_command(root: &Path, bundle: &Path) -> Command {
         .env("XDG_STATE_HOME", super::test_state_dir())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1");
+    super::use_user_config(&mut command, root);
     command
 }
 

@@ -228,6 +228,7 @@ pub fn speccoder_with(
         .env("PATH", path_var())
         .env("SPECCODER_CACHE_DIR", test_cache_dir())
         .env("XDG_STATE_HOME", test_state_dir());
+    use_user_config(&mut command, dir);
     for (key, value) in env {
         command.env(key, value);
     }
@@ -399,6 +400,72 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
+}
+
+/// Where a test keeps "your own" configuration file for the project whose `speccoder.toml`
+/// is in `dir`: outside the repository, as a person's is.
+pub fn user_config_file(dir: &Path) -> PathBuf {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let name: String = dir
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    test_state_dir()
+        .join("user-config")
+        .join(format!("{name}.toml"))
+}
+
+/// Writes the `speccoder.toml` at `path` from `text`, moving the `[attempt]` lines that only
+/// your own file may hold (`speccoder_config::HOST_KEYS`, each on one line) into the
+/// test's own file for that project, which [`use_user_config`] hands to speccoder.
+pub fn write_config(path: &Path, text: &str) {
+    let (mut repo, mut user) = (String::new(), String::new());
+    let mut table = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            table = trimmed.to_owned();
+        }
+        let key = trimmed.split('=').next().unwrap_or("").trim();
+        if table == "[attempt]" && speccoder_config::HOST_KEYS.contains(&key) {
+            user.push_str(line);
+            user.push('\n');
+        } else {
+            repo.push_str(line);
+            repo.push('\n');
+        }
+    }
+    std::fs::write(path, repo).expect("speccoder.toml");
+    let own = user_config_file(path.parent().expect("a folder"));
+    if user.is_empty() {
+        let _ = std::fs::remove_file(&own);
+    } else {
+        std::fs::create_dir_all(own.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&own, format!("[attempt]\n{user}")).expect("your own file");
+    }
+}
+
+/// Sets `SPECCODER_CONFIG` for a speccoder run in `dir`: the test's own file of the project
+/// holding `dir`, else an empty one, so that the person's own file never reaches a test.
+pub fn use_user_config(command: &mut std::process::Command, dir: &Path) {
+    command.env("SPECCODER_CONFIG", user_config_for(dir));
+}
+
+/// The file [`use_user_config`] names for `dir`.
+pub fn user_config_for(dir: &Path) -> PathBuf {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.ancestors()
+        .map(user_config_file)
+        .find(|file| file.symlink_metadata().is_ok())
+        .unwrap_or_else(|| {
+            let empty = test_state_dir().join("user-config").join("none.toml");
+            if !empty.is_file() {
+                std::fs::create_dir_all(empty.parent().expect("a folder")).expect("mkdir");
+                std::fs::write(&empty, "").expect("empty file");
+            }
+            empty
+        })
 }
 
 /// The variables the stand-in agents read, which the tests put in speccoder's environment:

@@ -38,9 +38,9 @@ impl Project {
             "#!/bin/sh\ncat >/dev/null\nsh \"$AGENT_SCRIPT\"\necho Done.\n",
         )
         .expect("agent");
-        std::fs::write(
-            root.join("speccoder.toml"),
-            format!(
+        super::write_config(
+            &root.join("speccoder.toml"),
+            &format!(
                 "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\"]\ntimeout_secs = 60\n\n[attempt]\nmax_attempts = 1\n{}{attempt}",
                 agent.display(),
                 // A project naming its own keeps them (with `AGENT_SCRIPT` among them).
@@ -50,8 +50,7 @@ impl Project {
                     super::AGENT_ENV
                 },
             ),
-        )
-        .expect("config");
+        );
         std::fs::write(root.join("tasks.md"), "# Tasks\n\n- [ ] T1 Do it\n").expect("tasks");
         git(&root, &["init", "--quiet", "--initial-branch=main"]);
         commit_all(&root, "base");
@@ -124,9 +123,9 @@ impl Project {
             .env("XDG_STATE_HOME", super::test_state_dir())
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CONFIG_NOSYSTEM", "1")
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .expect("speccoder starts")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        super::use_user_config(&mut command, &self.root());
+        command.output().expect("speccoder starts")
     }
 
     /// One attempt with `agent`, and `withheld` when given; the story.
