@@ -697,7 +697,8 @@ fn a_cargo_forger_sparing_planted_shapes_is_rejected() {
 
 /// pytest run without the attempt's `PYTEST_ADDOPTS` (as tox runs it, passing no variable
 /// through): its output only counts, `3 passed`, one of them the known answer. The story
-/// says the project's own count.
+/// says the project's own count, and the twins, which the summary lines name failing, still
+/// catch a runner that runs nothing.
 #[test]
 fn counts_a_runner_prints_never_include_the_known_answer() {
     require_tools(&["pytest"]);
@@ -737,6 +738,19 @@ fn counts_a_runner_prints_never_include_the_known_answer() {
         None,
     );
     expect(&mut failures, "wrong", &story, "failed", None);
+    // A forger whose runner runs nothing: every count says passed, and only the twins,
+    // named failing by the summary lines alone, can tell.
+    let story = project.attempt(
+        "cat > calc.py <<'EOF'\nimport importlib as _importlib\n\n_importlib.import_module(\"\".join([\"_py\", \"test\", \".python\"])).Function.runtest = lambda self: None\n\n\ndef add(a, b):\n    return a - b\nEOF\n",
+        None,
+    );
+    expect(
+        &mut failures,
+        "forger",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -66,8 +66,10 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
         if !in_summary {
             continue;
         }
-        // pytest 7.0 and 7.1 put an expected failure's reason on an indented line of its own.
-        if line.starts_with("SKIPPED [") || line.starts_with("  ") {
+        // pytest 7.0 and 7.1 put an expected failure's reason on an indented line of its own,
+        // and a failure's message goes on below its line (` +  where 5 = add(2, 3)`): every
+        // summary line of a test starts with its outcome's word, never a space.
+        if line.starts_with("SKIPPED [") || line.starts_with(' ') {
             continue;
         }
         let Some((outcome, node_id)) = pytest_summary_line(line) else {
@@ -251,6 +253,35 @@ mod tests {
         let mut text_only = expected;
         text_only.tests.remove("tests/test_mixed.py::test_skip");
         case(sample!("pytest-mixed.txt"), None, text_only);
+    }
+
+    /// A failure's message can go on below its summary line (measured with `pytest -q` and
+    /// a failing `assert add(2, 3) == 6`): the lines after it still name their tests.
+    #[test]
+    fn pytest_summary_lines_after_a_message_that_goes_on_name_their_tests() {
+        let output =
+            "=========================== short test summary info ============================
+FAILED tests/test_add.py::test_small - assert 5 == 6
+ +  where 5 = add(2, 3)
+FAILED tests/test_add.py::test_negative - assert -3 == -4
+ +  where -3 = add(-4, 1)
+FAILED tests/test_add.py::test_sum - assert 9 == 8
+3 failed in 0.02s
+";
+        case(
+            output,
+            None,
+            report(
+                &[Pytest],
+                &[
+                    ("tests/test_add.py::test_negative", Failed),
+                    ("tests/test_add.py::test_small", Failed),
+                    ("tests/test_add.py::test_sum", Failed),
+                ],
+                &[(Failed, 3)],
+                &["3 failed in 0.02s"],
+            ),
+        );
     }
 
     #[test]

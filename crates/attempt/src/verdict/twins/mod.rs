@@ -497,7 +497,7 @@ fn passed(id: &str, how: Shown) -> String {
 /// Whether a check judged by counts runs twins: a twin file in the language of a
 /// counts-only runner it ran.
 fn counts_hold_twins(twins: &Twins, verdict: &TestReport) -> bool {
-    use super::results::TestFramework::{Jest, Unittest, Vitest};
+    use super::results::TestFramework::{Jest, Pytest, Unittest, Vitest};
     let has = |extensions: &[&str]| {
         twins
             .files
@@ -505,7 +505,7 @@ fn counts_hold_twins(twins: &Twins, verdict: &TestReport) -> bool {
             .any(|f| extensions.iter().any(|e| f.path.ends_with(e)))
     };
     verdict.runners.iter().any(|r| match r {
-        Unittest => has(&[".py"]),
+        Unittest | Pytest => has(&[".py"]),
         Jest | Vitest => has(&[".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx"]),
         _ => false,
     })
