@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use speccoder_foundation::files;
+
 use super::lines::{
     Coin, PY, Reach, Shape, arguments, changed_value, closing, equality, holds_code, indent,
     level_lines,
@@ -166,6 +168,26 @@ pub(crate) fn python_helpers(text: &str) -> Helpers {
     found
 }
 
+/// Of the repository paths `candidates` a test's import may name, the one that is a
+/// regular file of the tree `root` within the bound, read: `Err` when none or several are
+/// (the name is ambiguous), `Ok(None)` when the one could not be read. Not a link: a
+/// helper is the tree's own file.
+fn sole_module(root: &Path, candidates: Vec<String>) -> Result<Option<String>, ()> {
+    let files: Vec<String> = candidates
+        .into_iter()
+        .filter(|p| {
+            std::fs::symlink_metadata(root.join(p))
+                .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_HELPER_BYTES)
+        })
+        .collect();
+    let [file] = files.as_slice() else {
+        return Err(());
+    };
+    Ok(files::read_limited(&root.join(file), MAX_HELPER_BYTES)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok()))
+}
+
 /// The helpers the Python test file `path` (text `text`) calls by name, read in the check
 /// tree `root`: its own module-level functions and those it imports from a file there.
 /// A name found in two places is left out.
@@ -173,18 +195,11 @@ pub(crate) fn python_for(root: &Path, path: &str, text: &str) -> Helpers {
     let mut helpers = python_helpers(text);
     let mut ambiguous: Vec<String> = Vec::new();
     for (module, name, local) in python_from_imports(text) {
-        let files: Vec<String> = python_module_paths(&module, path)
-            .into_iter()
-            .filter(|p| {
-                std::fs::symlink_metadata(root.join(p))
-                    .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_HELPER_BYTES)
-            })
-            .collect();
-        let [file] = files.as_slice() else {
+        let Ok(read) = sole_module(root, python_module_paths(&module, path)) else {
             ambiguous.push(local);
             continue;
         };
-        let Ok(source) = std::fs::read_to_string(root.join(file)) else {
+        let Some(source) = read else {
             continue;
         };
         let Some(helper) = python_helpers(&source).remove(&name) else {
@@ -380,19 +395,12 @@ pub(crate) fn javascript_for(root: &Path, path: &str, text: &str) -> Helpers {
     let mut helpers = javascript_helpers(text);
     let mut ambiguous: Vec<String> = Vec::new();
     for (spec, names) in javascript_named_imports(text) {
-        let files: Vec<String> = javascript_module_paths(&spec, path)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| {
-                std::fs::symlink_metadata(root.join(p))
-                    .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_HELPER_BYTES)
-            })
-            .collect();
-        let [file] = files.as_slice() else {
+        let candidates = javascript_module_paths(&spec, path).unwrap_or_default();
+        let Ok(read) = sole_module(root, candidates) else {
             ambiguous.extend(names);
             continue;
         };
-        let Ok(source) = std::fs::read_to_string(root.join(file)) else {
+        let Some(source) = read else {
             continue;
         };
         let mut theirs = javascript_helpers(&source);
