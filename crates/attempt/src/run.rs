@@ -490,6 +490,10 @@ fn check_pass(
     Ok((results, full))
 }
 
+/// The largest loader the setup is read as having made (yarn's `.pnp.cjs` of a large
+/// monorepo is a few MiB).
+const MAX_REGENERATED_BYTES: u64 = 64 << 20;
+
 /// Each file of `paths` (repository paths, yarn's `.pnp.cjs`) that the candidate changed
 /// must be what the setup, run again for the candidate (`own`), wrote there: else the
 /// candidate carries a loader no install made. With no setup run for the candidate (what it
@@ -513,7 +517,14 @@ fn regenerated_as_setup_makes(
                 "was changed, while the manifests and lockfiles the setup reads were not: no install made it".into(),
             ));
         };
-        let made = std::fs::read(own.tree.join(path)).unwrap_or_default();
+        // The setup ran the project's commands: what they left there is read bounded, and
+        // not through a link out of the tree or a FIFO (either reads as nothing made).
+        let made = speccoder_foundation::files::read_inside(
+            &own.tree,
+            &own.tree.join(path),
+            MAX_REGENERATED_BYTES,
+        )
+        .unwrap_or_default();
         let carried = prepared
             .store
             .run(&["cat-file", "blob", &format!("{candidate}:{path}")])

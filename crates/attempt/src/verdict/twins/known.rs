@@ -129,13 +129,15 @@ pub(super) fn test_files(prepared: &Prepared, tree: &str) -> Vec<(String, bool)>
     paths
 }
 
-/// A plain file of at most `MAX_FILE_BYTES`, read.
-fn read_plain(file: &std::path::Path) -> Option<String> {
+/// A plain file (not a link, not a FIFO) of at most `MAX_FILE_BYTES`, read, the read itself
+/// bounded too.
+pub(super) fn read_plain(file: &std::path::Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(file).ok()?;
     if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES as u64 {
         return None;
     }
-    std::fs::read_to_string(file).ok()
+    let bytes = speccoder_foundation::files::read_limited(file, MAX_FILE_BYTES as u64).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// Adds a known answer to the check tree `check` of `tree` for each unit of its test files:

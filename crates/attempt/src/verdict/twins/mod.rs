@@ -23,8 +23,8 @@ mod lines;
 mod naming;
 mod tables;
 
+use known::test_files;
 pub(crate) use known::{Known, at_base, now, plant_known, scrub, strip};
-use known::{MAX_FILE_BYTES, test_files};
 pub(crate) use lines::Coin;
 use naming::{SEPARATORS, names, unparametrized};
 
@@ -156,11 +156,7 @@ pub(crate) fn plant_in(
 /// Rewrites the plain file `file` (repository path `path`) as its twin; the names of its
 /// twinned tests.
 fn rewrite(root: &Path, file: &Path, path: &str, coin: &mut dyn Coin) -> Option<Vec<String>> {
-    let meta = std::fs::symlink_metadata(file).ok()?;
-    if !meta.file_type().is_file() || meta.len() > MAX_FILE_BYTES as u64 {
-        return None;
-    }
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = known::read_plain(file)?;
     let (twin, names) = twin_in(Some(root), path, &text, coin)?;
     // A copied withheld test may be read-only: replaced, not written through.
     std::fs::remove_file(file).ok()?;
