@@ -63,7 +63,7 @@ impl Kind {
                         ),
                         (
                             ".yarnrc.yml",
-                            "yarnPath: .yarn/releases/yarn-4.18.1.cjs\nnodeLinker: pnp\nenableGlobalCache: false\nenableMirror: false\nenableTelemetry: false\n",
+                            "yarnPath: .yarn/releases/yarn-4.18.1.cjs\nnodeLinker: pnp\nenableGlobalCache: false\nenableMirror: false\nenableTelemetry: false\nenableImmutableInstalls: false\n",
                         ),
                         (
                             ".gitignore",
