@@ -231,6 +231,11 @@ pub struct RunnerDef {
     /// names another folder to run in (`make -C DIR`, `just -f DIR/justfile`), so that a
     /// documented line reaches a subproject's task; none for another program.
     pub folder_options: fn(&str) -> &'static [FolderOption],
+    /// How long detecting it takes when it runs the runner's own program, by rank: 0 for a
+    /// runner read as text, higher for a slower probe. [`detect_all`] starts the slowest
+    /// first, so that on a machine with fewer cores than runners the probe a cold listing
+    /// waits for is not the last to get one.
+    pub probe_cost: u8,
 }
 
 /// One way a runner's command line names the folder it runs in, right after the program.
@@ -317,6 +322,7 @@ impl RunnerDef {
         included: None,
         caches: &[],
         folder_options: |_| &[],
+        probe_cost: 0,
     };
 
     /// Whether a file named `name` is one of this runner's manifests (in any case: just
@@ -408,16 +414,23 @@ pub fn detect_all(ctx: &Context<'_>, ids: &[impl AsRef<str>]) -> Vec<Detection> 
         .iter()
         .filter_map(|id| crate::RUNNERS.iter().find(|def| def.id == id.as_ref()))
         .collect();
+    // Started slowest probe first; joined in the order of `ids`.
+    let mut start: Vec<usize> = (0..defs.len()).collect();
+    start.sort_by_key(|&i| std::cmp::Reverse(defs[i].probe_cost));
     std::thread::scope(|scope| {
-        let handles: Vec<_> = defs
-            .iter()
-            .map(|def| (def, scope.spawn(|| detect_one(def, ctx))))
+        let mut handles: Vec<_> = start
+            .into_iter()
+            .map(|i| {
+                let def = defs[i];
+                (i, scope.spawn(move || detect_one(def, ctx)))
+            })
             .collect();
+        handles.sort_by_key(|(i, _)| *i);
         handles
             .into_iter()
-            .map(|(def, handle)| {
+            .map(|(i, handle)| {
                 handle.join().unwrap_or_else(|_| Detection::Failed {
-                    id: def.id,
+                    id: defs[i].id,
                     reason: "detection panicked".into(),
                 })
             })
