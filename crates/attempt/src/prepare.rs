@@ -39,6 +39,9 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
     note_unmarked_globs(&config.attempt.known_failures, &mut notes);
+    if executor.is_some() {
+        notes.extend(config.notes.iter().cloned());
+    }
     let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo

@@ -253,12 +253,14 @@ impl Project {
             None => root.join(CONFIG_FILE),
         };
         let mut config = Config::load(&config_path)?;
-        // The keys that loosen the sandbox come from your own file only; the commands that
-        // start an agent are the ones that read them.
+        // The keys that loosen the sandbox and the agent come from your own file only; the
+        // commands that start an agent are the ones that read it.
         if matches!(cli.command, Command::Attempt(_) | Command::Agent(_))
             && let Some(location) = UserConfig::location()
         {
-            UserConfig::load(&location)?.apply(&mut config.attempt, &root);
+            let own = UserConfig::load(&location)?;
+            own.apply(&mut config.attempt, &root);
+            own.apply_executor(&mut config);
         }
         Ok(Self {
             root,
@@ -278,9 +280,14 @@ impl Project {
         given.map_or_else(|| self.root.clone(), |p| self.path(p))
     }
 
-    /// The configured external agent, or the reason there is none.
+    /// The configured external agent, or the reason there is none; what applying the
+    /// repository's limits to it noticed is said first.
     fn executor(&self) -> Result<&ExternalExecutor, Error> {
-        Ok(self.config.external_executor()?)
+        let executor = self.config.external_executor()?;
+        for note in &self.config.notes {
+            eprintln!("note: {}", escape_controls(note));
+        }
+        Ok(executor)
     }
 
     /// The allowances: `[commands] allow`, and the detected tasks when
