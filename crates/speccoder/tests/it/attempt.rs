@@ -966,6 +966,11 @@ fn could_not_start_exits_2_or_4_and_changes_nothing() {
         no_repo.path().join("speccoder.toml"),
     )
     .expect("config");
+    std::fs::copy(
+        support::user_config_file(&repo.root()),
+        support::user_config_file(no_repo.path()),
+    )
+    .expect("your own file");
     let out = repo
         .command_in(
             no_repo.path(),
