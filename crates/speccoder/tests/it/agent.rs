@@ -901,7 +901,7 @@ fn a_repository_cannot_start_a_program_of_its_own() {
             ran.display()
         ),
     ];
-    for yours in [true, false] {
+    for yours in [false, true] {
         for text in &hostile {
             // Your own agent, or none at all.
             let project = if yours {
@@ -918,6 +918,10 @@ fn a_repository_cannot_start_a_program_of_its_own() {
             ] {
                 let out = project.speccoder(args, &[]);
                 let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    !ran.exists(),
+                    "{text} {args:?}: the repository's program ran"
+                );
                 assert_eq!(out.status.code(), Some(2), "{text} {args:?}: {stderr}");
                 assert!(
                     stderr.contains(
@@ -936,10 +940,6 @@ fn a_repository_cannot_start_a_program_of_its_own() {
                     "names your own file: {stderr}"
                 );
                 assert!(out.stdout.is_empty(), "{args:?}");
-                assert!(
-                    !ran.exists(),
-                    "{text} {args:?}: the repository's program ran"
-                );
             }
             // Nor did your own agent start on the repository's say.
             assert!(!project.worktree().join("AGENT_WAS_HERE.txt").exists());
