@@ -150,10 +150,16 @@ impl Context<'_> {
         self.probe_with_env(argv, &[])
     }
 
-    /// Like [`Context::probe`], run in `dir` (a subproject's folder) instead of the root.
-    pub fn probe_in(&self, dir: &Path, argv: &[&str]) -> Result<Vec<u8>, Absence> {
+    /// Like [`Context::probe_with_env`], run in `dir` (a subproject's folder) instead of
+    /// the root.
+    pub fn probe_in(
+        &self,
+        dir: &Path,
+        argv: &[&str],
+        env: &[(&str, &str)],
+    ) -> Result<Vec<u8>, Absence> {
         self.probe
-            .run_with_env(argv, &[], dir, self.probe_timeout)
+            .run_with_env(argv, env, dir, self.probe_timeout)
             .map_err(|err| Absence::Failed(err.to_string()))
     }
 
@@ -539,6 +545,16 @@ mod tests {
                 }
             };
             Ok(json.to_vec())
+        }
+
+        fn run_with_env(
+            &self,
+            argv: &[&str],
+            _: &[(&str, &str)],
+            cwd: &Path,
+            timeout: Duration,
+        ) -> Result<Vec<u8>, ProbeError> {
+            self.run(argv, cwd, timeout)
         }
     }
 

@@ -144,7 +144,7 @@ fn list(ctx: &Context<'_>, dir: &std::path::Path, justfile: &str) -> Result<Runn
         }
     })?;
     let dump = ctx
-        .probe_in(dir, &["just", "--dump", "--dump-format=json"])
+        .probe_in(dir, &["just", "--dump", "--dump-format=json"], &[])
         .inspect_err(|_| {
             // A failure is cached like a listing: the justfile and what it imports.
             if ctx.records_inputs() {
