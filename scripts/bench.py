@@ -75,6 +75,21 @@ def make_50k(work):
     return root
 
 
+def cold_detection(sc, shown, work, env, runs, row):
+    """1. Cold detection of all five runners against the slowest probe alone. Gives the
+    project and the no-cache config, which the rows after it use too."""
+    project = all_five(work)
+    nocache = write_nocache(work)
+    ours, base = hyperfine(
+        [f"{sc} --config {nocache} recipe list --json", "task --list-all --json --no-status"],
+        cwd=project, env=env, runs=runs)
+    row("1. cold detection, five runners vs `task --list-all --json --no-status`",
+        ms(ours), ms(base), ours / base, 1.15,
+        f"cd all-five && hyperfine -N '{shown} --config nocache.toml recipe list --json' "
+        "'task --list-all --json --no-status'")
+    return project, nocache
+
+
 def make_listing(sc, shown, work, env, runs, row):
     """4. `recipe list --json` of a generated 50,000-target Makefile against `make -pRrq :`."""
     big = make_50k(work)
@@ -147,7 +162,7 @@ def main():
     args = sys.argv[1:]
     only = args[1:] if args[:1] == ["--only"] else []
     if args and not only:
-        sys.exit("usage: bench.py [--only 4|10c]")
+        sys.exit("usage: bench.py [--only 1|4|10c]")
     env = dict(os.environ)
     work = Path(tempfile.mkdtemp(prefix="speccoder-bench-"))
     env["SPECCODER_CACHE_DIR"] = str(work / "cache")
@@ -170,7 +185,7 @@ def main():
     shown = "target/release/speccoder"
     if only:
         # One row alone: only rows measured by a function of their own can run so.
-        alone = {"4": make_listing, "10c": attempt_pytest}
+        alone = {"1": cold_detection, "4": make_listing, "10c": attempt_pytest}
         if len(only) != 1 or only[0] not in alone:
             sys.exit(f"bench.py: --only takes one of {', '.join(alone)} (the rows that can run "
                      f"alone), not {only}")
@@ -179,17 +194,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
         return
 
-    project = all_five(work)
-    nocache = write_nocache(work)
-
-    # 1. Cold detection of all five runners against the slowest probe alone.
-    ours, base = hyperfine(
-        [f"{sc} --config {nocache} recipe list --json", "task --list-all --json --no-status"],
-        cwd=project, env=env, runs=runs)
-    row("1. cold detection, five runners vs `task --list-all --json --no-status`",
-        ms(ours), ms(base), ours / base, 1.15,
-        f"cd all-five && hyperfine -N '{shown} --config nocache.toml recipe list --json' "
-        "'task --list-all --json --no-status'")
+    project, nocache = cold_detection(sc, shown, work, env, runs, row)
 
     # 2. Warm resolve (cache) against a cold one.
     sh([sc, "recipe", "resolve", "make:noop"], cwd=project, env=env)
