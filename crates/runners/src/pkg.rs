@@ -10,6 +10,7 @@ use crate::files::{self, MAX_MANIFEST, MAX_PACKAGE_JSON};
 use crate::parse_error::ManifestError;
 use crate::quote::{push_single_quoted, single_quote};
 use crate::runner::{Repeats, Runner, TailRule, Task, TaskIndex};
+use crate::subprojects::{Inside, ReadBudget};
 
 pub(crate) const RUNNER: RunnerDef = RunnerDef {
     id: "pkg",
@@ -176,7 +177,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     ] {
         ctx.depends_on_file(file);
     }
-    let inside = files::Root::new(ctx.root);
+    let unbounded = ReadBudget::unbounded();
+    let inside = Inside::new(ctx.root, &unbounded);
     let mut members = Vec::new();
     let mut runner = None;
     let mut root_manager = None;
@@ -187,12 +189,12 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         root_manager = Some(manager);
         let mut root = package_runner(&root_pkg, manager, why);
         let mut patterns = workspace_patterns(&root_pkg);
-        match read_pnpm_workspace(&inside, ctx.root) {
+        match read_pnpm_workspace(inside.root(), ctx.root) {
             Ok(more) => patterns.extend(more),
             Err(err) => root.notes.push(err),
         }
         members = find_members(ctx, &patterns, &mut root.notes);
-        let (tasks, notes) = member_tasks(&inside, ctx.root, &members, manager.prefix());
+        let (tasks, notes) = member_tasks(inside.root(), ctx.root, &members, manager.prefix());
         root.notes.extend(notes);
         root.extend_first(tasks, Repeats::Note);
         runner = Some(root);
@@ -205,8 +207,14 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     };
     let found = crate::subprojects::find(ctx, has_package, false);
     let mut unread = Vec::new();
-    for (folder, _) in &found.list {
+    let budget = ReadBudget::subprojects();
+    let inside = Inside::new(ctx.root, &budget);
+    for (at, (folder, _)) in found.list.iter().enumerate() {
         add_subproject(ctx, &inside, &mut runner, root_manager, folder, &mut unread);
+        if inside.spent() {
+            unread.push(crate::subprojects::spent_note(folder, found.list.len() - at - 1));
+            break;
+        }
     }
     unread.extend(found.note());
     match runner {
@@ -258,7 +266,7 @@ fn package_runner(pkg: &Value, manager: PackageManager, why: &str) -> Runner {
 /// rule for the words after a task.
 fn add_subproject(
     ctx: &Context<'_>,
-    inside: &files::Root,
+    inside: &Inside<'_>,
     runner: &mut Option<Runner>,
     root_manager: Option<PackageManager>,
     folder: &str,
@@ -269,6 +277,8 @@ fn add_subproject(
     ctx.depends_on(dir.join("package.json"));
     let pkg = match read_manifest(inside, &dir.join("package.json"), &shown) {
         Ok(pkg) => pkg,
+        // The caller says so, for this one and those after it.
+        Err(_) if inside.spent() => return,
         Err(err) => {
             unread.push(format!("subproject {folder}/ is not listed: {err}"));
             return;
@@ -431,7 +441,7 @@ fn push_member_tasks(
 }
 
 /// Reads a package.json that must be a JSON object; errors name the file, line and column.
-fn read_manifest(inside: &files::Root, path: &Path, shown: &str) -> Result<Value, String> {
+fn read_manifest(inside: &Inside<'_>, path: &Path, shown: &str) -> Result<Value, String> {
     let bytes = inside
         .read(path, MAX_PACKAGE_JSON)
         .map_err(|err| format!("{shown}: {err}"))?;

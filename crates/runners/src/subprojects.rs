@@ -2,12 +2,13 @@
 //! own (polars' `py-polars/` with its Makefile and pyproject.toml, a Go service's `web/`
 //! with its package.json and justfile). Their tasks are listed as `folder/task`, run in
 //! that folder, as `cd py-polars && make test` runs them. Shared by the runners that list
-//! them: make, just, go-task and pkg.
+//! them: make, just, go-task, pkg, python, tox and nox.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use crate::detection::{Absence, Context};
-use crate::files;
+use crate::files::{self, ReadError};
 use crate::runner::{Repeats, Runner, Task};
 
 /// The files beside a task file that make its folder a project of its own.
@@ -78,6 +79,121 @@ pub(crate) fn find(
         }
     }
     found
+}
+
+/// The most bytes the subprojects of one runner's listing read in all: 32 subprojects each
+/// holding a 16 MiB package.json would otherwise cost 512 MiB. A real subproject's files
+/// are a few KiB (the largest package.json of a big monorepo's app is under 100 KiB).
+pub(crate) const MAX_SUBPROJECT_BYTES: u64 = 16 << 20;
+
+/// The bytes the subprojects of one listing may still read, shared by all of them; the
+/// root's files are bounded one by one instead ([`ReadBudget::unbounded`]).
+#[derive(Debug)]
+pub(crate) struct ReadBudget {
+    left: Cell<u64>,
+    /// Whether a read was cut short by the budget (not by its own file's cap).
+    spent: Cell<bool>,
+}
+
+impl ReadBudget {
+    /// No budget beyond each file's own cap: for the root's files.
+    pub(crate) fn unbounded() -> Self {
+        Self::of(u64::MAX)
+    }
+
+    /// The subprojects' shared budget, [`MAX_SUBPROJECT_BYTES`].
+    pub(crate) fn subprojects() -> Self {
+        Self::of(MAX_SUBPROJECT_BYTES)
+    }
+
+    fn of(bytes: u64) -> Self {
+        Self {
+            left: Cell::new(bytes),
+            spent: Cell::new(false),
+        }
+    }
+
+    /// Whether a read was refused or cut because the budget ran out.
+    pub(crate) fn spent(&self) -> bool {
+        self.spent.get()
+    }
+
+    /// The cap for a file whose own cap is `max`: what is left, when less.
+    fn cap(&self, max: u64) -> u64 {
+        max.min(self.left.get())
+    }
+
+    fn charge(&self, bytes: &[u8]) {
+        let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        self.left.set(self.left.get().saturating_sub(read));
+    }
+}
+
+/// A project folder's files (the root's, or a subproject's), read as [`files::Root`] reads
+/// them, each within its own cap and all within a [`ReadBudget`].
+#[derive(Debug)]
+pub(crate) struct Inside<'a> {
+    root: files::Root,
+    budget: &'a ReadBudget,
+}
+
+impl<'a> Inside<'a> {
+    pub(crate) fn new(root: &Path, budget: &'a ReadBudget) -> Self {
+        Self {
+            root: files::Root::new(root),
+            budget,
+        }
+    }
+
+    /// Whether the budget ran out (see [`ReadBudget::spent`]).
+    pub(crate) fn spent(&self) -> bool {
+        self.budget.spent()
+    }
+
+    /// The root, for reads the budget does not cover (a workspace's members).
+    pub(crate) fn root(&self) -> &files::Root {
+        &self.root
+    }
+
+    /// [`files::Root::read`], within the budget: a file the budget cannot hold is not read.
+    pub(crate) fn read(&self, path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+        let cap = self.budget.cap(max);
+        match self.root.read(path, cap) {
+            Ok(bytes) => {
+                self.budget.charge(&bytes);
+                Ok(bytes)
+            }
+            Err(err @ ReadError::TooLarge { .. }) if cap < max => {
+                self.budget.spent.set(true);
+                Err(err)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// [`files::Root::read_walked_prefix`], within the budget: a prefix the budget cut
+    /// short spends it.
+    pub(crate) fn read_walked_prefix(&self, path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+        let cap = self.budget.cap(max);
+        let bytes = self.root.read_walked_prefix(path, cap)?;
+        if cap < max && bytes.len() as u64 == cap {
+            self.budget.spent.set(true);
+        }
+        self.budget.charge(&bytes);
+        Ok(bytes)
+    }
+}
+
+/// The note for subprojects left unread once the budget ran out at `folder`.
+pub(crate) fn spent_note(folder: &str, after: usize) -> String {
+    let which = match after {
+        0 => format!("subproject {folder}/ is"),
+        n => format!("subproject {folder}/ and the {n} after it are"),
+    };
+    format!(
+        "{which} not listed: the subprojects' files would pass {} MiB in all",
+        MAX_SUBPROJECT_BYTES >> 20
+    )
 }
 
 /// The subprojects [`find`] found: folder and task file name, and how many more it left
@@ -158,14 +274,18 @@ pub(crate) fn none_listed(what: &str, notes: &[String]) -> String {
 /// A runner found by `here` in the root and, as subprojects, in each folder where
 /// `task_file` finds its file beside a manifest, each found by `here` with that folder as
 /// the root (tox and nox: a Python package's own `tox.ini` or `noxfile.py` below a Rust or
-/// Go root). The root's failure fails the runner; a subproject's is a note.
+/// Go root; python: a pyproject.toml whose project has tests or tasks). The root's failure
+/// fails the runner; a subproject's is a note, and one where the runner finds nothing (a
+/// pyproject.toml with no `[tool.tox]`) is passed over. The subprojects read within one
+/// [`ReadBudget`]; past it, the rest are left out with a note. `what` names the runner's
+/// tasks and `patterns` its patterns, for notes.
 pub(crate) fn with_subprojects(
     ctx: &Context<'_>,
-    here: fn(&Context<'_>) -> Result<Runner, Absence>,
+    here: fn(&Context<'_>, &Inside<'_>) -> Result<Runner, Absence>,
     task_file: impl Fn(&Path) -> Option<String>,
-    patterns: &str,
+    (what, patterns): (&str, &str),
 ) -> Result<Runner, Absence> {
-    let root = here(ctx);
+    let root = here(ctx, &Inside::new(ctx.root, &ReadBudget::unbounded()));
     let found = find(ctx, task_file, true);
     if found.list.is_empty() {
         return root;
@@ -176,12 +296,21 @@ pub(crate) fn with_subprojects(
         Err(Absence::Absent(reason)) => (None, Some(reason)),
     };
     let mut notes = Vec::new();
-    for (folder, _) in &found.list {
+    let budget = ReadBudget::subprojects();
+    for (at, (folder, _)) in found.list.iter().enumerate() {
         let dir = ctx.root.join(folder);
         let sub_ctx = Context { root: &dir, ..*ctx };
-        let sub = match here(&sub_ctx) {
+        let inside = Inside::new(&dir, &budget);
+        let sub = here(&sub_ctx, &inside);
+        if inside.spent() {
+            notes.push(spent_note(folder, found.list.len() - at - 1));
+            break;
+        }
+        let sub = match sub {
+            Ok(sub) if sub.tasks.is_empty() => continue,
             Ok(sub) => sub,
-            Err(Absence::Failed(err) | Absence::Absent(err)) => {
+            Err(Absence::Absent(_)) => continue,
+            Err(Absence::Failed(err)) => {
                 notes.push(format!("subproject {folder}/ is not listed: {err}"));
                 continue;
             }
@@ -211,7 +340,7 @@ pub(crate) fn with_subprojects(
             let mut all: Vec<String> = root_absent.into_iter().collect();
             all.extend(runner.into_iter().flat_map(|r| r.notes));
             all.extend(notes);
-            Err(Absence::Absent(none_listed("env or session", &all)))
+            Err(Absence::Absent(none_listed(what, &all)))
         }
     }
 }

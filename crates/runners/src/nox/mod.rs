@@ -4,6 +4,7 @@
 use crate::detection::{Absence, Arguments, Context, RunnerDef, Words};
 use crate::files::{self, MAX_MANIFEST};
 use crate::runner::Runner;
+use crate::subprojects::Inside;
 
 mod lexer;
 mod literal;
@@ -69,18 +70,24 @@ const MAX_DEPTH: usize = 16;
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let task_file =
         |dir: &std::path::Path| files::exists(&dir.join(NOXFILE)).then(|| NOXFILE.to_owned());
-    crate::subprojects::with_subprojects(ctx, detect_here, task_file, "per-Python patterns")
+    crate::subprojects::with_subprojects(
+        ctx,
+        detect_here,
+        task_file,
+        ("session", "per-Python patterns"),
+    )
 }
 
-/// The sessions of the noxfile in `ctx.root` (the root, or a subproject's folder).
-fn detect_here(ctx: &Context<'_>) -> Result<Runner, Absence> {
+/// The sessions of the noxfile in `ctx.root` (the root, or a subproject's folder), read
+/// through `inside`.
+fn detect_here(ctx: &Context<'_>, inside: &Inside<'_>) -> Result<Runner, Absence> {
     let path = ctx.root.join(NOXFILE);
     ctx.depends_on(path.clone());
     if !files::exists(&path) {
         return Err(Absence::Absent("no noxfile.py in the root".into()));
     }
     ctx.needs_binary("nox")?;
-    let bytes = files::Root::new(ctx.root)
+    let bytes = inside
         .read(&path, MAX_MANIFEST)
         .map_err(|err| Absence::Failed(format!("{NOXFILE}: {err}")))?;
     let text = String::from_utf8(bytes)

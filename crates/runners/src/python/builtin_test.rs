@@ -2,8 +2,8 @@
 //! unittest, and why, from its configuration, its dependencies and the shape of its test
 //! files.
 
+use crate::subprojects::Inside;
 use crate::detection::Context;
-use crate::files;
 use crate::runner::Task;
 
 use super::launcher::Launcher;
@@ -295,7 +295,7 @@ const MAX_TEST_FILE_BYTES: u64 = 64 << 10;
 /// input, so editing one is seen.
 pub(super) fn pytest_test_file(
     ctx: &Context<'_>,
-    inside: &files::Root,
+    inside: &Inside<'_>,
     notes: &mut Vec<String>,
 ) -> Option<String> {
     let mut names = Vec::new();

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::subprojects::Inside;
 use crate::detection::{Absence, Context};
 use crate::files;
 use crate::quote::quote;
@@ -204,11 +205,14 @@ pub(crate) struct ToxLauncher {
 /// The launcher tox runs through, when the launcher the python runner would choose for
 /// the project (a lockfile's tool on PATH, else hatch for a hatch project) installs tox
 /// into the project's environment; notes say why not when a file cannot be read.
-pub(crate) fn tox_launcher(ctx: &Context<'_>, notes: &mut Vec<String>) -> Option<ToxLauncher> {
-    let inside = files::Root::new(ctx.root);
+pub(crate) fn tox_launcher(
+    ctx: &Context<'_>,
+    inside: &Inside<'_>,
+    notes: &mut Vec<String>,
+) -> Option<ToxLauncher> {
     let read = |name: &str, notes: &mut Vec<String>| {
         ctx.depends_on_file(name);
-        read_manifest(&inside, ctx.root, name, notes)
+        read_manifest(inside, ctx.root, name, notes)
     };
     let pyproject = read("pyproject.toml", notes);
     let hatch_toml = read("hatch.toml", notes);

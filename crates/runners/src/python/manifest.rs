@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::subprojects::Inside;
 use crate::detection::Context;
 use crate::files::{self, MAX_MANIFEST};
 
@@ -536,7 +537,7 @@ pub(crate) fn parse_setup_py(text: &str) -> Vec<String> {
 /// The manifest `name` in `root`, read within the root and its bound; `None` when it is
 /// not there, or with a note when it cannot be read.
 pub(super) fn read_manifest(
-    inside: &files::Root,
+    inside: &Inside<'_>,
     root: &Path,
     name: &str,
     notes: &mut Vec<String>,
@@ -559,7 +560,7 @@ pub(super) fn read_manifest(
 /// `tests/requirements*.txt`; at most [`MAX_REQUIREMENTS_FILES`], in sorted order.
 pub(super) fn requirements_files(
     ctx: &Context<'_>,
-    inside: &files::Root,
+    inside: &Inside<'_>,
     notes: &mut Vec<String>,
 ) -> Vec<(String, String)> {
     let mut names = Vec::new();

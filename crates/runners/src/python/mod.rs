@@ -37,6 +37,7 @@ use crate::detection::{Absence, Arguments, Cache, CacheDefault, Context, RunnerD
 use crate::files::{self, MAX_MANIFEST};
 use crate::quote::quote;
 use crate::runner::{Runner, TailRule, Task, TaskIndex};
+use crate::subprojects::Inside;
 
 mod builtin_test;
 mod launcher;
@@ -96,8 +97,10 @@ const MAX_REQUIREMENTS_FILES: usize = 32;
 /// Whether `task` is the runner's own `test` (pytest, unittest or `hatch test`) rather
 /// than a task of the project: a `test` of another runner wins over it.
 fn is_builtin(task: &Task) -> bool {
-    task.name == "test"
-        && (task.command.ends_with("pytest")
+    // A subproject's (`bindings/test`, run in its folder) yields to another runner's
+    // `bindings/test` as the root's yields to `test`.
+    let test = task.name == "test" || (task.cwd.is_some() && task.name.ends_with("/test"));
+    test && (task.command.ends_with("pytest")
             || task.command.contains(" -m unittest discover")
             || is_hatch_test(&task.command))
 }
@@ -152,11 +155,26 @@ const MANIFESTS: &[&str] = &[
     ".pytest.toml",
 ];
 
+/// The project in the root and, as subprojects, the Python projects of the folders right
+/// below it (a Rust root's `py-polars/` or `bindings/`, with its own pyproject.toml) where
+/// this runner lists a test or a task, run in that folder as `cd bindings && poe lint` runs.
+fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+    let task_file = |dir: &std::path::Path| {
+        MANIFESTS
+            .iter()
+            .find(|name| files::exists(&dir.join(name)))
+            .map(|name| (*name).to_owned())
+    };
+    crate::subprojects::with_subprojects(ctx, detect_here, task_file, ("test or task", "patterns"))
+}
+
+/// The tests and tasks of the Python project in `ctx.root` (the root, or a subproject's
+/// folder), its files read through `inside`.
 #[expect(
     clippy::too_many_lines,
     reason = "over 80 lines when the limit was set; split it when it next changes"
 )]
-fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
+fn detect_here(ctx: &Context<'_>, inside: &Inside<'_>) -> Result<Runner, Absence> {
     let root = ctx.root;
     for file in [
         "pyproject.toml",
@@ -187,9 +205,8 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             "no pyproject.toml, setup.py, setup.cfg or pytest.ini in the root".into(),
         ));
     }
-    let inside = files::Root::new(root);
     let mut notes = Vec::new();
-    let read = |name: &str, notes: &mut Vec<String>| read_manifest(&inside, root, name, notes);
+    let read = |name: &str, notes: &mut Vec<String>| read_manifest(inside, root, name, notes);
     // pyproject.toml is the project's description: when it cannot be read, nothing said of
     // the project can be trusted.
     let pyproject = match files::exists(&root.join("pyproject.toml")) {
@@ -267,7 +284,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         pytest_why = Some(format!("`{found}` in setup.py"));
     }
     if pytest_why.is_none() {
-        for (name, text) in requirements_files(ctx, &inside, &mut notes) {
+        for (name, text) in requirements_files(ctx, inside, &mut notes) {
             if let Some(found) = parse_requirements(&text).iter().find(|r| is_pytest(r)) {
                 pytest_why = Some(format!("`{found}` in {name}"));
                 break;
@@ -288,7 +305,7 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
         }
     }
     if pytest_why.is_none() {
-        pytest_why = pytest_test_file(ctx, &inside, &mut notes);
+        pytest_why = pytest_test_file(ctx, inside, &mut notes);
     }
 
     let hatch_project = hatch_toml || pyproject.hatch.is_some();

@@ -7,6 +7,7 @@ use crate::files::{self, MAX_MANIFEST};
 use crate::python;
 use crate::quote::quote;
 use crate::runner::{Runner, TailRule, Task};
+use crate::subprojects::Inside;
 
 mod budget;
 mod factor;
@@ -58,22 +59,22 @@ const PLATFORM: &str = match std::env::consts::OS.as_bytes() {
     _ => std::env::consts::OS,
 };
 
-/// The tox files that make a folder below the root a subproject, beside its own manifest
-/// (a Python package's `tox.ini` beside its pyproject.toml).
-const SUBPROJECT_CONFIGS: &[&str] = &["tox.ini", "tox.toml"];
-
+/// A folder below the root is a subproject when tox would find a configuration there
+/// beside a manifest: a Python package's `tox.ini`, or its pyproject.toml's `[tool.tox]`
+/// (a pyproject.toml or setup.cfg without one is passed over, as tox passes it over).
 fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let task_file = |dir: &std::path::Path| {
-        SUBPROJECT_CONFIGS
+        CONFIGS
             .iter()
             .find(|name| files::exists(&dir.join(name)))
             .map(|name| (*name).to_owned())
     };
-    crate::subprojects::with_subprojects(ctx, detect_here, task_file, "on-demand envs")
+    crate::subprojects::with_subprojects(ctx, detect_here, task_file, ("env", "on-demand envs"))
 }
 
-/// The envs of the tox configuration in `ctx.root` (the root, or a subproject's folder).
-fn detect_here(ctx: &Context<'_>) -> Result<Runner, Absence> {
+/// The envs of the tox configuration in `ctx.root` (the root, or a subproject's folder),
+/// read through `inside`.
+fn detect_here(ctx: &Context<'_>, inside: &Inside<'_>) -> Result<Runner, Absence> {
     for name in CONFIGS {
         // Creating one earlier in the order changes which file tox reads.
         ctx.depends_on_file(name);
@@ -84,11 +85,10 @@ fn detect_here(ctx: &Context<'_>) -> Result<Runner, Absence> {
         ));
     }
     let mut launcher_notes = Vec::new();
-    let through = python::tox_launcher(ctx, &mut launcher_notes);
+    let through = python::tox_launcher(ctx, inside, &mut launcher_notes);
     if through.is_none() {
         ctx.needs_binary("tox")?;
     }
-    let inside = files::Root::new(ctx.root);
     for name in CONFIGS {
         let path = ctx.root.join(name);
         if !files::exists(&path) {
