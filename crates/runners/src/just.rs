@@ -115,7 +115,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     for (folder, justfile) in found.list {
         let shown = format!("{folder}/{justfile}");
         match list(ctx, &ctx.root.join(&folder), &shown) {
-            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "patterns"),
+            Ok(sub) => {
+                crate::subprojects::add(&mut runner, &folder, sub, "patterns");
+            }
             Err(Absence::Failed(err) | Absence::Absent(err)) => runner
                 .notes
                 .push(format!("subproject {folder}/ is not listed: {err}")),

@@ -209,14 +209,29 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     let mut unread = Vec::new();
     let budget = ReadBudget::subprojects();
     let inside = Inside::new(ctx.root, &budget);
+    let mut prefixes = Vec::new();
     for (at, (folder, _)) in found.list.iter().enumerate() {
-        add_subproject(ctx, &inside, &mut runner, root_manager, folder, &mut unread);
+        if let Some(manager) =
+            add_subproject(ctx, &inside, &mut runner, root_manager, folder, &mut unread)
+        {
+            prefixes.push((folder.clone(), manager.prefix().to_owned()));
+        }
         if inside.spent() {
-            unread.push(crate::subprojects::spent_note(folder, found.list.len() - at - 1));
+            unread.push(crate::subprojects::spent_note(
+                folder,
+                found.list.len() - at - 1,
+            ));
             break;
         }
     }
     unread.extend(found.note());
+    // The header names each subproject's manager where it is not the root's.
+    let root_prefix = root_manager.map(PackageManager::prefix);
+    if let Some(runner) = &mut runner
+        && let Some(header) = crate::subprojects::header(root_prefix, &prefixes)
+    {
+        runner.command_prefix = header;
+    }
     match runner {
         Some(mut runner) if !runner.tasks.is_empty() => {
             runner.notes.extend(unread);
@@ -263,7 +278,7 @@ fn package_runner(pkg: &Value, manager: PackageManager, why: &str) -> Runner {
 /// is no workspace member: a Go service's `web/`, a site's `docs/`), run there with the
 /// package manager its own files name, else the root's. One whose manager hands words on
 /// unlike the runner's (pnpm's `--` beside npm's) is left out with a note: a runner has one
-/// rule for the words after a task.
+/// rule for the words after a task. The manager, when its scripts were added.
 fn add_subproject(
     ctx: &Context<'_>,
     inside: &Inside<'_>,
@@ -271,17 +286,17 @@ fn add_subproject(
     root_manager: Option<PackageManager>,
     folder: &str,
     unread: &mut Vec<String>,
-) {
+) -> Option<PackageManager> {
     let dir = ctx.root.join(folder);
     let shown = format!("{folder}/package.json");
     ctx.depends_on(dir.join("package.json"));
     let pkg = match read_manifest(inside, &dir.join("package.json"), &shown) {
         Ok(pkg) => pkg,
         // The caller says so, for this one and those after it.
-        Err(_) if inside.spent() => return,
+        Err(_) if inside.spent() => return None,
         Err(err) => {
             unread.push(format!("subproject {folder}/ is not listed: {err}"));
-            return;
+            return None;
         }
     };
     let (manager, why) = match (signals(ctx, &dir, &pkg), root_manager) {
@@ -291,7 +306,7 @@ fn add_subproject(
     };
     let sub = package_runner(&pkg, manager, why);
     if sub.tasks.is_empty() {
-        return;
+        return None;
     }
     let runner = runner.get_or_insert_with(|| {
         let mut first = Runner::new(RUNNER.id, RUNNER.label, manager.prefix());
@@ -306,9 +321,9 @@ fn add_subproject(
             runner.command_prefix,
             manager.prefix()
         ));
-        return;
+        return None;
     }
-    crate::subprojects::add(runner, folder, sub, "patterns");
+    crate::subprojects::add(runner, folder, sub, "patterns").then_some(manager)
 }
 
 /// Whether `script` would reach the package manager as an option (`--cwd=..` makes bun

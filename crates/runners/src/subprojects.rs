@@ -220,8 +220,9 @@ impl Subprojects {
 /// root's. Its patterns are not listed (an op names them under the folder, which the
 /// pattern does not match), and a subproject the root's own tasks already hold under that
 /// folder's name (a just module `mod web`, a go-task include named `web`) is left out,
-/// with a note for each (`patterns` names the runner's patterns: `pattern rules`).
-pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str) {
+/// with a note for each (`patterns` names the runner's patterns: `pattern rules`). Whether
+/// it was added.
+pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str) -> bool {
     let prefix = format!("{folder}/");
     // Only names under the folder: a root target named like it (`make docs` beside
     // `docs/`) is another task.
@@ -229,7 +230,7 @@ pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str
         runner.notes.push(format!(
             "subproject {folder}/ is not listed: the root's tasks already hold `{folder}/…`"
         ));
-        return;
+        return false;
     }
     let mut left_out = 0usize;
     let tasks: Vec<Task> = sub
@@ -260,6 +261,35 @@ pub(crate) fn add(runner: &mut Runner, folder: &str, sub: Runner, patterns: &str
         .notes
         .extend(sub.notes.into_iter().map(|n| format!("{folder}/: {n}")));
     runner.extend_first(tasks, Repeats::Note);
+    true
+}
+
+/// The command a runner's header shows (`command="…"` in the prompt) when its subprojects
+/// run theirs otherwise than the root (`root`: its command, when the root has tasks), each
+/// `folder/: command` where it differs: `npm run; docs/: yarn run`, or with no root
+/// `docs/: yarn run; web/: npm run` (one command alone when they all agree). `None` when
+/// the runner's own command already says it all.
+pub(crate) fn header(root: Option<&str>, subprojects: &[(String, String)]) -> Option<String> {
+    let (first, rest) = match root {
+        Some(root) => (root, subprojects),
+        None => {
+            let (_, first) = subprojects.first()?;
+            if subprojects.iter().all(|(_, prefix)| prefix == first) {
+                return Some(first.clone());
+            }
+            let all: Vec<String> = subprojects
+                .iter()
+                .map(|(folder, prefix)| format!("{folder}/: {prefix}"))
+                .collect();
+            return Some(all.join("; "));
+        }
+    };
+    let differing: Vec<String> = rest
+        .iter()
+        .filter(|(_, prefix)| prefix != first)
+        .map(|(folder, prefix)| format!("{folder}/: {prefix}"))
+        .collect();
+    (!differing.is_empty()).then(|| format!("{first}; {}", differing.join("; ")))
 }
 
 /// Why a runner whose root and subprojects gave no task is absent, with what was left out.
@@ -297,6 +327,8 @@ pub(crate) fn with_subprojects(
     };
     let mut notes = Vec::new();
     let budget = ReadBudget::subprojects();
+    let root_prefix = runner.as_ref().map(|r| r.command_prefix.clone());
+    let mut prefixes = Vec::new();
     for (at, (folder, _)) in found.list.iter().enumerate() {
         let dir = ctx.root.join(folder);
         let sub_ctx = Context { root: &dir, ..*ctx };
@@ -328,9 +360,17 @@ pub(crate) fn with_subprojects(
             ));
             continue;
         }
-        add(runner, folder, sub, patterns);
+        let prefix = sub.command_prefix.clone();
+        if add(runner, folder, sub, patterns) {
+            prefixes.push((folder.clone(), prefix));
+        }
     }
     notes.extend(found.note());
+    if let Some(runner) = &mut runner
+        && let Some(header) = header(root_prefix.as_deref(), &prefixes)
+    {
+        runner.command_prefix = header;
+    }
     match runner {
         Some(mut runner) if !runner.tasks.is_empty() => {
             runner.notes.extend(notes);

@@ -123,7 +123,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
             continue;
         }
         match list(ctx, &ctx.root.join(&folder), &shown) {
-            Ok(sub) => crate::subprojects::add(&mut runner, &folder, sub, "wildcard tasks"),
+            Ok(sub) => {
+                crate::subprojects::add(&mut runner, &folder, sub, "wildcard tasks");
+            }
             Err(Absence::Failed(err) | Absence::Absent(err)) => runner
                 .notes
                 .push(format!("subproject {folder}/ is not listed: {err}")),

@@ -99,7 +99,9 @@ fn detect(ctx: &Context<'_>) -> Result<Runner, Absence> {
     for (folder, name) in subprojects {
         let dir = ctx.root.join(folder);
         match read_project(ctx, &dir, &canonical_root, name, &mut budget) {
-            Ok(sub) => crate::subprojects::add(&mut runner, folder, sub, "pattern rules"),
+            Ok(sub) => {
+                crate::subprojects::add(&mut runner, folder, sub, "pattern rules");
+            }
             Err(err) => runner
                 .notes
                 .push(format!("subproject {folder}/ is not listed: {err}")),

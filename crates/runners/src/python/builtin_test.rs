@@ -2,9 +2,9 @@
 //! unittest, and why, from its configuration, its dependencies and the shape of its test
 //! files.
 
-use crate::subprojects::Inside;
 use crate::detection::Context;
 use crate::runner::Task;
+use crate::subprojects::Inside;
 
 use super::launcher::Launcher;
 use super::manifest::{HatchEnv, HatchEnvs, Pyproject, is_pytest, requirement_name};

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use crate::subprojects::Inside;
 use crate::detection::{Absence, Context};
 use crate::files;
 use crate::quote::quote;
+use crate::subprojects::Inside;
 
 use super::manifest::{read_manifest, requirement_name, strings, table};
 

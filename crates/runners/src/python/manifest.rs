@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use crate::subprojects::Inside;
 use crate::detection::Context;
 use crate::files::{self, MAX_MANIFEST};
+use crate::subprojects::Inside;
 
 use super::MAX_REQUIREMENTS_FILES;
 

@@ -101,8 +101,8 @@ fn is_builtin(task: &Task) -> bool {
     // `bindings/test` as the root's yields to `test`.
     let test = task.name == "test" || (task.cwd.is_some() && task.name.ends_with("/test"));
     test && (task.command.ends_with("pytest")
-            || task.command.contains(" -m unittest discover")
-            || is_hatch_test(&task.command))
+        || task.command.contains(" -m unittest discover")
+        || is_hatch_test(&task.command))
 }
 
 /// Whether a command is `hatch test`, alone or with the folder it runs.

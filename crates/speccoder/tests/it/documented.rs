@@ -60,6 +60,11 @@ table! {
         subproject_build: ("cargo-py-subproject", "py-frame/build", "make build", Some("py-frame")),
         // `cd py-frame && tox -e lint`: the subproject's own tox.ini.
         subproject_tox_lint: ("cargo-py-subproject", "py-frame/lint", "tox -e lint", Some("py-frame")),
+        // `cd python` then `poe test`, `poe lint`: a folder with only a pyproject.toml.
+        bindings_poe_test: ("rust-py-bindings", "python/test", "poe test", Some("python")),
+        bindings_poe_lint: ("rust-py-bindings", "python/lint", "poe lint", Some("python")),
+        // `cd bench && tox -e bench`: its pyproject.toml's `[tool.tox]`.
+        bindings_tox_bench: ("rust-py-bindings", "bench/bench", "tox -e bench", Some("bench")),
         // A Go service's subprojects, as its README and CI name them: `cd web && npm test`,
         // `just -f web/justfile e2e` (and CI's `just web/e2e`), `task -d tools lint`, and
         // `cd docs` then `yarn build` (docs/ has its own yarn.lock).

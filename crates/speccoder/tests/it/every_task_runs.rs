@@ -49,6 +49,7 @@ table! {
         cargo_workspace: "cargo-workspace",
         cargo_xtask: "cargo-xtask",
         cargo_py_subproject: "cargo-py-subproject",
+        rust_py_bindings: "rust-py-bindings",
         go_module: "go-module",
         go_workspace: "go-workspace",
         just: "just",

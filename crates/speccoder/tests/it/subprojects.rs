@@ -229,3 +229,69 @@ fn a_python_subprojects_nox_sessions() {
         ("nox -s lint", Some("py-frame"))
     );
 }
+
+/// Property: a folder right below a Rust root whose only file of its own is a
+/// pyproject.toml is a subproject of the Python runners where they list something there,
+/// the same names the real tools list run in that folder: poe's tasks (`poe` with no task),
+/// tox's `[tool.tox]` envs (`tox list`); a pyproject.toml whose project has no test, task or
+/// tox env (`docs/`) is no subproject and adds no note.
+#[test]
+fn a_folder_with_only_a_pyproject_lists_what_poe_and_tox_list_there() {
+    require_tools(&["poe", "tox"]);
+    let fixtures = Fixtures::copy();
+    let root = fixtures.path("rust-py-bindings");
+    let recipe = detect(&root, &RecipeConfig::default());
+    let under = |id: &str, folder: &str| -> Vec<String> {
+        let prefix = format!("{folder}/");
+        let mut names: Vec<String> = tasks(&recipe, id)
+            .into_iter()
+            .map(|(name, cwd)| {
+                assert_eq!(cwd.as_deref(), Some(folder), "{name}");
+                name.strip_prefix(&prefix).expect("folder/").to_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    // `poe` with no task prints its help, the tasks under "Configured tasks:".
+    let help = run("poe", &root.join("python"));
+    let mut poe: Vec<String> = help
+        .split("Configured tasks:")
+        .nth(1)
+        .expect("poe lists its tasks")
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect();
+    poe.sort();
+    assert_eq!(under("python", "python"), poe);
+    // `tox list`: the default envs and the additional ones, `NAME -> description`.
+    let listed = run("tox list", &root.join("bench"));
+    let mut tox: Vec<String> = listed
+        .lines()
+        .filter_map(|l| l.split_once(" -> ").map(|(name, _)| name.trim().to_owned()))
+        .collect();
+    tox.sort();
+    // tox makes `py` and `pyNN` on demand, which `tox list` does not show.
+    let ours: Vec<String> = under("tox", "bench")
+        .into_iter()
+        .filter(|name| !name.starts_with("py"))
+        .collect();
+    assert_eq!(ours, tox);
+    let resolved = recipe.resolve("python/lint").expect("resolves");
+    assert_eq!(
+        (resolved.command.as_str(), resolved.cwd),
+        ("poe lint", Some("python"))
+    );
+    let resolved = recipe.resolve("bench/bench").expect("resolves");
+    assert_eq!(
+        (resolved.command.as_str(), resolved.cwd),
+        ("tox -e bench", Some("bench"))
+    );
+    let notes: Vec<&String> = recipe
+        .runners()
+        .flat_map(|r| &r.notes)
+        .filter(|n| n.contains("docs"))
+        .collect();
+    assert!(notes.is_empty(), "{notes:?}");
+}
