@@ -384,3 +384,147 @@ pub(crate) fn with_subprojects(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::time::Duration;
+
+    use crate::detection::Context;
+    use crate::probe::{Probe, ProbeError};
+
+    /// None of the runners tested here runs a probe.
+    struct NoProbe;
+
+    impl Probe for NoProbe {
+        fn run(&self, argv: &[&str], _: &Path, _: Duration) -> Result<Vec<u8>, ProbeError> {
+            Err(ProbeError::NotStarted {
+                command: argv.join(" "),
+                reason: "no probe runs in this test".into(),
+            })
+        }
+    }
+
+    /// The bytes this thread has read so far: `rchar` of `/proc/thread-self/io`, which
+    /// counts every `read` the thread made, whatever read it.
+    fn read_by_this_thread() -> u64 {
+        let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+        io.lines()
+            .find_map(|l| l.strip_prefix("rchar: "))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("rchar")
+    }
+
+    /// Property: 32 subprojects each holding a 3 MiB file (a package.json, a tox.ini, a
+    /// noxfile.py, a pyproject.toml) cost one listing at most [`MAX_SUBPROJECT_BYTES`] of
+    /// reading in all, whatever the runner: the first five are listed, and a note says which
+    /// are not and why. (Before the shared budget, each runner read all 96 MiB.)
+    #[test]
+    fn subprojects_read_within_one_budget() {
+        use std::os::unix::fs::PermissionsExt;
+        let pad = "#".repeat(3 << 20);
+        let padded_pkg = format!(r#"{{"scripts":{{"t":"echo t"}},"pad":"{pad}"}}"#);
+        let small_pyproject = "[project]\nname = \"p\"\nversion = \"0\"\n";
+        let tox_ini = format!("{pad}\n[tox]\nenv_list = lint\n\n[testenv:lint]\ncommands = ruff\n");
+        let noxfile = format!("{pad}\nimport nox\n\n@nox.session\ndef lint(session):\n    pass\n");
+        let pyproject = format!("{pad}\n{small_pyproject}\n[tool.pytest.ini_options]\n");
+        let cases: [(&str, Vec<(&str, &str)>, &str); 4] = [
+            ("pkg", vec![("package.json", &padded_pkg)], "t"),
+            (
+                "tox",
+                vec![("pyproject.toml", small_pyproject), ("tox.ini", &tox_ini)],
+                "lint",
+            ),
+            (
+                "nox",
+                vec![
+                    ("pyproject.toml", small_pyproject),
+                    ("noxfile.py", &noxfile),
+                ],
+                "lint",
+            ),
+            ("python", vec![("pyproject.toml", &pyproject)], "test"),
+        ];
+        for (id, files, task) in cases {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let bin = dir.path().join("bin");
+            std::fs::create_dir(&bin).expect("bin");
+            for tool in ["tox", "nox", "python3"] {
+                let path = bin.join(tool);
+                std::fs::write(&path, "").expect("write");
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .expect("chmod");
+            }
+            let root = dir.path().join("project");
+            for i in 0..32 {
+                let folder = root.join(format!("s{i:02}"));
+                std::fs::create_dir_all(&folder).expect("folder");
+                for (name, text) in &files {
+                    std::fs::write(folder.join(name), text).expect("write");
+                }
+            }
+            let ctx = Context {
+                root: &root,
+                probe: &NoProbe,
+                probe_timeout: Duration::from_secs(5),
+                path_var: Some(bin.as_os_str()),
+                inputs: None,
+            };
+            let def = crate::RUNNERS.iter().find(|d| d.id == id).expect("runner");
+            let before = read_by_this_thread();
+            let runner = (def.detect)(&ctx).unwrap_or_else(|err| panic!("{id}: {err:?}"));
+            let read = read_by_this_thread() - before;
+            // The five listed were read whole: the count sees them.
+            assert!(
+                (15 << 20..=MAX_SUBPROJECT_BYTES + (64 << 10)).contains(&read),
+                "{id}: read {read} bytes"
+            );
+            // tox's on-demand `py` too.
+            let names: Vec<&str> = runner
+                .tasks
+                .iter()
+                .map(|t| t.name.as_str())
+                .filter(|name| name.ends_with(&format!("/{task}")))
+                .collect();
+            let want: Vec<String> = (0..5).map(|i| format!("s{i:02}/{task}")).collect();
+            assert_eq!(names, want, "{id}");
+            assert!(
+                runner.notes.iter().any(|n| n
+                    == "subproject s05/ and the 26 after it are not listed: the subprojects' \
+                        files would pass 16 MiB in all"),
+                "{id}: {:#?}",
+                runner.notes
+            );
+        }
+    }
+
+    /// Property: the header's command names each subproject's where it differs from the
+    /// root's, and every one when there is no root and they differ.
+    #[test]
+    fn the_header_names_each_command_where_they_differ() {
+        let subs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(f, p)| ((*f).to_owned(), (*p).to_owned()))
+                .collect()
+        };
+        assert_eq!(header(Some("npm run"), &subs(&[("web", "npm run")])), None);
+        assert_eq!(
+            header(
+                Some("npm run"),
+                &subs(&[("docs", "yarn run"), ("web", "npm run")])
+            )
+            .as_deref(),
+            Some("npm run; docs/: yarn run")
+        );
+        assert_eq!(
+            header(None, &subs(&[("docs", "yarn run"), ("web", "npm run")])).as_deref(),
+            Some("docs/: yarn run; web/: npm run")
+        );
+        assert_eq!(
+            header(None, &subs(&[("docs", "npm run"), ("web", "npm run")])).as_deref(),
+            Some("npm run")
+        );
+        assert_eq!(header(None, &[]), None);
+    }
+}
