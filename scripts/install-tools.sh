@@ -111,22 +111,28 @@ fi
 # A venv rather than `pip --target`, so the linked script finds its own interpreter and
 # library without PYTHONPATH (which the attempt's checks do not pass through). The venvs
 # are made side by side (each in the background), then waited for.
-# venv_tool BIN PACKAGE VERSION: installs PACKAGE==VERSION unless `BIN --version` says it.
+# venv_tool BIN PACKAGE VERSION [PIN...]: installs PACKAGE==VERSION (with the PINs beside it)
+# unless `BIN --version` says it and, where there are PINs, the venv was made with them.
 declare -a venv_jobs=()
 venv_tool() {
   local bin=$1 pkg=$2 version=$3
+  shift 3
+  local pins="$*"
+  local dir="$TOOLS_DIR/py-$bin" log="$TOOLS_DIR/py-$bin.log"
   # The whole answer, from /: tox warns first when the folder has no configuration, and
   # nox prints its version on stderr.
-  if [[ "$(cd / && "$BIN/$bin" --version 2>&1 || true)" == *"$version"* ]]; then
+  if [[ "$(cd / && "$BIN/$bin" --version 2>&1 || true)" == *"$version"* ]] &&
+    { [[ -z $pins ]] || [[ "$(cat "$dir/.pins" 2>/dev/null)" == "$pins" ]]; }; then
     printf '%-22s%s\n' "$bin $version" "present"
     return
   fi
   (
-    local dir="$TOOLS_DIR/py-$bin" log="$TOOLS_DIR/py-$bin.log"
     rm -rf "$dir"
+    # shellcheck disable=SC2086 # one word per pin
     if python3 -m venv "$dir" &&
       "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "$pkg==$version" >"$log" 2>&1 && [[ -x "$dir/bin/$bin" ]]; then
+        "$pkg==$version" $pins >"$log" 2>&1 && [[ -x "$dir/bin/$bin" ]]; then
+      printf '%s' "$pins" >"$dir/.pins"
       link "$dir/bin/$bin" "$bin"
       printf '%-22s%s\n' "$bin $version" "installed"
     else
@@ -141,7 +147,10 @@ venv_tool tox tox "$TOX_VERSION"
 venv_tool nox nox "$NOX_VERSION"
 venv_tool poe poethepoet "$POE_VERSION"
 venv_tool hatch hatch "$HATCH_VERSION"
-venv_tool pdm pdm "$PDM_VERSION"
+# pdm 2.29.4 asks for hishel>=1.4 and breaks on hishel 2 (`pdm install` and `pdm lock`
+# fail with "module 'hishel' has no attribute 'SyncSqliteStorage'"); its own `locked` extra
+# pins 1.4.0 but cannot be installed whole.
+venv_tool pdm pdm "$PDM_VERSION" 'hishel[httpx2]==1.4.0'
 venv_tool uv uv "$UV_VERSION"
 venv_tool poetry poetry "$POETRY_VERSION"
 for job in "${venv_jobs[@]}"; do wait "$job"; done

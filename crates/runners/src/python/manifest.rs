@@ -326,9 +326,10 @@ fn pytest_outside_poetry_run(doc: &toml::Value) -> Option<String> {
 
 /// The extra that names pytest when nothing `pdm install` installs by default does
 /// ([`Pyproject::pytest_outside_pdm_run`]). pdm installs the project's dependencies and
-/// every dev group (`[tool.pdm.dev-dependencies]`, `[dependency-groups]`), not an extra of
-/// `[project.optional-dependencies]` (pdm's docs; measured with pdm 2.25: `pdm install`
-/// resolves a dependency group's and a dev group's requirements, not an extra's).
+/// every dev group (`[tool.pdm.dev-dependencies]`, `[dependency-groups]`, and a group another
+/// includes), not an extra of `[project.optional-dependencies]` (measured with pdm 2.29.4:
+/// after `pdm install`, pytest was in `.venv` for each of those and not for an extra;
+/// `documented::pdm_installs_pytest_where_python_test_counts_it`).
 fn pytest_outside_pdm_run(doc: &toml::Value, out: &Pyproject) -> Option<String> {
     let project = table(doc, &["project"]);
     let dev = table(doc, &["tool", "pdm", "dev-dependencies"]);

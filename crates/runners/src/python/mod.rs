@@ -394,7 +394,12 @@ fn detect_here(ctx: &Context<'_>, inside: &Inside<'_>) -> Result<Runner, Absence
             format!("`poetry install` does not install it (`poetry install {option}` would)")
         }),
         (Launcher::Pdm, false) => pyproject.pytest_outside_pdm_run.as_ref().map(|option| {
-            format!("`pdm install` does not install it (`pdm install {option}` would)")
+            // Measured with pdm 2.29.4: `pdm install -G NAME` refuses a group its pdm.lock
+            // was locked without ("Requested groups not in lockfile").
+            format!(
+                "`pdm install` does not install it (`pdm install {option}` would, once \
+                 pdm.lock holds that group: `pdm lock {option}`)"
+            )
         }),
         _ => None,
     };

@@ -261,3 +261,68 @@ fn a_python_test_counts_only_what_poetry_and_pdm_install() {
         assert!(recipe.resolve("python:test").is_ok(), "{lock}");
     }
 }
+
+/// Where a pdm project names pytest (one of pyproject.toml's tables), whether the real
+/// `pdm install` puts it in the project's environment.
+type PdmCase = (&'static str, bool);
+
+/// Property: the python runner counts pytest for `pdm run` exactly where the real
+/// `pdm install` (pdm 2.29.4, a fresh project whose lockfile it writes) installs it: the
+/// project's dependencies, every `[dependency-groups]` group and `[tool.pdm.dev-dependencies]`
+/// group, a group another includes; never an extra. Where it installs pytest, the Python
+/// `test` is listed (`python:test`) and runs; where it does not, it is not. (`pdm run --
+/// pytest` still finds a pytest on PATH then, outside the project's environment.)
+fn pdm_install_decides((tables, installs): PdmCase) {
+    require_tools(&["pdm"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        format!(
+            "[project]\nname = \"ledger\"\nversion = \"0.1.0\"\nrequires-python = \">=3.9\"\n\
+             {tables}"
+        ),
+    )
+    .expect("write");
+    std::fs::create_dir_all(root.join("tests")).expect("tests");
+    std::fs::write(
+        root.join("tests/test_ledger.py"),
+        "def test_ledger():\n    assert True\n",
+    )
+    .expect("write");
+    let install = support::sh(
+        "env PDM_CHECK_UPDATE=false pdm install --no-self",
+        root,
+        std::time::Duration::from_secs(300),
+    );
+    assert!(install.success(), "pdm install: {}", install.stdout.text());
+    assert!(root.join("pdm.lock").is_file());
+    assert_eq!(
+        root.join(".venv/bin/pytest").is_file(),
+        installs,
+        "pdm install: {tables}"
+    );
+    let recipe = detect(root, &RecipeConfig::default());
+    let test = recipe.resolve("python:test");
+    assert_eq!(test.is_ok(), installs, "{tables}: {test:?}");
+    if let Ok(test) = test {
+        assert_eq!(test.command, "pdm run -- pytest");
+        let ran = support::sh(&test.command, root, std::time::Duration::from_secs(120));
+        assert!(ran.success(), "{}", ran.stdout.text());
+    }
+}
+
+table! {
+    /// pdm's install rule, measured case by case.
+    pdm_installs_pytest_where_python_test_counts_it: pdm_install_decides(PdmCase) {
+        dependencies: ("dependencies = [\"pytest\"]\n", true),
+        dependency_group_test: ("[dependency-groups]\ntest = [\"pytest\"]\n", true),
+        dependency_group_dev: ("[dependency-groups]\ndev = [\"pytest\"]\n", true),
+        pdm_dev_dependencies: ("[tool.pdm.dev-dependencies]\ntest = [\"pytest\"]\n", true),
+        included_group: (
+            "[dependency-groups]\ndev = [{include-group = \"test\"}]\ntest = [\"pytest\"]\n",
+            true
+        ),
+        extra: ("[project.optional-dependencies]\ntest = [\"pytest\"]\n", false),
+    }
+}
