@@ -167,20 +167,27 @@ fn script(
 /// else the first line of the comment right under the `#!` line, if any, or of a Python
 /// docstring there. Skipped on the way: blank lines, tool directives (`# shellcheck
 /// disable=…`, `# -*- coding -*-`), a PEP 723 `# /// script` metadata block, and copyright
-/// and licence lines, none of which says what the script does.
+/// and licence lines with the rest of their comment block (the Apache header's "you may
+/// not use this file…" goes on for ten lines), none of which says what the script does.
 pub(crate) fn parse_head(head: &[u8]) -> Option<Option<String>> {
     let rest = head.strip_prefix(b"#!")?;
     let text = String::from_utf8_lossy(rest);
     let mut lines = text.lines();
     lines.next();
     let mut in_metadata = false;
+    let mut in_legal = false;
     for line in lines {
         let line = line.trim();
         if line.is_empty() {
+            // A licence header ends at its block's end.
+            in_legal = false;
             continue;
         }
         if in_metadata {
             in_metadata = line != "# ///";
+            continue;
+        }
+        if in_legal && line.starts_with('#') {
             continue;
         }
         let Some(comment) = line.strip_prefix('#') else {
@@ -192,7 +199,11 @@ pub(crate) fn parse_head(head: &[u8]) -> Option<Option<String>> {
             in_metadata = true;
             continue;
         }
-        if comment.is_empty() || is_directive(comment) || is_legal(comment) {
+        if is_legal(comment) {
+            in_legal = true;
+            continue;
+        }
+        if comment.is_empty() || is_directive(comment) {
             continue;
         }
         return Some(Some(comment.to_owned()));
@@ -281,6 +292,16 @@ mod tests {
         );
         case(
             "#!/bin/sh\n# (c) 2021 Someone\n# Licensed under the MIT license.\nset -e\n",
+            Some(None),
+        );
+        // The Apache header: its block is the licence's, whatever its lines say; the doc
+        // comes after it.
+        case(
+            "#!/usr/bin/env bash\n# Copyright 2025 The Loom Authors\n#\n# Licensed under the Apache License, Version 2.0 (the \"License\");\n# you may not use this file except in compliance with the License.\n# You may obtain a copy of the License at\n#\n#     http://www.apache.org/licenses/LICENSE-2.0\n#\n# limitations under the License.\n\n# Regenerate the protobuf stubs.\nset -e\n",
+            Some(Some("Regenerate the protobuf stubs.")),
+        );
+        case(
+            "#!/bin/sh\n# Copyright 2025 The Loom Authors\n# Use of this source code is governed by a BSD-style\n# license that can be found in the LICENSE file.\nset -e\n",
             Some(None),
         );
         // A block never closed within the bytes read gives no doc.
