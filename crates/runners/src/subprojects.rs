@@ -429,7 +429,9 @@ mod tests {
         let tox_ini = format!("{pad}\n[tox]\nenv_list = lint\n\n[testenv:lint]\ncommands = ruff\n");
         let noxfile = format!("{pad}\nimport nox\n\n@nox.session\ndef lint(session):\n    pass\n");
         let pyproject = format!("{pad}\n{small_pyproject}\n[tool.pytest.ini_options]\n");
-        let cases: [(&str, Vec<(&str, &str)>, &str); 4] = [
+        // Per runner: its id, each subproject's files (name, text), the task each lists.
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+        let cases: [Case<'_>; 4] = [
             ("pkg", vec![("package.json", &padded_pkg)], "t"),
             (
                 "tox",
