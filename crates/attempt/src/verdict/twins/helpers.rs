@@ -44,7 +44,7 @@ fn ident(name: &str) -> bool {
 }
 
 /// How many times `word` stands as a whole word in `text`.
-fn words(text: &str, word: &str) -> usize {
+pub(super) fn words(text: &str, word: &str) -> usize {
     let id = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word)
         .filter(|(at, _)| {

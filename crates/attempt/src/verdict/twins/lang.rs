@@ -381,6 +381,11 @@ const GO_EQUALS: [&str; 6] = [
 pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
     let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let mut names = Vec::new();
+    // `cmp` is go-cmp where the file imports it under its own name.
+    let go_cmp = lines.iter().any(|l| {
+        let l = l.trim();
+        l == "\"github.com/google/go-cmp/cmp\"" || l == "import \"github.com/google/go-cmp/cmp\""
+    });
     for (name, t, start, end) in go_tests(&lines) {
         let mut rewrite =
             |lines: &[String], i: usize, coin: &mut dyn Coin| go_line(lines, i, end, &t, coin);
@@ -390,6 +395,9 @@ pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
         };
         let mut changed = rewrite_tests(&mut lines, vec![test], GO, &mut rewrite, coin);
         if super::tables::go(&mut lines, (&t, start, end), coin) && changed.is_empty() {
+            changed.push(name.clone());
+        }
+        if go_named(&mut lines, (&t, start, end), go_cmp, coin) && changed.is_empty() {
             changed.push(name.clone());
         }
         names.extend(changed);
@@ -796,4 +804,119 @@ pub(super) fn javascript_known(
         lines[end].clone(),
     ];
     Some((inserted(lines, end + 1, new), title))
+}
+
+/// The expected value a Go test names before comparing it (`want := 5`, `var want = 5`,
+/// `const want = 5`, at the test's level): changed where the name is compared once at
+/// that level by a statement whose block fails the test (`if got != want {`, `if
+/// !reflect.DeepEqual(got, want) {`, `if !cmp.Equal(got, want) {`, `if diff :=
+/// cmp.Diff(want, got); diff != "" {`) and used nowhere else but in that block. The
+/// original passing means the comparison ran and found the value equal to the literal.
+fn go_named(
+    lines: &mut [String],
+    (t, start, end): (&str, usize, usize),
+    go_cmp: bool,
+    coin: &mut dyn Coin,
+) -> bool {
+    let level = level_lines(lines, (start, end), GO);
+    let body = lines[start..end].join("\n");
+    let mut changed_any = false;
+    for &i in &level {
+        let trimmed = lines[i].trim();
+        let Some((name, value)) = ["var ", "const ", ""].iter().find_map(|head| {
+            let rest = trimmed.strip_prefix(head)?;
+            let (name, value) = rest.split_once(if head.is_empty() { " := " } else { " = " })?;
+            let plain = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            plain.then_some((name.to_owned(), value))
+        }) else {
+            continue;
+        };
+        // The first compared use after the declaration, with its failing block.
+        let Some((line, block)) = level
+            .iter()
+            .filter(|j| **j > i)
+            .find_map(|&j| go_compares_name(lines, j, end, (t, &name), go_cmp).map(|b| (j, b)))
+        else {
+            continue;
+        };
+        let uses = super::helpers::words(&lines[i], &name)
+            + super::helpers::words(&lines[line], &name)
+            + super::helpers::words(&lines[block.0..block.1].join("\n"), &name);
+        if super::helpers::words(&body, &name) != uses
+            || super::helpers::words(&lines[line], &name) != 1
+            || super::helpers::words(&lines[i], &name) != 1
+        {
+            continue;
+        }
+        let Some(new) = expected_changed(value, GO, Shape::Go, coin) else {
+            continue;
+        };
+        let at = trimmed.len() - value.len();
+        lines[i] = replaced(&lines[i], (at, trimmed.len()), &new);
+        changed_any = true;
+    }
+    changed_any
+}
+
+/// Whether Go's line `j` (of a test ending at line `end`, parameter `t`) is an `if` whose
+/// condition compares `name` for equality with one other value and whose block fails the
+/// test; the block's lines.
+fn go_compares_name(
+    lines: &[String],
+    j: usize,
+    end: usize,
+    (t, name): (&str, &str),
+    go_cmp: bool,
+) -> Option<(usize, usize)> {
+    let line = &lines[j];
+    let cond = line.trim().strip_prefix("if ")?.strip_suffix(" {")?;
+    let close = format!("{}}}", indent(line));
+    let last = (j + 1..end).find(|k| lines[*k].starts_with(&close))?;
+    // The block ends the `if`: no `else` that could fail instead.
+    if lines[last].trim() != "}" {
+        return None;
+    }
+    let fails = lines[j + 1..last].iter().any(|l| {
+        let l = l.trim_start();
+        [".Error(", ".Errorf(", ".Fatal(", ".Fatalf("]
+            .iter()
+            .any(|f| l.starts_with(&format!("{t}{f}")))
+    });
+    if !fails {
+        return None;
+    }
+    let two = |inner: &str| -> Option<bool> {
+        let args = arguments(inner, GO.0);
+        let [x, y] = args.as_slice() else {
+            return None;
+        };
+        Some(inner[x.0..x.1] == *name || inner[y.0..y.1] == *name)
+    };
+    // `diff := cmp.Diff(want, got); diff != ""`: go-cmp's diff is empty exactly when its
+    // two values are equal (with no options, which could loosen it).
+    if let Some(rest) = cond.strip_prefix("diff := cmp.Diff(") {
+        let close = closing(cond, "diff := cmp.Diff".len(), GO.0)?;
+        let inner = &rest[..close - "diff := cmp.Diff(".len()];
+        return (go_cmp && &cond[close + 1..] == "; diff != \"\"" && two(inner)?)
+            .then_some((j + 1, last));
+    }
+    let cond = match cond.rfind("; ") {
+        Some(at) if depth(&cond[..at], GO.0) == 0 => &cond[at + 2..],
+        _ => cond,
+    };
+    for head in ["!reflect.DeepEqual(", "!cmp.Equal("] {
+        if let Some(rest) = cond.strip_prefix(head) {
+            if head == "!cmp.Equal(" && !go_cmp {
+                return None;
+            }
+            if closing(cond, head.len() - 1, GO.0)? + 1 != cond.len() {
+                return None;
+            }
+            return two(&rest[..rest.len() - 1])?.then_some((j + 1, last));
+        }
+    }
+    let (x, y) = equality(cond, "!=", GO)?;
+    (cond[x.0..x.1] == *name || cond[y.0..y.1] == *name).then_some((j + 1, last))
 }

@@ -578,3 +578,28 @@ fn a_step_the_twin_pass_never_reached_is_told_apart() {
     ]);
     assert_eq!(reached(&twins, &verdict, &both).1, Vec::<String>::new());
 }
+
+#[test]
+fn a_go_tests_named_expected_value_gets_changed() {
+    let text = "package calc\n\nimport (\n\t\"reflect\"\n\t\"testing\"\n\n\t\"github.com/google/go-cmp/cmp\"\n)\n\nfunc TestAdd(t *testing.T) {\n\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want %d\", got, want)\n\t}\n}\n\nfunc TestSplit(t *testing.T) {\n\twant := []string{\"a\", \"b\"}\n\tgot := Split(\"a b\")\n\tif !reflect.DeepEqual(got, want) {\n\t\tt.Errorf(\"got %v\", got)\n\t}\n}\n\nfunc TestDiff(t *testing.T) {\n\tconst want = \"ab\"\n\tif diff := cmp.Diff(want, Join(\"a\", \"b\")); diff != \"\" {\n\t\tt.Error(diff)\n\t}\n}\n";
+    let (out, names) = twin("calc/add_test.go", text).expect("twinned");
+    assert_eq!(names, ["TestAdd", "TestSplit", "TestDiff"]);
+    assert!(out.contains("\twant := 4\n"), "{out}");
+    assert!(out.contains("\twant := []string{\"a\", \"c\"}\n"), "{out}");
+    assert!(out.contains("\tconst want = \"ac\"\n"), "{out}");
+    assert_eq!(out.lines().count(), text.lines().count());
+    // A name used elsewhere, compared where the comparison may not run or may hold
+    // otherwise, or a diff whose package is not go-cmp, is left alone.
+    for body in [
+        "\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Fatal(got)\n\t}\n\twant = 6\n",
+        "\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Log(got)\n\t}\n",
+        "\twant := 5\n\tif ready() {\n\t\tif got := Add(2, 3); got != want {\n\t\t\tt.Fatal(got)\n\t\t}\n\t}\n",
+        "\twant := 5\n\tif got := Add(2, 3); got != want && got != 7 {\n\t\tt.Fatal(got)\n\t}\n",
+        "\twant := 5\n\tif got := Add(want, 3); got != c {\n\t\tt.Fatal(got)\n\t}\n",
+        "\twant := 5\n\tif diff := cmp.Diff(want, Add(2, 3)); diff != \"\" {\n\t\tt.Fatal(diff)\n\t}\n",
+        "\twant := 5\n\tif !reflect.DeepEqual(Add(2, 3), want, opt) {\n\t\tt.Fatal()\n\t}\n",
+    ] {
+        let text = format!("package calc\n\nfunc TestX(t *testing.T) {{\n{body}}}\n");
+        assert_eq!(twin("calc/x_test.go", &text), None, "{body}");
+    }
+}
