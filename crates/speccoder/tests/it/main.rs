@@ -38,6 +38,7 @@ mod spellings;
 mod steering;
 mod subprojects;
 mod tool_listings;
+mod twin_shapes;
 mod twins;
 mod untrusted;
 mod verdict;

@@ -123,7 +123,7 @@ pub(super) fn expected_changed(
 
 /// unittest's assertions of equality: the plain one and the typed ones (a multiset's,
 /// for `assertCountEqual`, differs too when one element changes).
-const PY_EQUALS: [&str; 7] = [
+pub(super) const PY_EQUALS: [&str; 7] = [
     "self.assertEqual(",
     "self.assertEquals(",
     "self.assertListEqual(",

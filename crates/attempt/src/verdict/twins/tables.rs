@@ -142,12 +142,15 @@ fn python_compared_in(
 ) -> Option<(usize, Reach)> {
     for i in level_lines(lines, body, PY) {
         let trimmed = lines[i].trim();
-        let Some(rest) = trimmed.strip_prefix("assert ") else {
-            continue;
-        };
         if trimmed.ends_with('\\') || trimmed.contains(';') || trimmed.contains('#') {
             continue;
         }
+        if let Some(index) = unittest_compared(trimmed, names) {
+            return Some((index, Reach::Near));
+        }
+        let Some(rest) = trimmed.strip_prefix("assert ") else {
+            continue;
+        };
         let Some(&(0, b)) = arguments(rest, PY.0).first() else {
             continue;
         };
@@ -166,6 +169,26 @@ fn python_compared_in(
         }
     }
     None
+}
+
+/// The name of `names` that unittest's assertion of equality `trimmed`
+/// (`self.assertEqual(add(a, b), want)`, two arguments) compares, by index.
+pub(super) fn unittest_compared(trimmed: &str, names: &[String]) -> Option<usize> {
+    let head = super::lang::PY_EQUALS
+        .iter()
+        .find(|h| trimmed.starts_with(**h))?;
+    let open = head.len() - 1;
+    if closing(trimmed, open, PY.0)? + 1 != trimmed.len() {
+        return None;
+    }
+    let inner = &trimmed[open + 1..trimmed.len() - 1];
+    let args = arguments(inner, PY.0);
+    let [x, y] = args.as_slice() else {
+        return None;
+    };
+    [*y, *x]
+        .iter()
+        .find_map(|(a, b)| names.iter().position(|n| *n == inner[*a..*b]))
 }
 
 /// The first line of the decorators above the `def` on line `def` (indented `own`), with
@@ -215,6 +238,25 @@ fn loop_lines(lines: &[String], i: usize, limit: usize) -> Option<(usize, (usize
     (start < stop).then_some((end, (start, stop)))
 }
 
+/// The comparison of a loop body `body` that is one `with self.subTest(…):` block:
+/// unittest runs each row's block and fails the test where any row's fails (or, without
+/// support for sub-tests, stops at the first failing row), so the block's statements at
+/// its own level run for every row of a test that passed.
+fn python_sub_test(
+    lines: &[String],
+    body: (usize, usize),
+    names: &[String],
+) -> Option<(usize, Reach)> {
+    let [with] = level_lines(lines, body, PY)[..] else {
+        return None;
+    };
+    if !lines[with].trim().starts_with("with self.subTest(") {
+        return None;
+    }
+    let (_, block) = loop_lines(lines, with, body.1)?;
+    python_compared_in(lines, block, names)
+}
+
 /// A table walked by a loop at the test body's level, `for a, b, want in [(2, 3, 5), …]:`,
 /// whose body compares one of the names at its own level and uses it nowhere else, with
 /// no `break` or `continue`: every row runs and compares its own expected cell, so every
@@ -247,7 +289,9 @@ fn python_loop(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Option
         {
             continue;
         }
-        let Some((index, reach)) = python_compared_in(lines, (start, stop), &targets) else {
+        let Some((index, reach)) = python_compared_in(lines, (start, stop), &targets)
+            .or_else(|| python_sub_test(lines, (start, stop), &targets))
+        else {
             continue;
         };
         let whole = lines[test.body.0..test.body.1].join("\n");

@@ -603,3 +603,27 @@ fn a_go_tests_named_expected_value_gets_changed() {
         assert_eq!(twin("calc/x_test.go", &text), None, "{body}");
     }
 }
+
+#[test]
+fn a_sub_test_loop_over_literal_rows_gets_its_expected_column_changed() {
+    let text = "import unittest\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        for a, b, want in [(2, 3, 5), (-4, 1, -3)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(add(a, b), want)\n\n    def test_plain_loop(self):\n        for a, want in [(1, 2)]:\n            self.assertEqual(want, inc(a))\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_add", "test_plain_loop"]);
+    assert!(
+        out.contains("for a, b, want in [(2, 3, 6), (-4, 1, -2)]:"),
+        "{out}"
+    );
+    assert!(out.contains("for a, want in [(1, 3)]:"), "{out}");
+    // The expected name in the sub-test's label, another context, a second statement
+    // beside the block, or a comparison that is not equality: left alone.
+    for body in [
+        "        for a, want in [(1, 2)]:\n            with self.subTest(want=want):\n                self.assertEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with suppress(AssertionError):\n                self.assertEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                self.assertNotEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                if a:\n                    self.assertEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                self.assertEqual(inc(a), want, msg=want)\n",
+    ] {
+        let text = format!("class T(unittest.TestCase):\n    def test_x(self):\n{body}");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{body}");
+    }
+}
