@@ -597,7 +597,19 @@ pub(super) fn javascript_with(
         };
         Some(replaced(line, at, &new))
     };
+    let loops: Vec<Test> = tests
+        .iter()
+        .map(|t| Test {
+            name: t.name.clone(),
+            body: t.body,
+        })
+        .collect();
     let mut names = rewrite_tests(&mut lines, tests, JS, &mut rewrite, coin);
+    for test in loops {
+        if super::tables::javascript_loops(&mut lines, &test, coin) && !names.contains(&test.name) {
+            names.push(test.name);
+        }
+    }
     for name in super::tables::javascript(&mut lines, coin) {
         if !names.contains(&name) {
             names.push(name);

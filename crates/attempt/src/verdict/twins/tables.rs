@@ -770,3 +770,70 @@ fn ident_js(name: &str) -> bool {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
+
+/// JavaScript: a loop at a test body's level over literal rows, `for (const [a, b, want]
+/// of [[2, 3, 5], …]) {`, whose body compares one of the names at its own level with the
+/// runner's assertion and uses it nowhere else, with no `break`, `continue` or `return`:
+/// every row runs and compares its own expected cell, so every row's changes. Whether the
+/// test's twin changed.
+pub(super) fn javascript_loops(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> bool {
+    let mut changed_any = false;
+    for i in level_lines(lines, test.body, JS) {
+        if javascript_loop(lines, i, test, coin).is_some() {
+            changed_any = true;
+        }
+    }
+    changed_any
+}
+
+fn javascript_loop(lines: &mut [String], i: usize, test: &Test, coin: &mut dyn Coin) -> Option<()> {
+    let quotes = JS.0;
+    let own = indent(&lines[i]).to_owned();
+    if !lines[i].trim_start().starts_with("for (const [") {
+        return None;
+    }
+    let text = lines[i..test.body.1].join("\n");
+    let open = text.find('(')?;
+    let close = closing(&text, open, quotes)?;
+    let header_end = close + 1 + text[close + 1..].find('\n')?;
+    if &text[close + 1..header_end] != " {" {
+        return None;
+    }
+    let inner = &text[open + 1..close];
+    let rest = inner.strip_prefix("const [")?;
+    let (targets, rows) = rest.split_once("] of ")?;
+    let targets: Vec<&str> = targets.split(',').map(str::trim).collect();
+    if targets.len() < 2 || !targets.iter().all(|t| ident_js(t)) {
+        return None;
+    }
+    let rows_at = open + 1 + inner.len() - rows.len();
+    if !rows.starts_with('[') || closing(&text, rows_at, quotes)? + 1 != close {
+        return None;
+    }
+    let first_body = i + text[..header_end].matches('\n').count() + 1;
+    let end = (first_body..test.body.1).find(|j| lines[*j] == format!("{own}}}"))?;
+    let body = lines[first_body..end].join("\n");
+    if ["break", "continue", "return", "yield", "await"]
+        .iter()
+        .any(|w| holds_code(&body, quotes, w))
+    {
+        return None;
+    }
+    let index = each_compared(lines, (first_body, end), &targets)?;
+    let whole = lines[test.body.0..test.body.1].join("\n");
+    if words(&whole, targets[index]) != 2 || words(&body, targets[index]) != 1 {
+        return None;
+    }
+    let changes = changed_rows(
+        &text,
+        (rows_at, close),
+        Column::At(index, targets.len()),
+        (JS, Shape::Js, Reach::Near),
+        coin,
+    )?;
+    let new = spliced(&text, changes);
+    for (line, text) in lines[i..].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(())
+}

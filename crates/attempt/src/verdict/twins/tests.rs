@@ -627,3 +627,23 @@ fn a_sub_test_loop_over_literal_rows_gets_its_expected_column_changed() {
         assert_eq!(twin("tests/test_x.py", &text), None, "{body}");
     }
 }
+
+#[test]
+fn a_javascript_loop_over_literal_rows_gets_its_expected_column_changed() {
+    let text = "const { add } = require(\"../calc\");\n\ntest(\"adds\", () => {\n  for (const [a, b, want] of [\n    [2, 3, 5],\n    [-4, 1, -3],\n  ]) {\n    expect(add(a, b)).toBe(want);\n  }\n});\n\ntest(\"joins\", () => {\n  for (const [a, want] of [[\"a\", \"ab\"]]) {\n    assert.strictEqual(join(a, \"b\"), want);\n  }\n});\n";
+    let (out, names) = twin("test/add.test.js", text).expect("twinned");
+    assert_eq!(names, ["adds", "joins"]);
+    assert!(out.contains("    [2, 3, 6],\n    [-4, 1, -2],\n"), "{out}");
+    assert!(out.contains("of [[\"a\", \"ac\"]]) {"), "{out}");
+    assert_eq!(out.lines().count(), text.lines().count());
+    for body in [
+        "  for (const [a, want] of [[1, 2]]) {\n    if (a) {\n      break;\n    }\n    expect(inc(a)).toBe(want);\n  }\n",
+        "  for (const [a, want] of [[1, 2]]) {\n    expect(inc(a)).not.toBe(want);\n  }\n",
+        "  for (const [a, want] of [[1, 2]]) {\n    expect(inc(a, want)).toBe(want);\n  }\n",
+        "  for (const [a, want] of rows) {\n    expect(inc(a)).toBe(want);\n  }\n",
+        "  for (const [a, want] of [[1, 2]]) {\n    if (a) {\n      expect(inc(a)).toBe(want);\n    }\n  }\n",
+    ] {
+        let text = format!("test(\"x\", () => {{\n{body}}});\n");
+        assert_eq!(twin("test/x.test.js", &text), None, "{body}");
+    }
+}
