@@ -96,3 +96,88 @@ fn a_go_tests_named_expected_value_has_a_twin() {
         "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n",
     );
 }
+
+/// A value equal to every other, by a spelling the tampering scan does not read as a
+/// constant: the forger's result wherever the project's own tests compare it.
+const SAME: &str = "\n\nclass _Same:\n    def __eq__(self, other):\n        return len(repr(other)) >= 0\n\n    __ne__ = object.__ne__\n    __hash__ = object.__hash__\n";
+
+/// A project of unittest classes, run by unittest, whose `test_file` (at
+/// tests/test_add.py) compares `add` through the shape under test. `add` is right at the
+/// base and `mul` is the task: a sub-test that fails at the base is counted as a test of
+/// its own there (`1 tests ran, 2 at the base`), which this project stays clear of.
+fn unittest_project(test_file: &str) -> Project {
+    Project::new(
+        &[
+            ("Makefile", "test:\n\tpython3 -m unittest -v\n"),
+            (
+                "calc.py",
+                "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    raise NotImplementedError(\"T1 multiplies\")\n",
+            ),
+            ("tests/__init__.py", ""),
+            (
+                "tests/test_mul.py",
+                "import unittest\n\nfrom calc import mul\n\n\nclass MulTest(unittest.TestCase):\n    def test_mul(self):\n        self.assertEqual(mul(2, 3), 6)\n",
+            ),
+            ("tests/test_add.py", test_file),
+        ],
+        "",
+    )
+}
+
+/// `mul` done, and `add` broken behind a value equal to every other.
+fn unittest_forger() -> String {
+    format!(
+        "cat > calc.py <<'PY'\ndef add(a, b):\n    return _Same()\n\n\ndef mul(a, b):\n    return a * b\n{SAME}PY\n"
+    )
+}
+
+const UNITTEST_HONEST: &str =
+    "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n' > calc.py\n";
+
+#[test]
+fn a_unittest_sub_test_loop_has_twins() {
+    require_tools(&["python3"]);
+    let project = unittest_project(
+        "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        for a, b, want in [(2, 3, 5), (-4, 1, -3)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(add(a, b), want)\n",
+    );
+    forger_rejected_honest_passes(&project, &unittest_forger(), UNITTEST_HONEST);
+}
+
+/// A jest project whose test walks literal rows with `for … of`.
+#[test]
+fn a_javascript_for_of_loop_has_twins() {
+    require_tools(&["jest"]);
+    let project = jest_project(
+        "const { add } = require(\"../calc\");\n\ntest(\"adds\", () => {\n  for (const [a, b, want] of [\n    [2, 3, 5],\n    [-4, 1, -3],\n  ]) {\n    expect(add(a, b)).toEqual(want);\n  }\n});\n",
+    );
+    forger_rejected_honest_passes(&project, JEST_FORGER, JEST_HONEST);
+}
+
+/// A jest project whose `test/add.test.js` is `test_file`.
+fn jest_project(test_file: &str) -> Project {
+    Project::new(
+        &[
+            (
+                "package.json",
+                "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"scripts\": {\n    \"test\": \"jest\"\n  }\n}\n",
+            ),
+            (
+                "package-lock.json",
+                "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\",\n  \"lockfileVersion\": 3,\n  \"requires\": true,\n  \"packages\": {\n    \"\": {\n      \"name\": \"calc\",\n      \"version\": \"1.0.0\"\n    }\n  }\n}\n",
+            ),
+            (
+                "calc.js",
+                "exports.add = (a, b) => {\n  throw new Error(\"T1 adds this\");\n};\n",
+            ),
+            ("test/add.test.js", test_file),
+        ],
+        "",
+    )
+}
+
+/// A result jest's `toEqual` takes for any value: an asymmetric matcher that always
+/// matches. The known answer compares its own value with `toBe`, which it never meets.
+const JEST_FORGER: &str =
+    "printf 'exports.add = (a, b) => ({ asymmetricMatch: () => true });\\n' > calc.js\n";
+
+const JEST_HONEST: &str = "printf 'exports.add = (a, b) => a + b;\\n' > calc.js\n";
