@@ -31,6 +31,8 @@ pub(crate) struct Helper {
     params: Vec<String>,
     compared: usize,
     reach: Reach,
+    /// A method's: the lines of the class that defines it, where its calls must be.
+    within: Option<(usize, usize)>,
 }
 
 /// The helpers a test file may call, by the name it calls them.
@@ -64,10 +66,13 @@ fn compared_param(
 ) -> Option<(usize, Reach)> {
     level_lines(lines, body, PY).into_iter().find_map(|l| {
         let trimmed = lines[l].trim();
-        let rest = trimmed.strip_prefix("assert ")?;
         if trimmed.contains(';') || trimmed.contains('#') || trimmed.ends_with('\\') {
             return None;
         }
+        if let Some(k) = super::tables::unittest_compared(trimmed, params) {
+            return Some((k, Reach::Near));
+        }
+        let rest = trimmed.strip_prefix("assert ")?;
         let (0, b) = *arguments(rest, PY.0).first()? else {
             return None;
         };
@@ -161,10 +166,95 @@ pub(crate) fn python_helpers(text: &str) -> Helpers {
                 params,
                 compared,
                 reach,
+                within: None,
             },
         );
     }
     found.retain(|name, _| !rebound(text, name));
+    found
+}
+
+/// The methods of a Python text's classes that compare one of their parameters for
+/// equality in a statement that always runs and use it nowhere else (`def check(self,
+/// got, want): self.assertEqual(got, want)`), by the name a test of the same class calls
+/// them (`self.check`). A name defined twice in the file (an override), decorated, bound
+/// again, or reached otherwise than through `self` is left out; a subclass in another
+/// file that overrides the method is not read.
+pub(crate) fn python_methods(text: &str) -> Helpers {
+    let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+    let mut found = Helpers::new();
+    for (i, line) in lines.iter().enumerate() {
+        let own = indent(line);
+        let Some(rest) = line.trim_start().strip_prefix("def ") else {
+            continue;
+        };
+        let (Some((name, sig)), false) = (rest.split_once('('), own.is_empty()) else {
+            continue;
+        };
+        let Some((params, tail)) = sig.split_once(')') else {
+            continue;
+        };
+        if !ident(name) || name.starts_with("test") || name.starts_with("__") {
+            continue;
+        }
+        if !tail.trim_end().ends_with(':') || lines[i - 1].trim_start().starts_with('@') {
+            continue;
+        }
+        let definitions = lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with(&format!("def {name}(")))
+            .count();
+        if definitions != 1 || rebound(text, name) || text.contains(&format!("self.{name} ="))
+        {
+            continue;
+        }
+        let params: Vec<String> = params.split(',').map(|p| p.trim().to_owned()).collect();
+        let Some((first, params)) = params.split_first() else {
+            continue;
+        };
+        if first != "self" || params.is_empty() || !params.iter().all(|p| ident(p)) {
+            continue;
+        }
+        // The class: the nearest line above indented less, opening it.
+        let Some(class) = (0..i).rev().find(|j| {
+            !lines[*j].trim().is_empty() && indent(&lines[*j]).len() < own.len()
+        }) else {
+            continue;
+        };
+        if !lines[class].trim_start().starts_with("class ") {
+            continue;
+        }
+        let class_own = indent(&lines[class]).len();
+        let class_end = (class + 1..lines.len())
+            .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= class_own)
+            .unwrap_or(lines.len());
+        let start = i + 1;
+        let end = (start..lines.len())
+            .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= own.len())
+            .unwrap_or(lines.len());
+        let body = lines[start..end].join("\n");
+        if ["return", "yield", "pytest.skip", "skipTest", "subTest"]
+            .iter()
+            .any(|w| holds_code(&body, PY.0, w))
+        {
+            continue;
+        }
+        let Some((compared, reach)) = compared_param(&lines, (start, end), params) else {
+            continue;
+        };
+        if words(&body, &params[compared]) != 1 {
+            continue;
+        }
+        found.insert(
+            format!("self.{name}"),
+            Helper {
+                params: params.to_vec(),
+                compared,
+                reach,
+                within: Some((class + 1, class_end)),
+            },
+        );
+    }
     found
 }
 
@@ -220,12 +310,18 @@ pub(crate) fn python_for(root: &Path, path: &str, text: &str) -> Helpers {
 /// A call at a test body's level, `trimmed`, of a helper: its expected argument changed,
 /// with its range in `trimmed`.
 pub(crate) fn python_call(
-    trimmed: &str,
+    (trimmed, line): (&str, usize),
     helpers: &Helpers,
     coin: &mut dyn Coin,
 ) -> Option<((usize, usize), String)> {
     let open = trimmed.find('(')?;
     let helper = helpers.get(&trimmed[..open])?;
+    if helper
+        .within
+        .is_some_and(|(start, end)| !(start..end).contains(&line))
+    {
+        return None;
+    }
     let close = closing(trimmed, open, PY.0)?;
     if close + 1 != trimmed.len() {
         return None;
@@ -349,6 +445,7 @@ pub(crate) fn javascript_helpers(text: &str) -> Helpers {
                 params,
                 compared,
                 reach: Reach::Near,
+                within: None,
             },
         );
     }

@@ -213,6 +213,9 @@ pub(super) fn python_with(
 ) -> (String, Vec<String>) {
     let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let tests = python_tests(&lines);
+    // The test classes' own helper methods, reached as `self.check(…)`.
+    let mut helpers = helpers.clone();
+    helpers.extend(super::helpers::python_methods(text));
     let mut rewrite = |lines: &[String], i: usize, coin: &mut dyn Coin| {
         let line = &lines[i];
         let trimmed = line.trim();
@@ -248,7 +251,7 @@ pub(super) fn python_with(
                 .find_map(|head| {
                     call_literal(trimmed, head, "", &[1, 0], (PY, Shape::Python), coin)
                 })
-                .or_else(|| super::helpers::python_call(trimmed, helpers, coin))?
+                .or_else(|| super::helpers::python_call((trimmed, i), &helpers, coin))?
         };
         Some(replaced(line, at, &new))
     };

@@ -647,3 +647,30 @@ fn a_javascript_loop_over_literal_rows_gets_its_expected_column_changed() {
         assert_eq!(twin("test/x.test.js", &text), None, "{body}");
     }
 }
+
+#[test]
+fn calls_of_a_test_classs_helper_method_get_their_expected_argument_changed() {
+    let text = "import unittest\n\n\nclass AddTest(unittest.TestCase):\n    def check(self, a, b, want):\n        self.assertEqual(add(a, b), want)\n\n    def _sums(self, got, want):\n        assert got == want\n\n    def test_small(self):\n        self.check(2, 3, 5)\n\n    def test_sums(self):\n        self._sums(add(1, 1), want=2)\n\n\nclass Other(unittest.TestCase):\n    def test_other(self):\n        self.check(2, 3, 5)\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_small", "test_sums"]);
+    assert!(out.contains("        self.check(2, 3, 6)\n"), "{out}");
+    assert!(out.contains("        self._sums(add(1, 1), want=3)\n"), "{out}");
+    // Another class's `self.check` is not this one.
+    assert!(out.ends_with("    def test_other(self):\n        self.check(2, 3, 5)\n"), "{out}");
+    // An override, a method bound again, one that returns, decorates or uses the
+    // expected value twice: left alone.
+    for methods in [
+        "    def check(self, got, want):\n        self.assertEqual(got, want)\n\n    def check(self, got, want):\n        pass\n",
+        "    def check(self, got, want):\n        self.assertEqual(got, want)\n\n    check = staticmethod(print)\n",
+        "    def check(self, got, want):\n        if got is None:\n            return\n        self.assertEqual(got, want)\n",
+        "    @some_decorator\n    def check(self, got, want):\n        self.assertEqual(got, want)\n",
+        "    def check(self, got, want):\n        self.assertEqual(got, want)\n        print(want)\n",
+        "    def check(self, got, want):\n        self.assertNotEqual(got, want)\n",
+        "    def setUp(self):\n        self.check = print\n\n    def check(self, got, want):\n        self.assertEqual(got, want)\n",
+    ] {
+        let text = format!(
+            "class T(unittest.TestCase):\n{methods}\n    def test_x(self):\n        self.check(add(2, 3), 5)\n"
+        );
+        assert_eq!(twin("tests/test_x.py", &text), None, "{methods}");
+    }
+}
