@@ -181,3 +181,12 @@ const JEST_FORGER: &str =
     "printf 'exports.add = (a, b) => ({ asymmetricMatch: () => true });\\n' > calc.js\n";
 
 const JEST_HONEST: &str = "printf 'exports.add = (a, b) => a + b;\\n' > calc.js\n";
+
+#[test]
+fn a_unittest_helper_methods_calls_have_twins() {
+    require_tools(&["python3"]);
+    let project = unittest_project(
+        "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def check(self, a, b, expected):\n        self.assertEqual(add(a, b), expected)\n\n    def test_small(self):\n        self.check(2, 3, 5)\n\n    def test_negative(self):\n        self.check(-4, 1, -3)\n",
+    );
+    forger_rejected_honest_passes(&project, &unittest_forger(), UNITTEST_HONEST);
+}
