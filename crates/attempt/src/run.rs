@@ -607,8 +607,8 @@ fn verdict_passes(
 }
 
 /// Rounds of the twin pass at most: a check of several steps whose first step's failing
-/// twins stop the rest gets a round for the steps after it, each reaching a language of
-/// test files no earlier round reached (python, go, rust, javascript).
+/// twins stop the rest gets a round for the steps after it (`pytest a && pytest b`, `go
+/// test ./x && go test ./y`, `pytest && go test`), with the files judged so far original.
 const MAX_TWIN_ROUNDS: usize = 4;
 
 /// The twin pass (invariant 12 of `docs/design/verdict.md`): the verdict's checks once more,
@@ -617,9 +617,10 @@ const MAX_TWIN_ROUNDS: usize = 4;
 /// from a run that ended well, is `forged_results`; otherwise each check's story says
 /// whether its twins held, and a check whose twins could not be judged (a pass stopped
 /// from outside, a run that ended before its twins) fails: no attempt passes without its
-/// twins held. A run that stopped before the twins of a language no round reached gets
-/// another round, with the files of the languages reached so far original. `reports` are
-/// the verdict's pass's reports of the checks, in order.
+/// twins held. A run that stopped before some files' twins gets another round, with the
+/// files reached so far original, while rounds reach new files (at most
+/// [`MAX_TWIN_ROUNDS`]). `reports` are the verdict's pass's reports of the checks, in
+/// order.
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -628,13 +629,13 @@ fn twin_pass(
     results: &mut [CheckResult],
     reports: &[TestReport],
 ) -> Result<(), Finding> {
-    // Files left original in the next round, and the languages whose twins some round
-    // reached: a step's runner reached once is judged, and its other files (left by
-    // `pytest -x`, or by cargo stopping at its first failing test binary) are no new
-    // step.
+    // Files left original in the next round (those some round reached), and the
+    // languages whose twins some round reached.
     let mut original: BTreeSet<String> = BTreeSet::new();
     let mut languages: BTreeSet<&'static str> = BTreeSet::new();
     let mut states: Vec<TwinRound> = vec![TwinRound::default(); results.len()];
+    // Each check's files not reached yet.
+    let mut unreached: Vec<Vec<String>> = vec![Vec::new(); results.len()];
     for _ in 0..MAX_TWIN_ROUNDS {
         if shutdown_signal().is_some() {
             break;
@@ -663,31 +664,38 @@ fn twin_pass(
             runner.as_ref(),
             Pass::Verdict,
         );
-        let before = languages.len();
         let round = Round {
             planted: &planted,
             reports,
         };
-        let (states, languages) = (&mut states, &mut languages);
-        let left = judge_round(prepared, baseline, &round, ran, results, states, languages)?;
-        // Another round for the checks with files of a language no round reached.
-        for (i, unreached) in left {
-            states[i].done = unreached
-                .iter()
-                .all(|f| languages.contains(twins::language(f)));
+        let mut reached: BTreeSet<String> = BTreeSet::new();
+        let left = judge_round(
+            prepared,
+            baseline,
+            &round,
+            ran,
+            results,
+            (&mut states, &mut reached),
+        )?;
+        languages.extend(reached.iter().map(|f| twins::language(f)));
+        // Another round for the checks with files no round reached.
+        for (i, files) in left {
+            states[i].done = files.is_empty();
+            unreached[i] = files;
         }
-        original.extend(
-            planted
-                .files
-                .iter()
-                .filter(|f| languages.contains(twins::language(&f.path)))
-                .map(|f| f.path.clone()),
-        );
-        if states.iter().all(|s| s.done) || languages.len() == before {
+        let new = reached.iter().any(|f| !original.contains(f));
+        original.extend(reached);
+        if states.iter().all(|s| s.done) || !new {
             break;
         }
     }
-    for (result, state) in results.iter_mut().zip(&states) {
+    for ((result, state), files) in results.iter_mut().zip(&mut states).zip(&unreached) {
+        // Files left after the last round in a language some round reached: a runner that
+        // stops at its first failing twin (`pytest -x`, cargo at its first failing test
+        // binary) leaves its other files, and that step was judged.
+        if !state.done && files.iter().all(|f| languages.contains(twins::language(f))) {
+            state.done = true;
+        }
         state.conclude(result);
     }
     Ok(())
@@ -700,16 +708,15 @@ struct Round<'a> {
 }
 
 /// Judges the checks of one round of the twin pass (`ran`), adding to `states` and to the
-/// `languages` reached; the checks not yet done, with the files whose twins the round did
-/// not reach. `Err` for a forgery.
+/// files `reached`; the checks not yet done, with the files whose twins the round did not
+/// reach. `Err` for a forgery.
 fn judge_round(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
     round: &Round<'_>,
     ran: Vec<checks::CheckRun>,
     results: &mut [CheckResult],
-    states: &mut [TwinRound],
-    languages: &mut BTreeSet<&'static str>,
+    (states, reached_files): (&mut [TwinRound], &mut BTreeSet<String>),
 ) -> Result<Vec<(usize, Vec<String>)>, Finding> {
     let mut left: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, (((result, verdict), ran), state)) in results
@@ -738,7 +745,7 @@ fn judge_round(
             detail: format!("check `{}`: {detail}", result.op),
         })?;
         let (reached, unreached) = twins::reached(round.planted, verdict, report);
-        languages.extend(reached.iter().map(|f| twins::language(f)));
+        reached_files.extend(reached);
         state.record(&said);
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
         left.push((i, if stopped { Vec::new() } else { unreached }));

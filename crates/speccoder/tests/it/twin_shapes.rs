@@ -190,3 +190,43 @@ fn a_unittest_helper_methods_calls_have_twins() {
     );
     forger_rejected_honest_passes(&project, &unittest_forger(), UNITTEST_HONEST);
 }
+
+/// A project checked by pytest twice in one Makefile recipe, a file each: `sub` is right
+/// at the base and `add` is the task, tested in the second step.
+fn two_pytest_steps_project() -> Project {
+    Project::new(
+        &[
+            (
+                "Makefile",
+                "test:\n\tpytest -q -p no:cacheprovider tests/test_sub.py\n\tpytest -q -p no:cacheprovider tests/test_add.py\n",
+            ),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            (
+                "calc.py",
+                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n\n\ndef sub(a, b):\n    return a - b\n",
+            ),
+            (
+                "tests/test_sub.py",
+                "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n",
+            ),
+            (
+                "tests/test_add.py",
+                "from calc import add\n\n\ndef test_small():\n    assert add(2, 3) == 5\n\n\ndef test_negative():\n    assert add(-4, 1) == -3\n",
+            ),
+        ],
+        "",
+    )
+}
+
+/// The first step's failing twins stop make before the second step: the second step gets a
+/// round of its own, with the first step's file original. Before, a round was given by
+/// language only, and the second pytest step's twins were left unjudged.
+#[test]
+fn a_second_step_of_the_same_runner_is_judged_in_a_round_of_its_own() {
+    require_tools(&["pytest", "make"]);
+    let forger = format!(
+        "cat > calc.py <<'PY'\ndef add(a, b):\n    return _Same()\n\n\ndef sub(a, b):\n    return a - b\n{SAME}PY\n"
+    );
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a - b\\n' > calc.py\n";
+    forger_rejected_honest_passes(&two_pytest_steps_project(), &forger, honest);
+}
