@@ -709,7 +709,11 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
     let quote = head.chars().next().filter(|q| *q == '"' || *q == '\'')?;
     let (title, after) = head[1..].split_once(quote)?;
     let params = after.strip_prefix(", (")?.strip_suffix(") => {")?;
-    let params: Vec<&str> = params.split(", ").collect();
+    // Object rows, `({ a, b, expected }) =>`: each row's cell keyed by the name.
+    let objects = params
+        .strip_prefix("{ ")
+        .and_then(|p| p.strip_suffix(" }"));
+    let params: Vec<&str> = objects.unwrap_or(params).split(", ").collect();
     if params.len() < 2 || title.contains('\\') || !params.iter().all(|p| ident_js(p)) {
         return None;
     }
@@ -729,6 +733,28 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
     }
     let rows_close = closing(&text, rows_at, quotes)?;
     let mut titles = Vec::new();
+    if objects.is_some() {
+        let mut titles = Vec::new();
+        for (a, b) in elements(&text, rows_at, rows_close, quotes) {
+            let row = &text[a..b];
+            if !row.starts_with('{') || closing(row, 0, quotes)? + 1 != row.len() {
+                return None;
+            }
+            titles.push(each_object_title(title, row, params[index])?);
+        }
+        let changes = changed_rows(
+            &text,
+            (rows_at, rows_close + 1),
+            Column::Keyed(params[index], 0, usize::MAX),
+            (JS, Shape::Js, Reach::Near),
+            coin,
+        )?;
+        let new = spliced(&text, changes);
+        for (line, text) in lines[start..].iter_mut().zip(new.split('\n')) {
+            text.clone_into(line);
+        }
+        return Some(titles);
+    }
     for (n, (a, b)) in elements(&text, rows_at, rows_close, quotes)
         .into_iter()
         .enumerate()
@@ -760,6 +786,58 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
         text.clone_into(line);
     }
     Some(titles)
+}
+
+/// The title jest and vitest give an object row `row` (`{ a: 2, b: 3, expected: 5 }`) of
+/// `test.each` whose title is `title`: `$a` takes the row's value of `a`, where it is an
+/// integer literal (printed as written by both); `None` for a title that prints the
+/// expected value (`expected`, which changes), any other placeholder (`%s`, `$a.b`,
+/// `$#`), or a value not printed as written.
+fn each_object_title(title: &str, row: &str, expected: &str) -> Option<String> {
+    let quotes = JS.0;
+    if title.contains('%') {
+        return None;
+    }
+    let mut values: Vec<(&str, &str)> = Vec::new();
+    for (a, b) in elements(row, 0, row.len() - 1, quotes) {
+        if let Some((va, vb)) = keyed_value(row, (a, b), quotes) {
+            let key = row[a..va].trim_end().trim_end_matches(':').trim();
+            values.push((key, &row[va..vb]));
+        }
+    }
+    let mut out = String::new();
+    let mut rest = title;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let key = &after[..len];
+        if key.is_empty() || key == expected || after[len..].starts_with(['.', '[']) {
+            return None;
+        }
+        let [(_, value)] = values
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .copied()
+            .collect::<Vec<_>>()[..]
+        else {
+            return None;
+        };
+        let digits = value.strip_prefix('-').unwrap_or(value);
+        let integer = !digits.is_empty()
+            && digits.len() < 16
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        if !integer {
+            return None;
+        }
+        out.push_str(value);
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Whether `name` is a JavaScript identifier of plain letters.

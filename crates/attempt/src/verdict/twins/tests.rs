@@ -674,3 +674,27 @@ fn calls_of_a_test_classs_helper_method_get_their_expected_argument_changed() {
         assert_eq!(twin("tests/test_x.py", &text), None, "{methods}");
     }
 }
+
+#[test]
+fn jest_each_object_rows_get_their_expected_cell_changed() {
+    let text = "test.each([\n  { a: 2, b: 3, expected: 5 },\n  { a: -4, b: 1, expected: -3 },\n])(\"add($a, $b)\", ({ a, b, expected }) => {\n  expect(add(a, b)).toBe(expected);\n});\n";
+    let (out, names) = twin("test/add.test.js", text).expect("twinned");
+    assert_eq!(names, ["add(2, 3)", "add(-4, 1)"]);
+    assert!(out.contains("  { a: 2, b: 3, expected: 6 },\n"), "{out}");
+    assert!(out.contains("  { a: -4, b: 1, expected: -2 },\n"), "{out}");
+    for (title, rows) in [
+        // The title prints the expected value, prints another way, or a row lacks it.
+        ("add($a, $b) is $expected", "{ a: 2, b: 3, expected: 5 }"),
+        ("add(%s)", "{ a: 2, b: 3, expected: 5 }"),
+        ("add($a.b)", "{ a: 2, b: 3, expected: 5 }"),
+        ("add($a)", "{ a: \"2\", b: 3, expected: 5 }"),
+        ("add($a)", "{ a: 2, b: 3 }"),
+        ("add($a)", "{ a: 2, b: 3, expected: 5, expected: 6 }"),
+        ("add($a)", "{ a: 2, b: 3, expected }"),
+    ] {
+        let text = format!(
+            "test.each([\n  {rows},\n])(\"{title}\", ({{ a, b, expected }}) => {{\n  expect(add(a, b)).toBe(expected);\n}});\n"
+        );
+        assert_eq!(twin("test/x.test.js", &text), None, "{title} {rows}");
+    }
+}
