@@ -302,6 +302,15 @@ fn python_loop(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Option
         let header = lines[i..=end].join("\n");
         let at = header.find(" in ")? + " in ".len();
         let rows_at = at + header[at..].len() - header[at..].trim_start().len();
+        if let Some(name) = header[rows_at..]
+            .trim_end()
+            .strip_suffix(':')
+            .map(str::trim)
+            .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        {
+            let column = Column::At(index, targets.len());
+            return module_rows(lines, name, column, (reach, coin));
+        }
         if !matches!(header[rows_at..].chars().next(), Some('[' | '(')) {
             continue;
         }
@@ -384,7 +393,8 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     }
     let rows = (open + 1 + r0, open + 1 + r1);
     if !matches!(block[rows.0..rows.1].chars().next(), Some('[' | '(')) {
-        return None;
+        let column = Column::At(index, names.len());
+        return module_rows(lines, &block[rows.0..rows.1], column, (reach, coin));
     }
     let changes = changed_rows(
         &block,
@@ -395,6 +405,55 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     )?;
     let new = spliced(&block, changes);
     for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(())
+}
+
+/// A table named `name` where a test walks or parametrizes over it: defined once at the
+/// module's level as a plain list or tuple of rows (`CASES = [(2, 3, 5), …]`, nothing
+/// after it), and named nowhere else in the file but in that one use. Its rows' `column`
+/// changed in `lines`.
+fn module_rows(
+    lines: &mut [String],
+    name: &str,
+    column: Column<'_>,
+    (reach, coin): (Reach, &mut dyn Coin),
+) -> Option<()> {
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let text = lines.join("\n");
+    if words(&text, name) != 2 {
+        return None;
+    }
+    let head = format!("{name} = ");
+    let mut offset = 0;
+    let mut open = None;
+    for line in lines.iter() {
+        if let Some(rest) = line.strip_prefix(&head)
+            && rest.starts_with(['[', '('])
+        {
+            open = Some(offset + head.len());
+            break;
+        }
+        offset += line.len() + 1;
+    }
+    let open = open?;
+    let close = closing(&text, open, PY.0)?;
+    let after = &text[close + 1..];
+    if !after.split('\n').next().unwrap_or("").trim().is_empty() {
+        return None;
+    }
+    let changes = changed_rows(
+        &text,
+        (open, close + 1),
+        column,
+        (PY, Shape::Python, reach),
+        coin,
+    )?;
+    let new = spliced(&text, changes);
+    for (line, text) in lines.iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
     }
     Some(())

@@ -698,3 +698,23 @@ fn jest_each_object_rows_get_their_expected_cell_changed() {
         assert_eq!(twin("test/x.test.js", &text), None, "{title} {rows}");
     }
 }
+
+#[test]
+fn a_module_level_table_used_by_one_test_gets_its_expected_column_changed() {
+    let text = "import pytest\n\nfrom calc import add, sub\n\nCASES = [\n    (2, 3, 5),\n    (-4, 1, -3),\n]\n\nSUBS = ((5, 3, 2),)\n\n\n@pytest.mark.parametrize(\"a, b, expected\", CASES)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n\n\ndef test_sub():\n    for a, b, want in SUBS:\n        assert sub(a, b) == want\n";
+    let (out, names) = twin("tests/test_calc.py", text).expect("twinned");
+    assert_eq!(names, ["test_add", "test_sub"]);
+    assert!(out.contains("    (2, 3, 6),\n    (-4, 1, -2),\n"), "{out}");
+    assert!(out.contains("SUBS = ((5, 3, 3),)\n"), "{out}");
+    assert_eq!(out.lines().count(), text.lines().count());
+    // A table used twice, changed after its definition, or built otherwise: left alone.
+    for table in [
+        "CASES = [(2, 3, 5)]\nMORE = CASES\n",
+        "CASES = [(2, 3, 5)]\nCASES.append((1, 1, 2))\n",
+        "CASES = [(2, 3, 5)] + EXTRA\n",
+        "CASES = list(ROWS)\n",
+    ] {
+        let text = format!("{table}\n\ndef test_add():\n    for a, b, want in CASES:\n        assert add(a, b) == want\n");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{table}");
+    }
+}
