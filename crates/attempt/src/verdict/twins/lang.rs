@@ -382,6 +382,16 @@ const GO_EQUALS: [&str; 6] = [
 /// `if …; got != LITERAL {` whose block fails the test (`t.Error…`, `t.Fatal…`), and
 /// testify's `assert.Equal(t, LITERAL, got)` and `require.Equal`.
 pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
+    go_with(text, &|_| false, coin)
+}
+
+/// [`go`], where `elsewhere` says whether another file of the package names an identifier
+/// (a table declared at the file's level is changed only where none does).
+pub(super) fn go_with(
+    text: &str,
+    elsewhere: &dyn Fn(&str) -> bool,
+    coin: &mut dyn Coin,
+) -> (String, Vec<String>) {
     let mut lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
     let mut names = Vec::new();
     // `cmp` is go-cmp where the file imports it under its own name.
@@ -397,7 +407,7 @@ pub(super) fn go(text: &str, coin: &mut dyn Coin) -> (String, Vec<String>) {
             body: (start, end),
         };
         let mut changed = rewrite_tests(&mut lines, vec![test], GO, &mut rewrite, coin);
-        if super::tables::go(&mut lines, (&t, start, end), coin) && changed.is_empty() {
+        if super::tables::go(&mut lines, (&t, start, end), elsewhere, coin) && changed.is_empty() {
             changed.push(name.clone());
         }
         if go_named(&mut lines, (&t, start, end), go_cmp, coin) && changed.is_empty() {

@@ -106,7 +106,18 @@ fn twin_in(
             Some(root) => lang::python_with(text, &helpers::python_for(root, path, text), coin),
             None => lang::python(text, coin),
         },
-        "go" if path.ends_with("_test.go") => lang::go(text, coin),
+        "go" if path.ends_with("_test.go") => match root {
+            Some(root) => {
+                let others = go_package(root, path);
+                let elsewhere = |name: &str| {
+                    others
+                        .as_ref()
+                        .is_none_or(|texts| texts.iter().any(|t| helpers::words(t, name) > 0))
+                };
+                lang::go_with(text, &elsewhere, coin)
+            }
+            None => lang::go(text, coin),
+        },
         "rs" => lang::rust(text, coin),
         "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => match root {
             Some(root) => {
@@ -117,6 +128,31 @@ fn twin_in(
         _ => return None,
     };
     (!names.is_empty()).then_some((out, names))
+}
+
+/// The other Go files of the package of `path` (its directory) in the tree `root`, read;
+/// `None` where one cannot be read or the directory holds more than 500 entries: then
+/// every name counts as named elsewhere.
+fn go_package(root: &Path, path: &str) -> Option<Vec<String>> {
+    let dir = match path.rsplit_once('/') {
+        Some((dir, _)) => root.join(dir),
+        None => root.to_path_buf(),
+    };
+    let own = path.rsplit('/').next().unwrap_or(path);
+    let mut texts = Vec::new();
+    for (n, entry) in std::fs::read_dir(dir).ok()?.enumerate() {
+        if n >= 500 {
+            return None;
+        }
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        let name = name.to_str()?;
+        if !name.ends_with(".go") || name == own {
+            continue;
+        }
+        texts.push(known::read_plain(&entry.path())?);
+    }
+    Some(texts)
 }
 
 /// Writes the twins into the check tree `check` of `tree`: each test file of the tree and

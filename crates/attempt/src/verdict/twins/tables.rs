@@ -568,21 +568,27 @@ fn go_compared(
     None
 }
 
-/// Go: the `want` column of a table declared at the test's level and ranged over there,
-/// compared once for every row by a statement that fails the test; whether it changed.
-pub(super) fn go(lines: &mut [String], test: (&str, usize, usize), coin: &mut dyn Coin) -> bool {
-    go_table(lines, test, coin).is_some()
+/// Go: the `want` column of a table declared at the test's level (or at the file's, `var
+/// cases = []struct{…}{…}`, named by no other file of the package: `elsewhere`) and
+/// ranged over at the test's level, compared once for every row by a statement that fails
+/// the test; whether it changed.
+pub(super) fn go(
+    lines: &mut [String],
+    test: (&str, usize, usize),
+    elsewhere: &dyn Fn(&str) -> bool,
+    coin: &mut dyn Coin,
+) -> bool {
+    go_table(lines, test, elsewhere, coin).is_some()
 }
 
-fn go_table(
-    lines: &mut [String],
-    (t, start, end): (&str, usize, usize),
-    coin: &mut dyn Coin,
-) -> Option<()> {
-    let body = lines[start..end].join("\n");
-    // `cases := []struct{ a, b, want int }{` at the test's level.
+/// Where a Go table is declared: its name, the lines of the text that holds it (the test's
+/// body, or the whole file), and the offset in that text after `[]struct`.
+fn go_declaration(
+    lines: &[String],
+    (start, end): (usize, usize),
+    elsewhere: &dyn Fn(&str) -> bool,
+) -> Option<(String, (usize, usize), usize)> {
     let mut offset = 0;
-    let mut decl = None;
     for line in &lines[start..end] {
         if let Some(rest) = line.strip_prefix('\t')
             && !rest.starts_with(['\t', ' '])
@@ -590,20 +596,64 @@ fn go_table(
             && tail.starts_with(['{', ' '])
             && var.chars().all(|c| c.is_alphanumeric() || c == '_')
         {
-            decl = Some((var, offset + 1 + var.len() + " := []struct".len()));
-            break;
+            return Some((
+                var.to_owned(),
+                (start, end),
+                offset + 1 + var.len() + " := []struct".len(),
+            ));
         }
         offset += line.len() + 1;
     }
-    let (var, after) = decl?;
-    let fields_open = after + body[after..].find('{')?;
-    let fields_close = closing(&body, fields_open, GO.0)?;
-    let fields = go_fields(&body[fields_open + 1..fields_close])?;
-    let rows_open = fields_close + 1;
-    if !body[rows_open..].starts_with('{') {
+    // The table the test ranges over, declared at the file's level.
+    let var = lines[start..end].iter().find_map(|l| {
+        let rest = l.strip_prefix("\tfor _, ")?;
+        let (_, tail) = rest.split_once(" := range ")?;
+        tail.strip_suffix(" {").map(str::to_owned)
+    })?;
+    if var.is_empty() || !var.chars().all(|c| c.is_alphanumeric() || c == '_') || elsewhere(&var)
+    {
         return None;
     }
-    let rows_close = closing(&body, rows_open, GO.0)?;
+    let text = lines.join("\n");
+    if words(&text, &var) != 2 {
+        return None;
+    }
+    let head = format!("var {var} = []struct");
+    let mut offset = 0;
+    for line in lines {
+        if let Some(tail) = line.strip_prefix(&head)
+            && tail.starts_with(['{', ' '])
+        {
+            return Some((var, (0, lines.len()), offset + head.len()));
+        }
+        offset += line.len() + 1;
+    }
+    None
+}
+
+fn go_table(
+    lines: &mut [String],
+    (t, start, end): (&str, usize, usize),
+    elsewhere: &dyn Fn(&str) -> bool,
+    coin: &mut dyn Coin,
+) -> Option<()> {
+    let body = lines[start..end].join("\n");
+    // `cases := []struct{ a, b, want int }{` at the test's level, or `var cases =
+    // []struct{…}{` at the file's.
+    let (var, held, after) = go_declaration(lines, (start, end), elsewhere)?;
+    let var = var.as_str();
+    let table = lines[held.0..held.1].join("\n");
+    let fields_open = after + table[after..].find('{')?;
+    let fields_close = closing(&table, fields_open, GO.0)?;
+    let fields = go_fields(&table[fields_open + 1..fields_close])?;
+    let rows_open = fields_close + 1;
+    if !table[rows_open..].starts_with('{') {
+        return None;
+    }
+    let rows_close = closing(&table, rows_open, GO.0)?;
+    if held.0 == 0 && !table[rows_close + 1..].split('\n').next()?.trim().is_empty() {
+        return None;
+    }
     // `for _, c := range cases {` at the test's level, the table's only other use.
     let loop_head = |l: &String| {
         let rest = l.strip_prefix("\tfor _, ")?;
@@ -613,7 +663,8 @@ fn go_table(
     };
     let (head, c) = (start..end).find_map(|i| Some((i, loop_head(&lines[i])?)))?;
     let tail = (head + 1..end).find(|i| lines[*i] == "\t}")?;
-    if words(&body, var) != 2
+    let uses = if held.0 == 0 { 1 } else { 2 };
+    if words(&body, var) != uses
         || ["continue", "break"]
             .iter()
             .any(|w| holds_code(&lines[head..tail].join("\n"), GO.0, w))
@@ -630,14 +681,14 @@ fn go_table(
     }
     let index = fields.iter().position(|f| *f == field)?;
     let changes = changed_rows(
-        &body,
+        &table,
         (rows_open, rows_close + 1),
         Column::Keyed(&field, index, fields.len()),
         (GO, Shape::Go, Reach::Near),
         coin,
     )?;
-    let new = spliced(&body, changes);
-    for (line, text) in lines[start..end].iter_mut().zip(new.split('\n')) {
+    let new = spliced(&table, changes);
+    for (line, text) in lines[held.0..held.1].iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
     }
     Some(())

@@ -718,3 +718,24 @@ fn a_module_level_table_used_by_one_test_gets_its_expected_column_changed() {
         assert_eq!(twin("tests/test_x.py", &text), None, "{table}");
     }
 }
+
+#[test]
+fn a_go_package_level_table_used_by_one_test_gets_its_want_column_changed() {
+    let text = "package calc\n\nimport \"testing\"\n\nvar addCases = []struct {\n\ta, b, want int\n}{\n\t{2, 3, 5},\n\t{a: -4, b: 1, want: -3},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range addCases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", c.a, c.b, got)\n\t\t}\n\t}\n}\n";
+    let (out, names) = twin("calc/add_test.go", text).expect("twinned");
+    assert_eq!(names, ["TestAdd"]);
+    assert!(out.contains("\t{2, 3, 4},\n\t{a: -4, b: 1, want: -2},\n"), "{out}");
+    assert_eq!(out.lines().count(), text.lines().count());
+    // Ranged over by two tests, or named by another file of the package: left alone.
+    let twice = format!(
+        "{text}\nfunc TestAgain(t *testing.T) {{\n\tfor _, c := range addCases {{\n\t\tif got := Add(c.a, c.b); got != c.want {{\n\t\t\tt.Error(got)\n\t\t}}\n\t}}\n}}\n"
+    );
+    assert_eq!(
+        twin("calc/add_test.go", &twice).map(|(_, n)| n),
+        None,
+        "{twice}"
+    );
+    let named = |name: &str| name == "addCases";
+    let (out, names) = lang::go_with(text, &named, &mut Up);
+    assert!(names.is_empty() && out == text, "{out}");
+}
