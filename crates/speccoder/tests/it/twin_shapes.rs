@@ -230,3 +230,63 @@ fn a_second_step_of_the_same_runner_is_judged_in_a_round_of_its_own() {
     let honest = "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef sub(a, b):\\n    return a - b\\n' > calc.py\n";
     forger_rejected_honest_passes(&two_pytest_steps_project(), &forger, honest);
 }
+
+/// A jest project whose `test.each` rows are objects, titled by `$a`.
+#[test]
+fn jest_each_object_rows_have_twins() {
+    require_tools(&["jest"]);
+    let project = jest_project(
+        "const { add } = require(\"../calc\");\n\ntest.each([\n  { a: 2, b: 3, expected: 5 },\n  { a: -4, b: 1, expected: -3 },\n])(\"add($a, $b)\", ({ a, b, expected }) => {\n  expect(add(a, b)).toEqual(expected);\n});\n",
+    );
+    forger_rejected_honest_passes(&project, JEST_FORGER, JEST_HONEST);
+}
+
+/// A pytest project whose table is defined at the module's level, used by one test.
+#[test]
+fn a_module_level_pytest_table_has_twins() {
+    require_tools(&["pytest"]);
+    let project = Project::new(
+        &[
+            ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            (
+                "calc.py",
+                "def add(a, b):\n    raise NotImplementedError(\"T1 adds this\")\n",
+            ),
+            (
+                "tests/test_add.py",
+                "import pytest\n\nfrom calc import add\n\nCASES = [\n    (2, 3, 5),\n    (-4, 1, -3),\n]\n\n\n@pytest.mark.parametrize(\"a, b, expected\", CASES)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n",
+            ),
+        ],
+        "",
+    );
+    let forger = format!("cat > calc.py <<'PY'\ndef add(a, b):\n    return _Same()\n{SAME}PY\n");
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n";
+    forger_rejected_honest_passes(&project, &forger, honest);
+}
+
+/// A Go package whose table is declared at the file's level, ranged over by one test.
+#[test]
+fn a_go_package_level_table_has_twins() {
+    require_tools(&["go"]);
+    let project = Project::new(
+        &[
+            ("go.mod", "module calc\n\ngo 1.21\n"),
+            (
+                "calc.go",
+                "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+            ),
+            (
+                "add_test.go",
+                "package calc\n\nimport \"testing\"\n\nvar addCases = []struct {\n\ta, b, want int\n}{\n\t{2, 3, 5},\n\t{-4, 1, -3},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range addCases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", c.a, c.b, got)\n\t\t}\n\t}\n}\n",
+            ),
+        ],
+        "",
+    )
+    .with_go_cache();
+    forger_rejected_honest_passes(
+        &project,
+        GO_NAME_FORGER,
+        "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n",
+    );
+}
