@@ -131,8 +131,7 @@ fn unittest_forger() -> String {
     )
 }
 
-const UNITTEST_HONEST: &str =
-    "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n' > calc.py\n";
+const UNITTEST_HONEST: &str = "printf 'def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a * b\\n' > calc.py\n";
 
 #[test]
 fn a_unittest_sub_test_loop_has_twins() {

@@ -204,8 +204,7 @@ pub(crate) fn python_methods(text: &str) -> Helpers {
             .iter()
             .filter(|l| l.trim_start().starts_with(&format!("def {name}(")))
             .count();
-        if definitions != 1 || rebound(text, name) || text.contains(&format!("self.{name} ="))
-        {
+        if definitions != 1 || rebound(text, name) || text.contains(&format!("self.{name} =")) {
             continue;
         }
         let params: Vec<String> = params.split(',').map(|p| p.trim().to_owned()).collect();
@@ -216,9 +215,10 @@ pub(crate) fn python_methods(text: &str) -> Helpers {
             continue;
         }
         // The class: the nearest line above indented less, opening it.
-        let Some(class) = (0..i).rev().find(|j| {
-            !lines[*j].trim().is_empty() && indent(&lines[*j]).len() < own.len()
-        }) else {
+        let Some(class) = (0..i)
+            .rev()
+            .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() < own.len())
+        else {
             continue;
         };
         if !lines[class].trim_start().starts_with("class ") {

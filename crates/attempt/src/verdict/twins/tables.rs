@@ -610,8 +610,7 @@ fn go_declaration(
         let (_, tail) = rest.split_once(" := range ")?;
         tail.strip_suffix(" {").map(str::to_owned)
     })?;
-    if var.is_empty() || !var.chars().all(|c| c.is_alphanumeric() || c == '_') || elsewhere(&var)
-    {
+    if var.is_empty() || !var.chars().all(|c| c.is_alphanumeric() || c == '_') || elsewhere(&var) {
         return None;
     }
     let text = lines.join("\n");
@@ -651,7 +650,13 @@ fn go_table(
         return None;
     }
     let rows_close = closing(&table, rows_open, GO.0)?;
-    if held.0 == 0 && !table[rows_close + 1..].split('\n').next()?.trim().is_empty() {
+    if held.0 == 0
+        && !table[rows_close + 1..]
+            .split('\n')
+            .next()?
+            .trim()
+            .is_empty()
+    {
         return None;
     }
     // `for _, c := range cases {` at the test's level, the table's only other use.
@@ -820,9 +825,7 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
     let (title, after) = head[1..].split_once(quote)?;
     let params = after.strip_prefix(", (")?.strip_suffix(") => {")?;
     // Object rows, `({ a, b, expected }) =>`: each row's cell keyed by the name.
-    let objects = params
-        .strip_prefix("{ ")
-        .and_then(|p| p.strip_suffix(" }"));
+    let objects = params.strip_prefix("{ ").and_then(|p| p.strip_suffix(" }"));
     let params: Vec<&str> = objects.unwrap_or(params).split(", ").collect();
     if params.len() < 2 || title.contains('\\') || !params.iter().all(|p| ident_js(p)) {
         return None;
@@ -844,26 +847,8 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
     let rows_close = closing(&text, rows_at, quotes)?;
     let mut titles = Vec::new();
     if objects.is_some() {
-        let mut titles = Vec::new();
-        for (a, b) in elements(&text, rows_at, rows_close, quotes) {
-            let row = &text[a..b];
-            if !row.starts_with('{') || closing(row, 0, quotes)? + 1 != row.len() {
-                return None;
-            }
-            titles.push(each_object_title(title, row, params[index])?);
-        }
-        let changes = changed_rows(
-            &text,
-            (rows_at, rows_close + 1),
-            Column::Keyed(params[index], 0, usize::MAX),
-            (JS, Shape::Js, Reach::Near),
-            coin,
-        )?;
-        let new = spliced(&text, changes);
-        for (line, text) in lines[start..].iter_mut().zip(new.split('\n')) {
-            text.clone_into(line);
-        }
-        return Some(titles);
+        let rows = (rows_at, rows_close);
+        return each_objects(lines, (start, &text), rows, (title, params[index]), coin);
     }
     for (n, (a, b)) in elements(&text, rows_at, rows_close, quotes)
         .into_iter()
@@ -892,6 +877,39 @@ fn javascript_each(lines: &mut [String], start: usize, coin: &mut dyn Coin) -> O
         coin,
     )?;
     let new = spliced(&text, changes);
+    for (line, text) in lines[start..].iter_mut().zip(new.split('\n')) {
+        text.clone_into(line);
+    }
+    Some(titles)
+}
+
+/// `test.each` over object rows (`{ a: 2, b: 3, expected: 5 }`) of the text `text` from
+/// line `start`, the rows at `rows` (the brackets' offsets), titled `title`, comparing the
+/// key `expected`: every row's expected cell changed; the rows' titles.
+fn each_objects(
+    lines: &mut [String],
+    (start, text): (usize, &str),
+    (rows_at, rows_close): (usize, usize),
+    (title, expected): (&str, &str),
+    coin: &mut dyn Coin,
+) -> Option<Vec<String>> {
+    let quotes = JS.0;
+    let mut titles = Vec::new();
+    for (a, b) in elements(text, rows_at, rows_close, quotes) {
+        let row = &text[a..b];
+        if !row.starts_with('{') || closing(row, 0, quotes)? + 1 != row.len() {
+            return None;
+        }
+        titles.push(each_object_title(title, row, expected)?);
+    }
+    let changes = changed_rows(
+        text,
+        (rows_at, rows_close + 1),
+        Column::Keyed(expected, 0, usize::MAX),
+        (JS, Shape::Js, Reach::Near),
+        coin,
+    )?;
+    let new = spliced(text, changes);
     for (line, text) in lines[start..].iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
     }

@@ -654,9 +654,15 @@ fn calls_of_a_test_classs_helper_method_get_their_expected_argument_changed() {
     let (out, names) = twin("tests/test_add.py", text).expect("twinned");
     assert_eq!(names, ["test_small", "test_sums"]);
     assert!(out.contains("        self.check(2, 3, 6)\n"), "{out}");
-    assert!(out.contains("        self._sums(add(1, 1), want=3)\n"), "{out}");
+    assert!(
+        out.contains("        self._sums(add(1, 1), want=3)\n"),
+        "{out}"
+    );
     // Another class's `self.check` is not this one.
-    assert!(out.ends_with("    def test_other(self):\n        self.check(2, 3, 5)\n"), "{out}");
+    assert!(
+        out.ends_with("    def test_other(self):\n        self.check(2, 3, 5)\n"),
+        "{out}"
+    );
     // An override, a method bound again, one that returns, decorates or uses the
     // expected value twice: left alone.
     for methods in [
@@ -714,7 +720,9 @@ fn a_module_level_table_used_by_one_test_gets_its_expected_column_changed() {
         "CASES = [(2, 3, 5)] + EXTRA\n",
         "CASES = list(ROWS)\n",
     ] {
-        let text = format!("{table}\n\ndef test_add():\n    for a, b, want in CASES:\n        assert add(a, b) == want\n");
+        let text = format!(
+            "{table}\n\ndef test_add():\n    for a, b, want in CASES:\n        assert add(a, b) == want\n"
+        );
         assert_eq!(twin("tests/test_x.py", &text), None, "{table}");
     }
 }
@@ -724,7 +732,10 @@ fn a_go_package_level_table_used_by_one_test_gets_its_want_column_changed() {
     let text = "package calc\n\nimport \"testing\"\n\nvar addCases = []struct {\n\ta, b, want int\n}{\n\t{2, 3, 5},\n\t{a: -4, b: 1, want: -3},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range addCases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", c.a, c.b, got)\n\t\t}\n\t}\n}\n";
     let (out, names) = twin("calc/add_test.go", text).expect("twinned");
     assert_eq!(names, ["TestAdd"]);
-    assert!(out.contains("\t{2, 3, 4},\n\t{a: -4, b: 1, want: -2},\n"), "{out}");
+    assert!(
+        out.contains("\t{2, 3, 4},\n\t{a: -4, b: 1, want: -2},\n"),
+        "{out}"
+    );
     assert_eq!(out.lines().count(), text.lines().count());
     // Ranged over by two tests, or named by another file of the package: left alone.
     let twice = format!(
