@@ -3,8 +3,8 @@
 //! write them.
 
 use super::lines::{
-    Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, changed_value, closing, depth,
-    equality, holds_code, indent, level_lines,
+    Coin, GO, JS, PY, PY_EQUALS, Reach, Shape, Strings, Test, arguments, changed_value, closing,
+    depth, equality, holds_code, indent, level_lines,
 };
 use super::naming::{Draw, Style, drawn_name, drawn_variable};
 
@@ -120,18 +120,6 @@ pub(super) fn expected_changed(
     }
     changed_value(expected, strings, shape, Reach::Near, coin)
 }
-
-/// unittest's assertions of equality: the plain one and the typed ones (a multiset's,
-/// for `assertCountEqual`, differs too when one element changes).
-pub(super) const PY_EQUALS: [&str; 7] = [
-    "self.assertEqual(",
-    "self.assertEquals(",
-    "self.assertListEqual(",
-    "self.assertTupleEqual(",
-    "self.assertDictEqual(",
-    "self.assertSequenceEqual(",
-    "self.assertCountEqual(",
-];
 
 /// Python's tests: `def test…` functions and methods without a skip or expected-failure
 /// decorator, an early `return`, a `yield` or a skip in their body.

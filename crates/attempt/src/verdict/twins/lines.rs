@@ -437,6 +437,18 @@ fn structure(value: &str, shape: Shape, quotes: &[char]) -> Option<(usize, Keys)
     }
 }
 
+/// unittest's assertions of equality: the plain one and the typed ones (a multiset's,
+/// for `assertCountEqual`, differs too when one element changes).
+pub(super) const PY_EQUALS: [&str; 7] = [
+    "self.assertEqual(",
+    "self.assertEquals(",
+    "self.assertListEqual(",
+    "self.assertTupleEqual(",
+    "self.assertDictEqual(",
+    "self.assertSequenceEqual(",
+    "self.assertCountEqual(",
+];
+
 pub(super) const PY: Strings = Strings(&['"', '\''], false);
 pub(super) const JS: Strings = Strings(&['"', '\''], false);
 pub(super) const GO: Strings = Strings(&['"'], true);

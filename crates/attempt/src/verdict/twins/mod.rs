@@ -14,7 +14,12 @@
 //! level (not in a loop, a branch or a `with`), in a test without an early `return`, a
 //! skip or an expected failure, comparing for equality (never `!=`, `not`, `or`) with a
 //! literal integer or plain string. For such a statement, the original passing means the
-//! compared value equals the literal, so it cannot equal a different literal.
+//! compared value equals the literal, so it cannot equal a different literal. The same
+//! reasoning reaches a literal through one step the test always takes: a Go test's `want
+//! := 5` compared once (`lang.rs`), a helper function's or method's parameter
+//! (`helpers.rs`), a table's expected column where every row compares its own
+//! (`tables.rs`: parametrize, `test.each`, loops over literal rows, `subTest`, tables
+//! defined outside their one test).
 
 mod helpers;
 mod known;

@@ -5,7 +5,10 @@
 //! over at the test's level with `if got := Add(c.a, c.b); got != c.want {` failing the
 //! test (directly or in `t.Run`'s function), and jest's and vitest's `test.each([[1, 2, 3],
 //! …])("add(%i, %i)", (a, b, expected) => {` with `expect(add(a, b)).toBe(expected)`.
-//! Every row runs and compares its own expected
+//! Loops over literal rows (Python's `for a, want in [(…)]:`, also around one `with
+//! self.subTest(…):`, and JavaScript's `for (const [a, want] of [[…]]) {`), `test.each`
+//! object rows, and a table defined outside its one test (a module-level Python list, a
+//! Go package-level `var cases`) likewise. Every row runs and compares its own expected
 //! value, so with every row's changed, each row fails, as a literal's twin does.
 
 use super::lines::{
@@ -174,7 +177,7 @@ fn python_compared_in(
 /// The name of `names` that unittest's assertion of equality `trimmed`
 /// (`self.assertEqual(add(a, b), want)`, two arguments) compares, by index.
 pub(super) fn unittest_compared(trimmed: &str, names: &[String]) -> Option<usize> {
-    let head = super::lang::PY_EQUALS
+    let head = super::lines::PY_EQUALS
         .iter()
         .find(|h| trimmed.starts_with(**h))?;
     let open = head.len() - 1;
