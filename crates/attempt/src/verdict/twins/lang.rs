@@ -358,6 +358,8 @@ fn go_line(lines: &[String], i: usize, end: usize, t: &str, coin: &mut dyn Coin)
 
 /// testify's assertions of equality (`InDelta` with a literal delta below a half).
 const GO_EQUALS: [&str; 6] = [
+    // The first four compare exactly (testify's `ObjectsAreEqual`, and its values
+    // converted to one type for `EqualValues`).
     "assert.Equal(",
     "require.Equal(",
     "assert.EqualValues(",
@@ -873,6 +875,23 @@ fn go_named(
     changed_any
 }
 
+/// testify's `assert.Equal(t, want, got)` (`require.Equal`, `EqualValues`), three
+/// arguments, one of the compared two `name`: `Some(0)`, a statement with no block.
+fn go_testify_compares(trimmed: &str, (t, name): (&str, &str)) -> Option<usize> {
+    let head = GO_EQUALS[..4].iter().find(|h| trimmed.starts_with(**h))?;
+    let open = head.len() - 1;
+    if closing(trimmed, open, GO.0)? + 1 != trimmed.len() {
+        return None;
+    }
+    let inner = &trimmed[open + 1..trimmed.len() - 1];
+    let args = arguments(inner, GO.0);
+    let [first, x, y] = args.as_slice() else {
+        return None;
+    };
+    (inner[first.0..first.1] == *t && (inner[x.0..x.1] == *name || inner[y.0..y.1] == *name))
+        .then_some(0)
+}
+
 /// Whether Go's line `j` (of a test ending at line `end`, parameter `t`) is an `if` whose
 /// condition compares `name` for equality with one other value and whose block fails the
 /// test; the block's lines.
@@ -884,6 +903,9 @@ fn go_compares_name(
     go_cmp: bool,
 ) -> Option<(usize, usize)> {
     let line = &lines[j];
+    if let Some(block) = go_testify_compares(line.trim(), (t, name)) {
+        return Some((j + 1, j + 1 + block));
+    }
     let cond = line.trim().strip_prefix("if ")?.strip_suffix(" {")?;
     let close = format!("{}}}", indent(line));
     let last = (j + 1..end).find(|k| lines[*k].starts_with(&close))?;

@@ -587,6 +587,9 @@ fn a_go_tests_named_expected_value_gets_changed() {
     assert!(out.contains("\twant := 4\n"), "{out}");
     assert!(out.contains("\twant := []string{\"a\", \"c\"}\n"), "{out}");
     assert!(out.contains("\tconst want = \"ac\"\n"), "{out}");
+    let testify = "package calc\n\nfunc TestJoin(t *testing.T) {\n\twant := \"ab\"\n\tassert.Equal(t, want, Join(\"a\", \"b\"))\n}\n";
+    let (joined, _) = twin("calc/join_test.go", testify).expect("twinned");
+    assert!(joined.contains("\twant := \"ac\"\n"), "{joined}");
     assert_eq!(out.lines().count(), text.lines().count());
     // A name used elsewhere, compared where the comparison may not run or may hold
     // otherwise, or a diff whose package is not go-cmp, is left alone.
@@ -598,6 +601,9 @@ fn a_go_tests_named_expected_value_gets_changed() {
         "\twant := 5\n\tif got := Add(want, 3); got != c {\n\t\tt.Fatal(got)\n\t}\n",
         "\twant := 5\n\tif diff := cmp.Diff(want, Add(2, 3)); diff != \"\" {\n\t\tt.Fatal(diff)\n\t}\n",
         "\twant := 5\n\tif !reflect.DeepEqual(Add(2, 3), want, opt) {\n\t\tt.Fatal()\n\t}\n",
+        "\twant := 5\n\tassert.Equal(t, want, Add(2, 3), want)\n",
+        "\twant := 5\n\tassert.NotEqual(t, want, Add(2, 3))\n",
+        "\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Fatal(got)\n\t} else {\n\t\tt.Log(got)\n\t}\n",
     ] {
         let text = format!("package calc\n\nfunc TestX(t *testing.T) {{\n{body}}}\n");
         assert_eq!(twin("calc/x_test.go", &text), None, "{body}");
