@@ -106,9 +106,15 @@ const SAME: &str = "\n\nclass _Same:\n    def __eq__(self, other):\n        retu
 /// base and `mul` is the task: a sub-test that fails at the base is counted as a test of
 /// its own there (`1 tests ran, 2 at the base`), which this project stays clear of.
 fn unittest_project(test_file: &str) -> Project {
+    unittest_project_run_by("python3 -m unittest -v", test_file)
+}
+
+/// [`unittest_project`], its tests run by `command`.
+fn unittest_project_run_by(command: &str, test_file: &str) -> Project {
     Project::new(
         &[
-            ("Makefile", "test:\n\tpython3 -m unittest -v\n"),
+            ("Makefile", &format!("test:\n\t{command}\n")),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
             (
                 "calc.py",
                 "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    raise NotImplementedError(\"T1 multiplies\")\n",
@@ -180,6 +186,18 @@ const JEST_FORGER: &str =
     "printf 'exports.add = (a, b) => ({ asymmetricMatch: () => true });\\n' > calc.js\n";
 
 const JEST_HONEST: &str = "printf 'exports.add = (a, b) => a + b;\\n' > calc.js\n";
+
+/// pytest 9 runs unittest's sub-tests itself: a test whose sub-tests failed is
+/// `PASSED` in its summary line, and failed in its report.
+#[test]
+fn a_unittest_sub_test_loop_run_by_pytest_has_twins() {
+    require_tools(&["pytest"]);
+    let project = unittest_project_run_by(
+        "pytest -q -p no:cacheprovider",
+        "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        for a, b, want in [(2, 3, 5), (-4, 1, -3)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(add(a, b), want)\n",
+    );
+    forger_rejected_honest_passes(&project, &unittest_forger(), UNITTEST_HONEST);
+}
 
 #[test]
 fn a_unittest_helper_methods_calls_have_twins() {

@@ -204,7 +204,12 @@ pub(crate) fn python_methods(text: &str) -> Helpers {
             .iter()
             .filter(|l| l.trim_start().starts_with(&format!("def {name}(")))
             .count();
-        if definitions != 1 || rebound(text, name) || text.contains(&format!("self.{name} =")) {
+        // Bound again on the instance or the class, by name or through `setattr`.
+        if definitions != 1
+            || rebound(text, name)
+            || text.contains(&format!(".{name} ="))
+            || text.contains("setattr(")
+        {
             continue;
         }
         let params: Vec<String> = params.split(',').map(|p| p.trim().to_owned()).collect();

@@ -679,6 +679,7 @@ fn calls_of_a_test_classs_helper_method_get_their_expected_argument_changed() {
         "    def check(self, got, want):\n        self.assertEqual(got, want)\n        print(want)\n",
         "    def check(self, got, want):\n        self.assertNotEqual(got, want)\n",
         "    def setUp(self):\n        self.check = print\n\n    def check(self, got, want):\n        self.assertEqual(got, want)\n",
+        "    def setUp(self):\n        setattr(self, \"check\", print)\n\n    def check(self, got, want):\n        self.assertEqual(got, want)\n",
     ] {
         let text = format!(
             "class T(unittest.TestCase):\n{methods}\n    def test_x(self):\n        self.check(add(2, 3), 5)\n"
