@@ -307,3 +307,49 @@ fn a_go_package_level_table_has_twins() {
         "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' calc.go\n",
     );
 }
+
+/// A Go module checked by `go test` twice in one Makefile recipe, a package each: `sub`
+/// is right at the base and `add` is the task.
+fn two_go_steps_project() -> Project {
+    Project::new(
+        &[
+            (
+                "Makefile",
+                "test:\n\tgo test ./sub\n\tgo test ./add\n",
+            ),
+            ("go.mod", "module calc\n\ngo 1.21\n"),
+            (
+                "sub/sub.go",
+                "package sub\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n",
+            ),
+            (
+                "sub/sub_test.go",
+                "package sub\n\nimport \"testing\"\n\nfunc TestSub(t *testing.T) {\n\tif got := Sub(5, 3); got != 2 {\n\t\tt.Fatalf(\"Sub(5, 3) = %d\", got)\n\t}\n}\n",
+            ),
+            (
+                "add/add.go",
+                "package add\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+            ),
+            (
+                "add/add_test.go",
+                "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n",
+            ),
+        ],
+        "",
+    )
+    .with_go_cache()
+}
+
+#[test]
+fn a_second_go_test_step_is_judged_in_a_round_of_its_own() {
+    require_tools(&["go", "make"]);
+    let forger = GO_NAME_FORGER
+        .replace("calc.go", "add/add.go")
+        .replace("cat > forge.go", "cat > add/forge.go")
+        .replace("package calc", "package add");
+    forger_rejected_honest_passes(
+        &two_go_steps_project(),
+        &forger,
+        "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' add/add.go\n",
+    );
+}
