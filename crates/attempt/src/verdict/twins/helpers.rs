@@ -174,6 +174,24 @@ pub(crate) fn python_helpers(text: &str) -> Helpers {
     found
 }
 
+/// The lines of the class whose method is defined on line `def`: from the line after
+/// the nearest line above indented less (which must open a class), to the next line
+/// indented no more than that one.
+fn class_lines(lines: &[String], def: usize) -> Option<(usize, usize)> {
+    let own = indent(&lines[def]).len();
+    let class = (0..def)
+        .rev()
+        .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() < own)?;
+    if !lines[class].trim_start().starts_with("class ") {
+        return None;
+    }
+    let class_own = indent(&lines[class]).len();
+    let end = (class + 1..lines.len())
+        .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= class_own)
+        .unwrap_or(lines.len());
+    Some((class + 1, end))
+}
+
 /// The methods of a Python text's classes that compare one of their parameters for
 /// equality in a statement that always runs and use it nowhere else (`def check(self,
 /// got, want): self.assertEqual(got, want)`), by the name a test of the same class calls
@@ -219,20 +237,9 @@ pub(crate) fn python_methods(text: &str) -> Helpers {
         if first != "self" || params.is_empty() || !params.iter().all(|p| ident(p)) {
             continue;
         }
-        // The class: the nearest line above indented less, opening it.
-        let Some(class) = (0..i)
-            .rev()
-            .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() < own.len())
-        else {
+        let Some(class) = class_lines(&lines, i) else {
             continue;
         };
-        if !lines[class].trim_start().starts_with("class ") {
-            continue;
-        }
-        let class_own = indent(&lines[class]).len();
-        let class_end = (class + 1..lines.len())
-            .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= class_own)
-            .unwrap_or(lines.len());
         let start = i + 1;
         let end = (start..lines.len())
             .find(|j| !lines[*j].trim().is_empty() && indent(&lines[*j]).len() <= own.len())
@@ -256,7 +263,7 @@ pub(crate) fn python_methods(text: &str) -> Helpers {
                 params: params.to_vec(),
                 compared,
                 reach,
-                within: Some((class + 1, class_end)),
+                within: Some(class),
             },
         );
     }
