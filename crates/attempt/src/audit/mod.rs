@@ -185,6 +185,52 @@ fn compiled_python(path: &str) -> bool {
     path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
 }
 
+/// The names of files a loader runs as machine code by their name alone: Python's
+/// extension modules, node's addons, shared and static libraries, Go's `.syso` objects
+/// (linked into every binary of their package), WebAssembly.
+const MACHINE_CODE_EXTENSIONS: &[&str] = &[
+    ".a", ".dll", ".dylib", ".node", ".o", ".pyd", ".so", ".syso", ".wasm",
+];
+
+/// What `bytes` (or, unread, `path`'s name) say a file of machine code is: an object a
+/// loader maps and runs (an extension module `import calc` picks before `calc.py` is gone,
+/// an addon `require` loads, a `.syso` go links, a library `ctypes` opens). Nothing reads
+/// its code, so what it does in the test process (forge the report in one pass of the
+/// checks, answer the tests it reads) is unseen; measured: a C extension `calc.so` that
+/// patched pytest only when the visible test held its original value passed with wrong
+/// code (`cheats::machine_code_*` in the integration tests).
+fn machine_code(path: &str, bytes: Option<&[u8]>) -> Option<&'static str> {
+    let Some(bytes) = bytes else {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let versioned = name.contains(".so.");
+        return (versioned || MACHINE_CODE_EXTENSIONS.iter().any(|e| name.ends_with(e)))
+            .then_some("a compiled object (by its name; too large to read)");
+    };
+    let head = |magic: &[u8]| bytes.starts_with(magic);
+    if head(b"\x7fELF") {
+        Some("an ELF object")
+    } else if [
+        b"\xfe\xed\xfa\xce",
+        b"\xfe\xed\xfa\xcf",
+        b"\xce\xfa\xed\xfe",
+        b"\xcf\xfa\xed\xfe",
+        b"\xca\xfe\xba\xbe",
+    ]
+    .iter()
+    .any(|m| head(*m))
+    {
+        Some("a Mach-O object")
+    } else if head(b"\0asm") {
+        Some("a WebAssembly module")
+    } else if head(b"!<arch>\n") {
+        Some("an archive of objects")
+    } else if head(b"MZ") && bytes.iter().take(1024).any(|b| *b == 0) {
+        Some("a PE object")
+    } else {
+        None
+    }
+}
+
 /// The project's own top-level Python modules in `entries`: what a file in a test folder
 /// must not be named after.
 fn python_modules(entries: &BTreeMap<String, Entry>, rules: &Rules) -> Vec<String> {
@@ -943,13 +989,28 @@ fn snapshot(sides: &BothTrees<'_>, change: &Change<'_>, audit: &mut Audit) -> Ru
 }
 
 /// A new file that runs in place of code: compiled Python, or a module that shadows one the
-/// tests import.
+/// tests import; and machine code, new or changed.
 fn compiled_or_shadowing(
     sides: &BothTrees<'_>,
     change: &Change<'_>,
     audit: &mut Audit,
 ) -> RuleOutcome {
-    if change.new.is_none() || change.how != ChangeKind::Added {
+    if change.new.is_none() {
+        return RuleOutcome::Pass;
+    }
+    let bytes = sides.bytes(&sides.new, change.path).flatten();
+    if let Some(what) = machine_code(change.rel, bytes) {
+        audit.add(
+            FindingKind::Tampering,
+            change.path,
+            format!(
+                "machine code ({what}) {}: a loader runs it in the checks, and nobody reads what it does; commit its source and build it in `[attempt] setup`",
+                change.how.word()
+            ),
+        );
+        return RuleOutcome::Done;
+    }
+    if change.how != ChangeKind::Added {
         return RuleOutcome::Pass;
     }
     if compiled_python(change.rel) {
@@ -1590,6 +1651,31 @@ mod tests {
         case(&chain, ".d/up", false);
         // A loop is cut off.
         case(&[("a", "b"), ("b", "a")], "a", true);
+    }
+
+    #[test]
+    fn machine_code_is_told_by_its_bytes() {
+        let elf = b"\x7fELF\x02\x01\x01\0\0\0";
+        assert_eq!(machine_code("calc.so", Some(elf)), Some("an ELF object"));
+        // By its bytes whatever its name: `ctypes` opens any path.
+        assert_eq!(
+            machine_code("data/table.bin", Some(elf)),
+            Some("an ELF object")
+        );
+        assert!(machine_code("x.dylib", Some(b"\xcf\xfa\xed\xfe\x07\0\0\x01")).is_some());
+        assert!(machine_code("x.wasm", Some(b"\0asm\x01\0\0\0")).is_some());
+        assert!(machine_code("x.syso", Some(b"!<arch>\nlib.o/")).is_some());
+        assert!(machine_code("x.pyd", Some(b"MZ\x90\0\x03\0")).is_some());
+        // Text that starts like a magic number is text.
+        assert_eq!(machine_code("notes.txt", Some(b"MZ was here\n")), None);
+        assert_eq!(machine_code("calc.so", Some(b"not an object\n")), None);
+        assert_eq!(machine_code("calc.py", Some(b"def add(a, b):\n")), None);
+        // Too large to read: by its name.
+        assert!(machine_code("lib/calc.cpython-311-x86_64-linux-gnu.so", None).is_some());
+        assert!(machine_code("libz.so.1", None).is_some());
+        assert!(machine_code("addon.node", None).is_some());
+        assert_eq!(machine_code("big.json", None), None);
+        assert_eq!(machine_code("module.sol", None), None);
     }
 
     #[test]

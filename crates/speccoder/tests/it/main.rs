@@ -17,6 +17,7 @@ mod agents_live;
 mod attempt;
 mod baseline;
 mod cache;
+mod cheats;
 mod cli;
 mod controls;
 mod detection;
