@@ -439,6 +439,17 @@ impl<'a> BothTrees<'a> {
                 .collect(),
             project_modules: python_modules(&base, rules),
             test_imports,
+            go_folders: new
+                .keys()
+                .filter(|p| p.ends_with(".go"))
+                .map(|p| {
+                    rules
+                        .project(p)
+                        .rsplit_once('/')
+                        .map_or("", |(f, _)| f)
+                        .to_owned()
+                })
+                .collect(),
         };
         Ok(Self {
             withheld: inputs.withheld.iter().map(String::as_str).collect(),

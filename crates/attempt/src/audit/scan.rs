@@ -149,7 +149,23 @@ pub(crate) fn is_source(path: &str) -> bool {
     Lang::of(path) != Lang::Any
         || matches!(
             ext,
-            "c" | "cc" | "cpp" | "h" | "hpp" | "java" | "kt" | "rb" | "swift" | "cs" | "php"
+            "c" | "cc"
+                | "cpp"
+                | "cxx"
+                | "h"
+                | "hh"
+                | "hpp"
+                | "hxx"
+                | "m"
+                | "s"
+                | "S"
+                | "sx"
+                | "java"
+                | "kt"
+                | "rb"
+                | "swift"
+                | "cs"
+                | "php"
         )
 }
 
