@@ -2,7 +2,7 @@
 # usage: try.sh NAME PROJDIR_TEMPLATE AGENT_SCRIPT [withheld_dir]
 # PROJDIR_TEMPLATE: a folder whose files form the repo
 set -e
-name=$1; tmpl=$2; agent=$3; withheld=$4
+name=$1; tmpl=$(realpath "$2"); agent=$(realpath "$3"); withheld=${4:+$(realpath "$4")}
 export PATH=/root/.cache/speccoder-tools/bin:$PATH
 mkdir -p /tmp/rtM; D=$(mktemp -d /tmp/rtM/run-$name-XXXX)
 mkdir -p $D/repo; cp -a $tmpl/. $D/repo/
