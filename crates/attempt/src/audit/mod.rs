@@ -208,7 +208,13 @@ fn machine_code(path: &str, bytes: Option<&[u8]>) -> Option<&'static str> {
     };
     let head = |magic: &[u8]| bytes.starts_with(magic);
     if head(b"\x7fELF") {
-        Some("an ELF object")
+        (!elf_executable(bytes)).then_some("an ELF object")
+    } else if head(b"\xcf\xfa\xed\xfe") || head(b"\xce\xfa\xed\xfe") {
+        // Little-endian Mach-O, whose `filetype` says an executable (2).
+        let filetype = bytes
+            .get(12..16)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        (filetype != Some(2)).then_some("a Mach-O object")
     } else if [
         b"\xfe\xed\xfa\xce",
         b"\xfe\xed\xfa\xcf",
@@ -229,6 +235,67 @@ fn machine_code(path: &str, bytes: Option<&[u8]>) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether an ELF file is a program (`go build`'s or `cc -o`'s output an honest agent may
+/// leave), which no loader maps into a test process: `ET_EXEC`, or an `ET_DYN` marked
+/// position-independent (`DF_1_PIE` in `DT_FLAGS_1`: glibc refuses to `dlopen` it). A
+/// shared object, even one with an interpreter (`libc.so.6` has one and loads), and a
+/// relocatable object (`ET_REL`, a `.syso`) are not.
+fn elf_executable(bytes: &[u8]) -> bool {
+    const PT_DYNAMIC: u64 = 2;
+    const DT_FLAGS_1: u64 = 0x6fff_fffb;
+    const DF_1_PIE: u64 = 0x0800_0000;
+    let wide = bytes.get(4) == Some(&2);
+    let little = bytes.get(5) == Some(&1);
+    let int = |at: usize, size: usize| -> Option<u64> {
+        let field = bytes.get(at..at.checked_add(size)?)?;
+        let mut value = 0u64;
+        for k in 0..size {
+            let byte = if little {
+                field[size - 1 - k]
+            } else {
+                field[k]
+            };
+            value = value << 8 | u64::from(byte);
+        }
+        Some(value)
+    };
+    let at = |v: u64| usize::try_from(v).ok();
+    let word = if wide { 8 } else { 4 };
+    let read = || -> Option<bool> {
+        match int(16, 2)? {
+            2 => return Some(true),
+            3 => {}
+            _ => return Some(false),
+        }
+        let (phoff, entsize, count) = if wide {
+            (int(32, 8)?, int(54, 2)?, int(56, 2)?)
+        } else {
+            (int(28, 4)?, int(42, 2)?, int(44, 2)?)
+        };
+        let (phoff, entsize) = (at(phoff)?, at(entsize)?);
+        // The dynamic segment's place in the file: p_offset and p_filesz.
+        let (offset_at, size_at) = if wide { (8, 32) } else { (4, 16) };
+        let dynamic = (0..at(count)?).find_map(|k| {
+            let header = phoff.checked_add(k.checked_mul(entsize)?)?;
+            (int(header, 4)? == PT_DYNAMIC)
+                .then(|| {
+                    Some((
+                        at(int(header + offset_at, word)?)?,
+                        at(int(header + size_at, word)?)?,
+                    ))
+                })
+                .flatten()
+        })?;
+        let entries = dynamic.1 / (2 * word);
+        Some((0..entries.min(4096)).any(|k| {
+            let entry = dynamic.0 + k * 2 * word;
+            int(entry, word) == Some(DT_FLAGS_1)
+                && int(entry + word, word).is_some_and(|flags| flags & DF_1_PIE != 0)
+        }))
+    };
+    read().unwrap_or(false)
 }
 
 /// The project's own top-level Python modules in `entries`: what a file in a test folder
@@ -1666,14 +1733,55 @@ mod tests {
 
     #[test]
     fn machine_code_is_told_by_its_bytes() {
-        let elf = b"\x7fELF\x02\x01\x01\0\0\0";
-        assert_eq!(machine_code("calc.so", Some(elf)), Some("an ELF object"));
+        // A 64-bit little-endian ELF header of type `kind` with one program header of
+        // type `segment`.
+        let elf_of = |kind: u8, segment: u8| {
+            let mut b = vec![0u8; 64 + 56];
+            b[..6].copy_from_slice(b"\x7fELF\x02\x01");
+            b[16] = kind;
+            b[32] = 64; // e_phoff
+            b[54] = 56; // e_phentsize
+            b[56] = 1; // e_phnum
+            b[64] = segment;
+            b
+        };
+        let shared = elf_of(3, 1);
+        assert_eq!(
+            machine_code("calc.so", Some(&shared)),
+            Some("an ELF object")
+        );
+        assert_eq!(
+            machine_code("forge.syso", Some(&elf_of(1, 0))),
+            Some("an ELF object")
+        );
+        // A program `go build` or `cc -o` left (static, or marked position-independent)
+        // is no object a test process loads; one with an interpreter alone may be
+        // (`libc.so.6` has one).
+        assert_eq!(machine_code("calc", Some(&elf_of(2, 1))), None);
+        let mut pie = elf_of(3, 2);
+        pie[64 + 8] = 120; // p_offset of the dynamic segment
+        pie[64 + 32] = 16; // p_filesz: one entry
+        pie.extend_from_slice(&0x6fff_fffb_u64.to_le_bytes());
+        pie.extend_from_slice(&0x0800_0001_u64.to_le_bytes());
+        assert_eq!(machine_code("calc", Some(&pie)), None);
+        assert!(machine_code("calc.so", Some(&elf_of(3, 3))).is_some());
+        // Truncated headers read as an object.
+        assert!(machine_code("x.so", Some(b"\x7fELF\x02\x01\x01\0\0\0")).is_some());
+        let elf = &shared;
         // By its bytes whatever its name: `ctypes` opens any path.
         assert_eq!(
             machine_code("data/table.bin", Some(elf)),
             Some("an ELF object")
         );
-        assert!(machine_code("x.dylib", Some(b"\xcf\xfa\xed\xfe\x07\0\0\x01")).is_some());
+        assert!(
+            machine_code(
+                "x.dylib",
+                Some(b"\xcf\xfa\xed\xfe\x07\0\0\x01\0\0\0\0\x06\0\0\0")
+            )
+            .is_some()
+        );
+        let program = b"\xcf\xfa\xed\xfe\x07\0\0\x01\0\0\0\0\x02\0\0\0";
+        assert_eq!(machine_code("calc", Some(program)), None);
         assert!(machine_code("x.wasm", Some(b"\0asm\x01\0\0\0")).is_some());
         assert!(machine_code("x.syso", Some(b"!<arch>\nlib.o/")).is_some());
         assert!(machine_code("x.pyd", Some(b"MZ\x90\0\x03\0")).is_some());
