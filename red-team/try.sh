@@ -13,29 +13,29 @@ sh "\$AGENT_SCRIPT"
 echo Done.
 A
 cp $agent $D/agent-script.sh
-cat > $D/repo/speccoder.toml <<T
+cat > $D/repo/$SUB/speccoder.toml <<T
+[attempt]
+max_attempts = 1
+$EXTRA
+T
+cat > $D/user.toml <<T
 [executor]
 kind = "command"
 argv = ["sh", "$D/agent.sh"]
 timeout_secs = 120
 
 [attempt]
-max_attempts = 1
-$EXTRA
-T
-cat > $D/user.toml <<T
-[attempt]
 agent_env = ["AGENT_SCRIPT"]
 $USEREXTRA
 T
-printf '# Tasks\n\n- [ ] T1 Do it\n' > $D/repo/tasks.md
+printf '# Tasks\n\n- [ ] T1 Do it\n' > $D/repo/$SUB/tasks.md
 cd $D/repo; git init -q --initial-branch=main; git add -A; git -c user.name=t -c user.email=t@t commit -qm base
 echo '{"task": {"id": "T1", "title": "Do it"}, "story": "s", "plan": "p", "constitution": "c"}' > $D/bundle.json
 args=(attempt --json --bundle $D/bundle.json)
 [ -n "$withheld" ] && args+=(--withheld $withheld)
 AGENT_SCRIPT=$D/agent-script.sh SPECCODER_CONFIG=$D/user.toml GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
   SPECCODER_CACHE_DIR=/tmp/speccoder-test-cache XDG_STATE_HOME=/tmp/speccoder-test-state \
-  ${SPECCODER:-/work/wtM/target/debug/speccoder} -C $D/repo "${args[@]}" > $D/story.json 2>$D/stderr || true
+  ${SPECCODER:-/work/wtM/target/debug/speccoder} -C $D/repo/$SUB "${args[@]}" > $D/story.json 2>$D/stderr || true
 python3 - $D/story.json <<'P'
 import json,sys
 try: s=json.load(open(sys.argv[1]))
