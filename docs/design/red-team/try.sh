@@ -2,9 +2,10 @@
 # usage: try.sh NAME PROJDIR_TEMPLATE AGENT_SCRIPT [withheld_dir]
 # PROJDIR_TEMPLATE: a folder whose files form the repo
 set -e
+top=$(cd "$(dirname "$0")/../../.." && pwd)
 name=$1; tmpl=$(realpath "$2"); agent=$(realpath "$3"); withheld=${4:+$(realpath "$4")}
-export PATH=/root/.cache/speccoder-tools/bin:$PATH
-mkdir -p /tmp/rtM; D=$(mktemp -d /tmp/rtM/run-$name-XXXX)
+export PATH=${TOOLS_DIR:-$HOME/.cache/speccoder-tools}/bin:$PATH
+D=$(mktemp -d "${TMPDIR:-/tmp}/red-team-$name-XXXX")
 mkdir -p $D/repo; cp -a $tmpl/. $D/repo/
 cat > $D/agent.sh <<A
 #!/bin/sh
@@ -35,7 +36,7 @@ args=(attempt --json --bundle $D/bundle.json)
 [ -n "$withheld" ] && args+=(--withheld $withheld)
 AGENT_SCRIPT=$D/agent-script.sh SPECCODER_CONFIG=$D/user.toml GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
   SPECCODER_CACHE_DIR=/tmp/speccoder-test-cache XDG_STATE_HOME=/tmp/speccoder-test-state \
-  ${SPECCODER:-/work/wtM/target/debug/speccoder} -C $D/repo/$SUB "${args[@]}" > $D/story.json 2>$D/stderr || true
+  ${SPECCODER:-$top/target/debug/speccoder} -C $D/repo/$SUB "${args[@]}" > $D/story.json 2>$D/stderr || true
 python3 - $D/story.json <<'P'
 import json,sys
 try: s=json.load(open(sys.argv[1]))
