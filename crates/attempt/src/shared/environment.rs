@@ -19,7 +19,9 @@ use speccoder_foundation::process::{RunOutput, RunRequest, SpawnError, Spawner};
 const BASE: &[&str] = &[
     "CI",
     "COLORTERM",
+    "CURL_CA_BUNDLE",
     "FORCE_COLOR",
+    "GIT_SSL_CAINFO",
     "HOME",
     "HTTPS_PROXY",
     "HTTP_PROXY",
@@ -30,6 +32,7 @@ const BASE: &[&str] = &[
     "NO_COLOR",
     "NO_PROXY",
     "PATH",
+    "REQUESTS_CA_BUNDLE",
     "SHELL",
     "SSL_CERT_DIR",
     "SSL_CERT_FILE",
@@ -45,6 +48,20 @@ const BASE: &[&str] = &[
     "http_proxy",
     "https_proxy",
     "no_proxy",
+];
+
+/// Values every stage gets whatever your environment says, so that a tool writes what it
+/// fetches into the tree, where the sandbox lets it, and not into a folder of your home,
+/// which the sandbox keeps read-only. Yarn 4 by default copies every package into its
+/// global folder (`~/.yarn/berry/cache`, its "global cache" and its "mirror"): without
+/// both turned off, `yarn install` in the sandbox failed with `EROFS … copyfile …
+/// /root/.yarn/berry/cache/…` (yarn 4.18.1, a project whose `.yarnrc.yml` holds only
+/// `yarnPath` and `nodeLinker`). With them off the packages land in the project's
+/// `.yarn/cache` (yarn's own place for them), which the setup keeps as a product and
+/// Plug'n'Play's loader names. Named in `[attempt] env`, your own value stays.
+const PINNED: &[(&str, &str)] = &[
+    ("YARN_ENABLE_GLOBAL_CACHE", "false"),
+    ("YARN_ENABLE_MIRROR", "false"),
 ];
 
 /// Families of names that say where a toolchain is and how it builds: every stage gets
@@ -176,6 +193,11 @@ pub(crate) fn allowed(
                 || own.iter().any(|e| matches(name, e, e.ends_with('_')))
         })
         .collect();
+    for (name, value) in PINNED {
+        if !kept.iter().any(|(n, _)| n == name) {
+            kept.push(((*name).to_owned(), (*value).to_owned()));
+        }
+    }
     kept.sort();
     kept
 }
@@ -221,9 +243,60 @@ mod tests {
             .into_iter()
     }
 
+    /// The names `stage` gets of `names`, but the pinned ones (every stage gets those).
     fn kept(names: &[&str], stage: Stage, named: &[&str]) -> Vec<String> {
         let named: Vec<String> = named.iter().map(|n| (*n).to_owned()).collect();
         self::names(&allowed(vars(names), stage, &named))
+            .into_iter()
+            .filter(|n| !PINNED.iter().any(|(p, _)| p == n))
+            .collect()
+    }
+
+    #[test]
+    fn every_stage_gets_yarn_kept_out_of_the_home_folder_unless_you_name_it() {
+        let value = |env: &[(String, String)], name: &str| {
+            env.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+        };
+        let yours = || {
+            vec![
+                ("YARN_ENABLE_MIRROR".to_owned(), "true".to_owned()),
+                ("PATH".to_owned(), "/bin".to_owned()),
+            ]
+            .into_iter()
+        };
+        for stage in [
+            Stage::Checks,
+            Stage::Agent(ExecutorKind::Claude),
+            Stage::Agent(ExecutorKind::Codex),
+            Stage::Agent(ExecutorKind::Command),
+        ] {
+            let env = allowed(yours(), stage, &[]);
+            assert_eq!(value(&env, "YARN_ENABLE_MIRROR").as_deref(), Some("false"));
+            assert_eq!(
+                value(&env, "YARN_ENABLE_GLOBAL_CACHE").as_deref(),
+                Some("false")
+            );
+        }
+        // Named in `[attempt] env`: your value, when you have one.
+        let env = allowed(yours(), Stage::Checks, &["YARN_ENABLE_MIRROR".to_owned()]);
+        assert_eq!(value(&env, "YARN_ENABLE_MIRROR").as_deref(), Some("true"));
+        let names = self::names(&env);
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "sorted, as the story shows them");
+    }
+
+    #[test]
+    fn certificate_bundles_reach_every_stage() {
+        // A machine whose traffic passes a proxy with its own authority: poetry's `install`
+        // in the setup failed with CERTIFICATE_VERIFY_FAILED without REQUESTS_CA_BUNDLE.
+        let names = [
+            "REQUESTS_CA_BUNDLE",
+            "CURL_CA_BUNDLE",
+            "GIT_SSL_CAINFO",
+            "SSL_CERT_FILE",
+        ];
+        assert_eq!(kept(&names, Stage::Checks, &[]).len(), names.len());
     }
 
     #[test]
@@ -302,6 +375,9 @@ mod tests {
                 .iter()
                 .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()));
             self::names(&allowed(vars, Stage::Checks, named))
+                .into_iter()
+                .filter(|n| !n.starts_with("YARN_"))
+                .collect::<Vec<_>>()
         };
         let pairs = [
             ("PIP_INDEX_URL", "https://user:pass@pypi.example/simple"),
