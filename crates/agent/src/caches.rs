@@ -33,7 +33,40 @@ pub fn writable_roots(recipe: Option<&Recipe>, extra: &[PathBuf]) -> Vec<PathBuf
         }
     }
     roots.extend(extra.iter().cloned());
-    // One root inside another is the outer one twice; each root once is enough.
+    outermost(roots)
+}
+
+/// The caches a sandbox of speccoder's own sees through a private copy-on-write overlay:
+/// those of [`writable_roots`] (`recipe`'s runners, made when missing), and every other
+/// runner's cache that is a folder on this machine already, never made. A task of one
+/// runner runs another's tools (`mise run test` runs `go test`, a Makefile runs `uv`), and
+/// an overlay of a folder the sandbox shows read-only anyway gives away nothing: what the
+/// command writes stays in its namespace. Measured: `mise run test` running `go test` in
+/// a `svc/` module (no `go.mod` at the root, so no go runner) found `~/.cache/go-build`
+/// read-only, so nothing it built was kept for the next check.
+pub fn overlaid_caches(recipe: &Recipe) -> Vec<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = var("HOME");
+    let mut roots = writable_roots(Some(recipe), &[]);
+    for def in speccoder_runners::RUNNERS {
+        for cache in def.caches {
+            if let Some(path) = cache.path(&var, home.as_deref())
+                && path.is_dir()
+                && let Ok(real) = path.canonicalize()
+            {
+                roots.push(real);
+            }
+        }
+    }
+    outermost(roots)
+}
+
+/// Each of `roots` once, and none inside another (an inner one is the outer one twice).
+fn outermost(mut roots: Vec<PathBuf>) -> Vec<PathBuf> {
     roots.sort();
     roots.dedup();
     let outer: Vec<PathBuf> = roots

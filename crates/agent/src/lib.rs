@@ -14,7 +14,7 @@ pub use argv::{
     CLAUDE_DENIED, CLAUDE_TOOLS, ClaudePermissions, Containment, Placement, RuleError, agent_argv,
 };
 pub use attempt::{Attempt, new_run_id};
-pub use caches::writable_roots;
+pub use caches::{overlaid_caches, writable_roots};
 pub use outcome::{Denials, Finished, Outcome, Report, Status, Usage, interpret};
 pub use prompt::{Bundle, BundleError, BundleTask, build_prompt};
 pub use recipe_server::{CLAUDE_RECIPE_RULE, RecipeServer, SERVER_NAME, server_env_vars};

@@ -78,7 +78,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
         base: trees.base,
         tree: trees.tree,
         project_dir,
-        caches: speccoder_agent::writable_roots(Some(&recipe), &[]),
+        caches: speccoder_agent::overlaid_caches(&recipe),
         recipe,
         ops,
         allowed,
