@@ -329,9 +329,7 @@ fn judge(
                 &[]
             };
             let (findings, notes) = audit::vendored::verify(&audit::vendored::Vendored {
-                store: &prepared.store,
-                scratch: &prepared.scratch,
-                prefix: &prepared.prefix,
+                prepared,
                 candidate: &tree,
                 modules,
             });

@@ -4,18 +4,21 @@
 //! (`docs/design/verdict.md`, invariant 8).
 //!
 //! `go mod vendor` copies the packages the module imports from the module cache (or from a
-//! `replace`'s folder) and runs none of them. It runs here in a checkout of the candidate
-//! made for it alone, with no network (`GOPROXY=off`: a module missing from the cache makes
-//! the comparison impossible, which is a finding), no toolchain switch (`GOTOOLCHAIN=local`:
-//! a `toolchain` line would otherwise fetch and run another `go`), no workspace
-//! (`GOWORK=off`) and none of the caller's `GOFLAGS`.
+//! `replace`'s folder) and runs none of them. Still, it is a tool reading the candidate's
+//! files, so it runs as the checks do: in the checks' sandbox (namespaces, the network as
+//! the checks have it, your sockets and credential files hidden, the caches as overlays)
+//! with the checks' environment, in a checkout of the candidate made for it alone that it
+//! cannot write, writing only its own output folder beside it. On top: no module proxy
+//! (`GOPROXY=off`: a module missing from the cache makes the comparison impossible, which
+//! is a finding), no toolchain switch (`GOTOOLCHAIN=local`: a `toolchain` line would
+//! otherwise fetch and run another `go`), no workspace (`GOWORK=off`) and none of your
+//! `GOFLAGS`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::super::shared::{Finding, FindingKind};
-use super::super::store::Store;
-use speccoder_foundation::process::{LocalSpawner, RunRequest, Spawner};
+use super::super::shared::{Finding, FindingKind, Prepared};
+use speccoder_foundation::process::{RunRequest, Spawner};
 
 /// How long one `go mod vendor` may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -30,11 +33,9 @@ const MAX_FILE_BYTES: u64 = 16 << 20;
 /// root) whose `vendor/` it changed.
 #[derive(Debug)]
 pub(crate) struct Vendored<'a> {
-    pub(crate) store: &'a Store,
-    /// A folder of this attempt's own, for the checkout.
-    pub(crate) scratch: &'a Path,
-    /// The project's folder in the repository (`""` or `svc/`-less `svc`).
-    pub(crate) prefix: &'a str,
+    /// The attempt: its store, its scratch folder (for the checkout), the project's folder
+    /// in the repository, and the checks' sandbox.
+    pub(crate) prepared: &'a Prepared,
     pub(crate) candidate: &'a str,
     pub(crate) modules: &'a [String],
 }
@@ -46,13 +47,19 @@ pub(crate) fn verify(v: &Vendored<'_>) -> (Vec<Finding>, Vec<String>) {
     if v.modules.is_empty() {
         return (findings, notes);
     }
-    let dir = v.scratch.join("vendored");
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = &v.prepared.scratch;
+    // `tree` the checkout, `made` where go writes: beside it, so no name of the
+    // candidate's is written through, and the only folder the sandbox lets go write.
+    let top = scratch.join("vendored");
+    let (dir, made_in) = (top.join("tree"), top.join("made"));
+    let _ = std::fs::remove_dir_all(&top);
     let made = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::create_dir_all(&made_in))
         .map_err(|err| err.to_string())
-        .and_then(|()| v.store.checkout(v.candidate, &dir, v.scratch));
+        .and_then(|()| v.prepared.store.checkout(v.candidate, &dir, scratch));
+    let spawner = v.prepared.sealed_spawner(vec![made_in.clone()]);
     for module in v.modules {
-        let rel = join(v.prefix, module);
+        let rel = join(&v.prepared.prefix, module);
         let vendor = join(&rel, "vendor");
         let result = made
             .clone()
@@ -60,7 +67,10 @@ pub(crate) fn verify(v: &Vendored<'_>) -> (Vec<Finding>, Vec<String>) {
                 let detail = format!("changed, and a tree to check it in cannot be made: {err}");
                 (format!("{vendor}/"), detail)
             })
-            .and_then(|()| compare(&dir.join(&rel), &v.scratch.join("vendored-out"), &vendor));
+            .and_then(|()| {
+                let out = made_in.join(format!("{}", notes.len() + findings.len()));
+                compare(&*spawner, &dir.join(&rel), &out, &vendor)
+            });
         match result {
             Ok(()) => notes.push(format!(
                 "{vendor}/ is what `go mod vendor` makes of the candidate's go.mod"
@@ -72,8 +82,7 @@ pub(crate) fn verify(v: &Vendored<'_>) -> (Vec<Finding>, Vec<String>) {
             }),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(v.scratch.join("vendored-out"));
+    let _ = std::fs::remove_dir_all(&top);
     (findings, notes)
 }
 
@@ -89,7 +98,12 @@ fn join(a: &str, b: &str) -> String {
 /// `Ok` when `module/vendor` equals what `go mod vendor` makes in `module` (written to
 /// `made`, outside the checkout, so no name of the candidate's is written through); else
 /// the path to name (`vendor` is its repository path) and why.
-fn compare(module: &Path, made: &Path, vendor: &str) -> Result<(), (String, String)> {
+fn compare(
+    spawner: &dyn Spawner,
+    module: &Path,
+    made: &Path,
+    vendor: &str,
+) -> Result<(), (String, String)> {
     let whole = |detail: String| (format!("{vendor}/"), detail);
     if !module.join("go.mod").is_file() {
         return Err(whole(
@@ -112,7 +126,7 @@ fn compare(module: &Path, made: &Path, vendor: &str) -> Result<(), (String, Stri
             TIMEOUT,
         )
     };
-    let out = LocalSpawner::default().run(&request).map_err(|err| {
+    let out = spawner.run(&request).map_err(|err| {
         whole(format!(
             "`go mod vendor` could not start to check it: {err}"
         ))

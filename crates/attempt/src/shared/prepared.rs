@@ -239,14 +239,39 @@ impl Prepared {
         read_only: Vec<PathBuf>,
         also_writable: Option<&Path>,
     ) -> Box<dyn speccoder_foundation::process::Spawner> {
+        let writable: Vec<PathBuf> = [Some(check_tree), also_writable]
+            .into_iter()
+            .flatten()
+            .map(Path::to_path_buf)
+            .collect();
+        // Where the setup ran, when there was one.
+        let tree_at = self.products.as_ref().map(|p| TreeAt {
+            tree: check_tree.to_path_buf(),
+            at: p.at.clone(),
+            run_there: true,
+        });
+        self.checks_sandbox(writable, read_only, tree_at)
+    }
+
+    /// The checks' sandbox and environment around a tool speccoder runs on the candidate's
+    /// files itself (`go mod vendor`): nothing writable but `writable`, no setup's
+    /// products, and the network as the checks have it.
+    pub(crate) fn sealed_spawner(
+        &self,
+        writable: Vec<PathBuf>,
+    ) -> Box<dyn speccoder_foundation::process::Spawner> {
+        self.checks_sandbox(writable, Vec::new(), None)
+    }
+
+    fn checks_sandbox(
+        &self,
+        writable: Vec<PathBuf>,
+        read_only: Vec<PathBuf>,
+        tree_at: Option<TreeAt>,
+    ) -> Box<dyn speccoder_foundation::process::Spawner> {
         let inner: Box<dyn speccoder_foundation::process::Spawner> = match self.isolation {
             Isolation::None => Box::new(LocalSpawner::default()),
             Isolation::Namespaces(namespaces) => {
-                let writable: Vec<PathBuf> = [Some(check_tree), also_writable]
-                    .into_iter()
-                    .flatten()
-                    .map(Path::to_path_buf)
-                    .collect();
                 let mut hidden: Vec<PathBuf> =
                     self.withheld.iter().map(|w| w.dir.clone()).collect();
                 hidden.extend(hidden::places(
@@ -266,12 +291,7 @@ impl Prepared {
                         private_network: !self.checks_network,
                         overlays: self.caches.clone(),
                         shown: self.reveal.clone(),
-                        // Where the setup ran, when there was one.
-                        tree_at: self.products.as_ref().map(|p| TreeAt {
-                            tree: check_tree.to_path_buf(),
-                            at: p.at.clone(),
-                            run_there: true,
-                        }),
+                        tree_at,
                     },
                     scratch: self.scratch.clone(),
                     inner: LocalSpawner::default(),
