@@ -34,6 +34,7 @@ mod per_test;
 mod readme;
 mod real_projects;
 mod recipe;
+mod sandboxed_tools;
 mod sensing;
 mod spellings;
 mod steering;
