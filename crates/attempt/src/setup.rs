@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::shared::{Isolation, Prepared, SetupProducts};
 use speccoder_foundation::process::{Exit, LocalSpawner, RunRequest, Spawner};
-use speccoder_foundation::sandbox::{Sandbox, Spec, TreeAt};
+use speccoder_foundation::sandbox::{CacheLayers, Sandbox, Spec, TreeAt};
 
 /// The path that the setup's tree, every check tree and the agent's tree are seen at: the
 /// absolute paths the setup writes (an editable install's `.pth`, a venv's scripts and
@@ -199,6 +199,7 @@ fn setup_at(
         return Ok(SetupProducts {
             at,
             tree: done.join("tree"),
+            caches: done.join("caches"),
             entries: text
                 .split('\0')
                 .filter(|e| !e.is_empty())
@@ -211,13 +212,16 @@ fn setup_at(
     std::fs::create_dir(&part).map_err(|err| format!("cannot create {}: {err}", part.display()))?;
     let tree = part.join("tree");
     std::fs::create_dir(&tree).map_err(|err| err.to_string())?;
-    let made = run_commands(prepared, commands, treeish, &tree, &at, timeout).and_then(|()| {
-        let entries = prepared
-            .store
-            .untracked(&tree, treeish, &prepared.scratch)?;
-        std::fs::write(part.join("products"), entries.join("\0")).map_err(|err| err.to_string())?;
-        Ok(entries)
-    });
+    let layers = part.join("caches");
+    let made =
+        run_commands(prepared, commands, treeish, (&tree, &layers), &at, timeout).and_then(|()| {
+            let entries = prepared
+                .store
+                .untracked(&tree, treeish, &prepared.scratch)?;
+            std::fs::write(part.join("products"), entries.join("\0"))
+                .map_err(|err| err.to_string())?;
+            Ok(entries)
+        });
     match made {
         Ok(entries) => {
             std::fs::rename(&part, &done)
@@ -225,6 +229,7 @@ fn setup_at(
             Ok(SetupProducts {
                 at,
                 tree: done.join("tree"),
+                caches: done.join("caches"),
                 entries,
             })
         }
@@ -239,7 +244,7 @@ fn run_commands(
     prepared: &Prepared,
     commands: &[String],
     treeish: &str,
-    tree: &Path,
+    (tree, layers): (&Path, &Path),
     at: &Path,
     timeout: Duration,
 ) -> Result<(), String> {
@@ -248,7 +253,10 @@ fn run_commands(
     let runner: Box<dyn Spawner> = match prepared.isolation {
         Isolation::None => Box::new(LocalSpawner::default()),
         Isolation::Namespaces(namespaces) => {
-            let mut writable = vec![tree.to_path_buf()];
+            // The caches' kept layers are written there, through its own mount.
+            std::fs::create_dir_all(layers)
+                .map_err(|err| format!("cannot create {}: {err}", layers.display()))?;
+            let mut writable = vec![tree.to_path_buf(), layers.to_path_buf()];
             writable.extend(prepared.writable_beside_caches());
             Box::new(Sandbox {
                 namespaces,
@@ -260,6 +268,13 @@ fn run_commands(
                     // The setup fetches the base's dependencies.
                     private_network: false,
                     overlays: prepared.caches.clone(),
+                    // What it downloads into a cache is kept for the checks, which have
+                    // no network (`cargo fetch`: the checks' `cargo test` failed with
+                    // "Could not resolve host" when the download was gone).
+                    cache_layers: Some(CacheLayers {
+                        dir: layers.to_path_buf(),
+                        keep: true,
+                    }),
                     shown: prepared.reveal.clone(),
                     tree_at: Some(TreeAt {
                         tree: tree.to_path_buf(),
@@ -280,32 +295,41 @@ fn run_commands(
             .run(&request)
             .map_err(|err| format!("`[attempt] setup` `{command}` could not start: {err}"))?;
         if !out.success() {
-            // The head and the tail: tools print the cause first (npm's "can only install
-            // with an existing package-lock.json") and a usage text after it.
-            let text = out.stdout.text();
-            let lines: Vec<&str> = text.lines().collect();
-            let tail = if lines.len() <= 30 {
-                lines.join("\n")
-            } else {
-                format!(
-                    "{}\n[… {} lines …]\n{}",
-                    lines[..10].join("\n"),
-                    lines.len() - 20,
-                    lines[lines.len() - 10..].join("\n")
-                )
-            };
-            let how = if out.timed_out {
-                format!("did not finish within {} s", timeout.as_secs())
-            } else {
-                match out.exit {
-                    Exit::Code(code) => format!("failed (exit code {code})"),
-                    Exit::Signal(signal) => format!("failed (killed by signal {signal})"),
-                }
-            };
-            return Err(format!("`[attempt] setup` `{command}` {how}:\n{tail}"));
+            return Err(failure(command, &out, timeout));
         }
     }
     Ok(())
+}
+
+/// Why the setup `command` failed, with the head and the tail of what it printed: tools
+/// print the cause first (npm's "can only install with an existing package-lock.json")
+/// and a usage text after it.
+fn failure(
+    command: &str,
+    out: &speccoder_foundation::process::RunOutput,
+    timeout: Duration,
+) -> String {
+    let text = out.stdout.text();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = if lines.len() <= 30 {
+        lines.join("\n")
+    } else {
+        format!(
+            "{}\n[… {} lines …]\n{}",
+            lines[..10].join("\n"),
+            lines.len() - 20,
+            lines[lines.len() - 10..].join("\n")
+        )
+    };
+    let how = if out.timed_out {
+        format!("did not finish within {} s", timeout.as_secs())
+    } else {
+        match out.exit {
+            Exit::Code(code) => format!("failed (exit code {code})"),
+            Exit::Signal(signal) => format!("failed (killed by signal {signal})"),
+        }
+    };
+    format!("`[attempt] setup` `{command}` {how}:\n{tail}")
 }
 
 /// Copies the setup's products that the tree ignores into the agent's tree, so its own

@@ -102,10 +102,37 @@ pub struct Spec {
     /// failure, and code under test cannot poison yours.
     #[serde(default)]
     pub overlays: Vec<PathBuf>,
+    /// Where the written layers of `overlays` are kept between sandboxes, each in a folder
+    /// of its own named by its cache's path ([`CacheLayers::folder`]).
+    #[serde(default)]
+    pub cache_layers: Option<CacheLayers>,
     /// Places shown as they are (read-only) though a hidden folder holds them: bound again
     /// inside it.
     #[serde(default)]
     pub shown: Vec<PathBuf>,
+}
+
+/// The kept layers of the caches' overlays: what one sandbox (`[attempt] setup`, with
+/// `keep`) writes into a cache is kept on disk, and later sandboxes (the checks, without
+/// `keep`) read it below their own private layer. What `cargo fetch` or `go mod download`
+/// put in a cache during the setup, which has the network, is there for the checks, which
+/// have none; your cache is never written either way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheLayers {
+    /// The folder holding one folder per cache.
+    pub dir: PathBuf,
+    /// Whether this sandbox writes its layers there (else it reads those that are there).
+    pub keep: bool,
+}
+
+impl CacheLayers {
+    /// The folder of `cache`'s layer: `upper/` (the files) and `work/` (overlayfs' own).
+    pub fn folder(&self, cache: &Path) -> PathBuf {
+        self.dir.join(format!(
+            "{:016x}",
+            crate::fnv1a(cache.as_os_str().as_encoded_bytes())
+        ))
+    }
 }
 
 /// A tree, and the fixed path it is seen at as well.
@@ -541,19 +568,51 @@ fn loopback_up() -> Result<(), String> {
 /// and the caller covers it with an empty tmpfs instead.
 #[cfg(target_os = "linux")]
 fn private_overlay(path: &Path, name: &str) -> bool {
-    let text = path.display().to_string();
+    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay-{name}"));
+    overlay(path, &layers, None)
+}
+
+/// Covers the cache `path` with an overlay: its upper layer kept in `layers`' folder for
+/// it when `keep`, else private (as [`private_overlay`]) above the kept one when there is
+/// one. A kept layer the kernel refuses leaves the private one.
+#[cfg(target_os = "linux")]
+fn cache_overlay(path: &Path, name: &str, layers: Option<&CacheLayers>) -> bool {
+    let private = PathBuf::from(format!("/dev/shm/.speccoder-overlay-{name}"));
+    match layers {
+        Some(layers) if layers.keep => {
+            overlay(path, &layers.folder(path), None) || overlay(path, &private, None)
+        }
+        Some(layers) => {
+            let kept = layers.folder(path).join("upper");
+            let below = kept.is_dir().then_some(kept.as_path());
+            overlay(path, &private, below) || overlay(path, &private, None)
+        }
+        None => overlay(path, &private, None),
+    }
+}
+
+/// Mounts an overlay on `path` whose upper layer is `layers/upper` (work in
+/// `layers/work`), with `below` read between it and `path` when given.
+#[cfg(target_os = "linux")]
+fn overlay(path: &Path, layers: &Path, below: Option<&Path>) -> bool {
+    let (upper, work) = (layers.join("upper"), layers.join("work"));
     // The option's own separators.
-    if text.contains([',', ':', '\\']) {
+    if [Some(path), below, Some(&upper), Some(&work)]
+        .into_iter()
+        .flatten()
+        .any(|p| p.display().to_string().contains([',', ':', '\\']))
+    {
         return false;
     }
-    let layers = PathBuf::from(format!("/dev/shm/.speccoder-overlay-{name}"));
-    let (upper, work) = (layers.join("upper"), layers.join("work"));
+    let lower = match below {
+        Some(below) => format!("{}:{}", below.display(), path.display()),
+        None => path.display().to_string(),
+    };
     if std::fs::create_dir_all(&upper).is_err() || std::fs::create_dir_all(&work).is_err() {
         return false;
     }
     let Ok(options) = std::ffi::CString::new(format!(
-        "lowerdir={},upperdir={},workdir={}",
-        path.display(),
+        "lowerdir={lower},upperdir={},workdir={}",
         upper.display(),
         work.display()
     )) else {
@@ -764,16 +823,6 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
     let shown = handles_of(spec.shown.iter().filter(|p| p.exists()))?;
     let handles = handles_of(spec.writable.iter())?;
     let mut tmp = private_tmp(spec.tmp_mib)?;
-    // The caches, each a private overlay like /tmp; one the kernel refuses stays as it is,
-    // read-only below.
-    for (n, path) in spec.overlays.iter().enumerate() {
-        if path.is_dir()
-            && !tmp.iter().any(|t| within(path, t))
-            && private_overlay(path, &format!("cache-{n}"))
-        {
-            tmp.push(path.clone());
-        }
-    }
     for (path, fd, is_dir) in &handles {
         if tmp.iter().any(|t| within(path, t)) {
             if *is_dir {
@@ -787,6 +836,18 @@ fn make_mounts(spec: &Spec) -> Result<(), String> {
         }
         let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
         mount_bind(source.as_str(), path).map_err(|e| err("bind", path, e))?;
+    }
+    // The caches, each a private overlay like /tmp; one the kernel refuses stays as it is,
+    // read-only below. After the writable places are bound again: a kept layer's folder is
+    // one of them, and under the private /tmp only its bound copy is the disk's.
+    let tmp_only = tmp.len();
+    for (n, path) in spec.overlays.iter().enumerate() {
+        if path.is_dir()
+            && !tmp[..tmp_only].iter().any(|t| within(path, t))
+            && cache_overlay(path, &format!("cache-{n}"), spec.cache_layers.as_ref())
+        {
+            tmp.push(path.clone());
+        }
     }
     // The tree at its fixed path too, through the same handle. A fixed path in a private
     // tmpfs is made there first.

@@ -16,7 +16,7 @@ use crate::store::journal::{Journal, Running};
 use crate::store::repo::Repo;
 use speccoder_agent::{Allowances, RecipeServer};
 use speccoder_foundation::process::LocalSpawner;
-use speccoder_foundation::sandbox::{Namespaces, Sandbox, Spec, TreeAt};
+use speccoder_foundation::sandbox::{CacheLayers, Namespaces, Sandbox, Spec, TreeAt};
 use speccoder_recipe::Recipe;
 
 /// How the agent and the checks are kept apart from the rest of the machine.
@@ -165,6 +165,7 @@ impl Prepared {
                         // The agent reaches its model.
                         private_network: false,
                         overlays: self.caches.clone(),
+                        cache_layers: self.setup_cache_layers(),
                         shown: self.reveal.clone(),
                         // The setup's products copied into the agent's tree find it.
                         tree_at: self.products.as_ref().map(|p| TreeAt {
@@ -263,6 +264,14 @@ impl Prepared {
         self.checks_sandbox(writable, Vec::new(), None)
     }
 
+    /// What the base's setup wrote into the caches, read below each sandbox's own layer.
+    fn setup_cache_layers(&self) -> Option<CacheLayers> {
+        self.products.as_ref().map(|p| CacheLayers {
+            dir: p.caches.clone(),
+            keep: false,
+        })
+    }
+
     fn checks_sandbox(
         &self,
         writable: Vec<PathBuf>,
@@ -290,6 +299,7 @@ impl Prepared {
                         tmp_mib: Some(self.tmp_mib),
                         private_network: !self.checks_network,
                         overlays: self.caches.clone(),
+                        cache_layers: self.setup_cache_layers(),
                         shown: self.reveal.clone(),
                         tree_at,
                     },

@@ -13,6 +13,11 @@ pub(crate) struct SetupProducts {
     pub(crate) tree: PathBuf,
     /// The products, as paths in that tree (a folder ends with `/`).
     pub(crate) entries: Vec<String>,
+    /// What the setup wrote into the runners' caches (what `cargo fetch` downloaded), one
+    /// layer per cache, read by the checks below their own ([`CacheLayers`]).
+    ///
+    /// [`CacheLayers`]: speccoder_foundation::sandbox::CacheLayers
+    pub(crate) caches: PathBuf,
 }
 
 impl SetupProducts {

@@ -3,6 +3,8 @@
 //! `mise run test` whose task runs `go test` in a module below the root, and `go mod vendor`
 //! run by speccoder on the candidate's files, inside the checks' sandbox.
 
+use std::path::Path;
+
 use crate::support;
 
 use super::steering::{Kind, write};
@@ -192,5 +194,103 @@ fn go_mod_vendor_runs_inside_the_checks_sandbox() {
     assert!(
         !runs.lines().any(|l| l.contains("mod vendor")),
         "go mod vendor ran outside the sandbox: {runs}"
+    );
+}
+
+/// Writes a Go module proxy (`GOPROXY=file://…`'s layout) into `proxy` serving
+/// `example.com/th` v1.0.0, a helper the tests assert with.
+fn write_go_proxy(proxy: &Path) {
+    let at = proxy.join("example.com/th/@v");
+    std::fs::create_dir_all(&at).expect("mkdir");
+    let module = "module example.com/th\n\ngo 1.21\n";
+    std::fs::write(at.join("list"), "v1.0.0\n").expect("list");
+    std::fs::write(
+        at.join("v1.0.0.info"),
+        "{\"Version\":\"v1.0.0\",\"Time\":\"2026-01-01T00:00:00Z\"}\n",
+    )
+    .expect("info");
+    std::fs::write(at.join("v1.0.0.mod"), module).expect("mod");
+    let sources = tempfile::tempdir().expect("temp dir");
+    let src = sources.path().join("example.com/th@v1.0.0");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::write(src.join("go.mod"), module).expect("go.mod");
+    std::fs::write(
+        src.join("th.go"),
+        "package th\n\nimport \"testing\"\n\n// Equal fails t when got is not want.\nfunc Equal(t *testing.T, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n",
+    )
+    .expect("th.go");
+    let zip = at.join("v1.0.0.zip");
+    // Files only: go refuses a folder's own entry in a module's zip.
+    let out = support::sh(
+        &format!("zip -qrD '{}' example.com", zip.display()),
+        sources.path(),
+        std::time::Duration::from_secs(30),
+    );
+    assert!(out.success(), "zip: {}", out.stdout.text());
+}
+
+/// Property: what `[attempt] setup` downloads into a runner's cache (it has the network) is
+/// there for the checks (which have none), and your cache is never written: `go mod
+/// download` from a module proxy only the setup names, then `go test` of a package that
+/// imports the downloaded module. Before, the setup's writes to the module cache were gone
+/// with its namespace, and the check failed to fetch the module (measured the same with
+/// `cargo fetch`: `Could not resolve host: index.crates.io`).
+#[test]
+fn what_the_setup_downloads_into_a_cache_is_there_for_the_checks() {
+    support::require_tools(&["go"]);
+    let cache = outside_tmp();
+    let modules = cache.path().join("mod");
+    std::fs::create_dir_all(&modules).expect("mkdir");
+    let project = Project::new(
+        &[
+            (
+                "go.mod",
+                "module example.com/calc\n\ngo 1.21\n\nrequire example.com/th v1.0.0\n",
+            ),
+            (
+                "calc.go",
+                "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+            ),
+            (
+                "add_test.go",
+                "package calc\n\nimport (\n\t\"testing\"\n\n\t\"example.com/th\"\n)\n\nfunc TestAddSmall(t *testing.T) {\n\tth.Equal(t, Add(2, 3), 5)\n}\n",
+            ),
+        ],
+        "setup = [\"GOPROXY=file://$PWD/proxy GOSUMDB=off go mod download\"]\n",
+    );
+    let root = project.root();
+    write_go_proxy(&root.join("proxy"));
+    // go.sum, as the project keeps it: written once from the proxy into a scratch cache.
+    let scratch = outside_tmp();
+    let out = support::sh(
+        &format!(
+            "GOFLAGS=-modcacherw GOMODCACHE='{}' GOPROXY=file://$PWD/proxy GOSUMDB=off go mod tidy",
+            scratch.path().display()
+        ),
+        &root,
+        std::time::Duration::from_secs(60),
+    );
+    assert!(out.success(), "go mod tidy: {}", out.stdout.text());
+    support::commit_all(&root, "the helper module, served by the project's proxy");
+    let project = project
+        .with_env("GOMODCACHE", &modules.display().to_string())
+        .with_env("GOFLAGS", "-modcacherw")
+        .with_env(
+            "GOCACHE",
+            &support::attempts::go_cache().display().to_string(),
+        )
+        .with_env("GOTOOLCHAIN", "local");
+    let story = project.attempt(Kind::Go.honest(), None);
+    let mut failures = Vec::new();
+    expect(&mut failures, "honest", &story, "passed", None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let left: Vec<_> = std::fs::read_dir(&modules)
+        .expect("the module cache")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the setup wrote your module cache: {left:?}"
     );
 }
