@@ -211,7 +211,14 @@ impl<'a> Place<'a> {
 /// past a failure, and a build folder of the check tree for cargo when you set one of your
 /// own.
 fn check_env(place: &Place<'_>, junit: &Path) -> Vec<(String, String)> {
-    let mut addopts = std::env::var("PYTEST_ADDOPTS").unwrap_or_default();
+    // pytest's `--sw` has no flag that undoes it (`checks/check_flags.rs`): it leaves
+    // your `PYTEST_ADDOPTS`.
+    let mut addopts = std::env::var("PYTEST_ADDOPTS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|w| !check_flags::STEPWISE.contains(w))
+        .collect::<Vec<_>>()
+        .join(" ");
     // Every test runs past a failure (`checks/check_flags.rs`): after `-x` in the
     // user's `PYTEST_ADDOPTS` or `pytest.ini`.
     addopts.push_str(&format!(" --junitxml={} -rA --maxfail=0", junit.display()));

@@ -1,6 +1,7 @@
 //! vitest: its default reporter's file lines, failure heads and summary.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use super::report::{Sink, TestFramework, TestOutcome, indent, number, word_counts};
 
@@ -41,13 +42,18 @@ enum VitestSection {
 /// each suite on a line of its own (`❯ Calc (5)`) with its tests under it, so they are named
 /// from that tree; vitest 4 prints the tests of suites without their suites' names, so only
 /// the file's top-level tests are named from its list there, and a test inside a suite only
-/// when it failed. vitest 1 lists only the failed tests.
+/// when it failed. vitest 1 lists only the failed tests. vitest 4's verbose reporter (which
+/// a check that runs vitest itself asks for) prints no file line, and each test on one
+/// line with its file and suites (` ✓ test/a.test.js > Calc > adds 2ms`): the file counts
+/// the tests named so.
 pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
     let mut active = false;
     let mut file: Option<String> = None;
     let mut section = VitestSection::Other;
     // The suites of the current file's tree, by depth, where vitest names them.
     let mut suites: Vec<String> = Vec::new();
+    // The tests of each file named so far by the verbose reporter's lines.
+    let mut flat_counts: BTreeMap<String, usize> = BTreeMap::new();
     for (at, line) in lines.iter().enumerate() {
         let line: &str = line;
         let text = line.trim_start();
@@ -65,6 +71,14 @@ pub(super) fn read_vitest(lines: &[Cow<'_, str>], sink: &mut Sink) {
             sink.file(path, Some(count));
             file = Some(path.to_owned());
             suites.clear();
+            continue;
+        }
+        if let Some((path, outcome, name)) = vitest_flat_line(line) {
+            let n = flat_counts.entry(path.to_owned()).or_insert(0);
+            *n += 1;
+            sink.file(path, Some(*n));
+            sink.test(format!("{path} > {name}"), outcome);
+            file = None;
             continue;
         }
         if let Some(file) = &file
@@ -193,6 +207,23 @@ fn vitest_file(line: &str) -> Option<(&str, usize)> {
     let (n, _) = counts.split_once(" test")?;
     // vitest 1 puts two spaces before the counts.
     number(n).map(|n| (path.trim_end(), n))
+}
+
+/// The file, outcome and name (suites and title) of a line of vitest 4's verbose reporter:
+/// one space, the mark, the file, ` > `, the path to the test and its duration.
+fn vitest_flat_line(line: &str) -> Option<(&str, TestOutcome, &str)> {
+    let rest = line.strip_prefix(' ').filter(|r| !r.starts_with(' '))?;
+    let mut chars = rest.chars();
+    let mark = chars.next()?;
+    let (_, outcome) = VITEST_MARKS.iter().find(|(m, _)| *m == mark)?;
+    let (path, name) = chars.as_str().strip_prefix(' ')?.split_once(" > ")?;
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    let script = matches!(
+        ext,
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx"
+    );
+    let name = vitest_name(name);
+    (script && !name.is_empty()).then_some((path, *outcome, name))
 }
 
 /// The depth, mark and text of a line of a file's tree in vitest's report: three spaces,
@@ -368,6 +399,31 @@ mod tests {
             None,
             report(&[Vitest], &[every[1], every[6]], &counts, &claims),
         );
+    }
+
+    #[test]
+    fn vitest_4_verbose_names_every_test_and_counts_each_file() {
+        let every = [
+            ("test/calc.test.js > Calc > adds", Passed),
+            ("test/calc.test.js > Calc > fails", Failed),
+            ("test/calc.test.js > Calc > inner > is todo", Skipped),
+            ("test/calc.test.js > Calc > inner > nests", Passed),
+            ("test/calc.test.js > Calc > is skipped", Skipped),
+            ("test/calc.test.js > top level", Passed),
+            ("test/other.test.js > passes", Passed),
+        ];
+        let counts = [(Passed, 4), (Failed, 1), (Skipped, 2)];
+        let claims = [
+            "Test Files  1 failed | 1 passed (2)",
+            "Tests  1 failed | 4 passed | 1 skipped | 1 todo (7)",
+        ];
+        let mut expected = report(&[Vitest], &every, &counts, &claims);
+        expected.files = [
+            ("test/calc.test.js".to_owned(), Some(6)),
+            ("test/other.test.js".to_owned(), Some(1)),
+        ]
+        .into();
+        case(sample!("vitest-4.1.12-verbose.txt"), None, expected);
     }
 
     #[test]
