@@ -9,7 +9,7 @@
 //! those tests required, and lets a file whose tests vanished (a package whose load exits
 //! 0) be told from one that ran.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most of a file read for its declarations.
 const MAX_TEXT: usize = 4 << 20;
@@ -54,6 +54,10 @@ pub(crate) struct DeclaredFile {
     /// Whether it is a Go file with a build constraint: only a check that ran one of its
     /// tests requires the rest.
     pub(crate) constrained: bool,
+    /// The ids among `ids` declared only under a condition the verdict cannot evaluate
+    /// (`if (process.platform === 'win32') { test(…) }`, `cond && it(…)`, after an `if (…)
+    /// return`): required only where they ran at the base, and judged wherever they run.
+    pub(crate) conditional: Vec<String>,
 }
 
 impl DeclaredFile {
@@ -75,9 +79,18 @@ impl DeclaredFile {
         })
     }
 
-    /// The ids read with no hole: each names one test.
+    /// The ids read with no hole and under no condition: each names one test that must run.
     pub(crate) fn literal_ids(&self) -> impl Iterator<Item = &String> {
-        self.ids.iter().filter(|id| !id.contains(HOLE))
+        self.ids
+            .iter()
+            .filter(|id| !id.contains(HOLE) && !self.is_conditional(id))
+    }
+
+    /// Whether the id `id` read from the source is declared only under a condition.
+    pub(crate) fn is_conditional(&self, id: &str) -> bool {
+        self.conditional
+            .binary_search_by(|c| c.as_str().cmp(id))
+            .is_ok()
     }
 
     /// Whether `id` is a test of this file's Go package: the file's tests may be required
@@ -163,6 +176,7 @@ pub(crate) fn matches_title(pattern: &str, id: &str) -> bool {
 fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) -> DeclaredFile {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let mut conditional = Vec::new();
     let (naming, ids, declares_tests) = match ext {
         "go" if name.ends_with("_test.go") => {
             let ids = go_ids(path, text, go_modules);
@@ -170,7 +184,8 @@ fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) 
             (Naming::Go, ids, declares)
         }
         "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => {
-            let ids = js_title_paths(text);
+            let (ids, under) = js_titles(text);
+            conditional = under;
             let declares = !ids.is_empty() && js_test_file(path);
             (Naming::Titles, ids, declares)
         }
@@ -195,6 +210,7 @@ fn declared_file(path: &str, text: &str, go_modules: &BTreeMap<String, String>) 
             && text
                 .lines()
                 .any(|l| l.starts_with("//go:build") || l.starts_with("// +build")),
+        conditional,
     }
 }
 
@@ -301,12 +317,28 @@ const TESTS: &[&str] = &["it", "specify", "test"];
 /// placeholders (`%s`, `%i`, `%p`, …) and `$name` (`test.each(rows)("adds %i", …)`). A
 /// title of holes alone, or one built by anything else (a call's result in a `?:`), is not
 /// read, nor are the tests it would name.
+#[cfg(test)]
 fn js_title_paths(text: &str) -> Vec<String> {
+    js_titles(text).0
+}
+
+/// [`js_title_paths`], and those of them declared only under a condition: in the body or
+/// the one statement of an `if`, `else` or `switch`, after `&&`, `||` or `?`, or after an
+/// `if (…) return` in the same block. A title declared both so and not is not conditional.
+fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
     let bytes = text.as_bytes();
     let mut ids = Vec::new();
+    // The ids pushed under a condition, and those pushed under none.
+    let mut under = BTreeSet::new();
+    let mut plain = BTreeSet::new();
     let mut patterns = 0usize;
-    // The open suites: their titles and the brace depth their bodies are at.
-    let mut suites: Vec<(String, usize)> = Vec::new();
+    // The open suites: their titles, the brace depth their bodies are at, and whether
+    // they were declared under a condition.
+    let mut suites: Vec<(String, usize, bool)> = Vec::new();
+    // The brace depths of the open blocks whose statements run under a condition.
+    let mut conditions: Vec<usize> = Vec::new();
+    // A condition that covers the next statement only (`if (x) test(…)`, `x && test(…)`).
+    let mut pending = false;
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
@@ -331,16 +363,31 @@ fn js_title_paths(text: &str) -> Vec<String> {
             b'{' => depth += 1,
             b'}' => {
                 depth = depth.saturating_sub(1);
-                while suites.last().is_some_and(|(_, d)| *d > depth) {
+                while suites.last().is_some_and(|(_, d, _)| *d > depth) {
                     suites.pop();
                 }
+                while conditions.last().is_some_and(|d| *d > depth) {
+                    conditions.pop();
+                }
+                pending = false;
             }
+            b';' => pending = false,
+            b'&' | b'|' if bytes.get(i + 1) == Some(&c) => {
+                pending = true;
+                i += 2;
+                continue;
+            }
+            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?' | b':')) => pending = true,
             _ if c.is_ascii_alphabetic() && (i == 0 || !is_ident(bytes[i - 1])) => {
                 let start = i;
                 while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
                     i += 1;
                 }
                 let word = &text[start..i];
+                if matches!(word, "if" | "else" | "switch") {
+                    i = condition(bytes, i, depth, &mut conditions, &mut pending);
+                    continue;
+                }
                 let head = word.split('.').next().unwrap_or(word);
                 let suite = SUITES.contains(&head);
                 if !(suite || TESTS.contains(&head)) {
@@ -355,10 +402,20 @@ fn js_title_paths(text: &str) -> Vec<String> {
                 let Some(title) = at.and_then(|at| call_title(bytes, at, each)) else {
                     continue;
                 };
+                let conditional = std::mem::take(&mut pending)
+                    || !conditions.is_empty()
+                    || suites.iter().any(|(_, _, c)| *c);
                 if suite {
-                    suites.push((title, depth + 1));
+                    suites.push((title, depth + 1, conditional));
                 } else {
-                    push_title(&mut ids, &mut patterns, &suites, &title);
+                    let titles: Vec<String> = suites.iter().map(|(t, _, _)| t.clone()).collect();
+                    if let Some(id) = push_title(&mut ids, &mut patterns, &titles, &title) {
+                        if conditional {
+                            under.insert(id);
+                        } else {
+                            plain.insert(id);
+                        }
+                    }
                 }
                 continue;
             }
@@ -368,19 +425,21 @@ fn js_title_paths(text: &str) -> Vec<String> {
     }
     ids.sort();
     ids.dedup();
-    ids
+    let conditional = under.difference(&plain).cloned().collect();
+    (ids, conditional)
 }
 
-/// Adds the test `title` under `suites` to `ids`, within the bounds (`patterns` counts the
-/// titles with holes kept); a title of holes alone would match any test and is left out.
+/// Adds the test `title` under the suites titled `suites` to `ids`, within the bounds
+/// (`patterns` counts the titles with holes kept); a title of holes alone would match any
+/// test and is left out. Returns the id added.
 fn push_title(
     ids: &mut Vec<String>,
     patterns: &mut usize,
-    suites: &[(String, usize)],
+    suites: &[String],
     title: &str,
-) {
+) -> Option<String> {
     let mut id = String::new();
-    for (s, _) in suites {
+    for s in suites {
         id.push_str(s);
         id.push_str(" > ");
     }
@@ -389,8 +448,37 @@ fn push_title(
     let anchored = !id.replace(HOLE, "").replace(" > ", "").trim().is_empty();
     if anchored && ids.len() < MAX_IDS && (!holes || *patterns < MAX_PATTERNS) {
         *patterns += usize::from(holes);
-        ids.push(id);
+        ids.push(id.clone());
+        return Some(id);
     }
+    None
+}
+
+/// Reads what follows the keyword `if`, `else` or `switch` that ends before `at`, at brace
+/// `depth`: its condition, then a block (whose depth joins `conditions`), an `if (…)
+/// return` (the rest of the block at `depth` is under it), or one statement (`pending`).
+/// Returns where to read on: the block's `{`, or past the condition.
+fn condition(
+    bytes: &[u8],
+    at: usize,
+    depth: usize,
+    conditions: &mut Vec<usize>,
+    pending: &mut bool,
+) -> usize {
+    let mut at = skip_spaces(bytes, at);
+    if bytes.get(at) == Some(&b'(') {
+        at = skip_balanced(bytes, at).unwrap_or(bytes.len());
+        at = skip_spaces(bytes, at);
+    }
+    let rest = &bytes[at.min(bytes.len())..];
+    if rest.first() == Some(&b'{') {
+        conditions.push(depth + 1);
+    } else if rest.starts_with(b"return") && !rest.get(6).copied().is_some_and(is_ident) {
+        conditions.push(depth);
+    } else if !(rest.starts_with(b"if") && !rest.get(2).copied().is_some_and(is_ident)) {
+        *pending = true;
+    }
+    at
 }
 
 fn is_ident(c: u8) -> bool {
@@ -704,6 +792,58 @@ test(a ? 'x' : 'y', () => {});
             )
             .declares_tests
         );
+    }
+
+    #[test]
+    fn titles_under_a_condition_are_told_apart() {
+        let text = r#"
+const { slug } = require('../slug');
+test('always', () => {
+  expect(a && b).toBe(true);
+});
+if (process.platform === 'win32') {
+  test('on windows', () => {});
+  describe('drives', () => {
+    it('reads C:', () => {});
+  });
+} else if (process.env.CI) test('in ci', () => {});
+else {
+  test('elsewhere', () => {});
+}
+const slow = process.env.SLOW === '1';
+slow && test('slow one', () => {});
+describe('suite', () => {
+  it('kept', () => {});
+  if (!slug.fast) return;
+  it('fast only', () => {});
+});
+switch (process.arch) {
+  case 'arm64':
+    test('on arm', () => {});
+}
+test('after all', () => {});
+if (a) { test('both ways', () => {}); }
+test('both ways', () => {});
+"#;
+        let file = declared_file("test/slug.test.js", text, &BTreeMap::new());
+        assert_eq!(
+            file.conditional,
+            [
+                "drives > reads C:",
+                "elsewhere",
+                "in ci",
+                "on arm",
+                "on windows",
+                "slow one",
+                "suite > fast only",
+            ]
+        );
+        assert_eq!(
+            file.literal_ids().collect::<Vec<_>>(),
+            ["after all", "always", "both ways", "suite > kept"]
+        );
+        // Still the file's own: a run of one is judged.
+        assert!(file.owns("on windows"));
     }
 
     #[test]

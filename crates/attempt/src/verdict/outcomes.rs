@@ -173,13 +173,19 @@ impl<'a> NewTests<'a> {
                 };
                 let now = tests_now.keys().filter(|id| answers(id)).count();
                 let at_base = tests_at_base.keys().filter(|id| answers(id)).count();
-                if now < at_base.max(1) {
+                // A title under a condition the source cannot settle (`if (process.platform
+                // === 'win32')`) need not run where the base did not run it either.
+                let least = if file.is_conditional(title) {
+                    at_base
+                } else {
+                    at_base.max(1)
+                };
+                if now < least {
                     let shown = title.replace(HOLE, "*");
                     let what = if holes { "tests of the title" } else { "test" };
                     missing.push(format!(
-                        "{mark}`{shown}` ({}): {now} {what} ran, {} required",
+                        "{mark}`{shown}` ({}): {now} {what} ran, {least} required",
                         file.path,
-                        at_base.max(1)
                     ));
                 }
             }
@@ -212,7 +218,8 @@ impl<'a> NewTests<'a> {
             let Some(now) = count_in(files_now) else {
                 continue;
             };
-            let need = file.ids.len().max(count_in(files_at_base).unwrap_or(0));
+            let unconditional = file.ids.len().saturating_sub(file.conditional.len());
+            let need = unconditional.max(count_in(files_at_base).unwrap_or(0));
             if now < need {
                 let mark = if self.withheld.contains(&file.path) {
                     WITHHELD_MARK
@@ -1470,6 +1477,60 @@ mod tests {
             summary.not_passed,
             ["`slug > lowers` (test/slug.test.js): 0 test ran, 1 required"]
         );
+    }
+
+    #[test]
+    fn a_title_under_a_condition_is_required_only_where_the_base_ran_it() {
+        let text = "test('lowers', () => {});\nif (process.platform === 'win32') {\n  test('keeps drive letters', () => {});\n}\n";
+        let declared = Declared::read(
+            &[("test/slug.test.js".to_owned(), text.to_owned())],
+            &BTreeMap::new(),
+        );
+        let acceptance = ["test/slug.test.js".to_owned()];
+        let new = NewTests {
+            acceptance: &acceptance,
+            withheld: &[],
+            without_withheld: None,
+            declared: Some(&declared),
+        };
+        let lowers = "test/slug.test.js > lowers";
+        let drives = "test/slug.test.js > keeps drive letters";
+        let judge_as = |runner, base: &[(&str, TestOutcome)], tests: &[(&str, TestOutcome)]| {
+            let at_base = BaseTests::of("test", Some(1), &of(runner, base));
+            judge(
+                Some(0),
+                false,
+                &of(runner, tests),
+                Some(&at_base),
+                new,
+                &KnownFailures::default(),
+            )
+        };
+        let jest = TestFramework::Jest;
+        let load_failed = [("test/slug.test.js", Failed)];
+        // Not on this platform: the literal test under the `if` ran at neither.
+        let (passed, summary) = judge_as(jest, &load_failed, &[(lowers, Passed)]);
+        assert!(passed, "{summary:?}");
+        // It ran, so it is judged.
+        let (passed, _) = judge_as(jest, &load_failed, &[(lowers, Passed), (drives, Failed)]);
+        assert!(!passed);
+        // It ran at the base and vanished now.
+        let (passed, summary) = judge_as(
+            jest,
+            &[(lowers, Failed), (drives, Failed)],
+            &[(lowers, Passed)],
+        );
+        assert!(!passed);
+        assert!(
+            summary
+                .not_passed
+                .iter()
+                .any(|n| n.contains("keeps drive letters")),
+            "{summary:?}"
+        );
+        // The unconditional title is still required.
+        let (passed, _) = judge_as(jest, &load_failed, &[(drives, Passed)]);
+        assert!(!passed);
     }
 
     #[test]
