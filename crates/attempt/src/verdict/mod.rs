@@ -96,6 +96,10 @@ fn failed_check(c: &CheckResult) -> String {
         if more > 0 {
             named.push_str(&format!(" and {more} more"));
         }
+        // Why they did not run, where the verdict knows: the runner stopped early.
+        if let Some(why) = &c.tests.unexplained {
+            named.push_str(&format!("; {why}"));
+        }
         format!("check `{}`: {named}", c.op)
     } else if let Some(why) = &c.tests.unexplained {
         format!("check `{}`: {why}", c.op)

@@ -509,7 +509,18 @@ pub(crate) fn judge(
     summary.renamed_subtests.truncate(MAX_NAMED);
     let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
     judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
-    finish(summary, not_passed, exit_code, exit_ok, excused, report)
+    let (passed, mut summary) = finish(summary, not_passed, exit_code, exit_ok, excused, report);
+    // A stop the check could not undo (`checks/check_flags.rs`) hid the tests after it.
+    if !passed
+        && summary.not_passed_count > 0
+        && summary.unexplained.is_none()
+        && let Some(stop) = &report.stopped
+    {
+        summary.unexplained = Some(format!(
+            "the runner stopped at a failure (`{stop}`) and the tests after it did not run: speccoder undoes such a stop only in a check whose command runs the runner itself, not one set behind another tool (`make`, a script) or in its configuration (`addopts` of `pytest.ini`, `bail` of a script)"
+        ));
+    }
+    (passed, summary)
 }
 
 /// What one check's tests are judged by: its report, and the base's.

@@ -144,6 +144,34 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_runner_that_stopped_at_a_failure_says_so() {
+        let stepwise = read(sample!("pytest-stepwise.txt"), None);
+        assert_eq!(
+            stepwise.stopped.as_deref(),
+            Some("Interrupted: Test failed, continuing from this test next run.")
+        );
+        let exitfirst = read(sample!("pytest-exitfirst.txt"), None);
+        assert_eq!(
+            exitfirst.stopped.as_deref(),
+            Some("stopping after 1 failures")
+        );
+        let bail = read(sample!("vitest-4.1.12-bail.txt"), None);
+        assert_eq!(
+            bail.stopped.as_deref(),
+            Some("Test Files  1 failed (2): vitest ran 1 of 2 test files")
+        );
+        // A collection error interrupts pytest too, but stops no test after a failure; a
+        // vitest run of every file it found stopped nowhere.
+        for output in [
+            sample!("pytest-collect-error.txt"),
+            sample!("vitest-4.1.12-two-files.txt"),
+            sample!("vitest-4.1.12-verbose.txt"),
+        ] {
+            assert_eq!(read(output, None).stopped, None);
+        }
+    }
+
     #[track_caller]
     #[test]
     fn jest_and_vitest_name_the_files_they_ran() {

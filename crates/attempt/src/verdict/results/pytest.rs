@@ -47,6 +47,14 @@ pub(super) fn read_pytest(lines: &[Cow<'_, str>], junit: Option<&str>, sink: &mu
             sink.saw(TestFramework::Pytest, at);
             continue;
         }
+        // `-x` (`--maxfail`) and `--sw` behind another tool, or in `pytest.ini`'s `addopts`,
+        // where the check could not undo them.
+        if line.starts_with("!!!") {
+            let text = line.trim_matches(|c| c == '!' || c == ' ');
+            if text.starts_with("stopping after ") || text.starts_with("Interrupted: Test failed") {
+                sink.stopped(text);
+            }
+        }
         if let Some(counts) = pytest_counts(line) {
             in_summary = false;
             sink.saw(TestFramework::Pytest, at);

@@ -99,6 +99,12 @@ pub(crate) struct TestReport {
     /// does (vitest's `✓ test/a.test.js (3 tests)`): the word on which files ran from a
     /// runner that names no passing test.
     pub(crate) files: BTreeMap<String, Option<usize>>,
+    /// The line where a runner says it stopped at a failure before running every test
+    /// (pytest's `stopping after 1 failures` and `Interrupted: Test failed, continuing from
+    /// this test next run.`, vitest's `Test Files` that ran fewer files than it found): a
+    /// stop the check could not undo, which hid the tests after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stopped: Option<String>,
 }
 
 /// The most tests a report keeps; more are dropped, so a runaway output stays bounded.
@@ -131,6 +137,8 @@ pub(super) struct Sink {
     pub(super) binaries: BTreeSet<String>,
     /// The test files named as run, with their test counts.
     pub(super) files: BTreeMap<String, Option<usize>>,
+    /// The first line saying a runner stopped at a failure.
+    pub(super) stopped: Option<String>,
 }
 
 impl Sink {
@@ -169,6 +177,13 @@ impl Sink {
         }
     }
 
+    /// Notes that a runner stopped at a failure, as `text` says, unless one did before.
+    pub(super) fn stopped(&mut self, text: &str) {
+        if self.stopped.is_none() {
+            self.stopped = Some(text.trim().chars().take(MAX_CLAIM_CHARS).collect());
+        }
+    }
+
     /// Adds `n` to the count of `outcome`.
     pub(super) fn count(&mut self, outcome: TestOutcome, n: usize) {
         let total = self.counts.entry(outcome).or_default();
@@ -200,6 +215,7 @@ impl Sink {
                 .collect(),
             binaries: self.binaries,
             files: self.files,
+            stopped: self.stopped,
         }
     }
 }

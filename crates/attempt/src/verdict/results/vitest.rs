@@ -176,13 +176,21 @@ fn read_summary_line(text: &str, at: usize, sink: &mut Sink) {
         }
         return;
     };
-    let summary = match summary.rsplit_once(" (") {
-        Some((counts, total)) if total.strip_suffix(')').and_then(number).is_some() => counts,
-        _ => summary,
+    let (summary, total) = match summary.rsplit_once(" (") {
+        Some((counts, total)) if total.strip_suffix(')').and_then(number).is_some() => {
+            (counts, total.strip_suffix(')').and_then(number))
+        }
+        _ => (summary, None),
     };
     let Some(counts) = word_counts(summary, " | ", VITEST_COUNTS) else {
         return;
     };
+    // `--bail` (on the command line of a script, or in `vitest.config`): the files it
+    // found but never ran are counted in the total only (`Test Files  1 failed (3)`).
+    let ran: usize = counts.iter().map(|(_, _, n)| n).sum();
+    if !counted && let Some(total) = total.filter(|t| ran < *t) {
+        sink.stopped(&format!("{text}: vitest ran {ran} of {total} test files"));
+    }
     let mut failed = false;
     for (_, outcome, n) in counts {
         failed |= n > 0 && outcome == Some(TestOutcome::Failed);
