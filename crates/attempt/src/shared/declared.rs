@@ -327,19 +327,7 @@ fn js_title_paths(text: &str) -> Vec<String> {
 /// `if (…) return` in the same block. A title declared both so and not is not conditional.
 fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
     let bytes = text.as_bytes();
-    let mut ids = Vec::new();
-    // The ids pushed under a condition, and those pushed under none.
-    let mut under = BTreeSet::new();
-    let mut plain = BTreeSet::new();
-    let mut patterns = 0usize;
-    // The open suites: their titles, the brace depth their bodies are at, and whether
-    // they were declared under a condition.
-    let mut suites: Vec<(String, usize, bool)> = Vec::new();
-    // The brace depths of the open blocks whose statements run under a condition.
-    let mut conditions: Vec<usize> = Vec::new();
-    // A condition that covers the next statement only (`if (x) test(…)`, `x && test(…)`).
-    let mut pending = false;
-    let mut depth = 0usize;
+    let mut scan = TitleScan::default();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -360,73 +348,119 @@ fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
                 i = skip_string(bytes, i).1;
                 continue;
             }
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                while suites.last().is_some_and(|(_, d, _)| *d > depth) {
-                    suites.pop();
-                }
-                while conditions.last().is_some_and(|d| *d > depth) {
-                    conditions.pop();
-                }
-                pending = false;
-            }
-            b';' => pending = false,
+            b'{' => scan.depth += 1,
+            b'}' => scan.close(),
+            b';' => scan.pending = false,
             b'&' | b'|' if bytes.get(i + 1) == Some(&c) => {
-                pending = true;
+                scan.pending = true;
                 i += 2;
                 continue;
             }
-            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?' | b':')) => pending = true,
+            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?' | b':')) => scan.pending = true,
             _ if c.is_ascii_alphabetic() && (i == 0 || !is_ident(bytes[i - 1])) => {
-                let start = i;
-                while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
-                    i += 1;
-                }
-                let word = &text[start..i];
-                if matches!(word, "if" | "else" | "switch") {
-                    i = condition(bytes, i, depth, &mut conditions, &mut pending);
-                    continue;
-                }
-                let head = word.split('.').next().unwrap_or(word);
-                let suite = SUITES.contains(&head);
-                if !(suite || TESTS.contains(&head)) {
-                    continue;
-                }
-                let each = word.ends_with(".each");
-                let at = if each {
-                    skip_each_table(bytes, i)
-                } else {
-                    Some(i)
-                };
-                let Some(title) = at.and_then(|at| call_title(bytes, at, each)) else {
-                    continue;
-                };
-                let conditional = std::mem::take(&mut pending)
-                    || !conditions.is_empty()
-                    || suites.iter().any(|(_, _, c)| *c);
-                if suite {
-                    suites.push((title, depth + 1, conditional));
-                } else {
-                    let titles: Vec<String> = suites.iter().map(|(t, _, _)| t.clone()).collect();
-                    if let Some(id) = push_title(&mut ids, &mut patterns, &titles, &title) {
-                        if conditional {
-                            under.insert(id);
-                        } else {
-                            plain.insert(id);
-                        }
-                    }
-                }
+                i = scan.word(text, i);
                 continue;
             }
             _ => {}
         }
         i += 1;
     }
+    let TitleScan {
+        mut ids,
+        under,
+        plain,
+        ..
+    } = scan;
     ids.sort();
     ids.dedup();
     let conditional = under.difference(&plain).cloned().collect();
     (ids, conditional)
+}
+
+/// What [`js_titles`] has read so far.
+#[derive(Debug, Default)]
+struct TitleScan {
+    /// The ids read.
+    ids: Vec<String>,
+    /// The ids read under a condition, and those read under none.
+    under: BTreeSet<String>,
+    plain: BTreeSet<String>,
+    /// The titles with holes kept.
+    patterns: usize,
+    /// The open suites: their titles, the brace depth their bodies are at, and whether
+    /// they were declared under a condition.
+    suites: Vec<(String, usize, bool)>,
+    /// The brace depths of the open blocks whose statements run under a condition.
+    conditions: Vec<usize>,
+    /// A condition that covers the next statement only (`if (x) test(…)`, `x && test(…)`).
+    pending: bool,
+    /// The brace depth.
+    depth: usize,
+}
+
+impl TitleScan {
+    /// A `}`: the suites and conditional blocks it closes end.
+    fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        let depth = self.depth;
+        while self.suites.last().is_some_and(|(_, d, _)| *d > depth) {
+            self.suites.pop();
+        }
+        while self.conditions.last().is_some_and(|d| *d > depth) {
+            self.conditions.pop();
+        }
+        self.pending = false;
+    }
+
+    /// Reads the word starting at `start` of `text`: a keyword of a condition, a suite or
+    /// a test with its title, or any other. Returns where to read on.
+    fn word(&mut self, text: &str, start: usize) -> usize {
+        let bytes = text.as_bytes();
+        let mut i = start;
+        while i < bytes.len() && (is_ident(bytes[i]) || bytes[i] == b'.') {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if matches!(word, "if" | "else" | "switch") {
+            return condition(
+                bytes,
+                i,
+                self.depth,
+                &mut self.conditions,
+                &mut self.pending,
+            );
+        }
+        let head = word.split('.').next().unwrap_or(word);
+        let suite = SUITES.contains(&head);
+        if !(suite || TESTS.contains(&head)) {
+            return i;
+        }
+        let each = word.ends_with(".each");
+        let at = if each {
+            skip_each_table(bytes, i)
+        } else {
+            Some(i)
+        };
+        let Some(title) = at.and_then(|at| call_title(bytes, at, each)) else {
+            return i;
+        };
+        let conditional = std::mem::take(&mut self.pending)
+            || !self.conditions.is_empty()
+            || self.suites.iter().any(|(_, _, c)| *c);
+        if suite {
+            self.suites.push((title, self.depth + 1, conditional));
+        } else {
+            let titles: Vec<String> = self.suites.iter().map(|(t, _, _)| t.clone()).collect();
+            if let Some(id) = push_title(&mut self.ids, &mut self.patterns, &titles, &title) {
+                if conditional {
+                    self.under.insert(id);
+                } else {
+                    self.plain.insert(id);
+                }
+            }
+        }
+        i
+    }
 }
 
 /// Adds the test `title` under the suites titled `suites` to `ids`, within the bounds
@@ -475,7 +509,7 @@ fn condition(
         conditions.push(depth + 1);
     } else if rest.starts_with(b"return") && !rest.get(6).copied().is_some_and(is_ident) {
         conditions.push(depth);
-    } else if !(rest.starts_with(b"if") && !rest.get(2).copied().is_some_and(is_ident)) {
+    } else if !rest.starts_with(b"if") || rest.get(2).copied().is_some_and(is_ident) {
         *pending = true;
     }
     at
