@@ -673,3 +673,164 @@ fn a_file_jest_never_ran_fails_though_jest_names_no_passing_test() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A calculator in Python for unittest, the agents' versions of it, and a test that fails
+/// whatever the change (a known failure), in a module discovery runs before the withheld one.
+const PY_HONEST: &str = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n";
+const PY_WRONG: &str = "printf 'def add(a, b):\\n    return a - b\\n' > calc.py\n";
+const UNITTEST_VISIBLE: &str = "import unittest\n\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_small(self):\n        self.assertEqual(add(2, 3), 5)\n";
+const UNITTEST_KNOWN: &str = "import unittest\n\n\nclass TestEnv(unittest.TestCase):\n    def test_locale(self):\n        self.assertEqual('C', 'en_US')\n";
+const UNITTEST_HIDDEN: &str = "import unittest\n\nfrom calc import add\n\n\nclass TestHidden(unittest.TestCase):\n    def test_negative(self):\n        self.assertEqual(add(-4, 1), -3)\n";
+
+/// unittest's `-f` has no flag that undoes it: a check that runs `python -m unittest -f`
+/// itself runs without it (and with `-v`), so the known failure in `tests/test_env.py`
+/// does not hide the withheld `tests/test_hidden.py` after it. Before the flag was
+/// dropped, the honest change failed with the withheld test not run.
+#[test]
+fn unittest_failfast_in_the_checks_command_is_dropped() {
+    require_tools(&["python3"]);
+    let project = Project::new(
+        &[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+            ),
+            ("calc.py", PY_STUB),
+            ("tests/__init__.py", ""),
+            ("tests/test_add.py", UNITTEST_VISIBLE),
+            ("tests/test_env.py", UNITTEST_KNOWN),
+        ],
+        "checks = [\"python:test -f\"]\nknown_failures = [\"glob:*test_env*\"]\n",
+    );
+    let withheld = project.withheld(&[("tests/test_hidden.py", UNITTEST_HIDDEN)]);
+    let mut failures = Vec::new();
+    let story = three_agents(
+        &project,
+        PY_HONEST,
+        PY_WRONG,
+        Some(&withheld),
+        &mut failures,
+    );
+    let command = first_check(&story)["command"].to_string();
+    if command.contains(" -f") || !command.contains("-v") {
+        failures.push(format!("the check ran `{command}`"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// vitest's `bail` set in `vitest.config.mjs` stops the run after the known failure of
+/// `test/env.test.js`; the check, an npm script that is one vitest command, gets
+/// `--bail=0` (which overrides the config's) and `--reporter=verbose` through npm, so the
+/// withheld test runs and is named: the honest change passes, the empty and wrong ones fail.
+#[test]
+fn vitest_bail_of_its_config_is_undone_through_the_npm_script() {
+    require_tools(&["vitest", "npm"]);
+    let project = Project::new(
+        &[
+            ("package.json", &package_json("vitest run --globals", "")),
+            (
+                "vitest.config.mjs",
+                "export default { test: { bail: 1, fileParallelism: false } };\n",
+            ),
+            ("calc.js", JS_STUB),
+            (
+                "test/env.test.js",
+                "test('reads the locale', () => {\n  expect('C').toBe('en_US');\n});\n",
+            ),
+            (
+                "test/sub.test.js",
+                "test('subtracts nothing', () => {\n  expect(1 - 0).toBe(1);\n});\n",
+            ),
+        ],
+        "known_failures = [\"glob:test/env.test.js*\"]\n",
+    );
+    let withheld = project.withheld(&[("test/hidden.test.js", JEST_TEST)]);
+    let mut failures = Vec::new();
+    let story = three_agents(
+        &project,
+        JS_HONEST,
+        JS_WRONG,
+        Some(&withheld),
+        &mut failures,
+    );
+    let command = first_check(&story)["command"].to_string();
+    if !command.contains("-- --bail=0 --reporter=verbose") {
+        failures.push(format!("the check ran `{command}`"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The vitest acceptance file of a slug module, with two literal titles.
+const SLUG_TWO_TITLES: &str = "const { slug } = require('../slug');\n\ntest('lowers', () => {\n  expect(slug('Hello')).toBe('hello');\n});\n\ntest('joins words', () => {\n  expect(slug('A B')).toBe('a-b');\n});\n";
+
+/// A change that, as the test file loads its module, swaps one of the file's tests for
+/// another that passes (the names built so the text scan does not read them): the file
+/// still runs two tests.
+const SLUG_SWAPPED: &str = "cat > slug.js <<'JS'\nexports.slug = (s) => s.toLowerCase();\nconst g = globalThis, k = 'te' + 'st', real = g[k];\nconst swap = (name, fn) => (name === 'joins words' ? real('joins ' + 'nothing', () => {}) : real(name, fn));\ng[k] = Object.assign(swap, { skip: real.skip, only: real.only, each: real.each });\nJS\n";
+
+/// vitest over several files printed each passing file with its count alone, so a test
+/// swapped for another in the same file went unseen (the swapping change passed); the
+/// check now runs vitest's verbose reporter, which names every test, and the swapped
+/// title did not run.
+#[test]
+fn a_vitest_test_swapped_for_another_in_its_file_is_seen() {
+    require_tools(&["vitest"]);
+    let project = Project::new(
+        &[
+            ("package.json", &package_json("vitest run --globals", "")),
+            ("calc.js", "exports.sub = (a, b) => a - b;\n"),
+            (
+                "test/calc.test.js",
+                "const { sub } = require('../calc');\n\ntest('subtracts', () => {\n  expect(sub(5, 3)).toBe(2);\n});\n",
+            ),
+        ],
+        "",
+    )
+    .with_acceptance(&[("test/slug.test.js", SLUG_TWO_TITLES)]);
+    let mut failures = Vec::new();
+    let honest =
+        "printf \"exports.slug = (s) => s.toLowerCase().split(' ').join('-');\\n\" > slug.js\n";
+    let wrong = "printf \"exports.slug = (s) => s.toLowerCase();\\n\" > slug.js\n";
+    three_agents(&project, honest, wrong, None, &mut failures);
+    let swapped = project.attempt(SLUG_SWAPPED, None);
+    expect(&mut failures, "swapped", &swapped, "failed", None);
+    let reason = said(&swapped);
+    if !reason.contains("joins words") {
+        failures.push(format!("swapped: the title is not named: {reason}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A literal title under a condition the verdict cannot evaluate (a platform test) need
+/// not run, but is judged where it runs; the file's other titles are still required. Before
+/// conditions were read, the honest change failed: "`on windows` … 0 test ran, 1 required".
+#[test]
+fn a_literal_title_under_a_platform_condition_is_not_required() {
+    require_tools(&["jest", "vitest"]);
+    let test = "const { slug } = require('../slug');\n\ntest('lowers', () => {\n  expect(slug('Hello')).toBe('hello');\n});\n\nif (process.platform === 'win32') {\n  test('keeps drive letters', () => {\n    expect(slug('C:')).toBe('c:');\n  });\n}\n\nif (process.platform !== 'win32') {\n  test('joins words', () => {\n    expect(slug('A B')).toBe('a-b');\n  });\n}\n";
+    let mut failures = Vec::new();
+    for script in ["jest", "vitest run --globals"] {
+        let project = Project::new(
+            &[
+                ("package.json", &package_json(script, "")),
+                ("calc.js", "exports.sub = (a, b) => a - b;\n"),
+                (
+                    "test/calc.test.js",
+                    "const { sub } = require('../calc');\n\ntest('subtracts', () => {\n  expect(sub(5, 3)).toBe(2);\n});\n",
+                ),
+            ],
+            "",
+        )
+        .with_acceptance(&[("test/slug.test.js", test)]);
+        let honest =
+            "printf \"exports.slug = (s) => s.toLowerCase().split(' ').join('-');\\n\" > slug.js\n";
+        // Right on one title, wrong on the one under the condition that holds here.
+        let wrong = "printf \"exports.slug = (s) => s.toLowerCase();\\n\" > slug.js\n";
+        eprintln!("{script}");
+        let story = three_agents(&project, honest, wrong, None, &mut failures);
+        if failures.iter().any(|f| f.starts_with("honest")) {
+            failures.push(format!("{script}: {}", said(&story)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -527,6 +527,27 @@ table! {
     }
 }
 
+/// A check whose own command stops at the first failure with a flag no later flag undoes
+/// (pytest's `--sw`; unittest's `-f` is in `honest_work`, its fixture's `test` being
+/// make's): the check drops the flag, so the known failure of the env test, which comes
+/// before the withheld test in the runner's order, does not keep it from running. Before
+/// the flag was dropped, the honest agent's withheld test did not run and the attempt
+/// failed.
+fn stop_dropped(case: Case) {
+    let check = match case.runner {
+        Pytest => "python:test --sw",
+        other => unreachable!("no stop to drop for {other:?}"),
+    };
+    run_case_with(case, &format!("checks = [\"{check}\"]\n"));
+}
+
+table! {
+    a_stop_no_flag_undoes_is_dropped_from_the_checks_command: stop_dropped(Case) {
+        pytest_honest: case(Pytest, "honest", Base::EnvFailing, PASSED),
+        pytest_wrong: case(Pytest, "wrong", Base::EnvFailing, failed(Pytest)),
+    }
+}
+
 /// `known_failures` over the whole Go package (`glob:calc/*`, and `calc/*`, which as an
 /// exact id matches only itself): the withheld and acceptance tests of that package are
 /// new, never excused, though their ids match.
