@@ -719,9 +719,10 @@ fn unittest_failfast_in_the_checks_command_is_dropped() {
 }
 
 /// vitest's `bail` set in `vitest.config.mjs` stops the run after the known failure of
-/// `test/env.test.js`; the check, an npm script that is one vitest command, gets
-/// `--bail=0` (which overrides the config's) and `--reporter=verbose` through npm, so the
-/// withheld test runs and is named: the honest change passes, the empty and wrong ones fail.
+/// `test/env.test.js`, which runs first; the check, an npm script that is one vitest
+/// command, gets `--bail=0` (which overrides the config's) and `--reporter=verbose` through
+/// npm, so the withheld test runs and is named: the honest change passes, the empty and
+/// wrong ones fail.
 #[test]
 fn vitest_bail_of_its_config_is_undone_through_the_npm_script() {
     require_tools(&["vitest", "npm"]);
@@ -735,7 +736,10 @@ fn vitest_bail_of_its_config_is_undone_through_the_npm_script() {
             ("calc.js", JS_STUB),
             (
                 "test/env.test.js",
-                "test('reads the locale', () => {\n  expect('C').toBe('en_US');\n});\n",
+                &format!(
+                    "// vitest runs the larger files first when it knows no durations yet: this one,\n// with its known failure, runs before the withheld file.\n{}test('reads the locale', () => {{\n  expect('C').toBe('en_US');\n}});\n",
+                    "// padding\n".repeat(40)
+                ),
             ),
             (
                 "test/sub.test.js",
