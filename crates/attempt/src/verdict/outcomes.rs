@@ -510,7 +510,14 @@ pub(crate) fn judge(
     let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
     judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
     let (passed, mut summary) = finish(summary, not_passed, exit_code, exit_ok, excused, report);
-    // A stop the check could not undo (`checks/check_flags.rs`) hid the tests after it.
+    say_stop(passed, report, &mut summary);
+    (passed, summary)
+}
+
+/// Where required tests did not pass and the runner said it stopped at a failure, a stop
+/// the check could not undo (`checks/check_flags.rs`) hid the tests after it: `summary`
+/// says so.
+fn say_stop(passed: bool, report: &TestReport, summary: &mut TestSummary) {
     if !passed
         && summary.not_passed_count > 0
         && summary.unexplained.is_none()
@@ -520,7 +527,6 @@ pub(crate) fn judge(
             "the runner stopped at a failure (`{stop}`) and the tests after it did not run: speccoder undoes such a stop only in a check whose command runs the runner itself, not one set behind another tool (`make`, a script) or in its configuration (`addopts` of `pytest.ini`, `bail` of a script)"
         ));
     }
-    (passed, summary)
 }
 
 /// What one check's tests are judged by: its report, and the base's.
@@ -1488,6 +1494,41 @@ mod tests {
             summary.not_passed,
             ["`slug > lowers` (test/slug.test.js): 0 test ran, 1 required"]
         );
+    }
+
+    #[test]
+    fn a_stop_the_check_could_not_undo_is_named_in_the_reason() {
+        let withheld = ["tests/test_hidden.py".to_owned()];
+        let known = KnownFailures::new(&[ENV.to_owned()]).expect("valid");
+        let at_base = base(&[(A, Failed), (ENV, Failed), (HIDDEN, Failed)]);
+        let mut now = report(&[(A, Passed), (ENV, Failed)]);
+        now.stopped = Some("stopping after 1 failures".into());
+        let judge_now = |now: &TestReport| {
+            judge(
+                Some(1),
+                false,
+                now,
+                Some(&at_base),
+                NewTests {
+                    acceptance: &[],
+                    withheld: &withheld,
+                    without_withheld: None,
+                    declared: None,
+                },
+                &known,
+            )
+        };
+        let (passed, summary) = judge_now(&now);
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            [format!("(withheld) `{HIDDEN}` did not run")]
+        );
+        let why = summary.unexplained.expect("the stop is said");
+        assert!(why.contains("`stopping after 1 failures`"), "{why}");
+        // A run that did not stop says nothing of a stop.
+        now.stopped = None;
+        assert_eq!(judge_now(&now).1.unexplained, None);
     }
 
     #[test]
