@@ -734,8 +734,13 @@ impl<'a> Judged<'a> {
             }
             // A runner that names its tests is judged test by test for skips: one the base
             // never reached (a panic ended its run early) may be skipped now by its marker.
+            // One that counts skips or expected failures it does not name as such (vitest's
+            // verbose reporter marks a `test.fails` `✓`, counted as `1 expected fail`) is
+            // judged by the counts.
             let (skipped_now, skipped_base) = (count(counts, skipped), count(&at_base, skipped));
-            if skipped_now > skipped_base && unnamed_passes {
+            let named_skips = self.report.tests.values().filter(|o| skipped(**o)).count();
+            let unnamed_skips = count(&self.report.counts, skipped) > named_skips;
+            if skipped_now > skipped_base && (unnamed_passes || unnamed_skips) {
                 not_passed.push(format!(
                     "{skipped_now} tests skipped or expected to fail, {skipped_base} at the base"
                 ));
@@ -1494,6 +1499,42 @@ mod tests {
             summary.not_passed,
             ["`slug > lowers` (test/slug.test.js): 0 test ran, 1 required"]
         );
+    }
+
+    #[test]
+    fn an_expected_failure_the_runner_names_as_a_pass_is_counted() {
+        // vitest's verbose reporter: `✓` for a `test.fails`, which its summary counts as an
+        // expected failure.
+        let of_vitest = |tests: &[(&str, TestOutcome)], counts: &[(TestOutcome, usize)]| {
+            let mut report = report(tests);
+            report.runners = vec![TestFramework::Vitest];
+            report.counts = counts.iter().copied().collect();
+            report
+        };
+        let named = [(A, Passed), (B, Passed)];
+        let at_base = BaseTests::of("test", Some(1), &of_vitest(&named, &[(Passed, 2)]));
+        let judge_now = |now: &TestReport| {
+            judge(
+                Some(0),
+                false,
+                now,
+                Some(&at_base),
+                NewTests {
+                    acceptance: &[],
+                    withheld: &[],
+                    without_withheld: None,
+                    declared: None,
+                },
+                &KnownFailures::default(),
+            )
+        };
+        let (passed, summary) = judge_now(&of_vitest(&named, &[(Passed, 1), (Xfailed, 1)]));
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["1 tests skipped or expected to fail, 0 at the base"]
+        );
+        assert!(judge_now(&of_vitest(&named, &[(Passed, 2)])).0);
     }
 
     #[test]

@@ -838,3 +838,36 @@ fn a_literal_title_under_a_platform_condition_is_not_required() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// pytest's `-x` behind `make` is out of the check's reach: the known failure stops the
+/// run before the withheld file, whose test then did not run, and the honest change fails
+/// with the reason naming pytest's own word for the stop (before, only "did not run").
+#[test]
+fn a_stop_behind_make_is_named_in_the_reason() {
+    require_tools(&["pytest", "make"]);
+    let project = Project::new(
+        &[
+            ("Makefile", "test:\n\tpytest -x -q -p no:cacheprovider\n"),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            ("calc.py", PY_STUB),
+            ("tests/test_add.py", PY_TEST),
+            (
+                "tests/test_env.py",
+                "def test_locale():\n    assert 'C' == 'en_US'\n",
+            ),
+        ],
+        "known_failures = [\"tests/test_env.py::test_locale\"]\n",
+    );
+    let withheld = project.withheld(&[(
+        "tests/test_hidden.py",
+        "from calc import add\n\n\ndef test_large():\n    assert add(40, 2) == 42\n",
+    )]);
+    let mut failures = Vec::new();
+    let story = project.attempt(PY_HONEST, Some(&withheld));
+    expect(&mut failures, "honest", &story, "failed", None);
+    let reason = said(&story);
+    if !reason.contains("test_hidden.py") || !reason.contains("stopping after 1 failures") {
+        failures.push(format!("the stop is not named: {reason}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
