@@ -509,6 +509,7 @@ pub(crate) fn judge(
     summary.renamed_subtests.truncate(MAX_NAMED);
     let excused = judged.failing_now(&required, &mut summary, &mut not_passed);
     judged.against_base_counts(&counts, excused, unnamed_passes, &mut not_passed);
+    judged.hidden_by_stop(&mut not_passed);
     let (passed, mut summary) = finish(summary, not_passed, exit_code, exit_ok, excused, report);
     say_stop(passed, report, &mut summary);
     (passed, summary)
@@ -567,6 +568,27 @@ impl<'a> Judged<'a> {
             "`{}` reported its tests at the base and printed no results now: the run ended before its report",
             runner_name(runner)
         ));
+    }
+
+    /// Where the runner stopped at a failure, each withheld or acceptance file that
+    /// declares tests and of which no test ran: the stop may have hidden it, and a file the
+    /// verdict cannot see run is not judged a pass (though another check might run it).
+    fn hidden_by_stop(&self, not_passed: &mut Vec<String>) {
+        let (Some(_), Some(declared)) = (&self.report.stopped, self.new.declared) else {
+            return;
+        };
+        let ran = self.new.files_ran(self.report);
+        for file in self.new.files() {
+            let declares = declared.file(file).is_some_and(|d| d.declares_tests);
+            if declares && !ran.contains(file) {
+                let mark = if self.new.withheld.contains(file) {
+                    WITHHELD_MARK
+                } else {
+                    ""
+                };
+                not_passed.push(format!("{mark}`{file}` did not run"));
+            }
+        }
     }
 
     /// Every test that ran at the base, passed or failed, and every withheld and acceptance
@@ -1570,6 +1592,35 @@ mod tests {
         // A run that did not stop says nothing of a stop.
         now.stopped = None;
         assert_eq!(judge_now(&now).1.unexplained, None);
+        // The base stopped there too, so only the file says the withheld test exists.
+        let declared = Declared::read(
+            &[(
+                withheld[0].clone(),
+                "def test_new():\n    pass\n".to_owned(),
+            )],
+            &BTreeMap::new(),
+        );
+        let stopped_base = base(&[(A, Failed), (ENV, Failed)]);
+        now.stopped = Some("stopping after 1 failures".into());
+        let (passed, summary) = judge(
+            Some(1),
+            false,
+            &now,
+            Some(&stopped_base),
+            NewTests {
+                acceptance: &[],
+                withheld: &withheld,
+                without_withheld: None,
+                declared: Some(&declared),
+            },
+            &known,
+        );
+        assert!(!passed);
+        assert_eq!(
+            summary.not_passed,
+            ["(withheld) `tests/test_hidden.py` did not run"]
+        );
+        assert!(summary.unexplained.is_some_and(|w| w.contains("stopped")));
     }
 
     #[test]
