@@ -322,7 +322,7 @@ fn js_title_paths(text: &str) -> Vec<String> {
     js_titles(text).0
 }
 
-/// [`js_title_paths`], and those of them declared only under a condition: in the body or
+/// The title paths of `js_title_paths`, and those of them declared only under a condition: in the body or
 /// the one statement of an `if`, `else` or `switch`, after `&&`, `||` or `?`, or after an
 /// `if (…) return` in the same block. A title declared both so and not is not conditional.
 fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
@@ -377,7 +377,7 @@ fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
     (ids, conditional)
 }
 
-/// What [`js_titles`] has read so far.
+/// What `js_titles` has read so far.
 #[derive(Debug, Default)]
 struct TitleScan {
     /// The ids read.
