@@ -322,9 +322,10 @@ fn js_title_paths(text: &str) -> Vec<String> {
     js_titles(text).0
 }
 
-/// The title paths of `js_title_paths`, and those of them declared only under a condition: in the body or
-/// the one statement of an `if`, `else` or `switch`, after `&&`, `||` or `?`, or after an
-/// `if (…) return` in the same block. A title declared both so and not is not conditional.
+/// The title paths a JavaScript file declares (as `js_title_paths` reads them), and those
+/// of them declared only under a condition: in the body or the one statement of an `if`,
+/// `else` or `switch`, after `&&`, `||` or `?`, or after an `if (…) return` in the same
+/// block. A title declared both so and not is not conditional.
 fn js_titles(text: &str) -> (Vec<String>, Vec<String>) {
     let bytes = text.as_bytes();
     let mut scan = TitleScan::default();
