@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -49,6 +50,27 @@ def hyperfine(commands, cwd, env=None, runs=30, warmup=3, prepare=None, ignore_f
     return [r["median"] for r in results]
 
 
+def interleaved(commands, cwd, env=None, rounds=90, warmup=3):
+    """Medians (seconds) of each command, run in turn round by round rather than in
+    blocks: on a shared machine a slow spell then falls on every command alike. Row 1's
+    ratio moved 1.02–1.40 between three block runs of hyperfine in a row; run this way,
+    1.07–1.19 in four runs. Each run is timed around its start and exit from here, which adds the same
+    fork and exec to every command."""
+    argvs = [shlex.split(c) for c in commands]
+    times = [[] for _ in argvs]
+    for _ in range(warmup):
+        for argv in argvs:
+            subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+    for _ in range(rounds):
+        for argv, kept in zip(argvs, times):
+            start = time.perf_counter()
+            subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+            kept.append(time.perf_counter() - start)
+    return [statistics.median(kept) for kept in times]
+
+
 def write_nocache(dir_):
     path = Path(dir_) / "nocache.toml"
     path.write_text("[recipe]\ncache = false\n")
@@ -80,13 +102,13 @@ def cold_detection(sc, shown, work, env, runs, row):
     project and the no-cache config, which the rows after it use too."""
     project = all_five(work)
     nocache = write_nocache(work)
-    ours, base = hyperfine(
+    ours, base = interleaved(
         [f"{sc} --config {nocache} recipe list --json", "task --list-all --json --no-status"],
-        cwd=project, env=env, runs=runs)
+        cwd=project, env=env, rounds=3 * runs)
     row("1. cold detection, five runners vs `task --list-all --json --no-status`",
         ms(ours), ms(base), ours / base, 1.15,
-        f"cd all-five && hyperfine -N '{shown} --config nocache.toml recipe list --json' "
-        "'task --list-all --json --no-status'")
+        f"cd all-five && scripts/bench.py interleaved: '{shown} --config nocache.toml recipe "
+        "list --json' and 'task --list-all --json --no-status' in turn, 90 rounds")
     return project, nocache
 
 

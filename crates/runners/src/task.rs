@@ -220,10 +220,10 @@ fn list(ctx: &Context<'_>, dir: &std::path::Path, taskfile: &str) -> Result<Runn
         argv.push("--offline");
     }
     // One thread of Go's runtime: a listing gains nothing from more, and the garbage
-    // collector's workers on every core slowed the other probes of a cold listing. On two
-    // cores, go-task's listing alone took 0.94 of its default time, and all-five's cold
-    // listing 1.14-1.19 of go-task's own instead of 1.22-1.24 (medians of 150 interleaved
-    // runs each).
+    // collector's workers on every core compete with the other probes of a cold listing.
+    // On two cores busy with other work, go-task's listing alone took 0.94 of its default
+    // time, and all-five's cold listing 1.14-1.19 of go-task's own instead of 1.22-1.24
+    // (medians of 150 interleaved runs); on an idle machine the two are the same.
     let list = ctx
         .probe_in(dir, &argv, &[("GOMAXPROCS", "1")])
         .inspect_err(|_| {
