@@ -340,7 +340,7 @@ def main():
     for name, agent in (("10a. attempt overhead, 10,000-file repository, no change", "true"),
                         ("10b. attempt overhead, 10,000 new files",
                          "mkdir new && cd new && seq 1 10000 | xargs touch")):
-        aenv = dict(env, AGENT=agent, SPECCODER_CONFIG=str(work / "config-10k.toml"))
+        aenv = dict(env, AGENT=agent)
         ours, base = hyperfine([attempt, cp], cwd=repo10k, env=aenv, runs=max(5, runs // 3),
                                warmup=1, prepare=f"sh -c '{again} 2>/dev/null; true'")
         row(f"{name}, vs `cp -r` of the repository", ms(ours), ms(base), ours / base, 3.0,
@@ -362,10 +362,9 @@ def repo_10k(work, files=10_000):
         folder = root / f"d{i % 100:02}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"f{i}.txt").write_text(f"file {i}\n")
-    (root / "speccoder.toml").write_text("[attempt]\nchecks = []\nmax_attempts = 1\n")
-    # The agent is the person's own file's, which SPECCODER_CONFIG names for row 10.
-    (Path(work) / "config-10k.toml").write_text(
-        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"eval \\\"$AGENT\\\"\"]\n")
+    (root / "speccoder.toml").write_text(
+        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"eval \\\"$AGENT\\\"\"]\n\n"
+        "[attempt]\nchecks = []\nmax_attempts = 1\n")
     git_env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
                 ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):
@@ -385,7 +384,6 @@ def attempt_pytest(sc, shown, work, env, runs, row):
     the suite (the base's and the verdict's) plus speccoder's own work; the canary is planted
     into both and runs in the same invocation, so it adds no third run."""
     repo, fixed, bundle = pytest_project(work)
-    env = dict(env, SPECCODER_CONFIG=str(Path(work) / "config-10c.toml"))
     attempt = f"{sc} -C {repo} attempt --bundle {bundle}"
     # A fresh baseline each run: no branch, no cached baseline, no journal of earlier runs.
     state = repo / ".git" / "speccoder"
@@ -426,10 +424,10 @@ def pytest_project(work):
     fix = "def add(a, b):\n    return a + b\n"
     # The agent: `printf 'def add(a, b):\n    return a + b\n' > calc.py` (TOML doubles the \).
     agent = "printf '" + fix.replace("\n", "\\\\n") + "' > calc.py"
-    (root / "speccoder.toml").write_text("[attempt]\nchecks = [\"test\"]\nmax_attempts = 1\n")
-    # The agent is the person's own file's, which SPECCODER_CONFIG names for row 10c.
-    (Path(work) / "config-10c.toml").write_text(
-        f"[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"{agent}\"]\n")
+    (root / "speccoder.toml").write_text(
+        "[executor]\nkind = \"command\"\n"
+        f"argv = [\"sh\", \"-c\", \"{agent}\"]\n\n"
+        "[attempt]\nchecks = [\"test\"]\nmax_attempts = 1\n")
     git_env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
                 ["git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"]):

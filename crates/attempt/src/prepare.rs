@@ -38,7 +38,7 @@ pub(crate) fn prepare(request: &AttemptRequest<'_>) -> Result<Prepared, AttemptE
     let journal = Journal::new(&repo.common_dir, &task);
     let running = journal.start(&mut notes, &branch_at)?;
     note_uncommitted(&repo, &mut notes);
-    note_configuration(config, executor.is_some(), &mut notes);
+    note_unmarked_globs(&config.attempt.known_failures, &mut notes);
     let isolation = isolation(&mut notes)?;
     note_agent_sandbox(executor, isolation, &mut notes);
     let common = repo
@@ -319,15 +319,6 @@ fn note_loosened(attempt: &speccoder_config::AttemptConfig, notes: &mut Vec<Stri
             file.display(),
             set.join(", ")
         ));
-    }
-}
-
-/// The notes of reading the configuration: unmarked globs of `known_failures`, and, when
-/// an agent runs, what applying the repository's `[executor]` limits to yours noticed.
-fn note_configuration(config: &Config, agent: bool, notes: &mut Vec<String>) {
-    note_unmarked_globs(&config.attempt.known_failures, notes);
-    if agent {
-        notes.extend(config.notes.iter().cloned());
     }
 }
 

@@ -33,14 +33,8 @@ pub struct Config {
     pub source: Option<PathBuf>,
     /// `[recipe]`: task runners and running tasks.
     pub recipe: RecipeConfig,
-    /// The external agent: your own file's `[executor]` ([`UserConfig::apply_executor`])
-    /// within the repository's limits; `None` until your file is applied, or when it names
-    /// no agent.
-    #[serde(skip)]
+    /// `[executor]`: the external agent, or none.
     pub executor: Option<ExternalExecutor>,
-    /// `[executor]` of the repository: the limits it may lower, never raise.
-    #[serde(rename = "executor")]
-    pub executor_limits: ExecutorLimits,
     /// `[commands]`: what agents may run.
     pub commands: CommandsConfig,
     /// `[wording]`: the words of the agent prompt.
@@ -49,28 +43,6 @@ pub struct Config {
     pub attempt: AttemptConfig,
     /// `[mcp]`: the background jobs of `speccoder mcp`.
     pub mcp: McpConfig,
-    /// What applying your own file noticed (a limit of the repository's that does not
-    /// apply), for the run's notes.
-    #[serde(skip)]
-    pub notes: Vec<String>,
-}
-
-/// A repository's `[executor]`: only limits, each applied when it is below yours (or the
-/// default), since a repository may narrow the agent's run but never widen it. Which agent,
-/// program and model are yours to say ([`EXECUTOR_KEYS`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExecutorLimits {
-    /// A shorter deadline of one attempt by the agent, in seconds.
-    #[serde(deserialize_with = "some_ranged::<_, _, 1, 86_400>")]
-    pub timeout_secs: Option<u64>,
-    /// Fewer turns (Claude only).
-    #[serde(deserialize_with = "some_ranged::<_, _, 1, 100_000>")]
-    pub max_turns: Option<u32>,
-    /// A smaller budget, in US dollars (Claude only).
-    pub max_budget_usd: Option<Usd>,
-    /// `false`: the agent gets no recipe tool, whatever yours says.
-    pub recipe_mcp: Option<bool>,
 }
 
 /// `[mcp]`: the bounds of `speccoder mcp`'s background jobs.
@@ -344,9 +316,8 @@ impl ExecutorKind {
 /// There is no external agent to run: `[executor] kind` is absent or `"native"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "no external executor is configured (`[executor] kind` is absent or \"native\" in your own \
-     configuration file): set it to \"claude\", \"codex\" or \"command\" there \
-     (~/.config/speccoder/config.toml, or the file $SPECCODER_CONFIG names)"
+    "no external executor is configured (`[executor] kind` is absent or \"native\"): set it to \
+     \"claude\", \"codex\" or \"command\" in speccoder.toml"
 )]
 pub struct NoExecutor;
 
@@ -377,7 +348,7 @@ pub struct ExternalExecutor {
 }
 
 /// An amount in US dollars: finite and above zero.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Usd(pub f64);
 
 // Finite by construction, so equality is reflexive.
@@ -461,16 +432,16 @@ pub enum ConfigErrorKind {
         /// Every key of the table.
         known: Vec<String>,
     },
-    /// A key that loosens the sandbox ([`HOST_KEYS`]) or chooses the agent
-    /// ([`EXECUTOR_KEYS`]), in a repository's file: read only from your own configuration
-    /// file ([`UserConfig`]).
-    #[error("{}", from_repository(.table, .key, .others, .user_file, .root))]
+    /// A key that loosens the sandbox, in a repository's file: read only from your own
+    /// configuration file ([`UserConfig`]).
+    #[error(
+        "[attempt] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"]{} (docs/security.md)",
+        also(.others)
+    )]
     FromRepository {
-        /// The table: `attempt` or `executor`.
-        table: String,
         /// The key.
         key: String,
-        /// The other such keys of the table, which go the same way.
+        /// The other such keys of the file, which go the same way.
         others: Vec<String>,
         /// Where your own file is (`~/.config/speccoder/config.toml`).
         user_file: String,
@@ -488,27 +459,6 @@ pub enum ConfigErrorKind {
         /// What is wrong.
         message: String,
     },
-}
-
-/// The text of [`ConfigErrorKind::FromRepository`]: why the key is not the repository's,
-/// and where the line goes instead.
-fn from_repository(
-    table: &str,
-    key: &str,
-    others: &[String],
-    user_file: &str,
-    root: &str,
-) -> String {
-    if table == "executor" {
-        return format!(
-            "[executor] {key}: a repository's speccoder.toml cannot choose the agent, its program or its model (they run with your credentials and spend your money), so this key is read only from your own configuration file, where it applies to every repository; to use it, move the line to {user_file} under [executor]{} (docs/security.md)",
-            also(others)
-        );
-    }
-    format!(
-        "[{table}] {key}: a repository's speccoder.toml cannot loosen the sandbox, so this key is read only from your own configuration file; if you trust this repository with it, move the line to {user_file} under [repo.\"{root}\"]{} (docs/security.md)",
-        also(others)
-    )
 }
 
 /// `, with `b` and `c`` when the file holds other keys to move.
@@ -609,7 +559,7 @@ impl Config {
     }
 
     /// The checks that need two keys, or a place inside an array.
-    fn checked(self, text: &str, doc: &DeTable<'_>) -> Result<Self, ConfigError> {
+    fn checked(mut self, text: &str, doc: &DeTable<'_>) -> Result<Self, ConfigError> {
         let value = |table: &str, key: &str| doc.get(table)?.get_ref().get(key);
         // The error about `key` of `[table]` (named `shown`), at its value or at one item
         // of it.
@@ -645,6 +595,35 @@ impl Config {
             let shown = format!("allow[{i}]");
             return Err(at(("commands", "allow", &shown), Some(i), message));
         }
+        // `native` names no external agent; it was read as another kind to check the rest.
+        if value("executor", "kind").and_then(|kind| kind.get_ref().as_str()) == Some("native") {
+            self.executor = None;
+        }
+        if let Some(executor) = &self.executor
+            && executor.kind == ExecutorKind::Command
+            && executor.argv.first().is_none_or(String::is_empty)
+        {
+            let message =
+                "\"command\" needs `argv`, the program to start and its arguments".to_owned();
+            return Err(at(("executor", "kind", "kind"), None, message));
+        }
+        // Limits only Claude's CLI has a flag for: refused for the others rather than
+        // dropped, since an agent that runs past a limit you set costs you.
+        if let Some(executor) = &self.executor
+            && executor.kind != ExecutorKind::Claude
+        {
+            let set = [
+                ("max_turns", executor.max_turns.is_some()),
+                ("max_budget_usd", executor.max_budget_usd.is_some()),
+            ];
+            if let Some((key, _)) = set.iter().find(|(_, set)| *set) {
+                let message = format!(
+                    "kind = \"{}\" has no such limit; only kind = \"claude\" takes it",
+                    executor.kind.name()
+                );
+                return Err(at(("executor", key, key), None, message));
+            }
+        }
         Ok(self)
     }
 }
@@ -661,77 +640,23 @@ pub const HOST_KEYS: &[&str] = &[
     "allow_unisolated_withheld",
 ];
 
-/// The checks of your own `[executor]` that need two keys: `native` names no agent (it is
-/// dropped once every key in it was read), `command` needs `argv`, and the limits only
-/// Claude's CLI has a flag for are refused for the other kinds.
-fn checked_executor(
-    executor: &mut Option<ExternalExecutor>,
-    text: &str,
-    doc: &DeTable<'_>,
-) -> Result<(), ConfigError> {
-    let value = |key: &str| doc.get("executor")?.get_ref().get(key);
-    let at = |key: &str, message: String| {
-        let kind = ConfigErrorKind::invalid("executor", Some(key), message);
-        error(text, value(key).map(Spanned::span), kind)
-    };
-    if value("kind").and_then(|kind| kind.get_ref().as_str()) == Some("native") {
-        *executor = None;
-    }
-    let Some(executor) = executor else {
-        return Ok(());
-    };
-    if executor.kind == ExecutorKind::Command && executor.argv.first().is_none_or(String::is_empty)
-    {
-        let message = "\"command\" needs `argv`, the program to start and its arguments";
-        return Err(at("kind", message.to_owned()));
-    }
-    // Refused rather than dropped: an agent that runs past a limit you set costs you.
-    if executor.kind != ExecutorKind::Claude {
-        let set = [
-            ("max_turns", executor.max_turns.is_some()),
-            ("max_budget_usd", executor.max_budget_usd.is_some()),
-        ];
-        if let Some((key, _)) = set.iter().find(|(_, set)| *set) {
-            let message = format!(
-                "kind = \"{}\" has no such limit; only kind = \"claude\" takes it",
-                executor.kind.name()
-            );
-            return Err(at(key, message));
-        }
-    }
-    Ok(())
-}
-
-/// The `[executor]` keys that choose the agent: which one, the program started (with your
-/// credentials and environment) and the model (your money). Read only from your own
-/// configuration file; a repository's `[executor]` holds only [`ExecutorLimits`].
-pub const EXECUTOR_KEYS: &[&str] = &["kind", "argv", "model"];
-
-/// The first key of a repository's file that only your own file may hold ([`HOST_KEYS`] in
-/// `[attempt]`, [`EXECUTOR_KEYS`] in `[executor]`), as an error at its name, with the
-/// others of its table.
+/// The first [`HOST_KEYS`] key of a repository's `[attempt]`, as an error at its name.
 fn refuse_host_keys(text: &str, doc: &DeTable<'_>) -> Result<(), ConfigError> {
-    let mut found: Vec<(&str, &Spanned<_>)> = Vec::new();
-    for (table, keys) in [("attempt", HOST_KEYS), ("executor", EXECUTOR_KEYS)] {
-        let Some(entries) = doc.get(table).and_then(|t| t.get_ref().as_table()) else {
-            continue;
-        };
-        found.extend(
-            entries
-                .iter()
-                .map(|(key, _)| (table, key))
-                .filter(|(_, key)| keys.contains(&key.get_ref().as_ref())),
-        );
-    }
-    found.sort_by_key(|(_, key)| key.span().start);
-    let Some(((table, key), rest)) = found.split_first() else {
+    let Some(attempt) = doc.get("attempt").and_then(|t| t.get_ref().as_table()) else {
         return Ok(());
     };
-    let others = rest.iter().filter(|(t, _)| t == table);
+    let mut found: Vec<_> = attempt
+        .iter()
+        .map(|(key, _)| key)
+        .filter(|key| HOST_KEYS.contains(&key.get_ref().as_ref()))
+        .collect();
+    found.sort_by_key(|key| key.span().start);
+    let Some((key, others)) = found.split_first() else {
+        return Ok(());
+    };
     let kind = ConfigErrorKind::FromRepository {
-        table: (*table).to_owned(),
         key: key.get_ref().to_string(),
-        others: others.map(|(_, k)| k.get_ref().to_string()).collect(),
+        others: others.iter().map(|k| k.get_ref().to_string()).collect(),
         user_file: user::DEFAULT_SHOWN.to_owned(),
         root: "/path/to/this/checkout".to_owned(),
     };
@@ -1092,10 +1017,11 @@ allow_tasks = false
 cache = false
 
 [executor]
+kind = "command"
+argv = ["my-agent", "--flag"]
+model = "m1"
 timeout_secs = 90
 recipe_mcp = false
-max_turns = 7
-max_budget_usd = 0.5
 
 [commands]
 allow = [["cargo", "test"], ["cargo", "clippy"]]
@@ -1116,15 +1042,17 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
                 cache: false,
             }
         );
-        assert_eq!(config.executor, None, "the agent is your own file's");
         assert_eq!(
-            config.executor_limits,
-            ExecutorLimits {
-                timeout_secs: Some(90),
-                recipe_mcp: Some(false),
-                max_turns: Some(7),
-                max_budget_usd: Some(Usd(0.5)),
-            }
+            config.executor,
+            Some(ExternalExecutor {
+                kind: ExecutorKind::Command,
+                argv: vec!["my-agent".into(), "--flag".into()],
+                model: Some("m1".into()),
+                timeout_secs: 90,
+                recipe_mcp: false,
+                max_turns: None,
+                max_budget_usd: None,
+            })
         );
         assert_eq!(
             config.commands.allow,
@@ -1161,8 +1089,8 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
              tmp_size_mib, env, agent_env, reveal, network)"
         );
         assert_eq!(
-            error("[executor]\nmax_turns = 3\nflavour = 1\n"),
-            "3:1: [executor] flavour: unknown key (known: timeout_secs, max_turns, max_budget_usd, recipe_mcp)"
+            error("[executor]\nkind = \"claude\"\nflavour = 1\n"),
+            "3:1: [executor] flavour: unknown key (known: kind, argv, model, timeout_secs, recipe_mcp, max_turns, max_budget_usd)"
         );
     }
 
@@ -1190,7 +1118,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
         );
         // The seed takes any positive number; one day is the bound here, and the error says it.
         assert_eq!(
-            error("[executor]\nrecipe_mcp = true\ntimeout_secs = 90000\n"),
+            error("[executor]\nkind = \"claude\"\ntimeout_secs = 90000\n"),
             "3:16: [executor] timeout_secs: 90000 is out of range (1..=86400)"
         );
         assert_eq!(
@@ -1226,7 +1154,7 @@ allow = [["cargo", "test"], ["cargo", "clippy"]]
             "1:10: [recipe]: expected a table, found array"
         );
         assert_eq!(
-            error("[[executor]]\ntimeout_secs = 5\n"),
+            error("[[executor]]\nkind = \"claude\"\n"),
             "1:1: [executor]: expected a table, found array"
         );
         // toml hands a datetime to serde as a map: it is still named a datetime.
@@ -1415,9 +1343,13 @@ known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
             "[agent]\n",
             "[recipe]\ntimeout = 5\n",
             "[recipe]\nbogus_key = 1\n",
-            "[executor]\nkind = \"claude\"\nmodel = \"opus\"\n",
-            "[executor]\ntimeout_secs = 0\n",
-            "[executor]\nkind_of = 1\n",
+            "[executor]\nkind = \"claude-code\"\n",
+            "[executor]\nkind = \"codx\"\n",
+            "[executor]\nkind = \"gpt\"\n",
+            "[executor]\nmodel = \"x\"\n",
+            "[executor]\nkind = \"command\"\n",
+            "[executor]\nkind = \"codex\"\nmax_turns = 5\n",
+            "[executor]\nkind = \"claude\"\ntimeout_secs = 0\n",
             "[recipe]\nrunners = [\"jsut\"]\n",
             "[recipe]\nenabled = \"yes\"\n",
             "[commands]\nallow = [[]]\n",
@@ -1444,70 +1376,96 @@ known_failures = ["glob:tests/test_env.py::*", "test_p[1-"]
         assert!(got.starts_with("2:11: invalid TOML: "), "{got}");
     }
 
-    /// A repository cannot choose the agent: `kind`, `argv` and `model` are errors at their
-    /// names, whatever their values, naming where they belong; its limits are read.
     #[test]
-    fn a_repository_cannot_choose_the_agent() {
-        let refused = |key: &str, others: &str| {
-            format!(
-                "[executor] {key}: a repository's speccoder.toml cannot choose the agent, its program or its model (they run with your credentials and spend your money), so this key is read only from your own configuration file, where it applies to every repository; to use it, move the line to ~/.config/speccoder/config.toml under [executor]{others} (docs/security.md)"
-            )
-        };
-        for (text, want) in [
-            (
-                "[executor]\nkind = \"claude\"\n",
-                format!("2:1: {}", refused("kind", "")),
-            ),
-            (
-                "[executor]\nkind = \"native\"\n",
-                format!("2:1: {}", refused("kind", "")),
-            ),
-            (
-                "[executor]\ntimeout_secs = 5\nargv = [\"sh\", \"evil.sh\"]\nkind = \"command\"\n",
-                format!("3:1: {}", refused("argv", ", with its `kind`")),
-            ),
-            (
-                "executor = { model = \"opus\" }\n",
-                format!("1:14: {}", refused("model", "")),
-            ),
-            (
-                "executor.kind = \"codex\"\n",
-                format!("1:10: {}", refused("kind", "")),
-            ),
-            // Even a value that would be wrong anyway: the place is what is wrong.
-            (
-                "[executor]\nkind = \"gpt\"\n",
-                format!("2:1: {}", refused("kind", "")),
-            ),
-        ] {
-            assert_eq!(error(text), want, "{text}");
-        }
-        // Both tables: the first key in the file is named, with the others of its table.
-        let both = error("[attempt]\nnetwork = true\n[executor]\nkind = \"claude\"\n");
-        assert!(both.starts_with("2:1: [attempt] network:"), "{both}");
-        assert!(!both.contains("kind"), "{both}");
-        // The limits are the repository's to lower, bounded as yours are.
-        let limits = Config::parse("[executor]\ntimeout_secs = 60\nmax_budget_usd = 3\n")
-            .expect("valid")
-            .executor_limits;
-        assert_eq!(limits.timeout_secs, Some(60));
+    #[expect(
+        clippy::too_many_lines,
+        reason = "over 80 lines when the limit was set; split it when it next changes"
+    )]
+    fn executor_reference_cases() {
+        assert_eq!(Config::parse("").expect("valid").executor, None);
+        let native = Config::parse("[executor]\nkind = \"native\"\n").expect("valid");
+        assert_eq!(native.executor, None);
+        let claude =
+            Config::parse("[executor]\nkind = \"claude\"\nmodel = \"sonnet\"\n").expect("valid");
         assert_eq!(
-            limits.max_budget_usd,
-            Some(Usd(3.0)),
-            "an integer is an amount"
+            claude.executor,
+            Some(ExternalExecutor {
+                kind: ExecutorKind::Claude,
+                argv: vec![],
+                model: Some("sonnet".into()),
+                timeout_secs: 1800,
+                recipe_mcp: true,
+                max_turns: None,
+                max_budget_usd: None,
+            })
         );
-        assert_eq!(limits.max_turns, None);
+        let limited =
+            Config::parse("[executor]\nkind = \"claude\"\nmax_turns = 40\nmax_budget_usd = 2.5\n")
+                .expect("valid");
+        let limited = limited.executor.expect("claude");
+        assert_eq!(limited.max_turns, Some(40));
+        assert_eq!(limited.max_budget_usd, Some(Usd(2.5)));
+        let whole = Config::parse("[executor]\nkind = \"claude\"\nmax_budget_usd = 3\n")
+            .expect("an integer is an amount too");
         assert_eq!(
-            error("[executor]\nmax_turns = 0\n"),
-            "2:13: [executor] max_turns: 0 is out of range (1..=100000)"
+            whole.executor.and_then(|e| e.max_budget_usd),
+            Some(Usd(3.0))
         );
         assert_eq!(
-            error("[executor]\nmax_budget_usd = -1.0\n"),
-            "2:18: [executor] max_budget_usd: -1 is not an amount above zero"
+            error("[executor]\nkind = \"codex\"\nmax_turns = 5\n"),
+            "3:13: [executor] max_turns: kind = \"codex\" has no such limit; only kind = \"claude\" takes it"
         );
         assert_eq!(
-            error("[executor]\ntimeout_secs = 0\n"),
-            "2:16: [executor] timeout_secs: 0 is out of range (1..=86400)"
+            error("[executor]\nkind = \"command\"\nargv = [\"a\"]\nmax_budget_usd = 1.0\n"),
+            "4:18: [executor] max_budget_usd: kind = \"command\" has no such limit; only kind = \"claude\" takes it"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\nmax_budget_usd = -1.0\n"),
+            "3:18: [executor] max_budget_usd: -1 is not an amount above zero"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\nmax_turns = 0\n"),
+            "3:13: [executor] max_turns: 0 is out of range (1..=100000)"
+        );
+        let codex = Config::parse("[executor]\nkind = \"codex\"\n").expect("valid");
+        assert_eq!(codex.executor.map(|e| e.kind), Some(ExecutorKind::Codex));
+        assert_eq!(
+            error("[executor]\nkind = \"command\"\n"),
+            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"command\"\nargv = [\"\"]\n"),
+            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude-code\"\n"),
+            "2:8: [executor] kind: unknown executor kind \"claude-code\": did you mean \"claude\"? \
+             (native, claude, codex, command)"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"gpt\"\n"),
+            "2:8: [executor] kind: unknown executor kind \"gpt\" (native, claude, codex, command)"
+        );
+        assert_eq!(
+            error("[executor]\nkind = \"claude\"\ntimeout_secs = \"long\"\n"),
+            "3:16: [executor] timeout_secs: invalid type: string \"long\", expected an integer"
+        );
+        assert_eq!(
+            error("[executor]\nkind = 1\n"),
+            "2:8: [executor] kind: invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(
+            error("[executor]\nmodel = \"x\"\n"),
+            "1:1: [executor]: `kind` is required (native, claude, codex, command)"
+        );
+        assert_eq!(
+            error("executor = { model = \"x\" }\n"),
+            "1:12: [executor]: `kind` is required (native, claude, codex, command)"
+        );
+        // `native` drops the table, but only after every key in it is checked.
+        assert_eq!(
+            error("[executor]\nkind = \"native\"\ntimeout_secs = 0\n"),
+            "3:16: [executor] timeout_secs: 0 is out of range (1..=86400)"
         );
     }
 

@@ -1,7 +1,5 @@
-//! Your own configuration file: the keys that loosen the attempt's sandbox ([`HOST_KEYS`])
-//! and the agent (`[executor]`: which one, its program and model, and its limits), which a
-//! repository's `speccoder.toml` may not set, since a repository is untrusted input; a
-//! repository's `[executor]` may only lower the limits ([`ExecutorLimits`]).
+//! Your own configuration file: the keys that loosen the attempt's sandbox ([`HOST_KEYS`]),
+//! which a repository's `speccoder.toml` may not set, since a repository is untrusted input.
 //!
 //! `$SPECCODER_CONFIG` names it (and must exist), else `$XDG_CONFIG_HOME/speccoder/config.toml`,
 //! else `~/.config/speccoder/config.toml`; a missing default file means no loosening. It is
@@ -9,7 +7,6 @@
 //! its errors name the file, line and key as a repository's do.
 //!
 //! [`HOST_KEYS`]: crate::HOST_KEYS
-//! [`ExecutorLimits`]: crate::ExecutorLimits
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -19,10 +16,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use toml::de::DeTable;
 
-use super::{
-    AttemptConfig, Config, ConfigError, ConfigErrorKind, ExecutorKind, ExternalExecutor,
-    checked_executor, error, located, read_text,
-};
+use super::{AttemptConfig, ConfigError, ConfigErrorKind, error, located, read_text};
 
 /// The variable that names your own configuration file.
 pub const USER_CONFIG_ENV: &str = "SPECCODER_CONFIG";
@@ -40,8 +34,8 @@ pub struct UserConfigPath {
     pub explicit: bool,
 }
 
-/// Your own configuration file: `[attempt]` and `[executor]` for every repository,
-/// `[repo."<folder>"]` for the projects in that folder.
+/// Your own configuration file: `[attempt]` for every repository, `[repo."<folder>"]` for
+/// the projects in that folder.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct UserConfig {
@@ -50,8 +44,6 @@ pub struct UserConfig {
     pub source: Option<PathBuf>,
     /// The keys for every repository.
     pub attempt: HostKeys,
-    /// The external agent, for every repository; `None` when absent or `native`.
-    pub executor: Option<ExternalExecutor>,
     /// The keys for the projects in one folder (absolute, or starting with `~/`), added to
     /// `[attempt]`'s; a `true`/`false` of the deepest folder wins.
     #[serde(deserialize_with = "folders")]
@@ -146,59 +138,7 @@ impl UserConfig {
             error(text, err.span(), kind)
         })?;
         let read = Self::deserialize(toml::de::Deserializer::from(doc.clone()));
-        let mut config = read.map_err(|err| located(text, doc.get_ref(), &err))?;
-        checked_executor(&mut config.executor, text, doc.get_ref())?;
-        Ok(config)
-    }
-
-    /// `config.executor`: your `[executor]`, within the limits of the repository's
-    /// (`config.executor_limits`): each applies when it is below yours, or the default. A
-    /// repository's limit that does not apply, or that lowered yours, is a note.
-    pub fn apply_executor(&self, config: &mut Config) {
-        let limits = config.executor_limits;
-        let Some(mut executor) = self.executor.clone() else {
-            config.executor = None;
-            return;
-        };
-        let notes = &mut config.notes;
-        let yours = |what: String| format!("speccoder.toml's `[executor] {what}`");
-        if let Some(secs) = limits.timeout_secs {
-            if secs < executor.timeout_secs {
-                notes.push(format!(
-                    "{} is below yours ({}): the agent's deadline is the repository's",
-                    yours(format!("timeout_secs = {secs}")),
-                    executor.timeout_secs
-                ));
-                executor.timeout_secs = secs;
-            } else if secs > executor.timeout_secs {
-                notes.push(format!(
-                    "{} is not applied: a repository may lower your deadline ({} s), not raise it",
-                    yours(format!("timeout_secs = {secs}")),
-                    executor.timeout_secs
-                ));
-            }
-        }
-        if limits.recipe_mcp == Some(false) {
-            executor.recipe_mcp = false;
-        }
-        let claude = executor.kind == ExecutorKind::Claude;
-        let kind = executor.kind.name();
-        if let Some(turns) = limits.max_turns {
-            let shown = yours(format!("max_turns = {turns}"));
-            lower(&mut executor.max_turns, turns, claude, kind, &shown, notes);
-        }
-        if let Some(usd) = limits.max_budget_usd {
-            let shown = yours(format!("max_budget_usd = {}", usd.0));
-            lower(
-                &mut executor.max_budget_usd,
-                usd,
-                claude,
-                kind,
-                &shown,
-                notes,
-            );
-        }
-        config.executor = Some(executor);
+        read.map_err(|err| located(text, doc.get_ref(), &err))
     }
 
     /// `attempt` with the keys of this file that apply to the project in `root` (a
@@ -266,29 +206,6 @@ fn not_yours(path: &Path) -> Option<String> {
         .then(|| "anyone may write it, and it could loosen your sandbox: `chmod o-w` it".to_owned())
 }
 
-/// `limit` lowered to the repository's `asked` (`shown`) when it is below it or unset and
-/// the agent (`kind`, `claude` or not) takes such a limit; a note when it is not applied.
-fn lower<T: PartialOrd + Copy + std::fmt::Debug>(
-    limit: &mut Option<T>,
-    asked: T,
-    claude: bool,
-    kind: &str,
-    shown: &str,
-    notes: &mut Vec<String>,
-) {
-    if !claude {
-        notes.push(format!(
-            "{shown} is not applied: your kind = \"{kind}\" has no such limit"
-        ));
-    } else if limit.is_none_or(|yours| asked < yours) {
-        *limit = Some(asked);
-    } else if limit.is_some_and(|yours| asked > yours) {
-        notes.push(format!(
-            "{shown} is not applied: a repository may lower your limit, not raise it"
-        ));
-    }
-}
-
 /// `items` added to `list`, each once.
 fn add<'a>(list: &mut Vec<String>, items: impl IntoIterator<Item = &'a String>) {
     for item in items {
@@ -319,7 +236,6 @@ fn folders<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, HostKeys>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Usd;
 
     #[track_caller]
     fn error(text: &str) -> String {
@@ -425,8 +341,8 @@ reveal = ["/run/user/1000"]
              allow_unisolated_withheld, env, agent_env)"
         );
         assert_eq!(
-            error("[recipe]\nenabled = true\n"),
-            "1:2: recipe: unknown table (known: attempt, executor, repo)"
+            error("[executor]\nkind = \"claude\"\n"),
+            "1:2: executor: unknown table (known: attempt, repo)"
         );
         assert_eq!(
             error("[repo.\"src/shop\"]\nnetwork = true\n"),
@@ -434,194 +350,6 @@ reveal = ["/run/user/1000"]
         );
         let got = error("[attempt]\nnetwork = \n");
         assert!(got.starts_with("2:11: invalid TOML: "), "{got}");
-    }
-
-    /// Your `[executor]`: every kind, key and check, as `speccoder.toml` had them.
-    #[test]
-    #[expect(
-        clippy::too_many_lines,
-        reason = "over 80 lines when the limit was set; split it when it next changes"
-    )]
-    fn executor_reference_cases() {
-        assert_eq!(UserConfig::parse("").expect("valid").executor, None);
-        let native = UserConfig::parse("[executor]\nkind = \"native\"\n").expect("valid");
-        assert_eq!(native.executor, None);
-        let claude = UserConfig::parse("[executor]\nkind = \"claude\"\nmodel = \"sonnet\"\n")
-            .expect("valid");
-        assert_eq!(
-            claude.executor,
-            Some(ExternalExecutor {
-                kind: ExecutorKind::Claude,
-                argv: vec![],
-                model: Some("sonnet".into()),
-                timeout_secs: 1800,
-                recipe_mcp: true,
-                max_turns: None,
-                max_budget_usd: None,
-            })
-        );
-        let limited = UserConfig::parse(
-            "[executor]\nkind = \"claude\"\nmax_turns = 40\nmax_budget_usd = 2.5\n",
-        )
-        .expect("valid");
-        let limited = limited.executor.expect("claude");
-        assert_eq!(limited.max_turns, Some(40));
-        assert_eq!(limited.max_budget_usd, Some(Usd(2.5)));
-        let whole = UserConfig::parse("[executor]\nkind = \"claude\"\nmax_budget_usd = 3\n")
-            .expect("an integer is an amount too");
-        assert_eq!(
-            whole.executor.and_then(|e| e.max_budget_usd),
-            Some(Usd(3.0))
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"codex\"\nmax_turns = 5\n"),
-            "3:13: [executor] max_turns: kind = \"codex\" has no such limit; only kind = \"claude\" takes it"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"command\"\nargv = [\"a\"]\nmax_budget_usd = 1.0\n"),
-            "4:18: [executor] max_budget_usd: kind = \"command\" has no such limit; only kind = \"claude\" takes it"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"claude\"\nmax_budget_usd = -1.0\n"),
-            "3:18: [executor] max_budget_usd: -1 is not an amount above zero"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"claude\"\nmax_turns = 0\n"),
-            "3:13: [executor] max_turns: 0 is out of range (1..=100000)"
-        );
-        let codex = UserConfig::parse("[executor]\nkind = \"codex\"\n").expect("valid");
-        assert_eq!(codex.executor.map(|e| e.kind), Some(ExecutorKind::Codex));
-        assert_eq!(
-            error("[executor]\nkind = \"command\"\n"),
-            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"command\"\nargv = [\"\"]\n"),
-            "2:8: [executor] kind: \"command\" needs `argv`, the program to start and its arguments"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"claude-code\"\n"),
-            "2:8: [executor] kind: unknown executor kind \"claude-code\": did you mean \"claude\"? \
-             (native, claude, codex, command)"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"gpt\"\n"),
-            "2:8: [executor] kind: unknown executor kind \"gpt\" (native, claude, codex, command)"
-        );
-        assert_eq!(
-            error("[executor]\nkind = \"claude\"\ntimeout_secs = \"long\"\n"),
-            "3:16: [executor] timeout_secs: invalid type: string \"long\", expected an integer"
-        );
-        assert_eq!(
-            error("[executor]\nkind = 1\n"),
-            "2:8: [executor] kind: invalid type: integer `1`, expected a string"
-        );
-        assert_eq!(
-            error("[executor]\nmodel = \"x\"\n"),
-            "1:1: [executor]: `kind` is required (native, claude, codex, command)"
-        );
-        assert_eq!(
-            error("executor = { model = \"x\" }\n"),
-            "1:12: [executor]: `kind` is required (native, claude, codex, command)"
-        );
-        // `native` drops the table, but only after every key in it is checked.
-        assert_eq!(
-            error("[executor]\nkind = \"native\"\ntimeout_secs = 0\n"),
-            "3:16: [executor] timeout_secs: 0 is out of range (1..=86400)"
-        );
-    }
-
-    /// Every kind of error a person reads about their own `[executor]`, one per line, as
-    /// one reviewed snapshot.
-    #[test]
-    fn executor_error_texts() {
-        let cases = [
-            "[executor]\nkind = \"claude-code\"\n",
-            "[executor]\nkind = \"codx\"\n",
-            "[executor]\nkind = \"gpt\"\n",
-            "[executor]\nmodel = \"x\"\n",
-            "[executor]\nkind = \"command\"\n",
-            "[executor]\nkind = \"codex\"\nmax_turns = 5\n",
-            "[executor]\nkind = \"claude\"\ntimeout_secs = 0\n",
-            "[executor]\nkind = \"claude\"\nflavour = 1\n",
-        ];
-        let texts: Vec<String> = cases
-            .iter()
-            .map(|text| format!("{text:?}\n  {}", error(text)))
-            .collect();
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../snapshots/errors"
-        ));
-        settings.set_prepend_module_to_snapshot(false);
-        settings.bind(|| insta::assert_snapshot!("user_config_errors", texts.join("\n")));
-    }
-
-    /// A repository's limits narrow your agent, never widen it, and never choose it.
-    #[test]
-    fn a_repository_lowers_your_limits_and_raises_none() {
-        let applied = |own: &str, repo: &str| {
-            let mut config = Config::parse(repo).expect("the repository's");
-            UserConfig::parse(own)
-                .expect("yours")
-                .apply_executor(&mut config);
-            (config.executor, config.notes)
-        };
-        let claude = "[executor]\nkind = \"claude\"\ntimeout_secs = 600\nmax_turns = 50\n";
-        let (got, notes) = applied(
-            claude,
-            "[executor]\ntimeout_secs = 60\nmax_turns = 80\nmax_budget_usd = 1.5\nrecipe_mcp = false\n",
-        );
-        let got = got.expect("yours");
-        assert_eq!(got.kind, ExecutorKind::Claude);
-        assert_eq!(got.timeout_secs, 60, "lower: applied");
-        assert_eq!(got.max_turns, Some(50), "higher: yours stands");
-        assert_eq!(got.max_budget_usd, Some(Usd(1.5)), "you set none: applied");
-        assert!(!got.recipe_mcp);
-        assert_eq!(
-            notes,
-            [
-                "speccoder.toml's `[executor] timeout_secs = 60` is below yours (600): the agent's deadline is the repository's",
-                "speccoder.toml's `[executor] max_turns = 80` is not applied: a repository may lower your limit, not raise it",
-            ]
-        );
-        // Above yours, or above the default when you set none: not applied.
-        let (got, notes) = applied(claude, "[executor]\ntimeout_secs = 86400\nmax_turns = 5\n");
-        let got = got.expect("yours");
-        assert_eq!((got.timeout_secs, got.max_turns), (600, Some(5)));
-        assert_eq!(
-            notes,
-            [
-                "speccoder.toml's `[executor] timeout_secs = 86400` is not applied: a repository may lower your deadline (600 s), not raise it"
-            ]
-        );
-        let (got, _) = applied(
-            "[executor]\nkind = \"codex\"\n",
-            "[executor]\ntimeout_secs = 7200\n",
-        );
-        assert_eq!(got.map(|e| e.timeout_secs), Some(1800));
-        // A limit your agent has no flag for is not applied, and said.
-        let (got, notes) = applied(
-            "[executor]\nkind = \"codex\"\n",
-            "[executor]\nmax_turns = 5\n",
-        );
-        assert_eq!(got.and_then(|e| e.max_turns), None);
-        assert_eq!(
-            notes,
-            [
-                "speccoder.toml's `[executor] max_turns = 5` is not applied: your kind = \"codex\" has no such limit"
-            ]
-        );
-        // `recipe_mcp = true` gives back nothing you turned off.
-        let (got, _) = applied(
-            "[executor]\nkind = \"claude\"\nrecipe_mcp = false\n",
-            "[executor]\nrecipe_mcp = true\n",
-        );
-        assert!(!got.expect("yours").recipe_mcp);
-        // No agent of yours: none, whatever the repository's limits.
-        assert_eq!(applied("", "[executor]\ntimeout_secs = 5\n").0, None);
-        assert_eq!(applied("[executor]\nkind = \"native\"\n", "").0, None);
     }
 
     #[test]

@@ -253,14 +253,12 @@ impl Project {
             None => root.join(CONFIG_FILE),
         };
         let mut config = Config::load(&config_path)?;
-        // The keys that loosen the sandbox and the agent come from your own file only; the
-        // commands that start an agent are the ones that read it.
+        // The keys that loosen the sandbox come from your own file only; the commands that
+        // start an agent are the ones that read them.
         if matches!(cli.command, Command::Attempt(_) | Command::Agent(_))
             && let Some(location) = UserConfig::location()
         {
-            let own = UserConfig::load(&location)?;
-            own.apply(&mut config.attempt, &root);
-            own.apply_executor(&mut config);
+            UserConfig::load(&location)?.apply(&mut config.attempt, &root);
         }
         Ok(Self {
             root,
@@ -280,14 +278,9 @@ impl Project {
         given.map_or_else(|| self.root.clone(), |p| self.path(p))
     }
 
-    /// The configured external agent, or the reason there is none; what applying the
-    /// repository's limits to it noticed is said first.
+    /// The configured external agent, or the reason there is none.
     fn executor(&self) -> Result<&ExternalExecutor, Error> {
-        let executor = self.config.external_executor()?;
-        for note in &self.config.notes {
-            eprintln!("note: {}", escape_controls(note));
-        }
-        Ok(executor)
+        Ok(self.config.external_executor()?)
     }
 
     /// The allowances: `[commands] allow`, and the detected tasks when

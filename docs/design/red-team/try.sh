@@ -15,16 +15,16 @@ echo Done.
 A
 cp $agent $D/agent-script.sh
 cat > $D/repo/$SUB/speccoder.toml <<T
-[attempt]
-max_attempts = 1
-$EXTRA
-T
-cat > $D/user.toml <<T
 [executor]
 kind = "command"
 argv = ["sh", "$D/agent.sh"]
 timeout_secs = 120
 
+[attempt]
+max_attempts = 1
+$EXTRA
+T
+cat > $D/user.toml <<T
 [attempt]
 agent_env = ["AGENT_SCRIPT"]
 $USEREXTRA

@@ -18,7 +18,7 @@ struct Project {
 impl Project {
     fn new(config: &str) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        support::write_config(&dir.path().join("speccoder.toml"), config);
+        std::fs::write(dir.path().join("speccoder.toml"), config).expect("config");
         std::fs::create_dir(dir.path().join("worktree")).expect("worktree");
         std::fs::write(
             dir.path().join("bundle.json"),
@@ -208,9 +208,7 @@ fn no_external_executor_exits_4() {
             assert_eq!(
                 String::from_utf8_lossy(&out.stderr),
                 "error: no external executor is configured (`[executor] kind` is absent or \
-                 \"native\" in your own configuration file): set it to \"claude\", \"codex\" or \
-                 \"command\" there (~/.config/speccoder/config.toml, or the file $SPECCODER_CONFIG \
-                 names)\n"
+                 \"native\"): set it to \"claude\", \"codex\" or \"command\" in speccoder.toml\n"
             );
         }
     }
@@ -226,11 +224,12 @@ fn agent_prompt_snapshot() {
     .expect("digest");
     // A stand-in that only prints the prompt it got on stdin.
     std::fs::write(project.root().join("echo.sh"), "#!/bin/sh\ncat\n").expect("echo");
-    support::write_config(
-        &project.root().join("speccoder.toml"),
+    std::fs::write(
+        project.root().join("speccoder.toml"),
         "[executor]\nkind = \"command\"\nargv = [\"sh\", \"../echo.sh\"]\n\n\
          [wording]\nunit = \"story\"\nintent_file = \"intent.md\"\n",
-    );
+    )
+    .expect("config");
     let worktree = project.worktree();
     let out = project.speccoder(
         &[
@@ -314,19 +313,19 @@ fn allowances_never_widen_from_hostile_names() {
         );
     });
     // The argv Claude would get joins exactly these rules.
-    support::write_config(
-        &root.join("speccoder.toml"),
+    std::fs::write(
+        root.join("speccoder.toml"),
         "[executor]\nkind = \"claude\"\n[commands]\nallow = [[\"cargo\", \"test\"]]\n",
-    );
-    let mut command = Command::new(env!("CARGO_BIN_EXE_speccoder"));
-    command
+    )
+    .expect("config");
+    let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
         .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
         .arg("-C")
         .arg(&root)
         .args(["agent", "argv", "--json"])
-        .env("PATH", path_var());
-    support::use_user_config(&mut command, &root);
-    let out = command.output().expect("runs");
+        .env("PATH", path_var())
+        .output()
+        .expect("runs");
     let argv: Value = serde_json::from_slice(&out.stdout).expect("json");
     let allow: Vec<&str> = argv["settings"]["permissions"]["allow"]
         .as_array()
@@ -478,7 +477,6 @@ fn claude_gets_its_rules_in_a_private_settings_file() {
     let out = Command::new(env!("CARGO_BIN_EXE_speccoder"))
         .current_dir(elsewhere.path())
         .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
-        .env("SPECCODER_CONFIG", support::user_config_for(project.root()))
         .env("PATH", fake_claude_path())
         .arg("-C")
         .arg(project.root())
@@ -655,13 +653,14 @@ fn an_agent_that_exits_127_is_not_a_start_failure() {
     // A program that is not executable cannot start at all.
     let script = project.root().join("not-executable");
     std::fs::write(&script, "#!/bin/sh\necho hi\n").expect("script");
-    support::write_config(
-        &project.root().join("speccoder.toml"),
-        &format!(
+    std::fs::write(
+        project.root().join("speccoder.toml"),
+        format!(
             "[executor]\nkind = \"command\"\nargv = [\"{}\"]\n",
             script.display()
         ),
-    );
+    )
+    .expect("config");
     let (_, outcome) = project.run(&[]);
     assert_eq!(
         outcome["reason"],
@@ -876,136 +875,5 @@ fn names_with_format_characters_get_no_rule() {
             reason.starts_with("it holds the format character"),
             "{reason}"
         );
-    }
-}
-
-/// A repository's `speccoder.toml` naming its own program (`kind = "command"`, any `argv`)
-/// cannot get it run, whether or not you configured an agent: every command stops with
-/// the error (exit 2) before anything starts, and the program's marker file never appears.
-#[test]
-fn a_repository_cannot_start_a_program_of_its_own() {
-    let marker = tempfile::tempdir().expect("marker folder");
-    let ran = marker.path().join("the-repository-program-ran");
-    let hostile = [
-        format!(
-            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"touch '{}'\"]\n",
-            ran.display()
-        ),
-        // `argv` alone, as if your `kind` would take it; and an inline table.
-        format!(
-            "[executor]\ntimeout_secs = 30\nargv = [\"touch\", \"{}\"]\n",
-            ran.display()
-        ),
-        format!(
-            "executor = {{ argv = [\"touch\", \"{}\"] }}\n",
-            ran.display()
-        ),
-    ];
-    for yours in [false, true] {
-        for text in &hostile {
-            // Your own agent, or none at all.
-            let project = if yours {
-                Project::with_agent("complete.sh", "")
-            } else {
-                Project::new("")
-            };
-            let config = project.root().join("speccoder.toml");
-            std::fs::write(&config, text).expect("the repository's file");
-            for args in [
-                &["agent", "run", "--bundle", "bundle.json"][..],
-                &["agent", "argv"],
-                &["attempt", "--bundle", "bundle.json"],
-            ] {
-                let out = project.speccoder(args, &[]);
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                assert!(
-                    !ran.exists(),
-                    "{text} {args:?}: the repository's program ran"
-                );
-                assert_eq!(out.status.code(), Some(2), "{text} {args:?}: {stderr}");
-                assert!(
-                    stderr.contains(
-                        "[executor] argv: a repository's speccoder.toml cannot choose the agent"
-                    ) || stderr.contains(
-                        "[executor] kind: a repository's speccoder.toml cannot choose the agent"
-                    ),
-                    "{text} {args:?}: {stderr}"
-                );
-                let own = support::user_config_for(project.root());
-                assert!(
-                    stderr.contains(&format!(
-                        "move the line to {} under [executor]",
-                        own.display()
-                    )),
-                    "names your own file: {stderr}"
-                );
-                assert!(out.stdout.is_empty(), "{args:?}");
-            }
-            // Nor did your own agent start on the repository's say.
-            assert!(!project.worktree().join("AGENT_WAS_HERE.txt").exists());
-        }
-    }
-}
-
-/// A repository may lower your agent's deadline, not raise it: its `timeout_secs` below
-/// yours stops the agent at its deadline, one above yours leaves yours, and each says so.
-#[test]
-fn a_repository_lowers_the_deadline_and_cannot_raise_it() {
-    let path = fixtures_dir().join("agents/never-finishes.sh");
-    for (yours, repository, deadline, note) in [
-        (
-            60,
-            2,
-            2,
-            "`[executor] timeout_secs = 2` is below yours (60)",
-        ),
-        (
-            2,
-            3600,
-            2,
-            "`[executor] timeout_secs = 3600` is not applied: a repository may lower your deadline (2 s), not raise it",
-        ),
-    ] {
-        let marker = format!(".{}{yours}{repository}", std::process::id());
-        let project = Project::new(&format!(
-            "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"{marker}\"]\ntimeout_secs = {yours}\n",
-            path.display()
-        ));
-        std::fs::write(
-            project.root().join("speccoder.toml"),
-            format!("[executor]\ntimeout_secs = {repository}\n"),
-        )
-        .expect("the repository's file");
-        let started = Instant::now();
-        let worktree = project.worktree();
-        let out = project.speccoder(
-            &[
-                "agent",
-                "run",
-                "--bundle",
-                "bundle.json",
-                "--worktree",
-                worktree.to_str().expect("utf-8"),
-            ],
-            &[],
-        );
-        let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
-        assert_eq!(
-            outcome["reason"],
-            format!("the agent did not finish within {deadline} s"),
-            "yours {yours}, the repository's {repository}"
-        );
-        // The deadline, a 1 s grace at most, and a little more.
-        assert!(
-            started.elapsed() < Duration::from_secs(6),
-            "{:?}",
-            started.elapsed()
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains(&format!("note: speccoder.toml's {note}")),
-            "{stderr}"
-        );
-        assert_eq!(support::processes_with(&marker), Vec::<String>::new());
     }
 }

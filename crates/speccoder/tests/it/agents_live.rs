@@ -373,10 +373,11 @@ fn codex_agent_run_builds_go_with_a_cold_cache() {
         "package sum\n\nimport (\n\t\"go/build\"\n\t\"testing\"\n)\n\nfunc TestOf(t *testing.T) {\n\t_ = build.Default\n\tif Of(1, 2, 3) != 6 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
     )
     .expect("sum_test.go");
-    support::write_config(
-        &root.join("speccoder.toml"),
+    std::fs::write(
+        root.join("speccoder.toml"),
         "[executor]\nkind = \"codex\"\ntimeout_secs = 300\nrecipe_mcp = false\n",
-    );
+    )
+    .expect("config");
     std::fs::write(
         dir.path().join("prompt.md"),
         "Run the tests of this module.\n",
@@ -401,7 +402,6 @@ fn codex_agent_run_builds_go_with_a_cold_cache() {
         .env("GOTOOLCHAIN", "local")
         .env("GOFLAGS", "-mod=mod")
         .env("SPECCODER_CACHE_DIR", support::test_cache_dir())
-        .env("SPECCODER_CONFIG", support::user_config_for(&root))
         .envs(model.codex_env())
         .output()
         .expect("speccoder starts");
@@ -470,10 +470,8 @@ fn codex_wired_by_hand_from_print_config_runs_the_recipe() {
 fn claude_stopped_by_max_turns_says_so() {
     require_tools(&["claude"]);
     let cell = Cell::new(Agent::Claude);
-    // Your own file's limit: the agent is yours to configure.
-    let config = support::user_config_for(&cell.root());
+    let config = cell.root().join("speccoder.toml");
     let text = std::fs::read_to_string(&config).expect("config");
-    assert!(text.contains("timeout_secs = 300\n"), "{text}");
     std::fs::write(
         &config,
         text.replace(

@@ -500,40 +500,6 @@ fn a_hanging_agent_fails_at_its_deadline_and_leaves_nothing_running() {
     repo.assert_untouched(&main, &[]);
 }
 
-/// In an attempt too, a repository's `[executor] timeout_secs` below yours is the agent's
-/// deadline, and the story says whose it is.
-#[test]
-fn a_repository_lowers_the_agents_deadline_in_an_attempt() {
-    let agent = fixtures_dir().join("agents/attempt.sh");
-    let marker = format!("{}92", std::process::id());
-    let repo = Repo::with_config(&format!(
-        "[executor]\nkind = \"command\"\nargv = [\"sh\", \"{}\", \"hang\", \"{marker}\"]\ntimeout_secs = 600\n\n[attempt]\nmax_attempts = 1\n",
-        agent.display()
-    ));
-    let config = repo.root().join("speccoder.toml");
-    let text = std::fs::read_to_string(&config).expect("config");
-    std::fs::write(&config, format!("{text}\n[executor]\ntimeout_secs = 2\n")).expect("config");
-    support::commit_all(&repo.root(), "the repository's shorter deadline");
-    let started = std::time::Instant::now();
-    let (code, story, _) = repo.attempt(&[], &[]);
-    assert_eq!(code, Some(1), "{story}");
-    assert_eq!(
-        story["attempts"][0]["reason"],
-        "the agent did not finish within 2 s"
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(120),
-        "{:?}",
-        started.elapsed()
-    );
-    let notes = story["notes"].to_string();
-    assert!(
-        notes.contains("speccoder.toml's `[executor] timeout_secs = 2` is below yours (600)"),
-        "{notes}"
-    );
-    assert_eq!(processes_with(&marker), Vec::<String>::new());
-}
-
 #[test]
 fn a_hard_coded_expected_value_is_a_gaming_warning() {
     let repo = Repo::new("hardcode", "");
@@ -1000,11 +966,6 @@ fn could_not_start_exits_2_or_4_and_changes_nothing() {
         no_repo.path().join("speccoder.toml"),
     )
     .expect("config");
-    std::fs::copy(
-        support::user_config_file(&repo.root()),
-        support::user_config_file(no_repo.path()),
-    )
-    .expect("your own file");
     let out = repo
         .command_in(
             no_repo.path(),

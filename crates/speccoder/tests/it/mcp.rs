@@ -461,7 +461,7 @@ fn closing_stdin_stops_the_running_task() {
 fn agent_argv(config: &str, json: bool) -> String {
     let dir = project("hello:\n\t@echo hello\n");
     let root = root(&dir);
-    support::write_config(&root.join("speccoder.toml"), config);
+    std::fs::write(root.join("speccoder.toml"), config).expect("config");
     let args: &[&str] = if json {
         &["agent", "argv", "--json"]
     } else {
@@ -520,10 +520,11 @@ fn claude_connects_to_the_server_agent_argv_names() {
     support::require_tools(&["claude"]);
     let dir = project("hello:\n\t@echo hello\n");
     let root = root(&dir);
-    support::write_config(
-        &root.join("speccoder.toml"),
+    std::fs::write(
+        root.join("speccoder.toml"),
         "[executor]\nkind = \"claude\"\n",
-    );
+    )
+    .expect("config");
     let argv: Value =
         serde_json::from_slice(&support::speccoder(&root, &["agent", "argv", "--json"]).stdout)
             .expect("json");
@@ -692,10 +693,11 @@ fn codex_connects_to_the_server_agent_argv_names() {
     support::require_tools(&["codex"]);
     let dir = project("hello:\n\t@echo hello\n");
     let root = root(&dir);
-    support::write_config(
-        &root.join("speccoder.toml"),
+    std::fs::write(
+        root.join("speccoder.toml"),
         "[executor]\nkind = \"codex\"\n",
-    );
+    )
+    .expect("config");
     std::fs::write(root.join("prompt.md"), "say hello").expect("prompt");
     let argv: Value =
         serde_json::from_slice(&support::speccoder(&root, &["agent", "argv", "--json"]).stdout)

@@ -416,46 +416,33 @@ pub fn user_config_file(dir: &Path) -> PathBuf {
         .join(format!("{name}.toml"))
 }
 
-/// Writes the `speccoder.toml` at `path` from `text`, moving what only your own file may
-/// hold into the test's own file for that project, which [`use_user_config`] hands to
-/// speccoder: the `[attempt]` lines of `speccoder_config::HOST_KEYS` (each on one line) and
-/// the whole `[executor]` table, the agent being yours to choose.
+/// Writes the `speccoder.toml` at `path` from `text`, moving the `[attempt]` lines that only
+/// your own file may hold (`speccoder_config::HOST_KEYS`, each on one line) into the
+/// test's own file for that project, which [`use_user_config`] hands to speccoder.
 pub fn write_config(path: &Path, text: &str) {
-    let (mut repo, mut user, mut executor) = (String::new(), String::new(), String::new());
+    let (mut repo, mut user) = (String::new(), String::new());
     let mut table = String::new();
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.starts_with('[') {
             table = trimmed.to_owned();
-            if table == "[executor]" {
-                continue;
-            }
         }
         let key = trimmed.split('=').next().unwrap_or("").trim();
-        let out = if table == "[attempt]" && speccoder_config::HOST_KEYS.contains(&key) {
-            &mut user
-        } else if table == "[executor]" {
-            &mut executor
+        if table == "[attempt]" && speccoder_config::HOST_KEYS.contains(&key) {
+            user.push_str(line);
+            user.push('\n');
         } else {
-            &mut repo
-        };
-        out.push_str(line);
-        out.push('\n');
+            repo.push_str(line);
+            repo.push('\n');
+        }
     }
     std::fs::write(path, repo).expect("speccoder.toml");
     let own = user_config_file(path.parent().expect("a folder"));
-    let mut text = String::new();
-    if !user.is_empty() {
-        text.push_str(&format!("[attempt]\n{user}"));
-    }
-    if !executor.is_empty() {
-        text.push_str(&format!("[executor]\n{executor}"));
-    }
-    if text.is_empty() {
+    if user.is_empty() {
         let _ = std::fs::remove_file(&own);
     } else {
         std::fs::create_dir_all(own.parent().expect("a folder")).expect("mkdir");
-        std::fs::write(&own, text).expect("your own file");
+        std::fs::write(&own, format!("[attempt]\n{user}")).expect("your own file");
     }
 }
 
