@@ -54,7 +54,7 @@ def interleaved(commands, cwd, env=None, rounds=90, warmup=3):
     """Medians (seconds) of each command, run in turn round by round rather than in
     blocks: on a shared machine a slow spell then falls on every command alike. Row 1's
     ratio moved 1.02–1.40 between three block runs of hyperfine in a row; run this way,
-    1.07–1.19 in four runs. Each run is timed around its start and exit from here, which adds the same
+    1.07–1.19 in five runs. Each run is timed around its start and exit from here, which adds the same
     fork and exec to every command."""
     argvs = [shlex.split(c) for c in commands]
     times = [[] for _ in argvs]
