@@ -60,9 +60,14 @@ pub(crate) fn setup(
     setup_at(prepared, commands, &prepared.base, timeout).map(Some)
 }
 
-/// The files a setup reads beyond its commands, by name: the package managers' manifests
-/// and lockfiles. Sorted: looked up by halves.
+/// The files a setup reads beyond its commands, by name: the package managers' manifests,
+/// lockfiles and their own settings in the project (`.yarnrc.yml`'s `nodeLinker` decides
+/// whether `node_modules` or `.pnp.cjs` is made). Sorted: looked up by halves.
 const MANIFESTS: &[&str] = &[
+    ".npmrc",
+    ".pnpmfile.cjs",
+    ".yarnrc",
+    ".yarnrc.yml",
     "Cargo.lock",
     "Cargo.toml",
     "Gemfile",
@@ -71,6 +76,7 @@ const MANIFESTS: &[&str] = &[
     "Pipfile.lock",
     "bun.lock",
     "bun.lockb",
+    "bunfig.toml",
     "composer.json",
     "composer.lock",
     "deno.json",
@@ -84,15 +90,18 @@ const MANIFESTS: &[&str] = &[
     "package-lock.json",
     "package.json",
     "pdm.lock",
+    "pdm.toml",
     "pixi.lock",
     "pixi.toml",
     "pnpm-lock.yaml",
     "pnpm-workspace.yaml",
     "poetry.lock",
+    "poetry.toml",
     "pyproject.toml",
     "setup.cfg",
     "setup.py",
     "uv.lock",
+    "uv.toml",
     "yarn.lock",
 ];
 
@@ -363,6 +372,9 @@ mod tests {
         assert!(read_by_setup("web/package.json", &npm));
         assert!(read_by_setup("requirements-dev.txt", &npm));
         assert!(read_by_setup("requirements/test.txt", &npm));
+        assert!(read_by_setup(".yarnrc.yml", &npm));
+        assert!(read_by_setup("web/.npmrc", &npm));
+        assert!(read_by_setup("poetry.toml", &npm));
         assert!(!read_by_setup("src/index.js", &npm));
         assert!(!read_by_setup("notes.txt", &npm));
         let pip = ["pip install -r deps/dev.in".to_owned()];
