@@ -557,6 +557,9 @@ fn verdict_passes(
     let check =
         make().map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
     let known = twins::plant_known(prepared, verdict_tree, &check);
+    // The test files written as the twin pass writes them, with their own text: nothing
+    // in the tree tells the two passes apart but the twins' values.
+    twins::plant_in(prepared, verdict_tree, &check, &known, twins::Plant::Own);
     let place = checks::Place::new(prepared, &check.dir, false);
     let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
     let run = |pass: Pass| {
@@ -619,6 +622,11 @@ const MAX_TWIN_ROUNDS: usize = 4;
 /// files reached so far original, while rounds reach new files (at most
 /// [`MAX_TWIN_ROUNDS`]). `reports` are the verdict's pass's reports of the checks, in
 /// order.
+///
+/// Where a unit's withheld tests take twins, they alone do in the pass the code under test
+/// cannot tell from the verdict's ([`twins::Side::Unseen`]); when every check still
+/// passes, a second pass twins the files the agent saw there, the withheld ones kept
+/// ([`twins::Side::Seen`]).
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -627,6 +635,39 @@ fn twin_pass(
     results: &mut [CheckResult],
     reports: &[TestReport],
 ) -> Result<(), Finding> {
+    let pass = TwinPass {
+        prepared,
+        baseline,
+        make,
+        verdict_tree,
+        reports,
+    };
+    let split = twin_rounds(&pass, results, twins::Side::Unseen)?;
+    if split && results.iter().all(CheckResult::passed) && shutdown_signal().is_none() {
+        twin_rounds(&pass, results, twins::Side::Seen)?;
+    }
+    Ok(())
+}
+
+/// What every round of the twin pass shares.
+struct TwinPass<'a> {
+    prepared: &'a Prepared,
+    baseline: Option<&'a Baseline>,
+    make: &'a dyn Fn() -> Result<CheckTree, String>,
+    verdict_tree: &'a str,
+    /// The verdict's pass's reports of the checks, in order.
+    reports: &'a [TestReport],
+}
+
+/// The rounds of one twin pass, twinning `side` of the units with withheld twins, each
+/// check concluded in `results`; whether some unit's twins were split that way.
+fn twin_rounds(
+    pass: &TwinPass<'_>,
+    results: &mut [CheckResult],
+    side: twins::Side,
+) -> Result<bool, Finding> {
+    let (prepared, baseline, reports) = (pass.prepared, pass.baseline, pass.reports);
+    let mut split = false;
     // Files left original in the next round (those some round reached), and the
     // languages whose twins some round reached.
     let mut original: BTreeSet<String> = BTreeSet::new();
@@ -638,12 +679,8 @@ fn twin_pass(
         if shutdown_signal().is_some() {
             break;
         }
-        let check =
-            make().map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
-        // The known answers too, as in the verdict's pass: nothing tells the two passes
-        // apart but the expected values.
-        let known = twins::plant_known(prepared, verdict_tree, &check);
-        let planted = twins::plant_in(prepared, verdict_tree, &check, &known, &original);
+        let (planted, ran) = twin_round(pass, &original, side)?;
+        split |= planted.split;
         if planted.files.is_empty() {
             // Nothing (left) to judge.
             for state in &mut states {
@@ -651,17 +688,6 @@ fn twin_pass(
             }
             break;
         }
-        let place = checks::Place::new(prepared, &check.dir, false);
-        let runner =
-            prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
-        let ran = checks::run_checks(
-            &prepared.recipe,
-            &prepared.ops,
-            &check.project,
-            &place,
-            runner.as_ref(),
-            Pass::Verdict,
-        );
         let round = Round {
             planted: &planted,
             reports,
@@ -696,7 +722,41 @@ fn twin_pass(
         }
         state.conclude(result);
     }
-    Ok(())
+    Ok(split)
+}
+
+/// One round of the twin pass: a fresh tree with the known answers and the twins of
+/// `side`, the files in `original` kept, and the checks run there.
+fn twin_round(
+    pass: &TwinPass<'_>,
+    original: &BTreeSet<String>,
+    side: twins::Side,
+) -> Result<(twins::Twins, Vec<checks::CheckRun>), Finding> {
+    let (prepared, verdict_tree) = (pass.prepared, pass.verdict_tree);
+    let check = (pass.make)()
+        .map_err(|err| tree_finding(format!("the twins' tree cannot be made: {err}")))?;
+    // The known answers too, as in the verdict's pass: nothing tells the two passes
+    // apart but the expected values.
+    let known = twins::plant_known(prepared, verdict_tree, &check);
+    let plant = twins::Plant::Twins {
+        judged: original,
+        side,
+    };
+    let planted = twins::plant_in(prepared, verdict_tree, &check, &known, plant);
+    if planted.files.is_empty() {
+        return Ok((planted, Vec::new()));
+    }
+    let place = checks::Place::new(prepared, &check.dir, false);
+    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
+    let ran = checks::run_checks(
+        &prepared.recipe,
+        &prepared.ops,
+        &check.project,
+        &place,
+        runner.as_ref(),
+        Pass::Verdict,
+    );
+    Ok((planted, ran))
 }
 
 /// What one round of the twin pass planted, and the verdict's reports of the checks.
@@ -745,6 +805,9 @@ fn judge_round(
         let (reached, unreached) = twins::reached(round.planted, verdict, report);
         reached_files.extend(reached);
         state.record(&said);
+        if state.changed.is_none() {
+            state.changed = twins::changed(round.planted, verdict, report);
+        }
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
         left.push((i, if stopped { Vec::new() } else { unreached }));
     }
@@ -760,6 +823,9 @@ struct TwinRound {
     inconclusive: bool,
     /// Judged: no further round.
     done: bool,
+    /// A test of a file the twins left as the agent saw it that passed in the verdict's
+    /// pass and failed in the twin pass, shown.
+    changed: Option<String>,
 }
 
 impl TwinRound {
@@ -779,7 +845,13 @@ impl TwinRound {
     /// The check's story after the last round: a check whose twins were not all judged
     /// fails.
     fn conclude(&self, result: &mut CheckResult) {
-        if self.inconclusive || !self.done {
+        if let Some(test) = &self.changed {
+            result.tests.twins = Some(TwinsState::Inconclusive);
+            result.passed = false;
+            result.tests.unexplained = Some(format!(
+                "{test} passed in the verdict's pass and failed in the twin pass, where its file was the same in both: the test is flaky, or the code under test behaves differently in the two passes; an attempt passes only when both agree"
+            ));
+        } else if self.inconclusive || !self.done {
             result.tests.twins = Some(TwinsState::Inconclusive);
             result.passed = false;
             result.tests.unexplained = Some(

@@ -59,7 +59,7 @@ fn named_like_a_test(path: &str) -> bool {
 /// each Python and each JavaScript project as one (one runner process collects all its
 /// files), each Go package (a test binary of its own), each Rust test binary (`src` of a
 /// crate, each `tests/NAME.rs` or `tests/NAME/`).
-fn unit(path: &str) -> Option<String> {
+pub(super) fn unit(path: &str) -> Option<String> {
     if path.starts_with("node_modules/") || path.contains("/node_modules/") {
         return None;
     }
@@ -202,8 +202,8 @@ pub(crate) fn plant_known(prepared: &Prepared, tree: &str, check: &CheckTree) ->
             let Some((new, name)) = known_answer(path, &text, &mut draw, &taken) else {
                 continue;
             };
-            // A frozen or withheld copy may be read-only: replaced, not written through.
-            if std::fs::remove_file(&file).is_ok() && std::fs::write(&file, new).is_ok() {
+            // Replaced with its times kept, as every test file is in both passes.
+            if replace(&file, &new).is_ok() {
                 planted.push(Known {
                     path: path.clone(),
                     name,
@@ -419,3 +419,22 @@ fn passes(report: &TestReport) -> (usize, usize) {
 #[cfg(test)]
 #[path = "known_tests.rs"]
 mod tests;
+
+/// Replaces the file `file` by one holding `text`, with the old one's access and change
+/// times. A copied withheld test may be read-only: replaced, not written through.
+pub(super) fn replace(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let old = std::fs::symlink_metadata(file)?;
+    std::fs::remove_file(file)?;
+    std::fs::write(file, text)?;
+    let mut times = std::fs::FileTimes::new();
+    if let Ok(at) = old.accessed() {
+        times = times.set_accessed(at);
+    }
+    if let Ok(at) = old.modified() {
+        times = times.set_modified(at);
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)?
+        .set_times(times)
+}

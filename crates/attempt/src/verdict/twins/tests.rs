@@ -130,6 +130,8 @@ fn twins(path: &str, names: &[&str], withheld: bool) -> Twins {
             names: names.iter().map(|n| (*n).to_owned()).collect(),
         }],
         known: Vec::new(),
+        kept: Vec::new(),
+        split: false,
     }
 }
 
@@ -300,6 +302,8 @@ fn judging_many_twins_against_a_large_report_stays_quick() {
     let twins = Twins {
         files,
         known: Vec::new(),
+        kept: Vec::new(),
+        split: false,
     };
     let started = std::time::Instant::now();
     let said = judge(&twins, &verdict, &twin, Some(1), false, None, true);
@@ -556,6 +560,8 @@ fn a_step_the_twin_pass_never_reached_is_told_apart() {
             },
         ],
         known: Vec::new(),
+        kept: Vec::new(),
+        split: false,
     };
     let verdict = report(&[
         ("tests/test_add.py::test_small", Passed),
@@ -756,4 +762,34 @@ fn a_go_package_level_table_used_by_one_test_gets_its_want_column_changed() {
     let named = |name: &str| name == "addCases";
     let (out, names) = lang::go_with(text, &named, &mut Up);
     assert!(names.is_empty() && out == text, "{out}");
+}
+
+#[test]
+fn a_kept_files_test_that_fails_only_in_the_twin_pass_is_named() {
+    use TestOutcome::{Failed, Passed};
+    let mut twins = twins("tests/test_big.py", &["test_big"], true);
+    twins.kept = vec!["tests/test_add.py".into()];
+    let verdict = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("tests/test_big.py::test_big", Passed),
+        ("tests/test_addition.py::test_other", Passed),
+    ]);
+    // The withheld twin failing, as it must, and a file not kept failing, are no change.
+    let twin = report(&[
+        ("tests/test_add.py::test_small", Passed),
+        ("tests/test_big.py::test_big", Failed),
+        ("tests/test_addition.py::test_other", Failed),
+    ]);
+    assert_eq!(changed(&twins, &verdict, &twin), None);
+    let twin = report(&[
+        ("tests/test_add.py::test_small", Failed),
+        ("tests/test_big.py::test_big", Failed),
+    ]);
+    assert_eq!(
+        changed(&twins, &verdict, &twin).as_deref(),
+        Some("`tests/test_add.py::test_small`")
+    );
+    // A test the kept file's run did not reach is no change.
+    let twin = report(&[("tests/test_big.py::test_big", Failed)]);
+    assert_eq!(changed(&twins, &verdict, &twin), None);
 }
