@@ -41,6 +41,8 @@ pub(crate) struct Known {
     pub(crate) path: String,
     /// The test's name (a JavaScript test's title).
     pub(crate) name: String,
+    /// The lines it takes in its file, from the first to the one after the last.
+    pub(crate) lines: (usize, usize),
 }
 
 /// Whether the file's name is one its runner collects by default.
@@ -207,12 +209,27 @@ pub(crate) fn plant_known(prepared: &Prepared, tree: &str, check: &CheckTree) ->
                 planted.push(Known {
                     path: path.clone(),
                     name,
+                    lines: inserted(&text, &new),
                 });
                 break;
             }
         }
     }
     planted
+}
+
+/// The lines `new` holds that `old` does not, where `new` is `old` with lines inserted in
+/// one place: from the first to the one after the last.
+fn inserted(old: &str, new: &str) -> (usize, usize) {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.split('\n').collect(), new.split('\n').collect());
+    let before = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let after = old[before..]
+        .iter()
+        .rev()
+        .zip(new[before..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (before, new.len() - after)
 }
 
 /// Adds the identifiers of `text` to `into`.

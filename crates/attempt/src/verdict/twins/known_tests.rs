@@ -184,6 +184,7 @@ fn answer() -> Known {
     Known {
         path: "tests/test_add.py".into(),
         name: "test_small_zero".into(),
+        lines: (0, 0),
     }
 }
 
@@ -294,4 +295,12 @@ fn the_base_shows_where_the_known_answer_is_reported_and_now_must_again() {
     );
     let (_, state) = now(&known, with(Failed), Some(0), false, Some(&misread)).expect("judged");
     assert_eq!(state, Some(CanaryState::Unreliable));
+}
+
+#[test]
+fn the_lines_a_known_answer_takes_are_where_it_was_inserted() {
+    assert_eq!(inserted("a\nb\nc", "a\nb\nx\ny\nc"), (2, 4));
+    // Inserted after a line like the ones it holds: still the new lines' count.
+    assert_eq!(inserted("a\n\n", "a\n\nz\n\n"), (2, 4));
+    assert_eq!(inserted("a", "a\nz"), (1, 2));
 }

@@ -67,22 +67,7 @@ pub(crate) fn plant_in(
     let paths = test_files(prepared, tree);
     let mut coin = Urandom::new();
     // The units whose withheld tests take twins: their visible files keep their text.
-    let mut unseen: BTreeSet<String> = BTreeSet::new();
-    for (path, withheld) in &paths {
-        let Some(unit) = unit(path).filter(|_| *withheld) else {
-            continue;
-        };
-        if unseen.contains(&unit) {
-            continue;
-        }
-        let file = check.dir.join(path);
-        let twinned = read_plain(&file)
-            .and_then(|text| twin_in(Some(&check.dir), path, &text, &mut coin))
-            .is_some();
-        if twinned {
-            unseen.insert(unit);
-        }
-    }
+    let unseen = split_units(check, &paths, known, &mut coin);
     let mut files = Vec::new();
     let mut kept = Vec::new();
     for (path, withheld) in paths {
@@ -104,6 +89,15 @@ pub(crate) fn plant_in(
         let twin = takes_twins
             .then(|| twin_in(Some(&check.dir), &path, &text, &mut coin))
             .flatten();
+        // In a split unit, the known answer of a withheld file stays as the verdict's pass
+        // ran it: its twin compares a value with another where it compared it with itself,
+        // which code reading that file could spot.
+        let twin = match twin {
+            Some(twin) if split && withheld => {
+                keeping_known(&text, twin, known.iter().find(|k| k.path == path))
+            }
+            twin => twin,
+        };
         let text = match (plant, twin) {
             (Plant::Twins { judged, .. }, Some((twin, names))) if !judged.contains(&path) => {
                 files.push(TwinFile {
@@ -178,6 +172,58 @@ impl Coin for Urandom {
         self.bit += 1;
         self.bytes[byte] >> bit & 1 == 1
     }
+}
+
+/// The units of `paths` whose withheld files take twins besides their known answers:
+/// their twins are split between the withheld files and the ones the agent saw.
+fn split_units(
+    check: &CheckTree,
+    paths: &[(String, bool)],
+    known: &[Known],
+    coin: &mut dyn Coin,
+) -> BTreeSet<String> {
+    let mut unseen: BTreeSet<String> = BTreeSet::new();
+    for (path, withheld) in paths {
+        let Some(unit) = unit(path).filter(|_| *withheld) else {
+            continue;
+        };
+        if unseen.contains(&unit) {
+            continue;
+        }
+        let file = check.dir.join(path);
+        let twinned = read_plain(&file)
+            .and_then(|text| {
+                let twin = twin_in(Some(&check.dir), path, &text, coin)?;
+                keeping_known(&text, twin, known.iter().find(|k| k.path == *path))
+            })
+            .is_some();
+        if twinned {
+            unseen.insert(unit);
+        }
+    }
+    unseen
+}
+
+/// The twin `twin` of the test file `text` with the lines of its known answer, if it holds
+/// one, as `text` has them; `None` when no other test has a twin, or when the twin's lines
+/// do not line up with the file's.
+pub(super) fn keeping_known(
+    text: &str,
+    (twin, names): (String, Vec<String>),
+    known: Option<&Known>,
+) -> Option<(String, Vec<String>)> {
+    let Some(known) = known else {
+        return Some((twin, names));
+    };
+    let own: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = twin.split('\n').collect();
+    let (from, to) = known.lines;
+    if lines.len() != own.len() || from > to || to > own.len() {
+        return None;
+    }
+    lines[from..to].copy_from_slice(&own[from..to]);
+    let names: Vec<String> = names.into_iter().filter(|n| *n != known.name).collect();
+    (!names.is_empty()).then(|| (lines.join("\n"), names))
 }
 
 /// The twin of the test file `path` (text `text`) of the check tree `root` (`None`: the

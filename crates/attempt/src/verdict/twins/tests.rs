@@ -793,3 +793,34 @@ fn a_kept_files_test_that_fails_only_in_the_twin_pass_is_named() {
     let twin = report(&[("tests/test_big.py::test_big", Failed)]);
     assert_eq!(changed(&twins, &verdict, &twin), None);
 }
+
+#[test]
+fn a_known_answer_keeps_its_lines_in_a_withheld_files_twin() {
+    let text = "def test_a():\n    assert f() == 5\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n";
+    let twin = "def test_a():\n    assert f() == 6\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 8\n";
+    let known = Known {
+        path: "tests/test_a.py".into(),
+        name: "test_a_zero".into(),
+        lines: (4, 7),
+    };
+    let names = vec!["test_a".to_owned(), "test_a_zero".to_owned()];
+    let (kept, names) = plant::keeping_known(text, (twin.to_owned(), names.clone()), Some(&known))
+        .expect("a twin besides the known answer");
+    assert_eq!(
+        kept,
+        "def test_a():\n    assert f() == 6\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n"
+    );
+    assert_eq!(names, ["test_a"]);
+    // Its twin alone: nothing left to ask.
+    let only = vec!["test_a_zero".to_owned()];
+    assert_eq!(
+        plant::keeping_known(text, (text.to_owned(), only), Some(&known)),
+        None
+    );
+    // Lines that do not line up: no twin rather than a wrong one.
+    let longer = format!("{twin}\n");
+    assert_eq!(
+        plant::keeping_known(text, (longer, names), Some(&known)),
+        None
+    );
+}
