@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::shared::{Isolation, Prepared, SetupProducts};
+use super::store::kept;
 use speccoder_foundation::process::{Exit, LocalSpawner, RunRequest, Spawner};
 use speccoder_foundation::sandbox::{CacheLayers, Sandbox, Spec, TreeAt};
 
@@ -205,6 +206,8 @@ fn setup_at(
     // sandbox's private `/dev/shm`, never on the machine.
     let at = std::path::PathBuf::from(TREE_AT);
     if let Ok(text) = std::fs::read_to_string(&list) {
+        kept::mark_used(&done);
+        kept::prune(&root, std::time::SystemTime::now());
         return Ok(SetupProducts {
             at,
             tree: done.join("tree"),
@@ -235,6 +238,9 @@ fn setup_at(
         Ok(entries) => {
             std::fs::rename(&part, &done)
                 .map_err(|err| format!("cannot keep the setup's products: {err}"))?;
+            // Every landed commit is a new base tree: the older setups are bounded.
+            kept::mark_used(&done);
+            kept::prune(&root, std::time::SystemTime::now());
             Ok(SetupProducts {
                 at,
                 tree: done.join("tree"),

@@ -1,5 +1,6 @@
 //! The git room: speccoder's own store (this module), its git calls (`git`), the user's
-//! repository (`repo`) and the journal (`journal`). It uses nothing else of the attempt.
+//! repository (`repo`), the journal (`journal`) and the bound on the kept setups (`kept`).
+//! It uses nothing else of the attempt.
 //!
 //! Speccoder's own git repository for one attempt run: bare, in the attempt's private
 //! folder, borrowing the user's objects read-only through alternates. Everything the
@@ -16,6 +17,7 @@
 
 pub(super) mod git;
 pub(super) mod journal;
+pub(super) mod kept;
 pub(super) mod repo;
 
 use std::collections::BTreeMap;
