@@ -11,6 +11,8 @@
 //! Go package-level `var cases`) likewise. Every row runs and compares its own expected
 //! value, so with every row's changed, each row fails, as a literal's twin does.
 
+mod ids;
+
 use super::lines::{
     Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, at_level, changed_value, closing,
     elements, equality, holds_code, indent, keyed_value, level_lines,
@@ -395,17 +397,28 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
         return None;
     }
     let rows = (open + 1 + r0, open + 1 + r1);
+    let call = (open + 1, &args[..]);
     if !matches!(block[rows.0..rows.1].chars().next(), Some('[' | '(')) {
+        let name = &block[rows.0..rows.1];
+        let (text, table) = module_table(lines, name)?;
+        let ids = kept_ids(&block, call, ids::of_rows(&text, table, &names)?)?;
         let column = Column::At(index, names.len());
-        return module_rows(lines, &block[rows.0..rows.1], column, (reach, coin));
+        module_rows(lines, name, column, (reach, coin))?;
+        let new = spliced(&block, ids.into_iter().collect());
+        for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
+            text.clone_into(line);
+        }
+        return Some(());
     }
-    let changes = changed_rows(
+    let ids = kept_ids(&block, call, ids::of_rows(&block, rows, &names)?)?;
+    let mut changes = changed_rows(
         &block,
         rows,
         Column::At(index, names.len()),
         (PY, Shape::Python, reach),
         coin,
     )?;
+    changes.extend(ids);
     let new = spliced(&block, changes);
     for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
@@ -413,16 +426,31 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     Some(())
 }
 
-/// A table named `name` where a test walks or parametrizes over it: defined once at the
-/// module's level as a plain list or tuple of rows (`CASES = [(2, 3, 5), …]`, nothing
-/// after it), and named nowhere else in the file but in that one use. Its rows' `column`
-/// changed in `lines`.
-fn module_rows(
-    lines: &mut [String],
-    name: &str,
-    column: Column<'_>,
-    (reach, coin): (Reach, &mut dyn Coin),
-) -> Option<()> {
+/// The change of a parametrize call's `ids=` argument that keeps its rows' ids: the call's
+/// arguments `args` (ranges of `block` from `at`), and `computed`, the ids pytest gave
+/// the rows. No change where the call's own ids are all given; `None` where its ids
+/// cannot be kept (a callable).
+fn kept_ids(
+    block: &str,
+    (at, args): (usize, &[(usize, usize)]),
+    computed: String,
+) -> Option<Option<((usize, usize), String)>> {
+    let close = at + args.last()?.1;
+    let inner = &block[at..close];
+    let args: Vec<(usize, usize)> = args.to_vec();
+    match ids::keyword(inner, &args, "ids") {
+        Some((a, b)) => {
+            let new = ids::kept(Some(&inner[a..b]), &computed).ok()?;
+            Some(new.map(|new| ((at + a, at + b), new)))
+        }
+        None => Some(Some(((close, close), format!(", ids={computed}")))),
+    }
+}
+
+/// The module-level table named `name`: the file's text, and the range of its rows'
+/// brackets (`CASES = [(2, 3, 5), …]`, nothing after it on its last line, named nowhere
+/// else in the file but in one use).
+fn module_table(lines: &[String], name: &str) -> Option<(String, (usize, usize))> {
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
@@ -433,7 +461,7 @@ fn module_rows(
     let head = format!("{name} = ");
     let mut offset = 0;
     let mut open = None;
-    for line in lines.iter() {
+    for line in lines {
         if let Some(rest) = line.strip_prefix(&head)
             && rest.starts_with(['[', '('])
         {
@@ -448,13 +476,21 @@ fn module_rows(
     if !after.split('\n').next().unwrap_or("").trim().is_empty() {
         return None;
     }
-    let changes = changed_rows(
-        &text,
-        (open, close + 1),
-        column,
-        (PY, Shape::Python, reach),
-        coin,
-    )?;
+    Some((text, (open, close + 1)))
+}
+
+/// A table named `name` where a test walks or parametrizes over it: defined once at the
+/// module's level as a plain list or tuple of rows (`CASES = [(2, 3, 5), …]`, nothing
+/// after it), and named nowhere else in the file but in that one use. Its rows' `column`
+/// changed in `lines`.
+fn module_rows(
+    lines: &mut [String],
+    name: &str,
+    column: Column<'_>,
+    (reach, coin): (Reach, &mut dyn Coin),
+) -> Option<()> {
+    let (text, (open, end)) = module_table(lines, name)?;
+    let changes = changed_rows(&text, (open, end), column, (PY, Shape::Python, reach), coin)?;
     let new = spliced(&text, changes);
     for (line, text) in lines.iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
