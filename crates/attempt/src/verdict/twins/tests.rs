@@ -757,3 +757,65 @@ fn a_go_package_level_table_used_by_one_test_gets_its_want_column_changed() {
     let (out, names) = lang::go_with(text, &named, &mut Up);
     assert!(names.is_empty() && out == text, "{out}");
 }
+
+/// The red team's `parametrize-ids` table: its twin passes the ids pytest gave the
+/// original rows (measured: `test_add[2-3-5]`, `test_add[-4-1--3]` in both passes), on the
+/// lines they were on, so the pytest process sees the same names in both passes.
+#[test]
+fn a_pytest_tables_twin_keeps_its_rows_ids() {
+    let text = include_str!(
+        "../../../../../docs/design/red-team/parametrize-ids/project/tests/test_add.py"
+    );
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_add"]);
+    assert!(
+        out.contains(
+            "        (2, 3, 6),\n        (-4, 1, -2),\n    ], ids=[\"2-3-5\", \"-4-1--3\"],\n)\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), text.lines().count());
+    // Ids the twin cannot keep: a callable's, a cell's whose part pytest takes from its
+    // type or its settings. No twin, rather than a twin under other ids.
+    for table in [
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)], ids=lambda v: str(v))\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)], ids=IDS)\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(int, 3, 5)])\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(b\"x\", 3, 5)])\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(f\"{x}\", 3, 5)])\n",
+    ] {
+        let text =
+            format!("{table}def test_x(a, b, expected):\n    assert add(a, b) == expected\n");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{table}");
+    }
+}
+
+/// With its ids kept, a table's twin is judged under the verdict's own ids.
+#[test]
+fn a_tables_twins_are_judged_under_their_kept_ids() {
+    use TestOutcome::{Failed, Passed};
+    let twins = twins("tests/test_add.py", &["test_add"], false);
+    let verdict = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Passed),
+        ("tests/test_add.py::test_add[-4-1--3]", Passed),
+    ]);
+    let held = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Failed),
+        ("tests/test_add.py::test_add[-4-1--3]", Failed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &held, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(2))
+    );
+    let forged = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Passed),
+        ("tests/test_add.py::test_add[-4-1--3]", Failed),
+    ]);
+    let err = judge(&twins, &verdict, &forged, Some(1), false, None, true).expect_err("forged");
+    assert!(
+        err.contains("`tests/test_add.py::test_add[2-3-5]`"),
+        "{err}"
+    );
+    let (reached, unreached) = reached(&twins, &verdict, &held);
+    assert_eq!((reached.len(), unreached.len()), (1, 0));
+}
