@@ -30,6 +30,31 @@ fn words(text: &str, word: &str) -> usize {
         .count()
 }
 
+/// Whether the loop `head..tail` over rows named `row` uses a row whole outside its
+/// failing block `block`: `t.Run(fmt.Sprint(c), …)` names the subtest after every field,
+/// the changed one among them (`TestAdd/{two_2_3_5}` runs as `TestAdd/{two_2_3_4}`,
+/// measured with go 1.27), and a helper given the row may do the same. Its fields alone
+/// (`c.name`) print what the twin leaves as it was.
+fn row_shown(
+    lines: &[String],
+    (head, tail): (usize, usize),
+    block: (usize, usize),
+    row: &str,
+) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    (head + 1..tail)
+        .filter(|i| !(block.0..block.1).contains(i))
+        .any(|i| {
+            let text = &lines[i];
+            text.match_indices(row).any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let after = text[at + row.len()..].chars().next();
+                !before.is_some_and(|c| ident(c) || c == '.')
+                    && !after.is_some_and(|c| ident(c) || c == '.')
+            })
+        })
+}
+
 /// `text` with each `(range, new)` of `changes` (ranges apart) put in place.
 fn spliced(text: &str, mut changes: Vec<((usize, usize), String)>) -> String {
     changes.sort_by_key(|(at, _)| std::cmp::Reverse(at.0));
@@ -716,6 +741,9 @@ fn go_table(
         return None;
     }
     let (field, line, block) = go_compared(lines, (head, tail), t, &c, &fields)?;
+    if row_shown(lines, (head, tail), block, &c) {
+        return None;
+    }
     // Compared there alone; the failing block may print it.
     let reference = format!("{c}.{field}");
     let inside =

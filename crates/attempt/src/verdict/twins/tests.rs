@@ -823,3 +823,28 @@ fn a_tables_twins_are_judged_under_their_kept_ids() {
     let (reached, unreached) = reached(&twins, &verdict, &held);
     assert_eq!((reached.len(), unreached.len()), (1, 0));
 }
+
+/// A Go subtest named after its whole row (`t.Run(fmt.Sprint(c), …)`, measured with go
+/// 1.27: `TestAdd/{two_2_3_5}`) would run under its changed value's name: no twin. A
+/// subtest named by a field the twin leaves alone keeps its name, and has one.
+#[test]
+fn a_go_subtest_named_after_its_expected_value_has_no_twin() {
+    let table = |run: &str| {
+        format!(
+            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {{\n\tcases := []struct {{\n\t\tname       string\n\t\ta, b, want int\n\t}}{{\n\t\t{{\"two\", 2, 3, 5}},\n\t}}\n\tfor _, c := range cases {{\n\t\tt.Run({run}, func(t *testing.T) {{\n\t\t\tif got := Add(c.a, c.b); got != c.want {{\n\t\t\t\tt.Errorf(\"%v: got %d\", c, got)\n\t\t\t}}\n\t\t}})\n\t}}\n}}\n"
+        )
+    };
+    for run in [
+        "fmt.Sprint(c)",
+        "fmt.Sprintf(\"%+v\", c)",
+        "name(c)",
+        "fmt.Sprint(c.want)",
+    ] {
+        assert_eq!(twin("calc/add_test.go", &table(run)), None, "{run}");
+    }
+    for run in ["c.name", "fmt.Sprint(c.a)"] {
+        let (out, names) = twin("calc/add_test.go", &table(run)).expect("twinned");
+        assert_eq!(names, ["TestAdd"], "{run}");
+        assert!(out.contains("{\"two\", 2, 3, 4}"), "{out}");
+    }
+}
