@@ -628,6 +628,10 @@ fn a_sub_test_loop_over_literal_rows_gets_its_expected_column_changed() {
     // beside the block, or a comparison that is not equality: left alone.
     for body in [
         "        for a, want in [(1, 2)]:\n            with self.subTest(want=want):\n                self.assertEqual(inc(a), want)\n",
+        // The label shows in the report (unittest's `(want=2)`, pytest's subtest
+        // reports): whatever spells the expected value there.
+        "        for a, want in [(1, 2)]:\n            with self.subTest(f\"{a} -> {want}\"):\n                self.assertEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with self.subTest(row=(a, want)):\n                self.assertEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with suppress(AssertionError):\n                self.assertEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                self.assertNotEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                if a:\n                    self.assertEqual(inc(a), want)\n",
