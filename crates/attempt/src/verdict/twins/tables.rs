@@ -429,10 +429,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
         let ids = kept_ids(&block, call, ids::of_rows(&text, table, &names)?)?;
         let column = Column::At(index, names.len());
         module_rows(lines, name, column, (reach, coin))?;
-        let new = spliced(&block, ids.into_iter().collect());
-        for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
-            text.clone_into(line);
-        }
+        write_block(lines, first, &spliced(&block, ids.into_iter().collect()));
         return Some(());
     }
     let ids = kept_ids(&block, call, ids::of_rows(&block, rows, &names)?)?;
@@ -444,11 +441,16 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
         coin,
     )?;
     changes.extend(ids);
-    let new = spliced(&block, changes);
-    for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
+    write_block(lines, first, &spliced(&block, changes));
+    Some(())
+}
+
+/// Writes `block`, the text of the lines from `first` changed without a line added or
+/// taken, back into `lines`.
+fn write_block(lines: &mut [String], first: usize, block: &str) {
+    for (line, text) in lines[first..].iter_mut().zip(block.split('\n')) {
         text.clone_into(line);
     }
-    Some(())
 }
 
 /// The change of a parametrize call's `ids=` argument that keeps its rows' ids: the call's
