@@ -80,14 +80,9 @@ fn changed_rows(
     }
     let mut changes = Vec::new();
     for row in elements(text, rows.0, close, strings.0) {
-        let open = row.0;
-        let first = text[row.0..row.1].chars().next()?;
-        if !matches!(first, '(' | '[' | '{') || closing(text, open, strings.0)? + 1 != row.1 {
-            return None;
-        }
-        let cells = elements(text, open, row.1 - 1, strings.0);
+        let cells = row_cells(text, row, column, strings.0)?;
         let at = match column {
-            Column::At(index, width) => {
+            Column::At(index, width) | Column::Params(index, width) => {
                 if cells.len() != width
                     || cells
                         .iter()
@@ -126,11 +121,34 @@ fn changed_rows(
     (!changes.is_empty()).then_some(changes)
 }
 
+/// The cells of the row at `row` of `text`: a bracketed row's elements, or, in a
+/// parametrize table (`Column::Params`), a `pytest.param(…)`'s values.
+fn row_cells(
+    text: &str,
+    row: (usize, usize),
+    column: Column<'_>,
+    quotes: &[char],
+) -> Option<Vec<(usize, usize)>> {
+    if matches!(column, Column::Params(..))
+        && let Some(param) = ids::param(text, row)
+    {
+        return Some(param?.values);
+    }
+    let first = text[row.0..row.1].chars().next()?;
+    if !matches!(first, '(' | '[' | '{') || closing(text, row.0, quotes)? + 1 != row.1 {
+        return None;
+    }
+    Some(elements(text, row.0, row.1 - 1, quotes))
+}
+
 /// Which cell of a row holds the expected value.
 #[derive(Debug, Clone, Copy)]
 enum Column<'a> {
     /// The cell at an index, of rows this wide.
     At(usize, usize),
+    /// The cell at an index, of rows this wide, of a parametrize table, whose rows may be
+    /// `pytest.param(2, 3, 5, id="small")` too.
+    Params(usize, usize),
     /// A keyed cell (`want: 5`), or positionally the one at an index of rows this wide.
     Keyed(&'a str, usize, usize),
 }
@@ -394,7 +412,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     let open = at + head.len() - 1;
     let close = closing(&block, open, PY.0)?;
     let inner = &block[open + 1..close];
-    if ["pytest.param", "indirect", "skip", "xfail"]
+    if ["indirect", "skip", "xfail", "marks"]
         .iter()
         .any(|w| holds_code(&block, PY.0, w))
     {
@@ -427,7 +445,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
         let name = &block[rows.0..rows.1];
         let (text, table) = module_table(lines, name)?;
         let ids = kept_ids(&block, call, ids::of_rows(&text, table, &names)?)?;
-        let column = Column::At(index, names.len());
+        let column = Column::Params(index, names.len());
         module_rows(lines, name, column, (reach, coin))?;
         write_block(lines, first, &spliced(&block, ids.into_iter().collect()));
         return Some(());
@@ -436,7 +454,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     let mut changes = changed_rows(
         &block,
         rows,
-        Column::At(index, names.len()),
+        Column::Params(index, names.len()),
         (PY, Shape::Python, reach),
         coin,
     )?;

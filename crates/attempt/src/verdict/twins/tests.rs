@@ -798,6 +798,22 @@ fn a_pytest_tables_twin_keeps_its_rows_ids() {
     }
 }
 
+/// A table of `pytest.param` rows has a twin too, each row under its own id (an `id=` it
+/// gives, or the one pytest generates from its values); a row with marks leaves it alone.
+#[test]
+fn a_pytest_param_tables_twin_keeps_its_rows_ids() {
+    let text = "@pytest.mark.parametrize(\n    \"a, b, expected\",\n    [\n        pytest.param(2, 3, 5, id=\"small\"),\n        pytest.param(-4, 1, -3),\n        (1, 1, 2),\n    ],\n)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_add"]);
+    assert!(
+        out.contains("        pytest.param(2, 3, 6, id=\"small\"),\n        pytest.param(-4, 1, -2),\n        (1, 1, 3),\n    ], ids=[\"small\", \"-4-1--3\", \"1-1-2\"],\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), text.lines().count());
+    let marked = text.replace("id=\"small\"", "marks=pytest.mark.slow");
+    assert_eq!(twin("tests/test_add.py", &marked), None);
+}
+
 /// With its ids kept, a table's twin is judged under the verdict's own ids.
 #[test]
 fn a_tables_twins_are_judged_under_their_kept_ids() {

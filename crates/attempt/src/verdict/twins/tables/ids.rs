@@ -43,22 +43,74 @@ pub(super) fn of_rows(text: &str, rows: (usize, usize), names: &[String]) -> Opt
     }
     let mut ids = Vec::new();
     for (index, (a, b)) in elements(text, rows.0, close, PY.0).into_iter().enumerate() {
-        let row = &text[a..b];
-        if !row.starts_with(['(', '[']) || closing(row, 0, PY.0)? + 1 != row.len() {
-            return None;
-        }
-        let cells = elements(row, 0, row.len() - 1, PY.0);
+        let cells = match param(text, (a, b)) {
+            Some(param) => {
+                let param = param?;
+                // Its own id, where it is a literal; `id=None` generates one.
+                let given = param.id.map(|(x, y)| &text[x..y]).filter(|v| *v != "None");
+                if let Some(id) = given {
+                    matches!(piece(id, "", 0), Some(Piece::Literal(_))).then_some(())?;
+                    ids.push(id.to_owned());
+                    continue;
+                }
+                param.values
+            }
+            None => {
+                let row = &text[a..b];
+                if !row.starts_with(['(', '[']) || closing(row, 0, PY.0)? + 1 != row.len() {
+                    return None;
+                }
+                elements(text, a, b - 1, PY.0)
+            }
+        };
         if cells.len() != names.len() {
             return None;
         }
         let pieces = cells
             .iter()
             .zip(names)
-            .map(|((x, y), name)| piece(&row[*x..*y], name, index))
+            .map(|((x, y), name)| piece(&text[*x..*y], name, index))
             .collect::<Option<Vec<Piece<'_>>>>()?;
         ids.push(expression(&pieces));
     }
     (!ids.is_empty()).then(|| format!("[{}]", ids.join(", ")))
+}
+
+/// A `pytest.param(…)` row of a parametrize table: its values' ranges, and its `id=`
+/// value's, if given.
+pub(super) struct Param {
+    pub(super) values: Vec<(usize, usize)>,
+    pub(super) id: Option<(usize, usize)>,
+}
+
+/// The row at `row` of `text` read as `pytest.param(…)`: `None` for another row,
+/// `Some(None)` for one with another keyword (`marks=`) than `id=`.
+pub(super) fn param(text: &str, row: (usize, usize)) -> Option<Option<Param>> {
+    let head = "pytest.param(";
+    if !text[row.0..row.1].starts_with(head) {
+        return None;
+    }
+    let open = row.0 + head.len() - 1;
+    if closing(text, open, PY.0).map(|c| c + 1) != Some(row.1) {
+        return Some(None);
+    }
+    let mut param = Param {
+        values: Vec::new(),
+        id: None,
+    };
+    for (a, b) in elements(text, open, row.1 - 1, PY.0) {
+        let arg = &text[a..b];
+        match at_level(arg, PY.0, "=").first() {
+            None => param.values.push((a, b)),
+            Some(eq) if arg[..*eq].trim() == "id" && param.id.is_none() => {
+                let value = &arg[eq + 1..];
+                let lead = value.len() - value.trim_start().len();
+                param.id = Some((a + eq + 1 + lead, b));
+            }
+            Some(_) => return Some(None),
+        }
+    }
+    Some(Some(param))
 }
 
 /// What the twin writes for the table's `ids=` argument, where the original passes

@@ -141,3 +141,22 @@ fn a_tables_own_ids_are_kept() {
         assert_eq!(kept(Some(given), computed), Err(()), "{given}");
     }
 }
+
+/// `pytest.param` rows: an `id=` literal is the row's id, `id=None` or none generates one
+/// from its values (measured: `test_params[small one]`, `[-4-1--3]`, `[2-3-5_0]`, …).
+/// Another keyword (`marks=`) or an id pytest computes leaves the table alone.
+#[test]
+fn a_pytest_param_rows_id_is_its_own_or_its_values() {
+    assert_eq!(
+        ids("[pytest.param(2, 3, 5, id=\"small one\"), pytest.param(-4, 1, -3), (2, 3, 5), pytest.param(2, 3, 5, id=None)]").as_deref(),
+        Some("[\"small one\", \"-4-1--3\", \"2-3-5\", \"2-3-5\"]")
+    );
+    for rows in [
+        "[pytest.param(2, 3, 5, marks=pytest.mark.slow)]",
+        "[pytest.param(2, 3, 5, id=NAME)]",
+        "[pytest.param(2, 3, 5, id=f\"{x}\")]",
+        "[pytest.param(2, 3)]",
+    ] {
+        assert_eq!(ids(rows), None, "{rows}");
+    }
+}
