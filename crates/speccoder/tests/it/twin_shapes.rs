@@ -353,3 +353,38 @@ fn a_second_go_test_step_is_judged_in_a_round_of_its_own() {
         "sed -i 's/\\tpanic(\"T1 adds this\")/\\treturn a + b/' add/add.go\n",
     );
 }
+
+/// The red team's `parametrize-ids` project (docs/design/red-team/README.md): a pytest
+/// table whose forger runs nothing while an item's id ends in the visible row's
+/// `[2-3-5]`, and runs the real test otherwise. Its twin keeps the rows' ids, so the
+/// forger forges in the twin pass too, and the twin of the row it spared passes.
+#[test]
+fn a_pytest_tables_twin_runs_under_its_rows_ids() {
+    require_tools(&["pytest"]);
+    let project = Project::new(
+        &[
+            (
+                "Makefile",
+                include_str!("../../../../docs/design/red-team/parametrize-ids/project/Makefile"),
+            ),
+            (
+                "pytest.ini",
+                include_str!("../../../../docs/design/red-team/parametrize-ids/project/pytest.ini"),
+            ),
+            (
+                "calc.py",
+                include_str!("../../../../docs/design/red-team/parametrize-ids/project/calc.py"),
+            ),
+            (
+                "tests/test_add.py",
+                include_str!(
+                    "../../../../docs/design/red-team/parametrize-ids/project/tests/test_add.py"
+                ),
+            ),
+        ],
+        "",
+    );
+    let forger = include_str!("../../../../docs/design/red-team/parametrize-ids/agent.sh");
+    let honest = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n";
+    forger_rejected_honest_passes(&project, forger, honest);
+}

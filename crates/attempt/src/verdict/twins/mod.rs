@@ -224,10 +224,10 @@ pub(crate) fn judge(
     Ok(TwinsSaid::Inconclusive)
 }
 
-/// The twin pass's outcomes by the verdict's ids. A parametrized test's id holds its
-/// values (`test_add[2-3-5]`), so a table's twin runs under another (`test_add[2-3-6]`):
-/// an id the twin pass lacks takes the outcomes of the new ids of its test, a pass among
-/// them first.
+/// The twin pass's outcomes by the verdict's ids. A table's twin keeps its rows' ids
+/// (`tables/ids.rs`); where a project's own `pytest_make_parametrize_id` hook names them
+/// from the values, the twin runs under another id (`test_add[2-3-6]`): an id the twin
+/// pass lacks takes the outcomes of the new ids of its test, a pass among them first.
 struct Renamed<'a> {
     twin: &'a TestReport,
     new: std::collections::HashMap<&'a str, Vec<TestOutcome>>,

@@ -11,6 +11,8 @@
 //! Go package-level `var cases`) likewise. Every row runs and compares its own expected
 //! value, so with every row's changed, each row fails, as a literal's twin does.
 
+mod ids;
+
 use super::lines::{
     Coin, GO, JS, PY, Reach, Shape, Strings, Test, arguments, at_level, changed_value, closing,
     elements, equality, holds_code, indent, keyed_value, level_lines,
@@ -26,6 +28,31 @@ fn words(text: &str, word: &str) -> usize {
             !before.is_some_and(|c| ident(c) || c == '.') && !after.is_some_and(ident)
         })
         .count()
+}
+
+/// Whether the loop `head..tail` over rows named `row` uses a row whole outside its
+/// failing block `block`: `t.Run(fmt.Sprint(c), …)` names the subtest after every field,
+/// the changed one among them (`TestAdd/{two_2_3_5}` runs as `TestAdd/{two_2_3_4}`,
+/// measured with go 1.27), and a helper given the row may do the same. Its fields alone
+/// (`c.name`) print what the twin leaves as it was.
+fn row_shown(
+    lines: &[String],
+    (head, tail): (usize, usize),
+    block: (usize, usize),
+    row: &str,
+) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    (head + 1..tail)
+        .filter(|i| !(block.0..block.1).contains(i))
+        .any(|i| {
+            let text = &lines[i];
+            text.match_indices(row).any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let after = text[at + row.len()..].chars().next();
+                !before.is_some_and(|c| ident(c) || c == '.')
+                    && !after.is_some_and(|c| ident(c) || c == '.')
+            })
+        })
 }
 
 /// `text` with each `(range, new)` of `changes` (ranges apart) put in place.
@@ -53,14 +80,9 @@ fn changed_rows(
     }
     let mut changes = Vec::new();
     for row in elements(text, rows.0, close, strings.0) {
-        let open = row.0;
-        let first = text[row.0..row.1].chars().next()?;
-        if !matches!(first, '(' | '[' | '{') || closing(text, open, strings.0)? + 1 != row.1 {
-            return None;
-        }
-        let cells = elements(text, open, row.1 - 1, strings.0);
+        let cells = row_cells(text, row, column, strings.0)?;
         let at = match column {
-            Column::At(index, width) => {
+            Column::At(index, width) | Column::Params(index, width) => {
                 if cells.len() != width
                     || cells
                         .iter()
@@ -99,11 +121,34 @@ fn changed_rows(
     (!changes.is_empty()).then_some(changes)
 }
 
+/// The cells of the row at `row` of `text`: a bracketed row's elements, or, in a
+/// parametrize table (`Column::Params`), a `pytest.param(…)`'s values.
+fn row_cells(
+    text: &str,
+    row: (usize, usize),
+    column: Column<'_>,
+    quotes: &[char],
+) -> Option<Vec<(usize, usize)>> {
+    if matches!(column, Column::Params(..))
+        && let Some(param) = ids::param(text, row)
+    {
+        return Some(param?.values);
+    }
+    let first = text[row.0..row.1].chars().next()?;
+    if !matches!(first, '(' | '[' | '{') || closing(text, row.0, quotes)? + 1 != row.1 {
+        return None;
+    }
+    Some(elements(text, row.0, row.1 - 1, quotes))
+}
+
 /// Which cell of a row holds the expected value.
 #[derive(Debug, Clone, Copy)]
 enum Column<'a> {
     /// The cell at an index, of rows this wide.
     At(usize, usize),
+    /// The cell at an index, of rows this wide, of a parametrize table, whose rows may be
+    /// `pytest.param(2, 3, 5, id="small")` too.
+    Params(usize, usize),
     /// A keyed cell (`want: 5`), or positionally the one at an index of rows this wide.
     Keyed(&'a str, usize, usize),
 }
@@ -367,7 +412,7 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
     let open = at + head.len() - 1;
     let close = closing(&block, open, PY.0)?;
     let inner = &block[open + 1..close];
-    if ["pytest.param", "indirect", "skip", "xfail"]
+    if ["indirect", "skip", "xfail", "marks"]
         .iter()
         .any(|w| holds_code(&block, PY.0, w))
     {
@@ -395,34 +440,62 @@ fn python_table(lines: &mut [String], test: &Test, coin: &mut dyn Coin) -> Optio
         return None;
     }
     let rows = (open + 1 + r0, open + 1 + r1);
+    let call = (open + 1, &args[..]);
     if !matches!(block[rows.0..rows.1].chars().next(), Some('[' | '(')) {
-        let column = Column::At(index, names.len());
-        return module_rows(lines, &block[rows.0..rows.1], column, (reach, coin));
+        let name = &block[rows.0..rows.1];
+        let (text, table) = module_table(lines, name)?;
+        let ids = kept_ids(&block, call, ids::of_rows(&text, table, &names)?)?;
+        let column = Column::Params(index, names.len());
+        module_rows(lines, name, column, (reach, coin))?;
+        write_block(lines, first, &spliced(&block, ids.into_iter().collect()));
+        return Some(());
     }
-    let changes = changed_rows(
+    let ids = kept_ids(&block, call, ids::of_rows(&block, rows, &names)?)?;
+    let mut changes = changed_rows(
         &block,
         rows,
-        Column::At(index, names.len()),
+        Column::Params(index, names.len()),
         (PY, Shape::Python, reach),
         coin,
     )?;
-    let new = spliced(&block, changes);
-    for (line, text) in lines[first..def].iter_mut().zip(new.split('\n')) {
-        text.clone_into(line);
-    }
+    changes.extend(ids);
+    write_block(lines, first, &spliced(&block, changes));
     Some(())
 }
 
-/// A table named `name` where a test walks or parametrizes over it: defined once at the
-/// module's level as a plain list or tuple of rows (`CASES = [(2, 3, 5), …]`, nothing
-/// after it), and named nowhere else in the file but in that one use. Its rows' `column`
-/// changed in `lines`.
-fn module_rows(
-    lines: &mut [String],
-    name: &str,
-    column: Column<'_>,
-    (reach, coin): (Reach, &mut dyn Coin),
-) -> Option<()> {
+/// Writes `block`, the text of the lines from `first` changed without a line added or
+/// taken, back into `lines`.
+fn write_block(lines: &mut [String], first: usize, block: &str) {
+    for (line, text) in lines[first..].iter_mut().zip(block.split('\n')) {
+        text.clone_into(line);
+    }
+}
+
+/// The change of a parametrize call's `ids=` argument that keeps its rows' ids: the call's
+/// arguments `args` (ranges of `block` from `at`), and `computed`, the ids pytest gave
+/// the rows. No change where the call's own ids are all given; `None` where its ids
+/// cannot be kept (a callable).
+fn kept_ids(
+    block: &str,
+    (at, args): (usize, &[(usize, usize)]),
+    computed: String,
+) -> Option<Option<((usize, usize), String)>> {
+    let close = at + args.last()?.1;
+    let inner = &block[at..close];
+    let args: Vec<(usize, usize)> = args.to_vec();
+    match ids::keyword(inner, &args, "ids") {
+        Some((a, b)) => {
+            let new = ids::kept(Some(&inner[a..b]), &computed).ok()?;
+            Some(new.map(|new| ((at + a, at + b), new)))
+        }
+        None => Some(Some(((close, close), format!(", ids={computed}")))),
+    }
+}
+
+/// The module-level table named `name`: the file's text, and the range of its rows'
+/// brackets (`CASES = [(2, 3, 5), …]`, nothing after it on its last line, named nowhere
+/// else in the file but in one use).
+fn module_table(lines: &[String], name: &str) -> Option<(String, (usize, usize))> {
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
@@ -433,7 +506,7 @@ fn module_rows(
     let head = format!("{name} = ");
     let mut offset = 0;
     let mut open = None;
-    for line in lines.iter() {
+    for line in lines {
         if let Some(rest) = line.strip_prefix(&head)
             && rest.starts_with(['[', '('])
         {
@@ -448,13 +521,21 @@ fn module_rows(
     if !after.split('\n').next().unwrap_or("").trim().is_empty() {
         return None;
     }
-    let changes = changed_rows(
-        &text,
-        (open, close + 1),
-        column,
-        (PY, Shape::Python, reach),
-        coin,
-    )?;
+    Some((text, (open, close + 1)))
+}
+
+/// A table named `name` where a test walks or parametrizes over it: defined once at the
+/// module's level as a plain list or tuple of rows (`CASES = [(2, 3, 5), …]`, nothing
+/// after it), and named nowhere else in the file but in that one use. Its rows' `column`
+/// changed in `lines`.
+fn module_rows(
+    lines: &mut [String],
+    name: &str,
+    column: Column<'_>,
+    (reach, coin): (Reach, &mut dyn Coin),
+) -> Option<()> {
+    let (text, (open, end)) = module_table(lines, name)?;
+    let changes = changed_rows(&text, (open, end), column, (PY, Shape::Python, reach), coin)?;
     let new = spliced(&text, changes);
     for (line, text) in lines.iter_mut().zip(new.split('\n')) {
         text.clone_into(line);
@@ -680,6 +761,9 @@ fn go_table(
         return None;
     }
     let (field, line, block) = go_compared(lines, (head, tail), t, &c, &fields)?;
+    if row_shown(lines, (head, tail), block, &c) {
+        return None;
+    }
     // Compared there alone; the failing block may print it.
     let reference = format!("{c}.{field}");
     let inside =
@@ -705,7 +789,15 @@ fn go_table(
 /// The title jest and vitest give a row of `test.each` whose title is `title`: `%i`,
 /// `%d` and `%s` take the row's cells in order, `%#` its index; `None` for any other
 /// placeholder, or a cell those do not print as written. How many cells it takes.
+/// Measured with both: vitest takes as many cells as the title holds `%` signs and
+/// prints those no placeholder took after it (`"50%% %i %i"` over `[2, 3, 5]` is `50% 2
+/// 3 5` there, `50% 2 3` in jest), and reads `$x` from a first cell that is an object
+/// (`obj 1` where jest prints `obj $x`): a title with `%%`, or with `$` over such a row,
+/// is `None`.
 fn each_title(title: &str, cells: &[&str], index: usize) -> Option<(String, usize)> {
+    if title.contains('$') && cells.first().is_some_and(|c| c.trim().starts_with('{')) {
+        return None;
+    }
     let mut out = String::new();
     let mut taken = 0;
     let mut chars = title.chars();
@@ -715,7 +807,6 @@ fn each_title(title: &str, cells: &[&str], index: usize) -> Option<(String, usiz
             continue;
         }
         match chars.next()? {
-            '%' => out.push('%'),
             '#' => out.push_str(&index.to_string()),
             kind @ ('i' | 'd' | 's') => {
                 let cell = cells.get(taken)?.trim();

@@ -494,6 +494,10 @@ fn jest_each_tables_get_their_expected_column_changed() {
         "test.each([[2, 3, 5]])(\"add(%i, %i)\", (a, b, expected) => {\n  expect(add(a, expected - a)).toBe(expected);\n});\n",
         "test.each([[2, 3, 5]])(\"add(%i, %i)\", (a, b, expected) => {\n  if (a) return;\n  expect(add(a, b)).toBe(expected);\n});\n",
         "test.each([[2, 3, 5]])(\"add(%p, %i)\", (a, b, expected) => {\n  expect(add(a, b)).toBe(expected);\n});\n",
+        // Measured: vitest prints the cells no placeholder took after a `%%` title
+        // (`50% 2 3 5`), and reads `$x` from a first cell that is an object.
+        "test.each([[2, 3, 5]])(\"50%% %i %i\", (a, b, expected) => {\n  expect(add(a, b)).toBe(expected);\n});\n",
+        "test.each([[{ x: 5 }, 3]])(\"obj $x\", (expected, b) => {\n  expect(f(b)).toEqual(expected);\n});\n",
     ] {
         assert_eq!(twin("test/x.test.js", table), None, "{table}");
     }
@@ -630,6 +634,10 @@ fn a_sub_test_loop_over_literal_rows_gets_its_expected_column_changed() {
     // beside the block, or a comparison that is not equality: left alone.
     for body in [
         "        for a, want in [(1, 2)]:\n            with self.subTest(want=want):\n                self.assertEqual(inc(a), want)\n",
+        // The label shows in the report (unittest's `(want=2)`, pytest's subtest
+        // reports): whatever spells the expected value there.
+        "        for a, want in [(1, 2)]:\n            with self.subTest(f\"{a} -> {want}\"):\n                self.assertEqual(inc(a), want)\n",
+        "        for a, want in [(1, 2)]:\n            with self.subTest(row=(a, want)):\n                self.assertEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with suppress(AssertionError):\n                self.assertEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                self.assertNotEqual(inc(a), want)\n",
         "        for a, want in [(1, 2)]:\n            with self.subTest(a=a):\n                if a:\n                    self.assertEqual(inc(a), want)\n",
@@ -823,4 +831,107 @@ fn a_known_answer_keeps_its_lines_in_a_withheld_files_twin() {
         plant::keeping_known(text, (longer, names), Some(&known)),
         None
     );
+}
+
+/// The red team's `parametrize-ids` table: its twin passes the ids pytest gave the
+/// original rows (measured: `test_add[2-3-5]`, `test_add[-4-1--3]` in both passes), on the
+/// lines they were on, so the pytest process sees the same names in both passes.
+#[test]
+fn a_pytest_tables_twin_keeps_its_rows_ids() {
+    let text = include_str!(
+        "../../../../../docs/design/red-team/parametrize-ids/project/tests/test_add.py"
+    );
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_add"]);
+    assert!(
+        out.contains(
+            "        (2, 3, 6),\n        (-4, 1, -2),\n    ], ids=[\"2-3-5\", \"-4-1--3\"],\n)\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), text.lines().count());
+    // Ids the twin cannot keep: a callable's, a cell's whose part pytest takes from its
+    // type or its settings. No twin, rather than a twin under other ids.
+    for table in [
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)], ids=lambda v: str(v))\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(2, 3, 5)], ids=IDS)\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(int, 3, 5)])\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(b\"x\", 3, 5)])\n",
+        "@pytest.mark.parametrize(\"a, b, expected\", [(f\"{x}\", 3, 5)])\n",
+    ] {
+        let text =
+            format!("{table}def test_x(a, b, expected):\n    assert add(a, b) == expected\n");
+        assert_eq!(twin("tests/test_x.py", &text), None, "{table}");
+    }
+}
+
+/// A table of `pytest.param` rows has a twin too, each row under its own id (an `id=` it
+/// gives, or the one pytest generates from its values); a row with marks leaves it alone.
+#[test]
+fn a_pytest_param_tables_twin_keeps_its_rows_ids() {
+    let text = "@pytest.mark.parametrize(\n    \"a, b, expected\",\n    [\n        pytest.param(2, 3, 5, id=\"small\"),\n        pytest.param(-4, 1, -3),\n        (1, 1, 2),\n    ],\n)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n";
+    let (out, names) = twin("tests/test_add.py", text).expect("twinned");
+    assert_eq!(names, ["test_add"]);
+    assert!(
+        out.contains("        pytest.param(2, 3, 6, id=\"small\"),\n        pytest.param(-4, 1, -2),\n        (1, 1, 3),\n    ], ids=[\"small\", \"-4-1--3\", \"1-1-2\"],\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), text.lines().count());
+    let marked = text.replace("id=\"small\"", "marks=pytest.mark.slow");
+    assert_eq!(twin("tests/test_add.py", &marked), None);
+}
+
+/// With its ids kept, a table's twin is judged under the verdict's own ids.
+#[test]
+fn a_tables_twins_are_judged_under_their_kept_ids() {
+    use TestOutcome::{Failed, Passed};
+    let twins = twins("tests/test_add.py", &["test_add"], false);
+    let verdict = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Passed),
+        ("tests/test_add.py::test_add[-4-1--3]", Passed),
+    ]);
+    let held = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Failed),
+        ("tests/test_add.py::test_add[-4-1--3]", Failed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &held, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(2))
+    );
+    let forged = report(&[
+        ("tests/test_add.py::test_add[2-3-5]", Passed),
+        ("tests/test_add.py::test_add[-4-1--3]", Failed),
+    ]);
+    let err = judge(&twins, &verdict, &forged, Some(1), false, None, true).expect_err("forged");
+    assert!(
+        err.contains("`tests/test_add.py::test_add[2-3-5]`"),
+        "{err}"
+    );
+    let (reached, unreached) = reached(&twins, &verdict, &held);
+    assert_eq!((reached.len(), unreached.len()), (1, 0));
+}
+
+/// A Go subtest named after its whole row (`t.Run(fmt.Sprint(c), …)`, measured with go
+/// 1.27: `TestAdd/{two_2_3_5}`) would run under its changed value's name: no twin. A
+/// subtest named by a field the twin leaves alone keeps its name, and has one.
+#[test]
+fn a_go_subtest_named_after_its_expected_value_has_no_twin() {
+    let table = |run: &str| {
+        format!(
+            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {{\n\tcases := []struct {{\n\t\tname       string\n\t\ta, b, want int\n\t}}{{\n\t\t{{\"two\", 2, 3, 5}},\n\t}}\n\tfor _, c := range cases {{\n\t\tt.Run({run}, func(t *testing.T) {{\n\t\t\tif got := Add(c.a, c.b); got != c.want {{\n\t\t\t\tt.Errorf(\"%v: got %d\", c, got)\n\t\t\t}}\n\t\t}})\n\t}}\n}}\n"
+        )
+    };
+    for run in [
+        "fmt.Sprint(c)",
+        "fmt.Sprintf(\"%+v\", c)",
+        "name(c)",
+        "fmt.Sprint(c.want)",
+    ] {
+        assert_eq!(twin("calc/add_test.go", &table(run)), None, "{run}");
+    }
+    for run in ["c.name", "fmt.Sprint(c.a)"] {
+        let (out, names) = twin("calc/add_test.go", &table(run)).expect("twinned");
+        assert_eq!(names, ["TestAdd"], "{run}");
+        assert!(out.contains("{\"two\", 2, 3, 4}"), "{out}");
+    }
 }
