@@ -806,7 +806,8 @@ fn judge_round(
         reached_files.extend(reached);
         state.record(&said);
         if state.changed.is_none() {
-            state.changed = twins::changed(round.planted, verdict, report);
+            let declared = |id: &str, files: &[String]| prepared.declared.owned_by(id, files);
+            state.changed = twins::changed(round.planted, (verdict, report), &declared);
         }
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
         left.push((i, if stopped { Vec::new() } else { unreached }));

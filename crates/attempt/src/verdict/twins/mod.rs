@@ -373,9 +373,14 @@ fn named_failing(
 /// A test of a file the twin pass left as it was (`twins.kept`) that passed in
 /// `verdict` and failed in `twin`, shown: nothing changed it but which pass ran, so either
 /// it is flaky or the code under test told the passes apart and cheated in the verdict's
-/// alone (it read a twinned file of another unit, say). Only tests whose ids name their
-/// file are read (Python's, and the runners that print the file beside the title).
-pub(crate) fn changed(twins: &Twins, verdict: &TestReport, twin: &TestReport) -> Option<String> {
+/// alone (it read a twinned file of another unit, say). Read are the tests whose ids
+/// name their file (Python's, and the runners that print the file beside the title), and
+/// those `declared` says a kept file declares (a withheld Go test, a node title).
+pub(crate) fn changed(
+    twins: &Twins,
+    (verdict, twin): (&TestReport, &TestReport),
+    declared: &dyn Fn(&str, &[String]) -> bool,
+) -> Option<String> {
     if twins.kept.is_empty() {
         return None;
     }
@@ -409,7 +414,9 @@ pub(crate) fn changed(twins: &Twins, verdict: &TestReport, twin: &TestReport) ->
     verdict
         .tests
         .iter()
-        .filter(|(id, outcome)| **outcome == TestOutcome::Passed && names_kept(id))
+        .filter(|(id, outcome)| {
+            **outcome == TestOutcome::Passed && (names_kept(id) || declared(id, &twins.kept))
+        })
         .filter(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))
         .find(|(id, _)| failing(twin.tests.get(id.as_str())))
         .map(|(id, _)| format!("`{id}`"))

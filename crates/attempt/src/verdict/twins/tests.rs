@@ -788,18 +788,30 @@ fn a_kept_files_test_that_fails_only_in_the_twin_pass_is_named() {
         ("tests/test_big.py::test_big", Failed),
         ("tests/test_addition.py::test_other", Failed),
     ]);
-    assert_eq!(changed(&twins, &verdict, &twin), None);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_, _| false), None);
     let twin = report(&[
         ("tests/test_add.py::test_small", Failed),
         ("tests/test_big.py::test_big", Failed),
     ]);
     assert_eq!(
-        changed(&twins, &verdict, &twin).as_deref(),
+        changed(&twins, (&verdict, &twin), &|_, _| false).as_deref(),
         Some("`tests/test_add.py::test_small`")
     );
     // A test the kept file's run did not reach is no change.
     let twin = report(&[("tests/test_big.py::test_big", Failed)]);
-    assert_eq!(changed(&twins, &verdict, &twin), None);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_, _| false), None);
+    // A Go test, whose id names no file, where the kept file declares it.
+    let mut twins = self::twins("calc/add_test.go", &["TestAdd"], false);
+    twins.kept = vec!["calc/big_test.go".into()];
+    let verdict = report(&[("calc/TestAdd", Passed), ("calc/TestBig", Passed)]);
+    let twin = report(&[("calc/TestAdd", Failed), ("calc/TestBig", Failed)]);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_, _| false), None);
+    let declares =
+        |id: &str, files: &[String]| id == "calc/TestBig" && files[0] == "calc/big_test.go";
+    assert_eq!(
+        changed(&twins, (&verdict, &twin), &declares).as_deref(),
+        Some("`calc/TestBig`")
+    );
 }
 
 #[test]
