@@ -37,6 +37,9 @@
 //! - a changed file of the venv outside `site-packages` (its `bin/python`, `pyvenv.cfg`)
 //!   that no new distribution records. New scripts in `bin/` (entry points) are honest.
 //!
+//! node's `node_modules` has rules of its own (`hooks/node.rs`): a changed file of a
+//! package whose `package.json` did not change.
+//!
 //! Setup code can write anything, a forged `RECORD` too: these rules catch what an install
 //! would not make by accident, and an agent that forges an installer's records leaves a
 //! change to a manifest the reviewer sees. Bytecode (`__pycache__`) is not looked at: the
@@ -46,9 +49,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::super::shared::{Finding, FindingKind, SetupProducts};
-
-/// Files of a product read at most this large; a larger one that must be read is a finding.
-const MAX_BYTES: u64 = 16 << 20;
+use read::{content, same};
 
 /// The most files of the products looked at; past it the rest is a finding, so an install
 /// folder cannot hide a hook behind a crowd.
@@ -80,10 +81,9 @@ pub(crate) fn verify(base: Option<&SetupProducts>, own: &SetupProducts) -> Resul
     };
     made.read_records();
     for path in &made.files {
-        if made.same_as_base(path) {
-            continue;
-        }
-        if let Some(detail) = made.judge(path) {
+        // Judged by its path and the records first, so the bulk (bytecode, metadata) is
+        // never read; what a rule refuses is then compared with the base's bytes.
+        if let Some(detail) = made.judge(path).filter(|_| !made.same_as_base(path)) {
             return Err(Finding {
                 kind: FindingKind::Tampering,
                 path: path.clone(),
@@ -94,8 +94,8 @@ pub(crate) fn verify(base: Option<&SetupProducts>, own: &SetupProducts) -> Resul
     Ok(())
 }
 
-/// Every file and link under the products' entries, in path order; install folders of
-/// node (`node_modules`) are not entered. A finding when there are too many.
+/// Every file and link under the products' entries, in path order (links are not
+/// followed). A finding when there are too many.
 fn walk(own: &SetupProducts) -> Result<Vec<String>, Finding> {
     let mut files = Vec::new();
     let mut pending: Vec<String> = own
@@ -120,9 +120,6 @@ fn walk(own: &SetupProducts) -> Result<Vec<String>, Finding> {
             files.push(rel);
             continue;
         }
-        if rel.rsplit('/').next() == Some("node_modules") {
-            continue;
-        }
         let Ok(read) = std::fs::read_dir(own.tree.join(&rel)) else {
             continue;
         };
@@ -134,20 +131,6 @@ fn walk(own: &SetupProducts) -> Result<Vec<String>, Finding> {
     }
     files.sort();
     Ok(files)
-}
-
-/// What is at `path` of `root`: a link's target (marked), a file's bytes (bounded), `None`
-/// when nothing is there or it cannot be read.
-fn content(root: &Path, path: &str) -> Option<Vec<u8>> {
-    let full = root.join(path);
-    let meta = full.symlink_metadata().ok()?;
-    if meta.is_symlink() {
-        let target = std::fs::read_link(&full).ok()?;
-        let mut out = b"link:".to_vec();
-        out.extend(target.to_string_lossy().as_bytes());
-        return Some(out);
-    }
-    speccoder_foundation::files::read_inside(root, &full, MAX_BYTES).ok()
 }
 
 /// The `site-packages` (or `dist-packages`) folder `path` is in, and its path there.
@@ -233,10 +216,8 @@ impl Made<'_> {
 
     /// Whether the base's products hold the same thing at `path`.
     fn same_as_base(&self, path: &str) -> bool {
-        let Some(base) = self.base else {
-            return false;
-        };
-        content(&base.tree, path).is_some_and(|b| Some(b) == content(&self.own.tree, path))
+        self.base
+            .is_some_and(|base| same(&base.tree, path, &self.own.tree, path))
     }
 
     /// Whether the base's products hold anything at `path`.
@@ -247,6 +228,9 @@ impl Made<'_> {
 
     /// Why the file `path`, new or unlike the base's, is no honest install's, or `None`.
     fn judge(&self, path: &str) -> Option<String> {
+        if path.contains("node_modules/") {
+            return node::judge(&self.own.tree, self.base.map(|b| b.tree.as_path()), path);
+        }
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = name.split('.').next().unwrap_or(name);
         if matches!(stem, "sitecustomize" | "usercustomize") {
@@ -337,10 +321,9 @@ impl Made<'_> {
         } else {
             format!("{project}/")
         };
-        let mine = content(&self.own.tree, path);
         ["", "src/", "lib/"].iter().any(|dir| {
             let source = format!("{prefix}{dir}{rel}");
-            mine.is_some() && content(&self.own.tree, &source) == mine
+            same(&self.own.tree, path, &self.own.tree, &source)
         })
     }
 
@@ -348,7 +331,9 @@ impl Made<'_> {
     /// finder's whose module is the template's, unless a distribution from an index
     /// records the file.
     fn pth(&self, site: &str, path: &str) -> Option<String> {
-        let text = content(&self.own.tree, path)?;
+        let Some(text) = content(&self.own.tree, path) else {
+            return Some("wrote this `.pth`, too large to read: Python runs its `import` lines at every start".into());
+        };
         let text = String::from_utf8_lossy(&text);
         let from_index = self
             .recorded
@@ -495,6 +480,9 @@ fn editables_module(text: &str) -> bool {
             })
     })
 }
+
+mod node;
+mod read;
 
 #[cfg(test)]
 mod tests;

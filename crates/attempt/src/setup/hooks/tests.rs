@@ -17,7 +17,8 @@ fn finder(mapping: &str) -> String {
 }
 
 /// The products of a setup whose tree holds `files` (path, text; a text starting with
-/// `->` is a link to the rest), under the entries `.venv/` and `src/calc.egg-info/`.
+/// `->` is a link to the rest), under the entries `.venv/`, `node_modules/` and
+/// `src/calc.egg-info/`.
 fn products(dir: &Path, files: &[(String, String)]) -> SetupProducts {
     let tree = dir.join("tree");
     for (path, text) in files {
@@ -32,7 +33,11 @@ fn products(dir: &Path, files: &[(String, String)]) -> SetupProducts {
         at: dir.to_path_buf(),
         tree,
         caches: dir.join("caches"),
-        entries: vec![".venv/".into(), "src/calc.egg-info/".into()],
+        entries: vec![
+            ".venv/".into(),
+            "node_modules/".into(),
+            "src/calc.egg-info/".into(),
+        ],
     }
 }
 
@@ -51,6 +56,17 @@ fn venv() -> Vec<(String, String)> {
         (&format!("{SITE}/easy-install.pth"), "/dev/shm/speccoder-tree-at/src\n"),
         (&format!("{SITE}/calc.egg-link"), "/dev/shm/speccoder-tree-at/src\n../"),
         ("src/calc.egg-info/PKG-INFO", "Name: calc\n"),
+        (
+            "node_modules/is-number/package.json",
+            "{\"name\": \"is-number\", \"version\": \"7.0.0\"}",
+        ),
+        ("node_modules/is-number/index.js", "module.exports = 1;\n"),
+        (
+            "node_modules/@scope/lib/package.json",
+            "{\"name\": \"@scope/lib\", \"version\": \"1.0.0\"}",
+        ),
+        ("node_modules/@scope/lib/lib/index.js", "module.exports = 2;\n"),
+        ("node_modules/.bin/lib", "->../@scope/lib/lib/index.js"),
     ]
     .iter()
     .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
@@ -297,4 +313,92 @@ fn the_pieces_read_as_measured() {
     assert!(literal_only("{'a': '/x', \"b\": ['c\\'d']}"));
     assert!(!literal_only("{'a': f()}"));
     assert!(!literal_only("'unterminated"));
+}
+
+/// A local dependency's install script writing into another package (a tarball's
+/// `postinstall`, measured: it rewrote `node_modules/is-number/index.js` and passed).
+#[test]
+fn a_changed_file_of_a_node_package_of_the_same_version_is_a_finding() {
+    let hooked = "module.exports = 1;\nrequire('node:assert').strictEqual = () => {};\n";
+    let finding =
+        judged(&[], &[("node_modules/is-number/index.js", Some(hooked))]).expect("a finding");
+    assert_eq!(finding.kind, FindingKind::Tampering);
+    assert_eq!(finding.path, "node_modules/is-number/index.js");
+    assert!(finding.detail.contains("`is-number`"), "{}", finding.detail);
+    let scoped = "node_modules/@scope/lib/lib/index.js";
+    let finding = judged(&[], &[(scoped, Some(hooked))]).expect("scoped");
+    assert!(
+        finding.detail.contains("`@scope/lib`"),
+        "{}",
+        finding.detail
+    );
+    // Nested below another package.
+    let nested = "node_modules/@scope/lib/node_modules/is-number/index.js";
+    let manifest = "node_modules/@scope/lib/node_modules/is-number/package.json";
+    let base = [(nested, "module.exports = 1;\n"), (manifest, "{}")];
+    assert!(judged(&base, &[(nested, Some(hooked))]).is_some());
+}
+
+#[test]
+fn what_a_node_install_writes_honestly_is_no_finding() {
+    let index = "node_modules/is-number/index.js";
+    let manifest = "node_modules/is-number/package.json";
+    // Another version, with its own files; a new file in a package (a build's output); a
+    // link and a hidden file changed; a new package.
+    let upgraded = "{\"name\": \"is-number\", \"version\": \"7.0.1\"}";
+    assert_eq!(
+        judged(
+            &[],
+            &[
+                (manifest, Some(upgraded)),
+                (index, Some("module.exports = 3;\n"))
+            ]
+        ),
+        None
+    );
+    assert_eq!(
+        judged(&[], &[("node_modules/is-number/build/a.node", Some("x"))]),
+        None
+    );
+    assert_eq!(
+        judged(&[], &[("node_modules/.bin/lib", Some("->../x"))]),
+        None
+    );
+    assert_eq!(
+        judged(&[], &[("node_modules/.package-lock.json", Some("{}"))]),
+        None
+    );
+    assert_eq!(
+        judged(&[], &[("node_modules/is-odd/index.js", Some("x"))]),
+        None
+    );
+    // npm's `--install-links` copy of the candidate's own folder, changed as the folder
+    // was; a copy unlike its folder is a finding.
+    let lock = r#"{"packages": {"node_modules/is-number": {"resolved": "file:vendor/is-number"}}}"#;
+    let edited = "module.exports = 4;\n";
+    let copied = [
+        ("node_modules/.package-lock.json", Some(lock)),
+        ("vendor/is-number/index.js", Some(edited)),
+        (index, Some(edited)),
+    ];
+    assert_eq!(judged(&[], &copied), None);
+    let mut unlike = copied;
+    unlike[2] = (index, Some("module.exports = 5;\n"));
+    assert!(judged(&[], &unlike).is_some());
+}
+
+/// A wheel's shared library past the read limit, unchanged, is the base's; a `.pth` past
+/// it cannot hide its lines.
+#[test]
+fn large_files_are_compared_whole_and_a_large_pth_is_refused() {
+    let big = "x".repeat(17 << 20);
+    let lib = format!("{SITE}/pip/_big.so");
+    assert_eq!(judged(&[(&lib, &big)], &[]), None);
+    let mut other = big.clone();
+    other.push('y');
+    assert!(judged(&[(&lib, &big)], &[(&lib, Some(&other))]).is_some());
+    let pth = format!("{SITE}/zz.pth");
+    let padded = format!("{big}\nimport zz\n");
+    let finding = judged(&[], &[(&pth, Some(&padded))]).expect("a finding");
+    assert!(finding.detail.contains("too large"), "{}", finding.detail);
 }
