@@ -10,8 +10,8 @@
 //! Left honest: new files (an install script's build output, a cache), a package of
 //! another version, the hidden folders (`.bin`, `.cache`, `.pnpm`'s own files, `.prisma`),
 //! a file the candidate's own folder holds with the same bytes (npm's `--install-links`
-//! copies a `file:` folder; its hidden lockfile says `resolved: "file:vendor/x"`), and
-//! pnpm's `name@file+…` folders. npm and pnpm link a `link:`, `file:` or workspace folder
+//! and yarn 1 copy a `file:` folder the project's `package.json` names), and pnpm's
+//! `name@file+…` folders. npm and pnpm link a `link:`, `file:` or workspace folder
 //! by default, so its files are the candidate's own, which the audit reads, and the links
 //! are not followed.
 
@@ -48,22 +48,26 @@ pub(super) fn judge(own: &Path, base: Option<&Path>, path: &str) -> Option<Strin
     ))
 }
 
-/// Whether npm's hidden lockfile (`node_modules/.package-lock.json` of the project whose
-/// install folder holds `folder`) says the package `name` there was installed from a
-/// folder of the candidate's tree (`resolved: "file:vendor/x"`, npm's `--install-links`),
-/// and that folder holds `inner` with the same bytes: the candidate's own source.
+/// Whether the project whose install folder holds `folder` names the package `name` as a
+/// folder of its own (`"victim": "file:vendor/victim"` in its `package.json`'s
+/// dependencies), and that folder holds `inner` with the same bytes: the candidate's own
+/// source, copied (npm's `--install-links`, yarn 1).
 fn own_source(own: &Path, folder: &str, name: &str, inner: &str) -> bool {
     let project = &folder[..folder.find("node_modules/").unwrap_or(0)];
-    let lock = content(own, &format!("{project}node_modules/.package-lock.json"))
-        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok());
-    let key = format!("{folder}{name}");
-    let key = key.strip_prefix(project).unwrap_or(&key);
-    let source = lock.and_then(|lock| {
-        let resolved = lock["packages"][key]["resolved"].as_str()?.to_owned();
-        resolved.strip_prefix("file:").map(str::to_owned)
-    });
-    source.is_some_and(|dir| {
-        let mine = format!("{folder}{name}/{inner}");
-        same(own, &mine, own, &format!("{project}{dir}/{inner}"))
+    let Some(manifest) = content(own, &format!("{project}package.json"))
+        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok())
+    else {
+        return false;
+    };
+    let kinds = ["dependencies", "devDependencies", "optionalDependencies"];
+    kinds.iter().any(|kind| {
+        manifest[kind][name]
+            .as_str()
+            .and_then(|spec| spec.strip_prefix("file:"))
+            .is_some_and(|dir| {
+                let dir = dir.trim_start_matches("./").trim_end_matches('/');
+                let copy = format!("{folder}{name}/{inner}");
+                same(own, &copy, own, &format!("{project}{dir}/{inner}"))
+            })
     })
 }

@@ -372,12 +372,12 @@ fn what_a_node_install_writes_honestly_is_no_finding() {
         judged(&[], &[("node_modules/is-odd/index.js", Some("x"))]),
         None
     );
-    // npm's `--install-links` copy of the candidate's own folder, changed as the folder
-    // was; a copy unlike its folder is a finding.
-    let lock = r#"{"packages": {"node_modules/is-number": {"resolved": "file:vendor/is-number"}}}"#;
+    // A copy of the candidate's own folder (npm's `--install-links`, yarn 1), changed as
+    // the folder was; a copy unlike its folder is a finding.
+    let manifest = r#"{"dependencies": {"is-number": "file:./vendor/is-number/"}}"#;
     let edited = "module.exports = 4;\n";
     let copied = [
-        ("node_modules/.package-lock.json", Some(lock)),
+        ("package.json", Some(manifest)),
         ("vendor/is-number/index.js", Some(edited)),
         (index, Some(edited)),
     ];
