@@ -30,10 +30,11 @@
 //! - a `.pth` of `site-packages` with a line `site` runs (one starting with `import` and a
 //!   space or tab), unless the line is an editable finder's and its module is the
 //!   template's, or the file is recorded by a distribution installed from an index;
-//! - a new file in `site-packages` that no `RECORD` lists, or that only a distribution
-//!   installed from a local folder lists while the candidate's tree holds no such source
-//!   (setup code can record what it likes in its own wheel); a changed one, unless a
-//!   distribution the base did not have (an upgrade) records it;
+//! - a file in `site-packages` that a distribution installed from a local folder lists
+//!   while the candidate's tree holds no such source (setup code can record what it likes
+//!   in its own wheel); else a new one no `RECORD` lists (an egg `setup.py develop`
+//!   fetched for `install_requires` too: easy_install writes none), or a changed one
+//!   unless a distribution the base did not have (an upgrade) records it;
 //! - a changed file of the venv outside `site-packages` (its `bin/python`, `pyvenv.cfg`)
 //!   that no new distribution records. New scripts in `bin/` (entry points) are honest.
 //!
@@ -287,8 +288,18 @@ impl Made<'_> {
     }
 
     /// A file of `site-packages` that is neither a `.pth` nor a finder (`top` is its first
-    /// name there): new, a distribution must record it; changed, an upgrade must.
+    /// name there). Installed from a local folder, it must be the candidate's own source;
+    /// else a distribution must record it, and when it changed, one the base did not have
+    /// (an upgrade).
     fn module(&self, path: &str, top: &str) -> Option<String> {
+        let info = self.recorded.get(path);
+        if info.is_some_and(|info| self.local.contains(info)) {
+            return (!self.is_own_source(path)).then(|| {
+                format!(
+                    "installed `{top}` into site-packages from a local folder, and the candidate holds no such source file"
+                )
+            });
+        }
         if self.in_base(path) {
             return (!self.upgraded(path)).then(|| {
                 format!(
@@ -296,15 +307,11 @@ impl Made<'_> {
                 )
             });
         }
-        match self.recorded.get(path) {
-            None => Some(format!(
+        info.is_none().then(|| {
+            format!(
                 "wrote `{top}` into site-packages, a module no installed distribution records and the audit never read"
-            )),
-            Some(info) if self.local.contains(info) && !self.is_own_source(path) => Some(format!(
-                "installed `{top}` into site-packages from a local folder, and the candidate holds no such source file"
-            )),
-            Some(_) => None,
-        }
+            )
+        })
     }
 
     /// Whether the candidate's tree holds `path`'s bytes as a source at its path in

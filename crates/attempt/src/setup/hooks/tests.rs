@@ -282,6 +282,14 @@ fn a_local_folders_distribution_installs_only_the_candidates_own_sources() {
     let copy = format!("{SITE}/calc/__init__.py");
     edits.push((&copy, Some(source)));
     assert_eq!(judged(&[], &edits), None);
+    // Installed again (`pip install .`, the same version) after the candidate's edit.
+    let old = "def add(a, b):\n    raise NotImplementedError\n";
+    let base = [
+        (copy.as_str(), old),
+        (record.as_str(), listed),
+        (url.as_str(), local),
+    ];
+    assert_eq!(judged(&base, &edits), None);
     let hook = format!("{SITE}/zz_hook.py");
     edits.push((&hook, Some("import unittest\n")));
     let finding = judged(&[], &edits).expect("a finding");
