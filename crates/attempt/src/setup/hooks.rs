@@ -41,9 +41,9 @@
 //! node's `node_modules` has rules of its own (`hooks/node.rs`): a changed file of a
 //! package whose `package.json` did not change.
 //!
-//! Setup code can write anything, a forged `RECORD` too: these rules catch what an install
-//! would not make by accident, and an agent that forges an installer's records leaves a
-//! change to a manifest the reviewer sees. Bytecode (`__pycache__`) is not looked at: the
+//! Setup code can write anything, a forged `RECORD` too: these rules catch what no install
+//! makes, not an installer's records forged on purpose (left open in
+//! docs/design/red-team/README.md). Bytecode (`__pycache__`) is not looked at: the
 //! checks read their bytecode from a prefix of their own (`shared/pycache.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -134,9 +134,16 @@ fn walk(own: &SetupProducts) -> Result<Vec<String>, Finding> {
             continue;
         };
         for entry in read.flatten() {
-            if let Some(name) = entry.file_name().to_str() {
-                pending.push(format!("{rel}/{name}"));
-            }
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                // `site` reads a `.pth` by any name: one the rules cannot name is refused.
+                return Err(Finding {
+                    kind: FindingKind::UnreadableName,
+                    path: format!("{rel}/{}", name.to_string_lossy()),
+                    detail: "`[attempt] setup`, run again for the candidate, made a file whose name is not UTF-8".into(),
+                });
+            };
+            pending.push(format!("{rel}/{name}"));
         }
     }
     files.sort();

@@ -410,3 +410,16 @@ fn large_files_are_compared_whole_and_a_large_pth_is_refused() {
     let finding = judged(&[], &[(&pth, Some(&padded))]).expect("a finding");
     assert!(finding.detail.contains("too large"), "{}", finding.detail);
 }
+
+#[test]
+fn a_name_that_is_not_utf8_is_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let files: Vec<(String, String)> = venv();
+    let own = products(dir.path(), &files);
+    let site = own.tree.join(SITE);
+    let name = std::ffi::OsStr::from_bytes(b"zz\xff.pth");
+    std::fs::write(site.join(name), "import zz\n").expect("a .pth");
+    let finding = verify(None, &own).expect_err("a finding");
+    assert_eq!(finding.kind, FindingKind::UnreadableName);
+}
