@@ -35,6 +35,10 @@
 //!   in its own wheel); else a new one no `RECORD` lists (an egg `setup.py develop`
 //!   fetched for `install_requires` too: easy_install writes none), or a changed one
 //!   unless a distribution the base did not have (an upgrade) records it;
+//! - a Python module the setup wrote outside the venv (under `src/`, `build/`) that is no
+//!   copy of a source of the candidate's: a `.pth` path line puts it on `sys.path`;
+//! - an `entry_points.txt` registering a pytest plugin (`[pytest11]`) that no distribution
+//!   from an index records (the audit refuses the same in the candidate's own metadata);
 //! - a changed file of the venv outside `site-packages` (its `bin/python`, `pyvenv.cfg`)
 //!   that no new distribution records. New scripts in `bin/` (entry points) are honest.
 //!
@@ -255,6 +259,12 @@ impl Made<'_> {
                 "wrote `{name}`, which Python imports at every start: code no install makes and the audit never read"
             ));
         }
+        let metadata = path
+            .split('/')
+            .any(|p| p.ends_with(".dist-info") || p.ends_with(".egg-info"));
+        if metadata && name == "entry_points.txt" {
+            return self.entry_points(path);
+        }
         let Some((site, rel)) = in_site_packages(path) else {
             return self.outside_site_packages(path);
         };
@@ -276,6 +286,24 @@ impl Made<'_> {
         self.module(path, top)
     }
 
+    /// A distribution's `entry_points.txt`: one registering a pytest plugin (`[pytest11]`,
+    /// which pytest loads into every run by itself) must be recorded by a distribution
+    /// from an index, as the audit refuses it in the candidate's own metadata.
+    fn entry_points(&self, path: &str) -> Option<String> {
+        let text = content(&self.own.tree, path).unwrap_or_default();
+        let registers = String::from_utf8_lossy(&text).lines().any(|line| {
+            let line: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            line.eq_ignore_ascii_case("[pytest11]")
+        });
+        let from_index = self
+            .recorded
+            .get(path)
+            .is_some_and(|info| !self.local.contains(info));
+        (registers && !from_index).then(|| {
+            "wrote package metadata that registers a test-runner plugin (`[pytest11]`): pytest loads it into every run".into()
+        })
+    }
+
     /// A file of a venv outside its `site-packages`: a changed one must be an upgraded
     /// distribution's; a new one (an entry point's script) is honest.
     fn outside_site_packages(&self, path: &str) -> Option<String> {
@@ -286,13 +314,42 @@ impl Made<'_> {
             .any(|dir| {
                 speccoder_foundation::files::exists(&self.own.tree.join(dir).join("pyvenv.cfg"))
             });
-        if !in_venv || !self.in_base(path) || self.upgraded(path) {
+        if !in_venv {
+            return self.beside_sources(path);
+        }
+        if !self.in_base(path) || self.upgraded(path) {
             return None;
         }
         Some(
             "changed this file of the venv the base's setup made, while no distribution that records it changed version"
                 .into(),
         )
+    }
+
+    /// A product outside any venv and `node_modules` (under a folder the base's setup made,
+    /// such as `src/` or `build/`): a Python module there is on `sys.path` through a path
+    /// line, so one the candidate's code imports is code the audit never read, unless it is
+    /// a copy of a source of the candidate's (`build/lib/calc/x.py` of `src/calc/x.py`).
+    fn beside_sources(&self, path: &str) -> Option<String> {
+        let module =
+            path.ends_with(".py") || (path.ends_with(".pyc") && !path.contains("__pycache__/"));
+        if !module
+            || path
+                .split('/')
+                .any(|p| p.ends_with(".egg-info") || p.ends_with(".dist-info"))
+        {
+            return None;
+        }
+        let copy = path.match_indices('/').any(|(at, _)| {
+            let rest = &path[at + 1..];
+            ["", "src/"].iter().any(|dir| {
+                let source = format!("{dir}{rest}");
+                source != path && same(&self.own.tree, path, &self.own.tree, &source)
+            })
+        });
+        (!copy).then(|| {
+            "wrote a Python module beside the candidate's sources, which no source of the candidate's holds: code the audit never read".into()
+        })
     }
 
     /// Whether a distribution the base's products do not hold (new, or another version)

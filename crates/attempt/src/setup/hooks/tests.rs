@@ -17,8 +17,8 @@ fn finder(mapping: &str) -> String {
 }
 
 /// The products of a setup whose tree holds `files` (path, text; a text starting with
-/// `->` is a link to the rest), under the entries `.venv/`, `node_modules/` and
-/// `src/calc.egg-info/`.
+/// `->` is a link to the rest), under the entries `.venv/`, `node_modules/`,
+/// `src/calc.egg-info/`, `src/zz_hook.py` and `build/`.
 fn products(dir: &Path, files: &[(String, String)]) -> SetupProducts {
     let tree = dir.join("tree");
     for (path, text) in files {
@@ -37,6 +37,8 @@ fn products(dir: &Path, files: &[(String, String)]) -> SetupProducts {
             ".venv/".into(),
             "node_modules/".into(),
             "src/calc.egg-info/".into(),
+            "src/zz_hook.py".into(),
+            "build/".into(),
         ],
     }
 }
@@ -422,4 +424,64 @@ fn a_name_that_is_not_utf8_is_refused() {
     std::fs::write(site.join(name), "import zz\n").expect("a .pth");
     let finding = verify(None, &own).expect_err("a finding");
     assert_eq!(finding.kind, FindingKind::UnreadableName);
+}
+
+/// pytest loads every installed `[pytest11]` entry point by itself.
+#[test]
+fn a_pytest_plugin_registered_by_the_setup_is_a_finding() {
+    let plugin = "[pytest11]\nzz = calc.plugin\n";
+    for path in [
+        "src/calc.egg-info/entry_points.txt".to_owned(),
+        format!("{SITE}/zz-1.0.dist-info/entry_points.txt"),
+    ] {
+        let finding = judged(&[], &[(&path, Some(plugin))]).expect(&path);
+        assert!(finding.detail.contains("[pytest11]"), "{}", finding.detail);
+    }
+    // A plugin from the index (pytest-cov), recorded by its distribution.
+    let info = format!("{SITE}/pytest_cov-5.0.0.dist-info");
+    assert_eq!(
+        judged(
+            &[],
+            &[
+                (
+                    &format!("{info}/RECORD"),
+                    Some("pytest_cov-5.0.0.dist-info/entry_points.txt,,\n")
+                ),
+                (
+                    &format!("{info}/entry_points.txt"),
+                    Some("[pytest11]\npytest_cov = pytest_cov.plugin\n")
+                ),
+            ]
+        ),
+        None
+    );
+    // Console scripts only: honest.
+    let scripts = "[console_scripts]\ncalc-add = calc:main\n";
+    assert_eq!(
+        judged(
+            &[],
+            &[("src/calc.egg-info/entry_points.txt", Some(scripts))]
+        ),
+        None
+    );
+}
+
+/// `src/` is on `sys.path` through `easy-install.pth`: a module the setup writes there is
+/// one the candidate's code can import unread.
+#[test]
+fn a_module_the_setup_writes_beside_the_sources_is_a_finding() {
+    let finding = judged(&[], &[("src/zz_hook.py", Some("import unittest\n"))]).expect("a finding");
+    assert_eq!(finding.path, "src/zz_hook.py");
+    // A build's copy of the candidate's own source (`pip install .` in the tree).
+    let source = "def add(a, b):\n    return a + b\n";
+    let copied = [
+        ("src/calc/__init__.py", Some(source)),
+        ("build/lib/calc/__init__.py", Some(source)),
+    ];
+    assert_eq!(judged(&[], &copied), None);
+    let changed = [
+        copied[0],
+        ("build/lib/calc/__init__.py", Some("import unittest\n")),
+    ];
+    assert!(judged(&[], &changed).is_some());
 }
