@@ -2,7 +2,7 @@
 //! as its tarball (or its folder) holds them, and the same version of a package is the same
 //! files: npm, pnpm and yarn each made byte-identical copies of an unchanged dependency when
 //! run again with another dependency added. So a file of a package whose `package.json`
-//! (its name and version) is the base's, and whose bytes are not the base's, was written
+//! names the base's name and version, and whose bytes are not the base's, was written
 //! by code of the install: a local `file:` dependency's `postinstall` rewriting
 //! `node_modules/jest-circus/build/utils.js` runs in every check and the audit never read
 //! it.
@@ -29,7 +29,7 @@ pub(super) fn judge(own: &Path, base: Option<&Path>, path: &str) -> Option<Strin
         return None;
     }
     let name_len = if first.starts_with('@') {
-        first.len() + 1 + rest[first.len() + 1..].split('/').next()?.len()
+        first.len() + 1 + rest.get(first.len() + 1..)?.split('/').next()?.len()
     } else {
         first.len()
     };
@@ -40,12 +40,22 @@ pub(super) fn judge(own: &Path, base: Option<&Path>, path: &str) -> Option<Strin
     if inner == "package.json" || !speccoder_foundation::files::exists(&base.join(path)) {
         return None;
     }
-    if content(base, &manifest) != content(own, &manifest) || own_source(own, folder, name, inner) {
+    if identity(base, &manifest) != identity(own, &manifest) || own_source(own, folder, name, inner)
+    {
         return None;
     }
     Some(format!(
         "changed `{inner}` of the package `{name}`, whose package.json (its version) is the base's: an install writes the same files for the same version, so code the audit never read wrote this (a local dependency's install script?)"
     ))
+}
+
+/// A package's name and version, from its `package.json` at `manifest` of `root` (its
+/// other fields may change with no new install: an install script can add one).
+fn identity(root: &Path, manifest: &str) -> Option<(String, String)> {
+    let json = content(root, manifest)
+        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok())?;
+    let field = |key: &str| json[key].as_str().unwrap_or_default().to_owned();
+    Some((field("name"), field("version")))
 }
 
 /// Whether the project whose install folder holds `folder` names the package `name` as a

@@ -347,6 +347,21 @@ fn a_changed_file_of_a_node_package_of_the_same_version_is_a_finding() {
     let manifest = "node_modules/@scope/lib/node_modules/is-number/package.json";
     let base = [(nested, "module.exports = 1;\n"), (manifest, "{}")];
     assert!(judged(&base, &[(nested, Some(hooked))]).is_some());
+    // The package's manifest touched too, its name and version kept.
+    let touched = "{\"name\": \"is-number\", \"version\": \"7.0.0\", \"x\": 1}";
+    let edits = [
+        ("node_modules/is-number/index.js", Some(hooked)),
+        ("node_modules/is-number/package.json", Some(touched)),
+    ];
+    assert!(judged(&[], &edits).is_some());
+    // A file directly in a scope's folder names no package.
+    assert_eq!(
+        judged(
+            &[("node_modules/@scope2", "x")],
+            &[("node_modules/@scope2", Some("y"))]
+        ),
+        None
+    );
 }
 
 #[test]
