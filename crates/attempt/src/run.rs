@@ -461,6 +461,7 @@ fn check_pass(
         Ok(own) => own,
         Err(err) => return Ok((setup_failed(prepared, &err), full)),
     };
+    setup::beyond_install(prepared, own.as_ref())?;
     regenerated_as_setup_makes(prepared, own.as_ref(), candidate, &audit.regenerated)?;
     // Every pass of this attempt's checks gets a fresh tree at the same path, made alike.
     let make = || {

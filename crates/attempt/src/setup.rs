@@ -4,10 +4,12 @@
 //! commands, and copied into every check tree, and into the agent's tree where its
 //! `.gitignore` leaves them out of the candidate. They are never part of a commit.
 
+mod hooks;
+
 use std::path::Path;
 use std::time::Duration;
 
-use super::shared::{Isolation, Prepared, SetupProducts};
+use super::shared::{Finding, Isolation, Prepared, SetupProducts};
 use super::store::kept;
 use speccoder_foundation::process::{Exit, LocalSpawner, RunRequest, Spawner};
 use speccoder_foundation::sandbox::{CacheLayers, Sandbox, Spec, TreeAt};
@@ -173,6 +175,21 @@ pub(crate) fn for_candidate(
         .collect();
     products.entries.retain(|e| tops.contains(&top_name(e)));
     Ok(Some(products))
+}
+
+/// A finding (`tampering`) for what the candidate's setup, run again for its tree (`own`),
+/// made in a Python install folder beyond what an honest install makes (a `.pth` that runs
+/// code, a `sitecustomize`, a module no distribution records): compared with the base's
+/// products, whose files are the same bytes when the candidate's change did not touch them.
+/// The rules and their measurements are in `setup/hooks.rs`.
+pub(crate) fn beyond_install(
+    prepared: &Prepared,
+    own: Option<&SetupProducts>,
+) -> Result<(), Finding> {
+    match own {
+        Some(own) => hooks::verify(prepared.products.as_ref(), own),
+        None => Ok(()),
+    }
 }
 
 /// The folders package managers install into, carried from a candidate's setup even when

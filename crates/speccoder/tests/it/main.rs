@@ -36,6 +36,7 @@ mod real_projects;
 mod recipe;
 mod sandboxed_tools;
 mod sensing;
+mod setup_hooks;
 mod spellings;
 mod steering;
 mod subprojects;
