@@ -22,6 +22,8 @@ pub(crate) struct CheckTree {
     pub(crate) project: PathBuf,
     /// The files the checks must not change.
     pub(crate) read_only: Vec<PathBuf>,
+    /// What the setup whose products the tree holds wrote into the runners' caches.
+    pub(crate) caches: Option<PathBuf>,
 }
 
 impl CheckTree {
@@ -80,6 +82,7 @@ impl CheckTree {
             dir: dir.to_path_buf(),
             project: dir.join(prefix),
             read_only: Vec::new(),
+            caches: products.map(|p| p.caches.clone()),
         };
         store.checkout(tree, dir, scratch)?;
         if let Some(products) = products {

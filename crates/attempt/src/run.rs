@@ -562,7 +562,11 @@ fn verdict_passes(
     // in the tree tells the two passes apart but the twins' values.
     twins::plant_in(prepared, verdict_tree, &check, &known, twins::Plant::Own);
     let place = checks::Place::new(prepared, &check.dir, false);
-    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
+    let runner = prepared.check_spawner(
+        &check.dir,
+        (check.read_only.clone(), check.caches.as_deref()),
+        place.also_writable(),
+    );
     let run = |pass: Pass| {
         let ran = checks::run_checks(
             &prepared.recipe,
@@ -748,7 +752,11 @@ fn twin_round(
         return Ok((planted, Vec::new()));
     }
     let place = checks::Place::new(prepared, &check.dir, false);
-    let runner = prepared.check_spawner(&check.dir, check.read_only.clone(), place.also_writable());
+    let runner = prepared.check_spawner(
+        &check.dir,
+        (check.read_only.clone(), check.caches.as_deref()),
+        place.also_writable(),
+    );
     let ran = checks::run_checks(
         &prepared.recipe,
         &prepared.ops,

@@ -234,10 +234,12 @@ impl Prepared {
     /// The runner of the checks in `check_tree`: nothing writable but that tree, a private
     /// `/tmp` and `also_writable` (the shared bytecode, for the base's checks), and
     /// `read_only` files read-only in it.
+    /// What the setup wrote into the caches is read from `caches`: the layers of the setup
+    /// whose products the tree holds (the candidate's own, where its setup ran again).
     pub(crate) fn check_spawner(
         &self,
         check_tree: &Path,
-        read_only: Vec<PathBuf>,
+        (read_only, caches): (Vec<PathBuf>, Option<&Path>),
         also_writable: Option<&Path>,
     ) -> Box<dyn speccoder_foundation::process::Spawner> {
         let writable: Vec<PathBuf> = [Some(check_tree), also_writable]
@@ -251,7 +253,11 @@ impl Prepared {
             at: p.at.clone(),
             run_there: true,
         });
-        self.checks_sandbox(writable, read_only, tree_at)
+        let layers = caches.map(|dir| CacheLayers {
+            dir: dir.to_path_buf(),
+            keep: false,
+        });
+        self.checks_sandbox(writable, (read_only, layers), tree_at)
     }
 
     /// The checks' sandbox and environment around a tool speccoder runs on the candidate's
@@ -261,7 +267,7 @@ impl Prepared {
         &self,
         writable: Vec<PathBuf>,
     ) -> Box<dyn speccoder_foundation::process::Spawner> {
-        self.checks_sandbox(writable, Vec::new(), None)
+        self.checks_sandbox(writable, (Vec::new(), self.setup_cache_layers()), None)
     }
 
     /// What the base's setup wrote into the caches, read below each sandbox's own layer.
@@ -275,7 +281,7 @@ impl Prepared {
     fn checks_sandbox(
         &self,
         writable: Vec<PathBuf>,
-        read_only: Vec<PathBuf>,
+        (read_only, cache_layers): (Vec<PathBuf>, Option<CacheLayers>),
         tree_at: Option<TreeAt>,
     ) -> Box<dyn speccoder_foundation::process::Spawner> {
         let inner: Box<dyn speccoder_foundation::process::Spawner> = match self.isolation {
@@ -299,7 +305,7 @@ impl Prepared {
                         tmp_mib: Some(self.tmp_mib),
                         private_network: !self.checks_network,
                         overlays: self.caches.clone(),
-                        cache_layers: self.setup_cache_layers(),
+                        cache_layers,
                         shown: self.reveal.clone(),
                         tree_at,
                     },

@@ -232,7 +232,11 @@ fn run_at(
     let known = twins::plant_known(prepared, commit, &tree);
     // The base's checks alone write the shared bytecode (`shared/pycache.rs`).
     let place = checks::Place::new(prepared, &tree.dir, true);
-    let runner = prepared.check_spawner(&tree.dir, tree.read_only.clone(), place.also_writable());
+    let runner = prepared.check_spawner(
+        &tree.dir,
+        (tree.read_only.clone(), tree.caches.as_deref()),
+        place.also_writable(),
+    );
     let ran = checks::run_checks(
         &prepared.recipe,
         &prepared.ops,

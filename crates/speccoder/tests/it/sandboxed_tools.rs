@@ -294,3 +294,54 @@ fn what_the_setup_downloads_into_a_cache_is_there_for_the_checks() {
         "the setup wrote your module cache: {left:?}"
     );
 }
+
+/// Property: a dependency the candidate adds is downloaded by the setup run again for its
+/// tree, and that download is what its checks read: the agent requires
+/// `example.com/th` (served by the project's own module proxy) and imports it, so the
+/// setup, which reads `go.mod`, runs again for the candidate, and the checks (with no
+/// network) build against the module it fetched. Before, the checks read the cache layer
+/// of the base's setup alone, where the module is not, and an honest change failed.
+#[test]
+fn a_dependency_the_candidate_adds_is_there_for_its_checks() {
+    support::require_tools(&["go", "zip"]);
+    let cache = outside_tmp();
+    let modules = cache.path().join("mod");
+    std::fs::create_dir_all(&modules).expect("mkdir");
+    let project = Project::new(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.21\n"),
+            (
+                "calc.go",
+                "package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\tpanic(\"T1 adds this\")\n}\n",
+            ),
+            (
+                "add_test.go",
+                "package calc\n\nimport \"testing\"\n\nfunc TestAddSmall(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d\", got)\n\t}\n}\n",
+            ),
+        ],
+        "setup = [\"GOPROXY=file://$PWD/proxy GOSUMDB=off go mod download\"]\n",
+    );
+    let root = project.root();
+    write_go_proxy(&root.join("proxy"));
+    support::commit_all(&root, "the project's module proxy");
+    let project = project
+        .with_env("GOMODCACHE", &modules.display().to_string())
+        .with_env("GOFLAGS", "-modcacherw")
+        .with_env(
+            "GOCACHE",
+            &support::attempts::go_cache().display().to_string(),
+        )
+        .with_env("GOTOOLCHAIN", "local");
+    // The right sum, through a module the base did not require.
+    let agent = "cat > calc.go <<'GO'\npackage calc\n\nimport \"example.com/th\"\n\n// Equal is the helper this package builds on.\nvar Equal = th.Equal\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\nGO\nprintf 'module example.com/calc\\n\\ngo 1.21\\n\\nrequire example.com/th v1.0.0\\n' > go.mod\nGOPROXY=file://$PWD/proxy GOSUMDB=off go mod tidy\n";
+    let story = project.attempt(agent, None);
+    let mut failures = Vec::new();
+    expect(
+        &mut failures,
+        "honest, with a new dependency",
+        &story,
+        "passed",
+        None,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
