@@ -145,9 +145,7 @@ impl Prepared {
                 let mut hidden: Vec<PathBuf> =
                     self.withheld.iter().map(|w| w.dir.clone()).collect();
                 hidden.push(self.repo.common_dir.join("speccoder"));
-                hidden.push(speccoder_recipe::default_output_dir().path());
-                // Where kept outputs go when the state folder cannot be used.
-                hidden.push(speccoder_recipe::temp_output_dir().path());
+                hidden.extend(kept_outputs());
                 hidden.extend(hidden::places(
                     For::Agent,
                     home().as_deref(),
@@ -190,6 +188,7 @@ impl Prepared {
     /// setup runs commands a repository chose, with the machine's network.
     pub(crate) fn hidden_from_setup(&self, writable: &[PathBuf]) -> Vec<PathBuf> {
         let mut hidden: Vec<PathBuf> = self.withheld.iter().map(|w| w.dir.clone()).collect();
+        hidden.extend(kept_outputs());
         hidden.extend(hidden::places(
             For::Checks,
             home().as_deref(),
@@ -289,6 +288,9 @@ impl Prepared {
             Isolation::Namespaces(namespaces) => {
                 let mut hidden: Vec<PathBuf> =
                     self.withheld.iter().map(|w| w.dir.clone()).collect();
+                // The outputs kept of earlier runs, the verdict's pass among them: one
+                // count of them told the twin pass from the verdict's.
+                hidden.extend(kept_outputs());
                 hidden.extend(hidden::places(
                     For::Checks,
                     home().as_deref(),
@@ -319,4 +321,13 @@ impl Prepared {
             env: self.check_env.clone(),
         })
     }
+}
+
+/// Where the full outputs of runs are kept: the state folder's, and the one in the
+/// temporary folder where the state folder cannot be used.
+fn kept_outputs() -> [PathBuf; 2] {
+    [
+        speccoder_recipe::default_output_dir().path(),
+        speccoder_recipe::temp_output_dir().path(),
+    ]
 }
