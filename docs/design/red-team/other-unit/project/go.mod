@@ -1,0 +1,3 @@
+module example.com/geo
+
+go 1.21
