@@ -11,10 +11,10 @@
 //! agent saw (and the known answer planted in one) is byte for byte what the verdict's pass
 //! ran. Code that reads a visible test to learn which pass runs then learns nothing, and a
 //! forger must forge in both passes or in neither: the withheld twins catch the first, the
-//! withheld tests the second. Visible files take twins only in units without withheld
-//! ones, where they are the only questions there are, and in a second twin pass of their
-//! own ([`Side::Seen`]), with the withheld files kept, for a forger that spares the
-//! visible tests it knows by name.
+//! withheld tests the second. So where any unit holds such withheld tests, visible files
+//! of every unit take twins only in a second twin pass of their own ([`Side::Seen`]),
+//! with the withheld files kept, for a forger that spares the visible tests it knows by
+//! name; without withheld tests, the one twin pass twins every file.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -76,11 +76,14 @@ pub(crate) fn plant_in(
             continue;
         };
         let split = unit(&path).is_some_and(|u| unseen.contains(&u));
+        // Where any unit is split, the pass that hides itself twins withheld files alone,
+        // in every unit: a visible twin anywhere (another package, another test binary, a
+        // Go test beside a Python package) would tell it apart for code in any unit.
         let takes_twins = match plant {
             Plant::Twins {
                 side: Side::Seen, ..
-            } => split && !withheld,
-            _ => withheld || !split,
+            } => !unseen.is_empty() && !withheld,
+            _ => withheld || unseen.is_empty(),
         };
         if !takes_twins {
             kept.push(path.clone());
