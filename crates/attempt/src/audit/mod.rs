@@ -17,7 +17,9 @@ pub(super) mod infrastructure;
 pub(super) mod loads;
 pub(super) mod python_stdlib;
 pub(super) mod ran_from;
+pub(super) mod runs;
 pub(super) mod scan;
+pub(super) mod shell;
 pub(super) mod tampering;
 pub(super) mod vendored;
 
@@ -1527,9 +1529,23 @@ fn wanted_loads(
             .into_iter()
             .map(|(n, _)| n)
             .collect();
-        for load in loads::loads(path, lang, root, text, exists) {
+        for load in loads::loads(path, lang, root, text, &exists) {
             let fresh = added.contains(&load.line);
             wanted.push((load.path, read_as.to_owned(), fresh));
+        }
+        // A script read as shell runs files as a shell does; a source runs them through
+        // its language's calls (`subprocess.run`, `exec.Command`).
+        let shell = read_as.ends_with(".sh");
+        if shell || lang != scan::Lang::Any {
+            let lang = if shell { scan::Lang::Any } else { lang };
+            for run in runs::runs(path, lang, root, text, &exists) {
+                let fresh = added.contains(&run.line);
+                wanted.push((
+                    run.path.clone(),
+                    runs::read_as(&run.path, run.reader),
+                    fresh,
+                ));
+            }
         }
     }
     wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
@@ -1628,12 +1644,15 @@ fn read_loads(
             .or_else(|| read.get(&object))
             .and_then(|b| b.as_deref());
         match bytes {
-            Some(bytes) => out.push(Loaded {
-                path,
-                loader,
-                old,
-                new: lossy(bytes),
-            }),
+            Some(bytes) => {
+                let new = lossy(bytes);
+                out.push(Loaded {
+                    path,
+                    loader: runs::read_as_itself(loader, &new),
+                    old,
+                    new,
+                });
+            }
             None => findings.push(Finding {
                 kind: FindingKind::Tampering,
                 path,

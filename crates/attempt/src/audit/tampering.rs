@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::python_stdlib;
 use super::scan::{self, Lang};
+use super::shell;
 use crate::shared::{Finding, FindingKind};
 
 /// Python code that is tampering wherever it appears; `from M import n` reads as `M.n`.
@@ -353,11 +354,18 @@ pub(super) fn listed(list: &str, word: &str) -> bool {
 /// [`RESULT_LINES`] and the TAP summary of node's runner and of `tap` (`# pass 2`).
 const SHELL_RESULT_LINES: &[&str] = &["# fail ", "# pass ", "# tests ", "1..", "not ok ", "ok 1 "];
 
-/// The tampering in a shell script a check runs as its shell (npm's `script-shell`): a
-/// string that holds a runner's result line, which a shell that runs the scripts has no
-/// reason to print. Its comments (`#` to the end of the line, outside strings) are left
-/// out, and nothing of another language is read into it.
-fn scan_shell(file: &SourceFile<'_>) -> Vec<Finding> {
+/// Shell commands that read the files or folders named after them: a lone `tests` after
+/// one is the test folder, as after Python's `open(` or `listdir(`.
+const SHELL_READS: &str = "awk, base64, cat, cd, cmp, cp, diff, du, find, git, grep, head, \
+    hexdump, less, ls, md5sum, more, od, pushd, rg, rsync, sed, sha1sum, sha256sum, sort, \
+    stat, strings, tac, tail, tar, tree, wc, xxd, zip";
+
+/// The tampering in a shell script the product's code runs, or a check runs as its shell
+/// (npm's `script-shell`): a string that holds a runner's result line, which a shell that
+/// runs the scripts has no reason to print, and a word that reaches into the test files
+/// ([`shell_test_words`]). Its comments (`#` to the end of the line, outside strings) are
+/// left out, and nothing of another language is read into it.
+fn scan_shell(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     let views = views(file.new, Lang::Python);
     let added = scan::added_lines(file.old.unwrap_or(""), file.new);
     let mut found = Vec::new();
@@ -382,13 +390,59 @@ fn scan_shell(file: &SourceFile<'_>) -> Vec<Finding> {
             });
         }
     }
+    found.extend(shell_test_words(file, context));
     found
+}
+
+/// The words of a shell script's added lines that reach into the test files, as the
+/// product's own source is read ([`test_path_in`]): a path into a test folder
+/// (`tests/test_add.py`, `./tests`), a base test file's name, a lone test folder after a
+/// command that reads files (`ls tests`), a glob over the tests' source files (`*/*.py`).
+/// The shell's `test` builtin is a command, never a folder.
+fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
+    let test_names: Vec<&str> = context
+        .test_paths
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(p))
+        .filter(|n| !listed(GENERIC_NAMES, n))
+        .collect();
+    let added: BTreeSet<usize> = scan::added_lines(file.old.unwrap_or(""), file.new)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let mut found = Found::default();
+    for (n, line) in shell::lines(file.new) {
+        if !added.contains(&n) {
+            continue;
+        }
+        let reads = line.iter().any(|w| {
+            w.command && listed(SHELL_READS, w.text.rsplit('/').next().unwrap_or_default())
+        });
+        for word in &line {
+            let text = word.text.as_str();
+            let glob = text.contains('*') && words(SOURCE_EXTENSIONS).any(|e| text.ends_with(e));
+            let path = test_path_in(text, reads && !word.command, &test_names);
+            if let Some(what) = path.or(glob.then_some(text)) {
+                let reason = "reaches into the test files from a script read as shell";
+                found.note(n, Rule::TestFiles, what, format!("`{what}` {reason}"));
+            }
+        }
+    }
+    found
+        .0
+        .into_iter()
+        .map(|((line, _), (_, detail))| Finding {
+            kind: FindingKind::Tampering,
+            path: file.path.to_owned(),
+            detail: format!("line {line}: {detail}"),
+        })
+        .collect()
 }
 
 /// The tampering in one file.
 fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     if file.read_as.ends_with(".sh") {
-        return scan_shell(file);
+        return scan_shell(file, context);
     }
     if is_c(file.read_as) {
         let folder = file.read_as.rsplit_once('/').map_or("", |(f, _)| f);
