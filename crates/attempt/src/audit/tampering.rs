@@ -1883,6 +1883,52 @@ mod tests {
     }
 
     #[test]
+    fn a_script_the_product_runs_is_read_for_the_test_files() {
+        let shell = |new: &'static str| {
+            let file = SourceFile {
+                path: "tools/probe.sh",
+                read_as: "tools/probe.sh.sh",
+                old: None,
+                new,
+            };
+            let found: Vec<String> = scan(&[file], &context())
+                .into_iter()
+                .map(|f| f.detail)
+                .collect();
+            found.join("; ")
+        };
+        let read = "line 2: `tests/test_calc.py` reaches into the test files";
+        assert!(
+            shell("#!/bin/sh\ngrep -q \"add(2, 3) == 5\" tests/test_calc.py\n").starts_with(read)
+        );
+        // Each spelling of the same read, at its line.
+        for (script, word) in [
+            ("cat \"te\"'sts'/x.py\n", "tests/x.py"),
+            ("d=tests\nhead -1 \"$d\"/x\n", "tests/x"),
+            ("ls tests | wc -l\n", "tests"),
+            ("cd test && cat *\n", "test"),
+            ("cat ../test/x.js\n", "../test/x.js"),
+            ("grep -c add test_calc.py\n", "test_calc.py"),
+            ("cat */*.py | grep -q 'add(2, 3)'\n", "*/*.py"),
+            ("sh ./tests/run.sh\n", "./tests/run.sh"),
+        ] {
+            let found = shell(script);
+            let line = script.lines().count();
+            let expected = format!("line {line}: `{word}` reaches");
+            assert!(found.starts_with(&expected), "{script}: {found}");
+        }
+        // A helper that names no test: the `test` builtin, a word in a message, a
+        // program's own subcommand, git.
+        for honest in [
+            "#!/bin/sh\nset -e\nif test -f build/out; then echo tests pass; fi\n",
+            "[ -d dist ] && exit 0\ngit rev-parse --short HEAD\n",
+            "echo \"usage: helper.sh [--test]\"\nmake build\n",
+        ] {
+            assert_eq!(shell(honest), "", "{honest}");
+        }
+    }
+
+    #[test]
     fn vites_config_is_read_as_code() {
         // Written with vitest's own helper, a plugin and build options: no finding.
         let config = "import { defineConfig } from \"vitest/config\";\n\nexport default defineConfig({\n  plugins: [{ name: \"banner\", transform: () => null }],\n  build: { sourcemap: true },\n});\n";
