@@ -1529,7 +1529,7 @@ fn wanted_loads(
             .into_iter()
             .map(|(n, _)| n)
             .collect();
-        for load in loads::loads(path, lang, root, text, &exists) {
+        for load in loads::loads(path, lang, root, text, exists) {
             let fresh = added.contains(&load.line);
             wanted.push((load.path, read_as.to_owned(), fresh));
         }
@@ -1538,7 +1538,7 @@ fn wanted_loads(
         let shell = read_as.ends_with(".sh");
         if shell || lang != scan::Lang::Any {
             let lang = if shell { scan::Lang::Any } else { lang };
-            for run in runs::runs(path, lang, root, text, &exists) {
+            for run in runs::runs(path, lang, root, text, exists) {
                 let fresh = added.contains(&run.line);
                 wanted.push((
                     run.path.clone(),
