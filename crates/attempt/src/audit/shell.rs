@@ -250,6 +250,96 @@ pub(super) fn runs(text: &str) -> Vec<(usize, String, Reader)> {
     found
 }
 
+/// Commands that read the contents of every file under the folders they are given, or
+/// under the working folder when given none.
+const RECURSIVE_READERS: &[&str] = &["ack", "ag", "rg"];
+
+/// Commands that read every file under a folder when told to (`grep -r`).
+const RECURSIVE_WHEN_TOLD: &[&str] = &["egrep", "fgrep", "grep"];
+
+/// The words that name the whole tree the checks run in: the working folder and what it
+/// holds.
+const WHOLE_TREE: &[&str] = &[".", "./", "./*", "*", "..", "../"];
+
+/// The command of `line` that reads every file of the tree, the tests' among them, if one
+/// does: `grep -r PATTERN .`, `rg PATTERN`, `git grep PATTERN`, `find . -exec cat {} +`.
+pub(super) fn reads_the_tree(line: &[Word]) -> Option<String> {
+    let starts: Vec<usize> = (0..line.len()).filter(|k| line[*k].command).collect();
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(line.len());
+        let name = line[start].text.rsplit('/').next().unwrap_or_default();
+        let mut args: Vec<&str> = line[start + 1..end]
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect();
+        let git_grep = name == "git" && args.first() == Some(&"grep");
+        if git_grep {
+            args.remove(0);
+        }
+        let told = |a: &&str| {
+            matches!(*a, "--recursive" | "--dereference-recursive")
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R']))
+        };
+        let recursive = git_grep
+            || RECURSIVE_READERS.contains(&name)
+            || (RECURSIVE_WHEN_TOLD.contains(&name) && args.iter().any(told));
+        let operands: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        // The first operand is the pattern; the rest are where to look, the working folder
+        // when none is given.
+        let whole = operands.len() <= 1 || operands[1..].iter().any(|o| WHOLE_TREE.contains(o));
+        if recursive && whole {
+            return Some(if git_grep {
+                "git grep".to_owned()
+            } else {
+                name.to_owned()
+            });
+        }
+        let find_reads = name == "find"
+            && args
+                .first()
+                .is_none_or(|a| a.starts_with('-') || WHOLE_TREE.contains(a))
+            && args.iter().any(|a| a.starts_with("-exec"));
+        if find_reads {
+            return Some("find".to_owned());
+        }
+    }
+    None
+}
+
+/// Whether the glob `pattern` (`*`, `?`, `[…]`) matches all of `name`.
+pub(super) fn glob_matches(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // The classic two-pointer match, `[…]` read as any one character.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        let class_end = (p.get(i) == Some(&'['))
+            .then(|| p[i..].iter().position(|c| *c == ']'))
+            .flatten();
+        if p.get(i) == Some(&'*') {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some(end) = class_end {
+            i += end + 1;
+            j += 1;
+        } else if p.get(i).is_some_and(|c| *c == '?' || *c == n[j]) {
+            i += 1;
+            j += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +419,42 @@ mod tests {
         assert_eq!(by_first_line("#!/bin/bash\n"), Reader::Shell);
         assert_eq!(by_first_line("#!/usr/bin/perl\n"), Reader::Shell);
         assert_eq!(by_first_line("grep x y\n"), Reader::Shell);
+    }
+    #[test]
+    fn reads_of_the_whole_tree() {
+        let read = |line: &str| {
+            let (_, words) = lines(line).into_iter().next().unwrap_or_default();
+            reads_the_tree(&words)
+        };
+        for (line, command) in [
+            ("grep -rq \"add(2, 3) == 5\" .", "grep"),
+            ("grep -R x", "grep"),
+            ("rg -q 'add\\(2'", "rg"),
+            ("git grep -q x", "git grep"),
+            ("find . -type f -exec cat {} +", "find"),
+            ("cd src && grep --recursive x ./", "grep"),
+        ] {
+            assert_eq!(read(line).as_deref(), Some(command), "{line}");
+        }
+        for line in [
+            "grep -q x VERSION",
+            "grep -r x src",
+            "rg x docs",
+            "find build -name '*.o' -delete",
+            "git status",
+        ] {
+            assert_eq!(read(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn globs_match_names() {
+        assert!(glob_matches("t*", "tests"));
+        assert!(glob_matches("te?ts", "tests"));
+        assert!(glob_matches("test_*.py", "test_add.py"));
+        assert!(glob_matches("[t]ests", "tests"));
+        assert!(glob_matches("*", "tests"));
+        assert!(!glob_matches("s*", "tests"));
+        assert!(!glob_matches("test_*.js", "test_add.py"));
     }
 }

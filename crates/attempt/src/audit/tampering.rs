@@ -394,10 +394,30 @@ fn scan_shell(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     found
 }
 
+/// Whether the glob `word` reaches the test files: it ends in the tests' sources'
+/// extension (`*/*.py`), a part of it other than a lone `*` matches a test folder or a base
+/// test file's name (`t*/test_*.py`), or, after a command that reads files, it walks into
+/// every folder (`*/*`).
+fn shell_glob_reaches_tests(word: &str, reads: bool, test_names: &[&str]) -> bool {
+    if !word.contains(['*', '?', '[']) {
+        return false;
+    }
+    let parts: Vec<&str> = word.split('/').collect();
+    let names = || words(TEST_FOLDERS).chain(test_names.iter().copied());
+    words(SOURCE_EXTENSIONS).any(|e| word.ends_with(e))
+        || parts
+            .iter()
+            .filter(|p| p.contains(['*', '?', '[']) && **p != "*")
+            .any(|p| names().any(|n| shell::glob_matches(p, n)))
+        || (reads && parts.len() > 1 && parts[..parts.len() - 1].contains(&"*"))
+}
+
 /// The words of a shell script's added lines that reach into the test files, as the
 /// product's own source is read ([`test_path_in`]): a path into a test folder
 /// (`tests/test_add.py`, `./tests`), a base test file's name, a lone test folder after a
-/// command that reads files (`ls tests`), a glob over the tests' source files (`*/*.py`).
+/// command that reads files (`ls tests`), a glob that reaches them
+/// ([`shell_glob_reaches_tests`]), a command that reads every file of the tree
+/// ([`shell::reads_the_tree`]).
 /// The shell's `test` builtin is a command, never a folder.
 fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     let test_names: Vec<&str> = context
@@ -420,12 +440,18 @@ fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         });
         for word in &line {
             let text = word.text.as_str();
-            let glob = text.contains('*') && words(SOURCE_EXTENSIONS).any(|e| text.ends_with(e));
+            let glob = shell_glob_reaches_tests(text, reads, &test_names);
             let path = test_path_in(text, reads && !word.command, &test_names);
             if let Some(what) = path.or(glob.then_some(text)) {
                 let reason = "reaches into the test files from a script read as shell";
                 found.note(n, Rule::TestFiles, what, format!("`{what}` {reason}"));
             }
+        }
+        if let Some(command) = shell::reads_the_tree(&line) {
+            let detail = format!(
+                "`{command}` reaches into the test files from a script read as shell: it reads every file of the tree"
+            );
+            found.note(n, Rule::TestFiles, &command, detail);
         }
     }
     found
@@ -1911,6 +1937,9 @@ mod tests {
             ("grep -c add test_calc.py\n", "test_calc.py"),
             ("cat */*.py | grep -q 'add(2, 3)'\n", "*/*.py"),
             ("sh ./tests/run.sh\n", "./tests/run.sh"),
+            ("head -5 t*/*\n", "t*/*"),
+            ("cat */*\n", "*/*"),
+            ("grep -rq 'add(2, 3) == 5' .\n", "grep"),
         ] {
             let found = shell(script);
             let line = script.lines().count();
@@ -1923,6 +1952,7 @@ mod tests {
             "#!/bin/sh\nset -e\nif test -f build/out; then echo tests pass; fi\n",
             "[ -d dist ] && exit 0\ngit rev-parse --short HEAD\n",
             "echo \"usage: helper.sh [--test]\"\nmake build\n",
+            "rm -f build/*.o dist/*\ngrep -q 1 VERSION\n",
         ] {
             assert_eq!(shell(honest), "", "{honest}");
         }
