@@ -258,7 +258,6 @@ fn atoms(
         let code = view.code.as_str();
         let from = if k == start.0 { start.1 } else { 0 };
         let mut strings = view.strings.iter().skip(code[..from].matches("''").count());
-        let mut previous = "";
         let mut at = from;
         while let Some(c) = code[at..].chars().next() {
             let next = step(reading, c, call);
@@ -275,11 +274,11 @@ fn atoms(
                     .find(|c: char| !tampering::is_word(c))
                     .unwrap_or(code.len() - at);
                 let name = &code[at..at + width];
-                out.extend(interpreter_of(previous, name).map(str::to_owned));
-                if let Some(held) = names.get(name).filter(|_| !code[..at].ends_with('.')) {
+                if code[..at].ends_with('.') {
+                    out.extend(interpreter_of(name).map(str::to_owned));
+                } else if let Some(held) = names.get(name) {
                     out.extend(held.iter().cloned());
                 }
-                previous = name;
             }
             at += width;
             if out.len() >= MAX_ATOMS {
@@ -314,11 +313,12 @@ fn step(reading: Reading, c: char, call: bool) -> Option<Reading> {
     })
 }
 
-/// The interpreter a member names: Python's `sys.executable`, node's `process.execPath`.
-fn interpreter_of(owner: &str, member: &str) -> Option<&'static str> {
-    match (owner, member) {
-        ("sys", "executable") => Some("python3"),
-        ("process", "execPath") => Some("node"),
+/// The interpreter a member names: Python's `sys.executable`, node's `process.execPath`
+/// (of any alias of the module: `_sys.executable`).
+fn interpreter_of(member: &str) -> Option<&'static str> {
+    match member {
+        "executable" => Some("python3"),
+        "execPath" => Some("node"),
         _ => None,
     }
 }
@@ -380,7 +380,7 @@ subprocess.Popen(
     [\"sh\", SCRIPT],
     stdout=subprocess.PIPE,
 )
-subprocess.run([sys.executable, os.path.join(\"tools\", \"gen.txt\")])
+subprocess.run([_sys.executable, os.path.join(\"tools\", \"gen.txt\")])
 pty.spawn([\"sh\", f\"{HERE}/near.sh\"])
 os.execv(\"/bin/sh\", [\"sh\", \"tools/d.sh\"])
 subprocess.run([\"git\", \"status\"])
