@@ -374,7 +374,8 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         sources.extend(non_test_code(&sides, &change, &mut audit));
     }
     let steered = steered_loads(&sides, &sources, &mut audit)?;
-    let sources = scan_sources(&sides, sources, steered, &mut audit)?;
+    let runners = unchanged_runners(&sides, &changes)?;
+    let sources = scan_sources(&sides, sources, &runners, steered, &mut audit)?;
     monitor_gaming(&sides, &sources, &mut audit)?;
     freeze(&sides, &mut audit);
     Ok(audit)
@@ -1217,17 +1218,19 @@ fn tests_in_source(sides: &BothTrees<'_>, path: &str, old: &str, new: &str, audi
 }
 
 /// Tampering in the changed non-test sources and in what they load at run time (code kept
-/// in files that are not source, read as the loader's language); returns the sources with
-/// what they load, for the gaming monitor.
+/// in files that are not source, read as the loader's language) or run as programs, and in
+/// what the unchanged `runners` run; returns the sources with what they load, for the
+/// gaming monitor.
 fn scan_sources(
     sides: &BothTrees<'_>,
     mut sources: Vec<SourceChange>,
+    runners: &[SourceChange],
     steered: Vec<Loaded>,
     audit: &mut Audit,
 ) -> Result<Vec<SourceChange>, String> {
     let rules = sides.inputs.rules;
     let (mut loaded, too_many) = loaded_files(
-        &sources,
+        &sources.iter().chain(runners).collect::<Vec<_>>(),
         &sides.base,
         &sides.new,
         &sides.blobs,
@@ -1271,6 +1274,66 @@ fn scan_sources(
         new: l.new,
     }));
     Ok(sources)
+}
+
+/// The unchanged sources read at most for the scripts they run.
+const MAX_RUNNER_FILES: usize = 512;
+
+/// The most of each such source read.
+const MAX_RUNNER_BYTES: usize = 1 << 20;
+
+/// The candidate's unchanged non-test sources that name a script the candidate added or
+/// changed (a file whose first line is a `#!`, or a `.sh`), as changes with no added line:
+/// what they run is read ([`runs`]) as a changed source's would be, so a script that the
+/// base's own code already ran cannot be changed to read the tests unread. Read only when
+/// such a script changed, at most [`MAX_RUNNER_FILES`] of them.
+fn unchanged_runners(
+    sides: &BothTrees<'_>,
+    changes: &[(String, ChangeKind)],
+) -> Result<Vec<SourceChange>, String> {
+    let rules = sides.inputs.rules;
+    let names: BTreeSet<&str> = changes
+        .iter()
+        .filter(|(path, how)| *how != ChangeKind::Deleted && !rules.is_test(path))
+        .filter(|(path, _)| !scan::is_source(path))
+        .filter(|(path, _)| {
+            let script = sides.bytes(&sides.new, path).flatten();
+            path.ends_with(".sh") || script.is_some_and(|b| b.starts_with(b"#!"))
+        })
+        .map(|(path, _)| path.rsplit('/').next().unwrap_or(path))
+        .collect();
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let unchanged: Vec<(&String, &Entry)> = sides
+        .new
+        .iter()
+        .filter(|(path, entry)| {
+            sides.base.get(*path) == Some(*entry)
+                && scan::Lang::of(path) != scan::Lang::Any
+                && !rules.is_test(path)
+                && entry.mode != SYMLINK
+                && entry.mode != GITLINK
+        })
+        .take(MAX_RUNNER_FILES)
+        .collect();
+    let objects: Vec<String> = unchanged.iter().map(|(_, e)| e.object.clone()).collect();
+    let texts = sides.inputs.store.read_blobs(&objects, MAX_RUNNER_BYTES)?;
+    Ok(unchanged
+        .into_iter()
+        .zip(texts)
+        .filter_map(|((path, _), bytes)| {
+            let text = lossy(&bytes?);
+            names
+                .iter()
+                .any(|n| text.contains(n))
+                .then(|| SourceChange {
+                    path: path.clone(),
+                    old: text.clone(),
+                    new: text,
+                })
+        })
+        .collect())
 }
 
 /// The base's configuration files read at most for the code they name.
@@ -1461,7 +1524,7 @@ struct Loaded {
 /// (a larger one is a finding), at most [`MAX_LOADED_FILES`] of them (more is a finding),
 /// followed [`MAX_LOAD_DEPTH`] deep.
 fn loaded_files(
-    sources: &[SourceChange],
+    sources: &[&SourceChange],
     base: &BTreeMap<String, Entry>,
     new: &BTreeMap<String, Entry>,
     blobs: &BTreeMap<String, Option<Vec<u8>>>,
