@@ -147,11 +147,15 @@ fn calls(views: &[View], lang: Lang) -> Vec<(usize, String, Reader)> {
             .flat_map(|t| call_starts(&view.code, t).map(move |at| (at, t)))
             .collect();
         starts.sort_unstable();
+        // The strings before each start, counted once along the line.
+        let (mut counted_to, mut skip) = (0, 0);
         for (at, token) in starts {
             if (k, at) < read_to {
                 continue;
             }
-            let (mut atoms, end) = atoms(views, &names, (k, at), true);
+            skip += view.code[counted_to..at].matches("''").count();
+            counted_to = at;
+            let (mut atoms, end) = atoms(views, &names, (k, at), skip, true);
             read_to = end;
             if lang == Lang::Js && token == "fork(" {
                 atoms.insert(0, "node".to_owned());
@@ -184,7 +188,8 @@ fn bound_names(views: &[View], lang: Lang) -> BTreeMap<String, Vec<String>> {
         let Some((name, at)) = binding(&view.code, lang) else {
             continue;
         };
-        let (atoms, _) = atoms(views, &names, (k, at), false);
+        let skip = view.code[..at].matches("''").count();
+        let (atoms, _) = atoms(views, &names, (k, at), skip, false);
         if !atoms.is_empty() {
             names.insert(name.to_owned(), atoms);
         }
@@ -241,14 +246,16 @@ enum Reading {
     Named,
 }
 
-/// The strings read from `start` (line, column) on, in order, with the strings each name
-/// was bound to in its place: a `call`'s arguments up to its closing parenthesis and along
-/// a chain of calls after it (`Command::new("sh").arg("x")`), or a statement to the end of
-/// its line with its brackets closed. Also where the reading ended.
+/// The strings read from `start` (line, column, past the line's first `skip` strings) on,
+/// in order, with the strings each name was bound to in its place: a `call`'s arguments up
+/// to its closing parenthesis and along a chain of calls after it
+/// (`Command::new("sh").arg("x")`), or a statement to the end of its line with its
+/// brackets closed. Also where the reading ended.
 fn atoms(
     views: &[View],
     names: &BTreeMap<String, Vec<String>>,
     start: (usize, usize),
+    skip: usize,
     call: bool,
 ) -> (Vec<String>, (usize, usize)) {
     let mut out: Vec<String> = Vec::new();
@@ -257,7 +264,10 @@ fn atoms(
     for (k, view) in views.iter().enumerate().take(last).skip(start.0) {
         let code = view.code.as_str();
         let from = if k == start.0 { start.1 } else { 0 };
-        let mut strings = view.strings.iter().skip(code[..from].matches("''").count());
+        let mut strings = view
+            .strings
+            .iter()
+            .skip(if k == start.0 { skip } else { 0 });
         let mut at = from;
         while let Some(c) = code[at..].chars().next() {
             let next = step(reading, c, call);
@@ -323,30 +333,48 @@ fn interpreter_of(member: &str) -> Option<&'static str> {
     }
 }
 
-/// The files a call's strings run, read as one command line, and as each line the folds of
-/// neighbouring strings give (`"tools/" + "probe.sh"`, `join("tools", "probe.sh")`).
+/// The longest string folded into a path, in bytes (Linux's `PATH_MAX`).
+const MAX_PATH: usize = 4096;
+
+/// The files a call's strings run, read as one command line, and the folds of neighbouring
+/// strings (`"tools/" + "probe.sh"`, `join("tools", "probe.sh")`), each run by the
+/// interpreter named before it, or by itself where it is the command. Each fold is read
+/// once, so a call costs what its strings cost.
 fn commands(atoms: &[String]) -> Vec<(String, Reader)> {
-    let mut lines = vec![atoms.join(" ")];
+    let mut found: Vec<(String, Reader)> = Vec::new();
+    let mut add = |word: String, reader: Reader| {
+        if !found.iter().any(|(w, _)| *w == word) {
+            found.push((word, reader));
+        }
+    };
+    for (_, word, reader) in shell::runs(&atoms.join(" ")) {
+        add(word, reader);
+    }
     for start in 0..atoms.len() {
+        // The interpreter named before the fold, past its flags; the fold is the command
+        // where nothing comes before it.
+        let before = atoms[..start].iter().rev().find(|a| !a.starts_with('-'));
+        let reader = match before {
+            None => Some(Reader::Itself),
+            Some(a) => shell::interpreter(a),
+        };
         for len in 2..=MAX_FOLD.min(atoms.len() - start) {
             let pieces = &atoms[start..start + len];
             // A fold starts at a path, never at the interpreter or a flag before it.
-            if shell::interpreter(&pieces[0]).is_some() || pieces[0].starts_with('-') {
+            if shell::interpreter(&pieces[0]).is_some()
+                || pieces[0].starts_with('-')
+                || pieces.iter().any(|p| p.len() > MAX_PATH)
+            {
                 continue;
             }
             for joined in [pieces.concat(), pieces.join("/")] {
-                let mut folded = atoms[..start].to_vec();
-                folded.push(joined);
-                folded.extend_from_slice(&atoms[start + len..]);
-                lines.push(folded.join(" "));
-            }
-        }
-    }
-    let mut found: Vec<(String, Reader)> = Vec::new();
-    for line in lines {
-        for (_, word, reader) in shell::runs(&line) {
-            if !found.iter().any(|(w, _)| *w == word) {
-                found.push((word, reader));
+                if joined.contains(char::is_whitespace) {
+                    for (_, word, r) in shell::runs(&joined) {
+                        add(word, r);
+                    }
+                } else if let Some(r) = reader {
+                    add(joined, r);
+                }
             }
         }
     }
@@ -481,5 +509,38 @@ pub fn probe() -> bool {
         assert_eq!(without_placeholder("{HERE}/probe.sh"), "probe.sh");
         assert_eq!(without_placeholder("${dir}/x"), "x");
         assert_eq!(without_placeholder("tools/x"), "tools/x");
+    }
+    #[test]
+    fn long_lines_cost_what_reading_them_costs() {
+        let n = 1 << 18;
+        let line = |unit: &str| unit.repeat(n / unit.len());
+        let shapes = [
+            (
+                "c.py",
+                format!("{}\n", line("subprocess.run(\"sh\", \"x\") ")),
+            ),
+            ("c.py", format!("{}\n", line("run("))),
+            ("c.py", format!("CMD = [{}]\nrun(CMD)\n", line("\"a\", "))),
+            ("c.js", format!("{}\n", line("exec('a' + 'b/' + 'c'); "))),
+            ("c.rs", format!("{}\n", line(".arg(\"x\")"))),
+            ("t.sh", format!("x=aaaa\n{}\n", line("$x"))),
+            ("t.sh", format!("{}\n", line("sh a; "))),
+        ];
+        let started = std::time::Instant::now();
+        for (path, text) in &shapes {
+            let lang = if path.ends_with(".sh") {
+                Lang::Any
+            } else {
+                Lang::of(path)
+            };
+            let found = runs(path, lang, "", text, |_| false);
+            assert!(found.is_empty(), "{path}");
+        }
+        let spent = started.elapsed();
+        assert!(
+            spent.as_secs() < 30,
+            "{} shapes took {spent:?}",
+            shapes.len()
+        );
     }
 }

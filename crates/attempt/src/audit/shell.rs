@@ -18,6 +18,9 @@ const COMMAND_PREFIXES: &[&str] = &[
 /// The longest value of a variable put into the words, in bytes.
 const MAX_VALUE: usize = 4096;
 
+/// The longest word variables are put into, in bytes: past it the rest stays as written.
+const MAX_EXPANDED: usize = 1 << 16;
+
 /// One word of a shell line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Word {
@@ -79,6 +82,9 @@ fn expand(word: &str, values: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
     let mut rest = word;
     while let Some(at) = rest.find('$') {
+        if out.len() > MAX_EXPANDED {
+            break;
+        }
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
         let (name, used) = match after.strip_prefix('{') {

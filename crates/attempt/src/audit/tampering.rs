@@ -2204,6 +2204,11 @@ name = \"unit\" + \"test\"
                 "c.js",
                 format!("if (require.main === module) {{\n{}", line("  f();\n")),
             ),
+            (
+                "t.sh",
+                format!("x=tests\n{}\n", line("cat $x/t*[a-z]*q | ")),
+            ),
+            ("t.sh", format!("{}\n", line("grep -r x . ; "))),
         ];
         let started = std::time::Instant::now();
         for (path, text) in &shapes {
