@@ -231,6 +231,29 @@ fn binding(code: &str, lang: Lang) -> Option<(&str, usize)> {
     Some((name, code.len() - value.len()))
 }
 
+/// `string` with each `{name}` or `${name}` of a bound name replaced by the first string
+/// it was bound to: an f-string's or a template's slot (`f"sh {SCRIPT}"`).
+fn filled_in(string: &str, names: &BTreeMap<String, Vec<String>>) -> String {
+    let mut out = String::new();
+    let mut rest = string;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        let name = rest[open + 1..close].trim();
+        match names.get(name).and_then(|held| held.first()) {
+            Some(value) => {
+                out.push_str(rest[..open].strip_suffix('$').unwrap_or(&rest[..open]));
+                out.push_str(value);
+            }
+            None => out.push_str(&rest[..=close]),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Where the reading of a call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reading {
@@ -278,7 +301,7 @@ fn atoms(
             let mut width = c.len_utf8();
             if c == '\'' && code[at..].starts_with("''") {
                 width = 2;
-                out.extend(strings.next().cloned());
+                out.extend(strings.next().map(|s| filled_in(s, names)));
             } else if tampering::is_word(c) {
                 width = code[at..]
                     .find(|c: char| !tampering::is_word(c))
@@ -415,6 +438,10 @@ subprocess.run([\"git\", \"status\"])
 subprocess.run([\"sh\", \"bin/helper.sh\"])
 subprocess.run([\"python3\", \"tools/own.py\"])
 subprocess.run([\"cat\", \"tools/data.txt\"])
+os.system(\"sh %s\" % SCRIPT2)
+os.system(f\"bash {SCRIPT3} --fast\")
+SCRIPT2 = \"tools/e.sh\"
+SCRIPT3 = \"tools/f.sh\"
 ";
         let files = [
             "tools/probe.sh",
@@ -428,6 +455,8 @@ subprocess.run([\"cat\", \"tools/data.txt\"])
             "tools/own.py",
             "tools/data.txt",
             "status",
+            "tools/e.sh",
+            "tools/f.sh",
         ];
         let found = [
             "3 tools/probe.sh Shell",
@@ -438,6 +467,8 @@ subprocess.run([\"cat\", \"tools/data.txt\"])
             "13 pkg/near.sh Shell",
             "14 tools/d.sh Shell",
             "16 bin/helper.sh Shell",
+            "19 tools/e.sh Shell",
+            "20 tools/f.sh Shell",
         ];
         case("pkg/calc.py", python, &files, &found);
     }

@@ -240,6 +240,7 @@ pub(super) fn runs(text: &str) -> Vec<(usize, String, Reader)> {
                 }
             } else if let Some(r) = reader
                 && !text.starts_with('-')
+                && !placeholder(text)
             {
                 // The interpreter's name again is its `argv[0]` (`execv("/bin/sh", ["sh",
                 // …])`), never a script of that name.
@@ -346,6 +347,22 @@ pub(super) fn glob_matches(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
+/// Whether `word` stands for a value filled in later, which leaves the file to run after
+/// it: a variable the script never sets (`$1`, `${SCRIPT}`), a format's slot (`%s`, `{}`,
+/// `{script}`), as a command string built in another language spells it.
+fn placeholder(word: &str) -> bool {
+    let variable = word.strip_prefix('$').is_some_and(|v| {
+        let v = v
+            .strip_prefix('{')
+            .and_then(|v| v.strip_suffix('}'))
+            .unwrap_or(v);
+        v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@*#".contains(c))
+    });
+    let slot = word.starts_with('{') && word.ends_with('}') && !word[1..].contains('{');
+    variable || (word.starts_with('%') && word.len() <= 3) || slot
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,7 +424,7 @@ mod tests {
 
     #[test]
     fn what_a_script_runs() {
-        let text = "#!/bin/sh\nsh tools/probe.sh\n./bin/helper --fast\n. ./env.sh\npython3 -u gen.txt\ngit status\necho tools/x.sh\n";
+        let text = "#!/bin/sh\nsh tools/probe.sh\n./bin/helper --fast\n. ./env.sh\npython3 -u gen.txt\ngit status\necho tools/x.sh\nsh %s {} $1 a.sh\n";
         assert_eq!(
             runs(text),
             [
@@ -415,6 +432,7 @@ mod tests {
                 (3, "./bin/helper".to_owned(), Reader::Itself),
                 (4, "./env.sh".to_owned(), Reader::Shell),
                 (5, "gen.txt".to_owned(), Reader::Python),
+                (8, "a.sh".to_owned(), Reader::Shell),
             ]
         );
         assert_eq!(by_first_line("#!/usr/bin/env python3\n"), Reader::Python);
