@@ -1,6 +1,7 @@
 //! The auditor's room: `audit()` runs its rules in order over the candidate's changes and
-//! gathers their findings. Its files are the rules' helpers: `tampering` and `loads` (code
-//! that reaches into what judges it), `gaming` (the monitor's warnings), `scan` (counts and
+//! gathers their findings. Its files are the rules' helpers: `tampering`, `loads` and `runs`
+//! (code that reaches into what judges it, and the files it loads or runs as code), `shell`
+//! (shell text read as words), `gaming` (the monitor's warnings), `scan` (counts and
 //! literals of test files), `infrastructure` (what a runner reads to define a check),
 //! `ran_from` (what the base's run ran tests from). It may use `shared/`, `store/` and the
 //! `prepare` stage; nothing here uses a later stage.

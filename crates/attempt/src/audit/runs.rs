@@ -49,8 +49,9 @@ pub(crate) struct Run {
     pub(crate) reader: Reader,
 }
 
-/// The files `text` (at repository path `path`, read as `lang`) runs as programs, in the
-/// project at `root` (a repository path, `""` for the whole repository). A path counts when
+/// The files `text` (at repository path `path`, read as `lang`, [`Lang::Any`] for a shell
+/// script) runs as programs, in the project at `root` (a repository path, `""` for the
+/// whole repository). A path counts when
 /// `exists` says the candidate has a file there, it stays inside the repository, and it is
 /// not a source file the scans read as itself (a `.py` run by `python3`).
 pub(crate) fn runs(
