@@ -269,7 +269,8 @@ const RECURSIVE_WHEN_TOLD: &[&str] = &["egrep", "fgrep", "grep"];
 const WHOLE_TREE: &[&str] = &[".", "./", "./*", "*", "..", "../"];
 
 /// The command of `line` that reads every file of the tree, the tests' among them, if one
-/// does: `grep -r PATTERN .`, `rg PATTERN`, `git grep PATTERN`, `find . -exec cat {} +`.
+/// does: `grep -r PATTERN .`, `rg PATTERN`, `git grep PATTERN`, `find . -exec cat {} +`,
+/// `find . | xargs grep PATTERN`.
 pub(super) fn reads_the_tree(line: &[Word]) -> Option<String> {
     let starts: Vec<usize> = (0..line.len()).filter(|k| line[*k].command).collect();
     for (i, &start) in starts.iter().enumerate() {
@@ -305,11 +306,12 @@ pub(super) fn reads_the_tree(line: &[Word]) -> Option<String> {
                 name.to_owned()
             });
         }
+        let xargs = line.iter().any(|w| w.command && w.text == "xargs");
         let find_reads = name == "find"
             && args
                 .first()
                 .is_none_or(|a| a.starts_with('-') || WHOLE_TREE.contains(a))
-            && args.iter().any(|a| a.starts_with("-exec"));
+            && (xargs || args.iter().any(|a| a.starts_with("-exec")));
         if find_reads {
             return Some("find".to_owned());
         }

@@ -431,16 +431,22 @@ fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
         .map(|(n, _)| n)
         .collect();
     let mut found = Found::default();
-    for (n, line) in shell::lines(file.new) {
+    let lines = shell::lines(file.new);
+    let line_reads = |line: &[shell::Word]| {
+        line.iter().any(|w| {
+            w.command && listed(SHELL_READS, w.text.rsplit('/').next().unwrap_or_default())
+        })
+    };
+    // A walk into every folder (`for f in */*; do`) is read by a later line.
+    let file_reads = lines.iter().any(|(_, line)| line_reads(line));
+    for (n, line) in lines {
         if !added.contains(&n) {
             continue;
         }
-        let reads = line.iter().any(|w| {
-            w.command && listed(SHELL_READS, w.text.rsplit('/').next().unwrap_or_default())
-        });
+        let reads = line_reads(&line);
         for word in &line {
             let text = word.text.as_str();
-            let glob = shell_glob_reaches_tests(text, reads, &test_names);
+            let glob = shell_glob_reaches_tests(text, file_reads, &test_names);
             let path = test_path_in(text, reads && !word.command, &test_names);
             if let Some(what) = path.or(glob.then_some(text)) {
                 let reason = "reaches into the test files from a script read as shell";
@@ -1940,6 +1946,11 @@ mod tests {
             ("head -5 t*/*\n", "t*/*"),
             ("cat */*\n", "*/*"),
             ("grep -rq 'add(2, 3) == 5' .\n", "grep"),
+            (
+                "f() { grep -q 'add(2, 3)' \"$1\"; }\nfor f in */*; do f \"$f\"; done\n",
+                "*/*",
+            ),
+            ("find . -type f | xargs grep -l 'add(2, 3)'\n", "find"),
         ] {
             let found = shell(script);
             let line = script.lines().count();
