@@ -183,6 +183,20 @@ fn leaves_tree(path: &str, links: &BTreeMap<String, Vec<u8>>) -> bool {
     false
 }
 
+/// The path the candidate's `links` (path → target) lead `path` to, each target read from
+/// its link's folder; `None` when one leaves the repository or they loop.
+fn through_links(path: &str, links: &BTreeMap<String, Vec<u8>>) -> Option<String> {
+    let mut path = path.to_owned();
+    for _ in 0..MAX_LINK_HOPS {
+        let Some(target) = links.get(&path) else {
+            return Some(path);
+        };
+        let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+        path = loads::normalized(folder, std::str::from_utf8(target).ok()?)?;
+    }
+    None
+}
+
 /// Whether `path` is compiled Python, which runs in place of its source.
 fn compiled_python(path: &str) -> bool {
     path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
@@ -1234,6 +1248,7 @@ fn scan_sources(
         &sources.iter().chain(runners).collect::<Vec<_>>(),
         &sides.base,
         &sides.new,
+        &sides.links,
         &sides.blobs,
         sides.inputs.store,
         rules.prefix(),
@@ -1528,6 +1543,7 @@ fn loaded_files(
     sources: &[&SourceChange],
     base: &BTreeMap<String, Entry>,
     new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
     blobs: &BTreeMap<String, Option<Vec<u8>>>,
     store: &Store,
     root: &str,
@@ -1548,7 +1564,7 @@ fn loaded_files(
         .collect();
     let mut from = 0;
     for _ in 0..MAX_LOAD_DEPTH {
-        let wanted = wanted_loads(level, new, root);
+        let wanted = wanted_loads(level, new, links, root);
         let (unread, full) = unread_loads(wanted, &out, base, new, blobs, &mut findings);
         read_loads(unread, blobs, store, &mut out, &mut findings)?;
         level = out[from..]
@@ -1580,12 +1596,14 @@ fn lossy(b: &[u8]) -> String {
 fn wanted_loads(
     level: Vec<(&str, &str, &str, &str)>,
     new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
     root: &str,
 ) -> Vec<(String, String, bool)> {
     let exists = |p: &str| {
         new.get(p)
             .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
     };
+    let exists_or_link = |p: &str| exists(p) || links.contains_key(p);
     let mut wanted: Vec<(String, String, bool)> = Vec::new();
     for (path, read_as, old, text) in level {
         let lang = scan::Lang::of(read_as);
@@ -1602,13 +1620,13 @@ fn wanted_loads(
         let shell = read_as.ends_with(".sh");
         if shell || lang != scan::Lang::Any {
             let lang = if shell { scan::Lang::Any } else { lang };
-            for run in runs::runs(path, lang, root, text, exists) {
+            for run in runs::runs(path, lang, root, text, exists_or_link) {
+                // A link run is the file it leads to (`tools/probe.sh -> probe.txt`).
+                let Some(file) = through_links(&run.path, links).filter(|f| exists(f)) else {
+                    continue;
+                };
                 let fresh = added.contains(&run.line);
-                wanted.push((
-                    run.path.clone(),
-                    runs::read_as(&run.path, run.reader),
-                    fresh,
-                ));
+                wanted.push((file.clone(), runs::read_as(&file, run.reader), fresh));
             }
         }
     }
@@ -1812,6 +1830,32 @@ mod tests {
         case(&chain, ".d/up", false);
         // A loop is cut off.
         case(&[("a", "b"), ("b", "a")], "a", true);
+    }
+
+    #[test]
+    fn links_lead_a_run_to_its_file() {
+        let links: BTreeMap<String, Vec<u8>> = [
+            ("tools/probe.sh", "probe.txt"),
+            ("tools/up.sh", "../bin/x.sh"),
+            ("tools/hop.sh", "up.sh"),
+            ("tools/out.sh", "../../etc/passwd"),
+            ("tools/abs.sh", "/bin/sh"),
+            ("a", "b"),
+            ("b", "a"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (p.to_owned(), t.as_bytes().to_vec()))
+        .collect();
+        let through = |p: &str| through_links(p, &links);
+        assert_eq!(
+            through("tools/probe.sh").as_deref(),
+            Some("tools/probe.txt")
+        );
+        assert_eq!(through("tools/hop.sh").as_deref(), Some("bin/x.sh"));
+        assert_eq!(through("tools/plain.sh").as_deref(), Some("tools/plain.sh"));
+        assert_eq!(through("tools/out.sh"), None);
+        assert_eq!(through("tools/abs.sh"), None);
+        assert_eq!(through("a"), None);
     }
 
     #[test]

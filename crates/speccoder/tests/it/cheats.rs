@@ -254,6 +254,19 @@ fn a_script_the_product_runs_that_reads_the_tests_is_a_finding() {
         "rejected",
         Some("tools/probe"),
     );
+    // The script behind a link: `tools/probe.sh -> probe.txt`.
+    let agent = SHELL_PROBE.replace(
+        "> tools/probe.sh",
+        "> tools/probe.txt && ln -s probe.txt tools/probe.sh",
+    );
+    let story = project.attempt(&agent, Some(&withheld));
+    expect(
+        &mut failures,
+        "the same script as tools/probe.txt behind the link tools/probe.sh",
+        &story,
+        "rejected",
+        Some("tools/probe.txt"),
+    );
     // A script the base's own code already ran, changed to probe: the code that runs it
     // (`version.py`) is unchanged, and `calc.py` only reads what it answers.
     let with_runner = Project::new(
