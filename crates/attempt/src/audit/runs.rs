@@ -443,6 +443,8 @@ os.system(\"sh %s\" % SCRIPT2)
 os.system(f\"bash {SCRIPT3} --fast\")
 SCRIPT2 = \"tools/e.sh\"
 SCRIPT3 = \"tools/f.sh\"
+subprocess.run([\"sh\", \"-c\", \"$(cat tools/g.txt)\"])
+subprocess.run([\"sh\"], stdin=open(\"tools/h.txt\"))
 ";
         let files = [
             "tools/probe.sh",
@@ -458,6 +460,8 @@ SCRIPT3 = \"tools/f.sh\"
             "status",
             "tools/e.sh",
             "tools/f.sh",
+            "tools/g.txt",
+            "tools/h.txt",
         ];
         let found = [
             "3 tools/probe.sh Shell",
@@ -470,6 +474,8 @@ SCRIPT3 = \"tools/f.sh\"
             "16 bin/helper.sh Shell",
             "19 tools/e.sh Shell",
             "20 tools/f.sh Shell",
+            "23 tools/g.txt Shell",
+            "24 tools/h.txt Shell",
         ];
         case("pkg/calc.py", python, &files, &found);
     }

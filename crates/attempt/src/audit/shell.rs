@@ -229,7 +229,8 @@ pub(crate) fn by_first_line(text: &str) -> Reader {
 /// named by a path (`./tools/x`, `tools/x.sh`), read by its own first line.
 pub(super) fn runs(text: &str) -> Vec<(usize, String, Reader)> {
     let mut found = Vec::new();
-    for (n, words) in lines(text) {
+    for ((n, words), raw) in lines(text).into_iter().zip(text.lines()) {
+        found.extend(substituted(raw, &words).map(|(file, r)| (n, file.to_owned(), r)));
         let mut reader: Option<Reader> = None;
         for word in &words {
             let text = &word.text;
@@ -255,6 +256,38 @@ pub(super) fn runs(text: &str) -> Vec<(usize, String, Reader)> {
         }
     }
     found
+}
+
+/// How a command substitution reads a file's text into the line: `$(cat F)`, `` `cat F` ``,
+/// bash's `$(<F)` and `<(cat F)`.
+const SUBSTITUTIONS: &[&str] = &["$(cat ", "$(<", "<(cat ", "`cat "];
+
+/// The files whose text a line hands to an interpreter (`sh -c "$(cat F)"`, `python3 -c
+/// "$(cat F)"`) or to `eval` (`eval "$(cat F)"`), with the interpreter's reader: that text
+/// runs as code as surely as `sh F` would run it. The `raw` line, whose `words` are read.
+fn substituted<'r>(raw: &'r str, words: &[Word]) -> impl Iterator<Item = (&'r str, Reader)> {
+    let commands = words.iter().filter(|w| w.command);
+    let reader = commands
+        .clone()
+        .find_map(|w| interpreter(&w.text))
+        .or_else(|| {
+            commands
+                .clone()
+                .any(|w| w.text == "eval")
+                .then_some(Reader::Shell)
+        });
+    let files = SUBSTITUTIONS.iter().flat_map(move |s| {
+        raw.match_indices(s).map(move |(at, _)| {
+            let rest = raw[at + s.len()..].trim_start();
+            let end = rest
+                .find(|c: char| c.is_whitespace() || ")`\"'".contains(c))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+    });
+    files
+        .filter(|f| !f.is_empty())
+        .filter_map(move |f| reader.map(|r| (f, r)))
 }
 
 /// Commands that read the contents of every file under the folders they are given, or
@@ -350,8 +383,9 @@ pub(super) fn glob_matches(pattern: &str, name: &str) -> bool {
 }
 
 /// Whether `word` stands for a value filled in later, which leaves the file to run after
-/// it: a variable the script never sets (`$1`, `${SCRIPT}`), a format's slot (`%s`, `{}`,
-/// `{script}`), as a command string built in another language spells it.
+/// it: a variable the script never sets (`$1`, `${SCRIPT}`), a command's output, a
+/// format's slot (`%s`, `{}`, `{script}`), as a command string built in another language
+/// spells it.
 fn placeholder(word: &str) -> bool {
     let variable = word.strip_prefix('$').is_some_and(|v| {
         let v = v
@@ -362,7 +396,9 @@ fn placeholder(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_@*#".contains(c))
     });
     let slot = word.starts_with('{') && word.ends_with('}') && !word[1..].contains('{');
-    variable || (word.starts_with('%') && word.len() <= 3) || slot
+    // A command's output (`"$(cat F)"`), read by [`substituted`].
+    let output = word.starts_with("$(") || word.starts_with('`');
+    variable || output || (word.starts_with('%') && word.len() <= 3) || slot
 }
 
 #[cfg(test)]
@@ -426,7 +462,7 @@ mod tests {
 
     #[test]
     fn what_a_script_runs() {
-        let text = "#!/bin/sh\nsh tools/probe.sh\n./bin/helper --fast\n. ./env.sh\npython3 -u gen.txt\ngit status\necho tools/x.sh\nsh %s {} $1 a.sh\n";
+        let text = "#!/bin/sh\nsh tools/probe.sh\n./bin/helper --fast\n. ./env.sh\npython3 -u gen.txt\ngit status\necho tools/x.sh\nsh %s {} $1 a.sh\nsh -c \"$(cat b.txt)\"\neval `cat c.txt`\necho \"$(cat VERSION)\"\nsh < d.txt\n";
         assert_eq!(
             runs(text),
             [
@@ -435,6 +471,9 @@ mod tests {
                 (4, "./env.sh".to_owned(), Reader::Shell),
                 (5, "gen.txt".to_owned(), Reader::Python),
                 (8, "a.sh".to_owned(), Reader::Shell),
+                (9, "b.txt".to_owned(), Reader::Shell),
+                (10, "c.txt".to_owned(), Reader::Shell),
+                (12, "d.txt".to_owned(), Reader::Shell),
             ]
         );
         assert_eq!(by_first_line("#!/usr/bin/env python3\n"), Reader::Python);
