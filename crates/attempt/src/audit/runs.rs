@@ -242,7 +242,9 @@ fn filled_in(string: &str, names: &BTreeMap<String, Vec<String>>) -> String {
             break;
         };
         let name = rest[open + 1..close].trim();
-        match names.get(name).and_then(|held| held.first()) {
+        let held = names.get(name).and_then(|held| held.first());
+        // A path is short: a long value, or a string grown long, is left as written.
+        match held.filter(|v| v.len() <= MAX_PATH && out.len() <= MAX_FILLED) {
             Some(value) => {
                 out.push_str(rest[..open].strip_suffix('$').unwrap_or(&rest[..open]));
                 out.push_str(value);
@@ -359,6 +361,9 @@ fn interpreter_of(member: &str) -> Option<&'static str> {
 
 /// The longest string folded into a path, in bytes (Linux's `PATH_MAX`).
 const MAX_PATH: usize = 4096;
+
+/// The longest string names are filled into, in bytes.
+const MAX_FILLED: usize = 1 << 16;
 
 /// The files a call's strings run, read as one command line, and the folds of neighbouring
 /// strings (`"tools/" + "probe.sh"`, `join("tools", "probe.sh")`), each run by the
@@ -559,6 +564,10 @@ pub fn probe() -> bool {
             ),
             ("c.py", format!("{}\n", line("run("))),
             ("c.py", format!("CMD = [{}]\nrun(CMD)\n", line("\"a\", "))),
+            (
+                "c.py",
+                format!("X = \"{}\"\nrun(f\"{}\")\n", line("x"), line("{X}")),
+            ),
             ("c.js", format!("{}\n", line("exec('a' + 'b/' + 'c'); "))),
             ("c.rs", format!("{}\n", line(".arg(\"x\")"))),
             ("t.sh", format!("x=aaaa\n{}\n", line("$x"))),
