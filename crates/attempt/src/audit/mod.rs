@@ -197,6 +197,36 @@ fn through_links(path: &str, links: &BTreeMap<String, Vec<u8>>) -> Option<String
     None
 }
 
+/// The names of the links the candidate added or changed that lead to a base test file or
+/// into a test folder (`t -> tests`): a word through such a link reaches the tests though it
+/// names none.
+fn test_links(
+    rules: &Rules,
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
+) -> BTreeSet<String> {
+    let tests: BTreeSet<&str> = base
+        .keys()
+        .filter(|p| rules.is_test(p))
+        .map(String::as_str)
+        .collect();
+    let into_tests = |to: &str| {
+        let folder = format!("{to}/");
+        tests.contains(to)
+            || tests
+                .range(folder.as_str()..)
+                .next()
+                .is_some_and(|t| t.starts_with(&folder))
+    };
+    links
+        .keys()
+        .filter(|p| base.get(*p) != new.get(*p))
+        .filter(|p| through_links(p, links).is_some_and(|to| into_tests(&to)))
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
+        .collect()
+}
+
 /// Whether `path` is compiled Python, which runs in place of its source.
 fn compiled_python(path: &str) -> bool {
     path.ends_with(".pyc") || path.ends_with(".pyo") || path.contains("__pycache__/")
@@ -535,6 +565,7 @@ impl<'a> BothTrees<'a> {
                         .to_owned()
                 })
                 .collect(),
+            test_links: test_links(rules, &base, &new, &links),
         };
         Ok(Self {
             withheld: inputs.withheld.iter().map(String::as_str).collect(),

@@ -251,6 +251,9 @@ pub(crate) struct Context {
     /// The folders of the candidate's Go files: cgo compiles every C file of a Go
     /// package's folder into its test binary ([`scan_c`]).
     pub(crate) go_folders: BTreeSet<String>,
+    /// The names of the links the candidate added that lead into the tests (`t -> tests`),
+    /// read as test names.
+    pub(crate) test_links: BTreeSet<String>,
 }
 
 /// What a finding is about; at most one finding per file, line and rule.
@@ -412,6 +415,19 @@ fn shell_glob_reaches_tests(word: &str, reads: bool, test_names: &[&str]) -> boo
         || (reads && parts.len() > 1 && parts[..parts.len() - 1].contains(&"*"))
 }
 
+/// The names that mean the tests in a string: the base's test files' names (generic ones
+/// left out) and the candidate's links into the tests.
+fn test_names(context: &Context) -> Vec<&str> {
+    let files = context
+        .test_paths
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(p));
+    files
+        .filter(|n| !listed(GENERIC_NAMES, n))
+        .chain(context.test_links.iter().map(String::as_str))
+        .collect()
+}
+
 /// The words of a shell script's added lines that reach into the test files, as the
 /// product's own source is read ([`test_path_in`]): a path into a test folder
 /// (`tests/test_add.py`, `./tests`), a base test file's name, a lone test folder after a
@@ -420,12 +436,7 @@ fn shell_glob_reaches_tests(word: &str, reads: bool, test_names: &[&str]) -> boo
 /// ([`shell::reads_the_tree`]).
 /// The shell's `test` builtin is a command, never a folder.
 fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
-    let test_names: Vec<&str> = context
-        .test_paths
-        .iter()
-        .map(|p| p.rsplit('/').next().unwrap_or(p))
-        .filter(|n| !listed(GENERIC_NAMES, n))
-        .collect();
+    let test_names = test_names(context);
     let added: BTreeSet<usize> = scan::added_lines(file.old.unwrap_or(""), file.new)
         .into_iter()
         .map(|(n, _)| n)
@@ -747,12 +758,7 @@ impl<'c> FileRules<'c> {
             let squeezed = v.code.replace(' ', "");
             words(READS).any(|r| squeezed.contains(r))
         });
-        let test_names: Vec<&str> = context
-            .test_paths
-            .iter()
-            .map(|p| p.rsplit('/').next().unwrap_or(p))
-            .filter(|n| !listed(GENERIC_NAMES, n))
-            .collect();
+        let test_names = test_names(context);
         let aliases = aliases(views, lang, &roots(table, frameworks));
         let main_block = match lang {
             Lang::Python => main_block_lines(views),
@@ -1828,6 +1834,7 @@ mod tests {
                 "import calendar\nfrom email.utils import x\nimport asyncio.tasks, json\n",
             ]),
             go_folders: ["".to_owned(), "calc".to_owned()].into(),
+            test_links: ["t".to_owned()].into(),
         }
     }
 
@@ -1946,6 +1953,7 @@ mod tests {
             ("head -5 t*/*\n", "t*/*"),
             ("cat */*\n", "*/*"),
             ("grep -rq 'add(2, 3) == 5' .\n", "grep"),
+            ("cat t/* | grep -q 'add(2, 3)'\n", "t/*"),
             (
                 "f() { grep -q 'add(2, 3)' \"$1\"; }\nfor f in */*; do f \"$f\"; done\n",
                 "*/*",
