@@ -31,8 +31,8 @@ pub(super) struct Word {
 }
 
 /// The words of each line of `text`, 1-based lines in order: `#` comments left out, quotes
-/// taken away, `$NAME` and `${NAME}` replaced by what a `NAME=value` word of the script
-/// set last (the first value set, if several).
+/// taken away, `$NAME` and `${NAME}` replaced by the first value a `NAME=value` word of
+/// the script sets.
 pub(super) fn lines(text: &str) -> Vec<(usize, Vec<Word>)> {
     let raw: Vec<(usize, Vec<Word>)> = text
         .lines()
