@@ -101,7 +101,7 @@ fn join(dir: &str, name: &str) -> String {
 
 /// `path` read from the folder `dir`, with `.` and `..` taken out; `None` when it is
 /// absolute or climbs out of the repository.
-fn normalized(dir: &str, path: &str) -> Option<String> {
+pub(super) fn normalized(dir: &str, path: &str) -> Option<String> {
     if path.is_empty() || path.starts_with('/') || path.contains(['\0', '\n']) {
         return None;
     }
@@ -196,7 +196,7 @@ fn targets(views: &[View], lang: Lang) -> Vec<(usize, Vec<(Base, String)>)> {
 }
 
 /// The names in `code` that are not members (`src` of `exec(src)`, not `read` of `f.read`).
-fn identifiers(code: &str) -> Vec<&str> {
+pub(super) fn identifiers(code: &str) -> Vec<&str> {
     let mut previous = ' ';
     let mut start = None;
     let mut found = Vec::new();

@@ -1,6 +1,7 @@
 //! The auditor's room: `audit()` runs its rules in order over the candidate's changes and
-//! gathers their findings. Its files are the rules' helpers: `tampering` and `loads` (code
-//! that reaches into what judges it), `gaming` (the monitor's warnings), `scan` (counts and
+//! gathers their findings. Its files are the rules' helpers: `tampering`, `loads` and `runs`
+//! (code that reaches into what judges it, and the files it loads or runs as code), `shell`
+//! (shell text read as words), `gaming` (the monitor's warnings), `scan` (counts and
 //! literals of test files), `infrastructure` (what a runner reads to define a check),
 //! `ran_from` (what the base's run ran tests from). It may use `shared/`, `store/` and the
 //! `prepare` stage; nothing here uses a later stage.
@@ -17,7 +18,9 @@ pub(super) mod infrastructure;
 pub(super) mod loads;
 pub(super) mod python_stdlib;
 pub(super) mod ran_from;
+pub(super) mod runs;
 pub(super) mod scan;
+pub(super) mod shell;
 pub(super) mod tampering;
 pub(super) mod vendored;
 
@@ -178,6 +181,50 @@ fn leaves_tree(path: &str, links: &BTreeMap<String, Vec<u8>>) -> bool {
         }
     }
     false
+}
+
+/// The path the candidate's `links` (path → target) lead `path` to, each target read from
+/// its link's folder; `None` when one leaves the repository or they loop.
+fn through_links(path: &str, links: &BTreeMap<String, Vec<u8>>) -> Option<String> {
+    let mut path = path.to_owned();
+    for _ in 0..MAX_LINK_HOPS {
+        let Some(target) = links.get(&path) else {
+            return Some(path);
+        };
+        let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+        path = loads::normalized(folder, std::str::from_utf8(target).ok()?)?;
+    }
+    None
+}
+
+/// The names of the links the candidate added or changed that lead to a base test file or
+/// into a test folder (`t -> tests`): a word through such a link reaches the tests though it
+/// names none.
+fn test_links(
+    rules: &Rules,
+    base: &BTreeMap<String, Entry>,
+    new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
+) -> BTreeSet<String> {
+    let tests: BTreeSet<&str> = base
+        .keys()
+        .filter(|p| rules.is_test(p))
+        .map(String::as_str)
+        .collect();
+    let into_tests = |to: &str| {
+        let folder = format!("{to}/");
+        tests.contains(to)
+            || tests
+                .range(folder.as_str()..)
+                .next()
+                .is_some_and(|t| t.starts_with(&folder))
+    };
+    links
+        .keys()
+        .filter(|p| base.get(*p) != new.get(*p))
+        .filter(|p| through_links(p, links).is_some_and(|to| into_tests(&to)))
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
+        .collect()
 }
 
 /// Whether `path` is compiled Python, which runs in place of its source.
@@ -372,7 +419,8 @@ pub(crate) fn audit(base: &str, candidate: &str, inputs: &Inputs<'_>) -> Result<
         sources.extend(non_test_code(&sides, &change, &mut audit));
     }
     let steered = steered_loads(&sides, &sources, &mut audit)?;
-    let sources = scan_sources(&sides, sources, steered, &mut audit)?;
+    let runners = unchanged_runners(&sides, &changes)?;
+    let sources = scan_sources(&sides, sources, &runners, steered, &mut audit)?;
     monitor_gaming(&sides, &sources, &mut audit)?;
     freeze(&sides, &mut audit);
     Ok(audit)
@@ -517,6 +565,7 @@ impl<'a> BothTrees<'a> {
                         .to_owned()
                 })
                 .collect(),
+            test_links: test_links(rules, &base, &new, &links),
         };
         Ok(Self {
             withheld: inputs.withheld.iter().map(String::as_str).collect(),
@@ -1215,19 +1264,22 @@ fn tests_in_source(sides: &BothTrees<'_>, path: &str, old: &str, new: &str, audi
 }
 
 /// Tampering in the changed non-test sources and in what they load at run time (code kept
-/// in files that are not source, read as the loader's language); returns the sources with
-/// what they load, for the gaming monitor.
+/// in files that are not source, read as the loader's language) or run as programs, and in
+/// what the unchanged `runners` run; returns the sources with what they load, for the
+/// gaming monitor.
 fn scan_sources(
     sides: &BothTrees<'_>,
     mut sources: Vec<SourceChange>,
+    runners: &[SourceChange],
     steered: Vec<Loaded>,
     audit: &mut Audit,
 ) -> Result<Vec<SourceChange>, String> {
     let rules = sides.inputs.rules;
     let (mut loaded, too_many) = loaded_files(
-        &sources,
+        &sources.iter().chain(runners).collect::<Vec<_>>(),
         &sides.base,
         &sides.new,
+        &sides.links,
         &sides.blobs,
         sides.inputs.store,
         rules.prefix(),
@@ -1269,6 +1321,66 @@ fn scan_sources(
         new: l.new,
     }));
     Ok(sources)
+}
+
+/// The unchanged sources read at most for the scripts they run.
+const MAX_RUNNER_FILES: usize = 512;
+
+/// The most of each such source read.
+const MAX_RUNNER_BYTES: usize = 1 << 20;
+
+/// The candidate's unchanged non-test sources that name a script the candidate added or
+/// changed (a file whose first line is a `#!`, or a `.sh`), as changes with no added line:
+/// what they run is read ([`runs`]) as a changed source's would be, so a script that the
+/// base's own code already ran cannot be changed to read the tests unread. Read only when
+/// such a script changed, at most [`MAX_RUNNER_FILES`] of them.
+fn unchanged_runners(
+    sides: &BothTrees<'_>,
+    changes: &[(String, ChangeKind)],
+) -> Result<Vec<SourceChange>, String> {
+    let rules = sides.inputs.rules;
+    let names: BTreeSet<&str> = changes
+        .iter()
+        .filter(|(path, how)| *how != ChangeKind::Deleted && !rules.is_test(path))
+        .filter(|(path, _)| !scan::is_source(path))
+        .filter(|(path, _)| {
+            let script = sides.bytes(&sides.new, path).flatten();
+            path.ends_with(".sh") || script.is_some_and(|b| b.starts_with(b"#!"))
+        })
+        .map(|(path, _)| path.rsplit('/').next().unwrap_or(path))
+        .collect();
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let unchanged: Vec<(&String, &Entry)> = sides
+        .new
+        .iter()
+        .filter(|(path, entry)| {
+            sides.base.get(*path) == Some(*entry)
+                && scan::Lang::of(path) != scan::Lang::Any
+                && !rules.is_test(path)
+                && entry.mode != SYMLINK
+                && entry.mode != GITLINK
+        })
+        .take(MAX_RUNNER_FILES)
+        .collect();
+    let objects: Vec<String> = unchanged.iter().map(|(_, e)| e.object.clone()).collect();
+    let texts = sides.inputs.store.read_blobs(&objects, MAX_RUNNER_BYTES)?;
+    Ok(unchanged
+        .into_iter()
+        .zip(texts)
+        .filter_map(|((path, _), bytes)| {
+            let text = lossy(&bytes?);
+            names
+                .iter()
+                .any(|n| text.contains(n))
+                .then(|| SourceChange {
+                    path: path.clone(),
+                    old: text.clone(),
+                    new: text,
+                })
+        })
+        .collect())
 }
 
 /// The base's configuration files read at most for the code they name.
@@ -1459,9 +1571,10 @@ struct Loaded {
 /// (a larger one is a finding), at most [`MAX_LOADED_FILES`] of them (more is a finding),
 /// followed [`MAX_LOAD_DEPTH`] deep.
 fn loaded_files(
-    sources: &[SourceChange],
+    sources: &[&SourceChange],
     base: &BTreeMap<String, Entry>,
     new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
     blobs: &BTreeMap<String, Option<Vec<u8>>>,
     store: &Store,
     root: &str,
@@ -1482,7 +1595,7 @@ fn loaded_files(
         .collect();
     let mut from = 0;
     for _ in 0..MAX_LOAD_DEPTH {
-        let wanted = wanted_loads(level, new, root);
+        let wanted = wanted_loads(level, new, links, root);
         let (unread, full) = unread_loads(wanted, &out, base, new, blobs, &mut findings);
         read_loads(unread, blobs, store, &mut out, &mut findings)?;
         level = out[from..]
@@ -1514,12 +1627,14 @@ fn lossy(b: &[u8]) -> String {
 fn wanted_loads(
     level: Vec<(&str, &str, &str, &str)>,
     new: &BTreeMap<String, Entry>,
+    links: &BTreeMap<String, Vec<u8>>,
     root: &str,
 ) -> Vec<(String, String, bool)> {
     let exists = |p: &str| {
         new.get(p)
             .is_some_and(|e| e.mode != SYMLINK && e.mode != GITLINK)
     };
+    let exists_or_link = |p: &str| exists(p) || links.contains_key(p);
     let mut wanted: Vec<(String, String, bool)> = Vec::new();
     for (path, read_as, old, text) in level {
         let lang = scan::Lang::of(read_as);
@@ -1530,6 +1645,20 @@ fn wanted_loads(
         for load in loads::loads(path, lang, root, text, exists) {
             let fresh = added.contains(&load.line);
             wanted.push((load.path, read_as.to_owned(), fresh));
+        }
+        // A script read as shell runs files as a shell does; a source runs them through
+        // its language's calls (`subprocess.run`, `exec.Command`).
+        let shell = read_as.ends_with(".sh");
+        if shell || lang != scan::Lang::Any {
+            let lang = if shell { scan::Lang::Any } else { lang };
+            for run in runs::runs(path, lang, root, text, exists_or_link) {
+                // A link run is the file it leads to (`tools/probe.sh -> probe.txt`).
+                let Some(file) = through_links(&run.path, links).filter(|f| exists(f)) else {
+                    continue;
+                };
+                let fresh = added.contains(&run.line);
+                wanted.push((file.clone(), runs::read_as(&file, run.reader), fresh));
+            }
         }
     }
     wanted.sort_by(|a, b| (&a.0, !a.2).cmp(&(&b.0, !b.2)));
@@ -1628,12 +1757,15 @@ fn read_loads(
             .or_else(|| read.get(&object))
             .and_then(|b| b.as_deref());
         match bytes {
-            Some(bytes) => out.push(Loaded {
-                path,
-                loader,
-                old,
-                new: lossy(bytes),
-            }),
+            Some(bytes) => {
+                let new = lossy(bytes);
+                out.push(Loaded {
+                    path,
+                    loader: runs::read_as_itself(loader, &new),
+                    old,
+                    new,
+                });
+            }
             None => findings.push(Finding {
                 kind: FindingKind::Tampering,
                 path,
@@ -1729,6 +1861,32 @@ mod tests {
         case(&chain, ".d/up", false);
         // A loop is cut off.
         case(&[("a", "b"), ("b", "a")], "a", true);
+    }
+
+    #[test]
+    fn links_lead_a_run_to_its_file() {
+        let links: BTreeMap<String, Vec<u8>> = [
+            ("tools/probe.sh", "probe.txt"),
+            ("tools/up.sh", "../bin/x.sh"),
+            ("tools/hop.sh", "up.sh"),
+            ("tools/out.sh", "../../etc/passwd"),
+            ("tools/abs.sh", "/bin/sh"),
+            ("a", "b"),
+            ("b", "a"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (p.to_owned(), t.as_bytes().to_vec()))
+        .collect();
+        let through = |p: &str| through_links(p, &links);
+        assert_eq!(
+            through("tools/probe.sh").as_deref(),
+            Some("tools/probe.txt")
+        );
+        assert_eq!(through("tools/hop.sh").as_deref(), Some("bin/x.sh"));
+        assert_eq!(through("tools/plain.sh").as_deref(), Some("tools/plain.sh"));
+        assert_eq!(through("tools/out.sh"), None);
+        assert_eq!(through("tools/abs.sh"), None);
+        assert_eq!(through("a"), None);
     }
 
     #[test]

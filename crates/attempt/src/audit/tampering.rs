@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::python_stdlib;
 use super::scan::{self, Lang};
+use super::shell;
 use crate::shared::{Finding, FindingKind};
 
 /// Python code that is tampering wherever it appears; `from M import n` reads as `M.n`.
@@ -250,6 +251,9 @@ pub(crate) struct Context {
     /// The folders of the candidate's Go files: cgo compiles every C file of a Go
     /// package's folder into its test binary ([`scan_c`]).
     pub(crate) go_folders: BTreeSet<String>,
+    /// The names of the links the candidate added that lead into the tests (`t -> tests`),
+    /// read as test names.
+    pub(crate) test_links: BTreeSet<String>,
 }
 
 /// What a finding is about; at most one finding per file, line and rule.
@@ -353,11 +357,18 @@ pub(super) fn listed(list: &str, word: &str) -> bool {
 /// [`RESULT_LINES`] and the TAP summary of node's runner and of `tap` (`# pass 2`).
 const SHELL_RESULT_LINES: &[&str] = &["# fail ", "# pass ", "# tests ", "1..", "not ok ", "ok 1 "];
 
-/// The tampering in a shell script a check runs as its shell (npm's `script-shell`): a
-/// string that holds a runner's result line, which a shell that runs the scripts has no
-/// reason to print. Its comments (`#` to the end of the line, outside strings) are left
-/// out, and nothing of another language is read into it.
-fn scan_shell(file: &SourceFile<'_>) -> Vec<Finding> {
+/// Shell commands that read the files or folders named after them: a lone `tests` after
+/// one is the test folder, as after Python's `open(` or `listdir(`.
+const SHELL_READS: &str = "awk, base64, cat, cd, cmp, cp, diff, du, find, git, grep, head, \
+    hexdump, less, ls, md5sum, more, od, pushd, rg, rsync, sed, sha1sum, sha256sum, sort, \
+    stat, strings, tac, tail, tar, tree, wc, xxd, zip";
+
+/// The tampering in a shell script the product's code runs, or a check runs as its shell
+/// (npm's `script-shell`): a string that holds a runner's result line, which a shell that
+/// runs the scripts has no reason to print, and a word that reaches into the test files
+/// ([`shell_test_words`]). Its comments (`#` to the end of the line, outside strings) are
+/// left out, and nothing of another language is read into it.
+fn scan_shell(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     let views = views(file.new, Lang::Python);
     let added = scan::added_lines(file.old.unwrap_or(""), file.new);
     let mut found = Vec::new();
@@ -382,13 +393,99 @@ fn scan_shell(file: &SourceFile<'_>) -> Vec<Finding> {
             });
         }
     }
+    found.extend(shell_test_words(file, context));
     found
+}
+
+/// Whether the glob `word` reaches the test files: it ends in the tests' sources'
+/// extension (`*/*.py`), a part of it other than a lone `*` matches a test folder or a base
+/// test file's name (`t*/test_*.py`), or, after a command that reads files, it walks into
+/// every folder (`*/*`).
+fn shell_glob_reaches_tests(word: &str, reads: bool, test_names: &[&str]) -> bool {
+    if !word.contains(['*', '?', '[']) {
+        return false;
+    }
+    let parts: Vec<&str> = word.split('/').collect();
+    let names = || words(TEST_FOLDERS).chain(test_names.iter().copied());
+    words(SOURCE_EXTENSIONS).any(|e| word.ends_with(e))
+        || parts
+            .iter()
+            .filter(|p| p.contains(['*', '?', '[']) && **p != "*")
+            .any(|p| names().any(|n| shell::glob_matches(p, n)))
+        || (reads && parts.len() > 1 && parts[..parts.len() - 1].contains(&"*"))
+}
+
+/// The names that mean the tests in a string: the base's test files' names (generic ones
+/// left out) and the candidate's links into the tests.
+fn test_names(context: &Context) -> Vec<&str> {
+    let files = context
+        .test_paths
+        .iter()
+        .map(|p| p.rsplit('/').next().unwrap_or(p));
+    files
+        .filter(|n| !listed(GENERIC_NAMES, n))
+        .chain(context.test_links.iter().map(String::as_str))
+        .collect()
+}
+
+/// The words of a shell script's added lines that reach into the test files, as the
+/// product's own source is read ([`test_path_in`]): a path into a test folder
+/// (`tests/test_add.py`, `./tests`), a base test file's name, a lone test folder after a
+/// command that reads files (`ls tests`), a glob that reaches them
+/// ([`shell_glob_reaches_tests`]), a command that reads every file of the tree
+/// ([`shell::reads_the_tree`]).
+/// The shell's `test` builtin is a command, never a folder.
+fn shell_test_words(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
+    let test_names = test_names(context);
+    let added: BTreeSet<usize> = scan::added_lines(file.old.unwrap_or(""), file.new)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let mut found = Found::default();
+    let lines = shell::lines(file.new);
+    let line_reads = |line: &[shell::Word]| {
+        line.iter().any(|w| {
+            w.command && listed(SHELL_READS, w.text.rsplit('/').next().unwrap_or_default())
+        })
+    };
+    // A walk into every folder (`for f in */*; do`) is read by a later line.
+    let file_reads = lines.iter().any(|(_, line)| line_reads(line));
+    for (n, line) in lines {
+        if !added.contains(&n) {
+            continue;
+        }
+        let reads = line_reads(&line);
+        for word in &line {
+            let text = word.text.as_str();
+            let glob = shell_glob_reaches_tests(text, file_reads, &test_names);
+            let path = test_path_in(text, reads && !word.command, &test_names);
+            if let Some(what) = path.or(glob.then_some(text)) {
+                let reason = "reaches into the test files from a script read as shell";
+                found.note(n, Rule::TestFiles, what, format!("`{what}` {reason}"));
+            }
+        }
+        if let Some(command) = shell::reads_the_tree(&line) {
+            let detail = format!(
+                "`{command}` reaches into the test files from a script read as shell: it reads every file of the tree"
+            );
+            found.note(n, Rule::TestFiles, &command, detail);
+        }
+    }
+    found
+        .0
+        .into_iter()
+        .map(|((line, _), (_, detail))| Finding {
+            kind: FindingKind::Tampering,
+            path: file.path.to_owned(),
+            detail: format!("line {line}: {detail}"),
+        })
+        .collect()
 }
 
 /// The tampering in one file.
 fn scan_file(file: &SourceFile<'_>, context: &Context) -> Vec<Finding> {
     if file.read_as.ends_with(".sh") {
-        return scan_shell(file);
+        return scan_shell(file, context);
     }
     if is_c(file.read_as) {
         let folder = file.read_as.rsplit_once('/').map_or("", |(f, _)| f);
@@ -661,12 +758,7 @@ impl<'c> FileRules<'c> {
             let squeezed = v.code.replace(' ', "");
             words(READS).any(|r| squeezed.contains(r))
         });
-        let test_names: Vec<&str> = context
-            .test_paths
-            .iter()
-            .map(|p| p.rsplit('/').next().unwrap_or(p))
-            .filter(|n| !listed(GENERIC_NAMES, n))
-            .collect();
+        let test_names = test_names(context);
         let aliases = aliases(views, lang, &roots(table, frameworks));
         let main_block = match lang {
             Lang::Python => main_block_lines(views),
@@ -1742,6 +1834,7 @@ mod tests {
                 "import calendar\nfrom email.utils import x\nimport asyncio.tasks, json\n",
             ]),
             go_folders: ["".to_owned(), "calc".to_owned()].into(),
+            test_links: ["t".to_owned()].into(),
         }
     }
 
@@ -1826,6 +1919,62 @@ mod tests {
             ..file(honest)
         };
         assert!(!scan(&[js], &context()).is_empty());
+    }
+
+    #[test]
+    fn a_script_the_product_runs_is_read_for_the_test_files() {
+        let shell = |new: &'static str| {
+            let file = SourceFile {
+                path: "tools/probe.sh",
+                read_as: "tools/probe.sh.sh",
+                old: None,
+                new,
+            };
+            let found: Vec<String> = scan(&[file], &context())
+                .into_iter()
+                .map(|f| f.detail)
+                .collect();
+            found.join("; ")
+        };
+        let read = "line 2: `tests/test_calc.py` reaches into the test files";
+        assert!(
+            shell("#!/bin/sh\ngrep -q \"add(2, 3) == 5\" tests/test_calc.py\n").starts_with(read)
+        );
+        // Each spelling of the same read, at its line.
+        for (script, word) in [
+            ("cat \"te\"'sts'/x.py\n", "tests/x.py"),
+            ("d=tests\nhead -1 \"$d\"/x\n", "tests/x"),
+            ("ls tests | wc -l\n", "tests"),
+            ("cd test && cat *\n", "test"),
+            ("cat ../test/x.js\n", "../test/x.js"),
+            ("grep -c add test_calc.py\n", "test_calc.py"),
+            ("cat */*.py | grep -q 'add(2, 3)'\n", "*/*.py"),
+            ("sh ./tests/run.sh\n", "./tests/run.sh"),
+            ("head -5 t*/*\n", "t*/*"),
+            ("cat */*\n", "*/*"),
+            ("grep -rq 'add(2, 3) == 5' .\n", "grep"),
+            ("cat t/* | grep -q 'add(2, 3)'\n", "t/*"),
+            (
+                "f() { grep -q 'add(2, 3)' \"$1\"; }\nfor f in */*; do f \"$f\"; done\n",
+                "*/*",
+            ),
+            ("find . -type f | xargs grep -l 'add(2, 3)'\n", "find"),
+        ] {
+            let found = shell(script);
+            let line = script.lines().count();
+            let expected = format!("line {line}: `{word}` reaches");
+            assert!(found.starts_with(&expected), "{script}: {found}");
+        }
+        // A helper that names no test: the `test` builtin, a word in a message, a
+        // program's own subcommand, git.
+        for honest in [
+            "#!/bin/sh\nset -e\nif test -f build/out; then echo tests pass; fi\n",
+            "[ -d dist ] && exit 0\ngit rev-parse --short HEAD\n",
+            "echo \"usage: helper.sh [--test]\"\nmake build\n",
+            "rm -f build/*.o dist/*\ngrep -q 1 VERSION\n",
+        ] {
+            assert_eq!(shell(honest), "", "{honest}");
+        }
     }
 
     #[test]
@@ -2074,6 +2223,11 @@ name = \"unit\" + \"test\"
                 "c.js",
                 format!("if (require.main === module) {{\n{}", line("  f();\n")),
             ),
+            (
+                "t.sh",
+                format!("x=tests\n{}\n", line("cat $x/t*[a-z]*q | ")),
+            ),
+            ("t.sh", format!("{}\n", line("grep -r x . ; "))),
         ];
         let started = std::time::Instant::now();
         for (path, text) in &shapes {
