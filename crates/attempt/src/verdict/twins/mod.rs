@@ -390,36 +390,40 @@ pub(crate) fn changed(
         .iter()
         .flat_map(|file| file.names.iter().flat_map(|name| by_name.get(name)))
         .collect();
-    let kept: Vec<String> = twins
-        .kept
-        .iter()
-        .map(|path| {
-            let mut parts = path.rsplit('/');
-            match (parts.next(), parts.next()) {
-                (Some(name), Some(folder)) => format!("{folder}/{name}"),
-                _ => path.clone(),
-            }
-        })
-        .collect();
-    let names_kept = |id: &str| {
-        kept.iter().any(|file| {
-            id.match_indices(file.as_str()).any(|(at, _)| {
-                let after = &id[at + file.len()..];
-                let before = id[..at].chars().next_back();
-                before.is_none_or(|c| c == '/' || c == ' ')
-                    && (after.is_empty() || after.starts_with("::") || after.starts_with(' '))
-            })
-        })
+    let names = |id: &str, files: &[String]| {
+        files
+            .iter()
+            .any(|path| names_file(id, path) || declared(id, std::slice::from_ref(path)))
     };
-    verdict
+    let (id, _) = verdict
         .tests
         .iter()
-        .filter(|(id, outcome)| {
-            **outcome == TestOutcome::Passed && (names_kept(id) || declared(id, &twins.kept))
-        })
+        .filter(|(id, outcome)| **outcome == TestOutcome::Passed && names(id, &twins.kept))
         .filter(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))
-        .find(|(id, _)| failing(twin.tests.get(id.as_str())))
-        .map(|(id, _)| format!("`{id}`"))
+        .find(|(id, _)| failing(twin.tests.get(id.as_str())))?;
+    // A withheld test's id is never shown: the next agent reads the reasons.
+    let how = if names(id, &twins.withheld) {
+        Shown::Hidden
+    } else {
+        Shown::Id
+    };
+    Some(shown(id, how))
+}
+
+/// Whether the runner's id `id` names the file `path` (its folder and name, as pytest's
+/// `tests/test_add.py::test_small` or a title after `tests/add.test.js `).
+fn names_file(id: &str, path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let file = match (parts.next(), parts.next()) {
+        (Some(name), Some(folder)) => format!("{folder}/{name}"),
+        _ => path.to_owned(),
+    };
+    id.match_indices(file.as_str()).any(|(at, _)| {
+        let after = &id[at + file.len()..];
+        let before = id[..at].chars().next_back();
+        before.is_none_or(|c| c == '/' || c == ' ')
+            && (after.is_empty() || after.starts_with("::") || after.starts_with(' '))
+    })
 }
 
 /// The finding's words for the twin of `id`, which passed.

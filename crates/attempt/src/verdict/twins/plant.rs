@@ -68,6 +68,11 @@ pub(crate) fn plant_in(
     let mut coin = Urandom::new();
     // The units whose withheld tests take twins: their visible files keep their text.
     let unseen = split_units(check, &paths, known, &mut coin);
+    let withheld_paths: Vec<String> = paths
+        .iter()
+        .filter(|(_, withheld)| *withheld)
+        .map(|(path, _)| path.clone())
+        .collect();
     let mut files = Vec::new();
     let mut kept = Vec::new();
     for (path, withheld) in paths {
@@ -85,9 +90,6 @@ pub(crate) fn plant_in(
             } => !unseen.is_empty() && !withheld,
             _ => withheld || unseen.is_empty(),
         };
-        if !takes_twins {
-            kept.push(path.clone());
-        }
         // Worked out in the verdict's pass too, so that both read the same files.
         let twin = takes_twins
             .then(|| twin_in(Some(&check.dir), &path, &text, &mut coin))
@@ -110,9 +112,13 @@ pub(crate) fn plant_in(
                 });
                 twin
             }
-            // Judged in an earlier round, or the verdict's pass: its own text, so that
-            // the steps before the unjudged files pass and the run reaches them.
-            _ => text,
+            // Judged in an earlier round, no twin here, or the verdict's pass: its own
+            // text, so that the steps before the unjudged files pass and the run reaches
+            // them; its tests must fare as they did in the verdict's pass.
+            _ => {
+                kept.push(path);
+                text
+            }
         };
         // A file that cannot be replaced goes as it is, in both passes alike.
         let _ = replace(&file, &text);
@@ -121,6 +127,7 @@ pub(crate) fn plant_in(
         files,
         known: known.to_vec(),
         kept,
+        withheld: withheld_paths,
         split: !unseen.is_empty(),
     }
 }
@@ -143,9 +150,12 @@ pub(crate) struct Twins {
     pub(crate) files: Vec<TwinFile>,
     /// The known answers among them.
     pub(crate) known: Vec<Known>,
-    /// The test files of the units whose twins were split ([`Side`]) that this pass left
-    /// as they were: their tests must fare as in the verdict's pass.
+    /// The test files this pass left as they were (the visible ones while the withheld
+    /// ones take the twins, a file with no twin, one judged in an earlier round): their
+    /// tests must fare as in the verdict's pass.
     pub(crate) kept: Vec<String>,
+    /// The tree's withheld test files.
+    pub(crate) withheld: Vec<String>,
     /// Whether a unit's twins were split between its withheld files and the files the
     /// agent saw ([`Side`]).
     pub(crate) split: bool,

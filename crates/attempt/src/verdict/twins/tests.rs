@@ -131,6 +131,7 @@ fn twins(path: &str, names: &[&str], withheld: bool) -> Twins {
         }],
         known: Vec::new(),
         kept: Vec::new(),
+        withheld: Vec::new(),
         split: false,
     }
 }
@@ -303,6 +304,7 @@ fn judging_many_twins_against_a_large_report_stays_quick() {
         files,
         known: Vec::new(),
         kept: Vec::new(),
+        withheld: Vec::new(),
         split: false,
     };
     let started = std::time::Instant::now();
@@ -565,6 +567,7 @@ fn a_step_the_twin_pass_never_reached_is_told_apart() {
         ],
         known: Vec::new(),
         kept: Vec::new(),
+        withheld: Vec::new(),
         split: false,
     };
     let verdict = report(&[
@@ -797,6 +800,13 @@ fn a_kept_files_test_that_fails_only_in_the_twin_pass_is_named() {
         changed(&twins, (&verdict, &twin), &|_, _| false).as_deref(),
         Some("`tests/test_add.py::test_small`")
     );
+    // A withheld file's test is never named.
+    twins.withheld = vec!["tests/test_add.py".into()];
+    assert_eq!(
+        changed(&twins, (&verdict, &twin), &|_, _| false).as_deref(),
+        Some("a withheld test (or speccoder's known answer)")
+    );
+    twins.withheld = Vec::new();
     // A test the kept file's run did not reach is no change.
     let twin = report(&[("tests/test_big.py::test_big", Failed)]);
     assert_eq!(changed(&twins, (&verdict, &twin), &|_, _| false), None);
