@@ -177,6 +177,10 @@ fn split(line: &str) -> Vec<Word> {
     words
 }
 
+/// The programs that run a JavaScript file named after them (names of programs, not of
+/// the task runners some of them also are).
+const JS_INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "tsx", "ts-node"];
+
 /// The interpreter a command's name runs the file after it with: `sh`, `bash`,
 /// `python3.12`, `node`, by the name's last part (`/usr/bin/env` is no interpreter; the
 /// word after it is the command).
@@ -190,7 +194,7 @@ pub(super) fn interpreter(word: &str) -> Option<Reader> {
         "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "." | "source" => {
             Some(Reader::Shell)
         }
-        "node" | "nodejs" | "bun" | "deno" | "tsx" | "ts-node" => Some(Reader::Js),
+        n if JS_INTERPRETERS.contains(&n) => Some(Reader::Js),
         n if version(n, "python") || version(n, "pypy") => Some(Reader::Python),
         _ => None,
     }
