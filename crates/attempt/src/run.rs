@@ -815,7 +815,15 @@ fn judge_round(
         reached_files.extend(reached);
         state.record(&said);
         if state.changed.is_none() {
-            let declared = |id: &str, files: &[String]| prepared.declared.owned_by(id, files);
+            // The kept files that declare their tests: withheld and acceptance ones.
+            let declaring: Vec<String> = round
+                .planted
+                .kept
+                .iter()
+                .filter(|p| prepared.declared.file(p).is_some())
+                .cloned()
+                .collect();
+            let declared = |id: &str| prepared.declared.owned_by(id, &declaring);
             state.changed = twins::changed(round.planted, (verdict, report), &declared);
         }
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();

@@ -373,14 +373,16 @@ fn named_failing(
 /// A test of a file the twin pass left as it was (`twins.kept`) that passed in
 /// `verdict` and failed in `twin`, shown: nothing changed it but which pass ran, so either
 /// it is flaky or the code under test told the passes apart and cheated in the verdict's
-/// alone (it read a twinned file of another unit, say). Read are the tests whose ids
-/// name their file (Python's, and the runners that print the file beside the title), and
-/// those `declared` says a kept file declares (a withheld Go test, a node title).
+/// alone (a withheld test with no twin of its own, its unit's visible files twinned).
+/// Read are the tests whose ids name their file (Python's, and the runners that print the
+/// file before the title), and those `declared` says a kept file declares (a withheld Go
+/// test, a node title). Only a test of a visible file is shown by its id.
 pub(crate) fn changed(
     twins: &Twins,
     (verdict, twin): (&TestReport, &TestReport),
-    declared: &dyn Fn(&str, &[String]) -> bool,
+    declared: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    use std::collections::HashSet;
     if twins.kept.is_empty() {
         return None;
     }
@@ -390,40 +392,41 @@ pub(crate) fn changed(
         .iter()
         .flat_map(|file| file.names.iter().flat_map(|name| by_name.get(name)))
         .collect();
-    let names = |id: &str, files: &[String]| {
-        files
-            .iter()
-            .any(|path| names_file(id, path) || declared(id, std::slice::from_ref(path)))
-    };
+    let kept: HashSet<&str> = twins.kept.iter().map(|p| tail(p)).collect();
+    let withheld: HashSet<&str> = twins.withheld.iter().map(|p| tail(p)).collect();
     let (id, _) = verdict
         .tests
         .iter()
-        .filter(|(id, outcome)| **outcome == TestOutcome::Passed && names(id, &twins.kept))
+        .filter(|(id, outcome)| {
+            **outcome == TestOutcome::Passed
+                && (file_of(id).is_some_and(|f| kept.contains(tail(f))) || declared(id))
+        })
         .filter(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))
         .find(|(id, _)| failing(twin.tests.get(id.as_str())))?;
     // A withheld test's id is never shown: the next agent reads the reasons.
-    let how = if names(id, &twins.withheld) {
-        Shown::Hidden
-    } else {
-        Shown::Id
-    };
-    Some(shown(id, how))
+    let visible =
+        file_of(id).is_some_and(|f| kept.contains(tail(f)) && !withheld.contains(tail(f)));
+    Some(shown(id, if visible { Shown::Id } else { Shown::Hidden }))
 }
 
-/// Whether the runner's id `id` names the file `path` (its folder and name, as pytest's
-/// `tests/test_add.py::test_small` or a title after `tests/add.test.js `).
-fn names_file(id: &str, path: &str) -> bool {
-    let mut parts = path.rsplit('/');
-    let file = match (parts.next(), parts.next()) {
-        (Some(name), Some(folder)) => format!("{folder}/{name}"),
-        _ => path.to_owned(),
+/// The file a runner's id names before its test (`tests/test_add.py` of pytest's
+/// `tests/test_add.py::test_small`, the path before a title), if any.
+fn file_of(id: &str) -> Option<&str> {
+    let file = match id.split_once("::") {
+        Some((file, _)) => file,
+        None => id.split_once(' ')?.0,
     };
-    id.match_indices(file.as_str()).any(|(at, _)| {
-        let after = &id[at + file.len()..];
-        let before = id[..at].chars().next_back();
-        before.is_none_or(|c| c == '/' || c == ' ')
-            && (after.is_empty() || after.starts_with("::") || after.starts_with(' '))
-    })
+    file.contains('.').then_some(file)
+}
+
+/// The last folder and name of a path (`tests/test_add.py` of `pkg/tests/test_add.py`), by
+/// which a runner's id, relative to wherever it ran, is matched with a repository path.
+fn tail(path: &str) -> &str {
+    let mut slashes = path.rmatch_indices('/');
+    match (slashes.next(), slashes.next()) {
+        (Some(_), Some((at, _))) => &path[at + 1..],
+        _ => path,
+    }
 }
 
 /// The finding's words for the twin of `id`, which passed.
