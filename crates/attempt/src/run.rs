@@ -628,10 +628,10 @@ const MAX_TWIN_ROUNDS: usize = 4;
 /// [`MAX_TWIN_ROUNDS`]). `reports` are the verdict's pass's reports of the checks, in
 /// order.
 ///
-/// Where a unit's withheld tests take twins, they alone do in the pass the code under test
-/// cannot tell from the verdict's ([`twins::Side::Unseen`]); when every check still
-/// passes, a second pass twins the files the agent saw there, the withheld ones kept
-/// ([`twins::Side::Seen`]).
+/// Where any unit's withheld tests take twins, they alone do, in every unit, in the pass
+/// the code under test cannot tell from the verdict's ([`twins::Side::Unseen`]); when
+/// every check still passes, a second pass twins the files the agent saw, the withheld
+/// ones kept ([`twins::Side::Seen`]).
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -785,6 +785,16 @@ fn judge_round(
     results: &mut [CheckResult],
     (states, reached_files): (&mut [TwinRound], &mut BTreeSet<String>),
 ) -> Result<Vec<(usize, Vec<String>)>, Finding> {
+    // The kept files that declare their tests (withheld and acceptance ones), asked what
+    // they declare by the agreement of the files the round left alone.
+    let declaring: Vec<String> = round
+        .planted
+        .kept
+        .iter()
+        .filter(|p| prepared.declared.file(p).is_some())
+        .cloned()
+        .collect();
+    let declared = |id: &str| prepared.declared.owned_by(id, &declaring);
     let mut left: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, (((result, verdict), ran), state)) in results
         .iter_mut()
@@ -815,15 +825,6 @@ fn judge_round(
         reached_files.extend(reached);
         state.record(&said);
         if state.changed.is_none() {
-            // The kept files that declare their tests: withheld and acceptance ones.
-            let declaring: Vec<String> = round
-                .planted
-                .kept
-                .iter()
-                .filter(|p| prepared.declared.file(p).is_some())
-                .cloned()
-                .collect();
-            let declared = |id: &str| prepared.declared.owned_by(id, &declaring);
             state.changed = twins::changed(round.planted, (verdict, report), &declared);
         }
         let stopped = ran.result.timed_out || ran.result.exit_code.is_none();
@@ -841,8 +842,8 @@ struct TwinRound {
     inconclusive: bool,
     /// Judged: no further round.
     done: bool,
-    /// A test of a file the twins left as the agent saw it that passed in the verdict's
-    /// pass and failed in the twin pass, shown.
+    /// A test of a file a round left as it was that passed in the verdict's pass and
+    /// failed there, shown.
     changed: Option<String>,
 }
 

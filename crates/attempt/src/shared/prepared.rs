@@ -233,6 +233,7 @@ impl Prepared {
     /// The runner of the checks in `check_tree`: nothing writable but that tree, a private
     /// `/tmp` and `also_writable` (the shared bytecode, for the base's checks), and
     /// `read_only` files read-only in it.
+    ///
     /// What the setup wrote into the caches is read from `caches`: the layers of the setup
     /// whose products the tree holds (the candidate's own, where its setup ran again).
     pub(crate) fn check_spawner(

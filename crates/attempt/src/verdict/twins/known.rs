@@ -433,12 +433,8 @@ fn passes(report: &TestReport) -> (usize, usize) {
     (counted, named)
 }
 
-#[cfg(test)]
-#[path = "known_tests.rs"]
-mod tests;
-
-/// Replaces the file `file` by one holding `text`, with the old one's access and change
-/// times. A copied withheld test may be read-only: replaced, not written through.
+/// Replaces the file `file` by one holding `text`, with the old one's access and
+/// modification times. A copied withheld test may be read-only: replaced, not written through.
 pub(super) fn replace(file: &std::path::Path, text: &str) -> std::io::Result<()> {
     let old = std::fs::symlink_metadata(file)?;
     std::fs::remove_file(file)?;
@@ -455,3 +451,7 @@ pub(super) fn replace(file: &std::path::Path, text: &str) -> std::io::Result<()>
         .open(file)?
         .set_times(times)
 }
+
+#[cfg(test)]
+#[path = "known_tests.rs"]
+mod tests;

@@ -41,11 +41,11 @@ pub(crate) enum Plant<'a> {
     },
 }
 
-/// Which files of a unit with withheld tests take twins in a twin pass.
+/// Which files take twins in a twin pass where some unit's withheld tests take them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Side {
-    /// The withheld files (and every file of a unit without withheld twins): the pass the
-    /// code under test cannot tell from the verdict's.
+    /// The withheld files where any unit's withheld tests take twins (every file where
+    /// none does): the pass the code under test cannot tell from the verdict's.
     Unseen,
     /// The files the agent saw, the withheld ones kept: a forger that spares its own
     /// visible tests by name meets their twins, and one that tells this pass apart and
