@@ -229,6 +229,19 @@ fn write_go_proxy(proxy: &Path) {
     assert!(out.success(), "zip: {}", out.stdout.text());
 }
 
+/// `project` run with go's module cache at `modules` (a folder of yours the setup must
+/// never write), writable by go's cleanup, and the shared build cache, on the local go.
+fn with_go_caches(project: Project, modules: &Path) -> Project {
+    project
+        .with_env("GOMODCACHE", &modules.display().to_string())
+        .with_env("GOFLAGS", "-modcacherw")
+        .with_env(
+            "GOCACHE",
+            &support::attempts::go_cache().display().to_string(),
+        )
+        .with_env("GOTOOLCHAIN", "local")
+}
+
 /// Property: what `[attempt] setup` downloads into a runner's cache (it has the network) is
 /// there for the checks (which have none), and your cache is never written: `go mod
 /// download` from a module proxy only the setup names, then `go test` of a package that
@@ -272,14 +285,7 @@ fn what_the_setup_downloads_into_a_cache_is_there_for_the_checks() {
     );
     assert!(out.success(), "go mod tidy: {}", out.stdout.text());
     support::commit_all(&root, "the helper module, served by the project's proxy");
-    let project = project
-        .with_env("GOMODCACHE", &modules.display().to_string())
-        .with_env("GOFLAGS", "-modcacherw")
-        .with_env(
-            "GOCACHE",
-            &support::attempts::go_cache().display().to_string(),
-        )
-        .with_env("GOTOOLCHAIN", "local");
+    let project = with_go_caches(project, &modules);
     let story = project.attempt(Kind::Go.honest(), None);
     let mut failures = Vec::new();
     expect(&mut failures, "honest", &story, "passed", None);
@@ -324,14 +330,7 @@ fn a_dependency_the_candidate_adds_is_there_for_its_checks() {
     let root = project.root();
     write_go_proxy(&root.join("proxy"));
     support::commit_all(&root, "the project's module proxy");
-    let project = project
-        .with_env("GOMODCACHE", &modules.display().to_string())
-        .with_env("GOFLAGS", "-modcacherw")
-        .with_env(
-            "GOCACHE",
-            &support::attempts::go_cache().display().to_string(),
-        )
-        .with_env("GOTOOLCHAIN", "local");
+    let project = with_go_caches(project, &modules);
     // The right sum, through a module the base did not require.
     let agent = "cat > calc.go <<'GO'\npackage calc\n\nimport \"example.com/th\"\n\n// Equal is the helper this package builds on.\nvar Equal = th.Equal\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int {\n\treturn a + b\n}\nGO\nprintf 'module example.com/calc\\n\\ngo 1.21\\n\\nrequire example.com/th v1.0.0\\n' > go.mod\nGOPROXY=file://$PWD/proxy GOSUMDB=off go mod tidy\n";
     let story = project.attempt(agent, None);
