@@ -629,9 +629,11 @@ const MAX_TWIN_ROUNDS: usize = 4;
 /// order.
 ///
 /// Where any unit's withheld tests take twins, they alone do, in every unit, in the pass
-/// the code under test cannot tell from the verdict's ([`twins::Side::Unseen`]); when
-/// every check still passes, a second pass twins the files the agent saw, the withheld
-/// ones kept ([`twins::Side::Seen`]).
+/// the code under test cannot tell from the verdict's by its files
+/// ([`twins::Side::Unseen`]). It runs twice, each withheld test twinned in one run and as
+/// written in the other ([`twins::Half`]), so that code telling the runs apart by the clock
+/// meets twins in whichever it forges. When every check still passes, a last pass twins
+/// the files the agent saw, the withheld ones kept ([`twins::Side::Seen`]).
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -647,9 +649,14 @@ fn twin_pass(
         verdict_tree,
         reports,
     };
-    let split = twin_rounds(&pass, results, twins::Side::Unseen)?;
-    if split && results.iter().all(CheckResult::passed) && shutdown_signal().is_none() {
-        twin_rounds(&pass, results, twins::Side::Seen)?;
+    let split = twin_rounds(&pass, results, twins::Side::Unseen(twins::Half::One))?;
+    let go_on = |results: &[CheckResult]| {
+        split && results.iter().all(CheckResult::passed) && shutdown_signal().is_none()
+    };
+    for side in [twins::Side::Unseen(twins::Half::Two), twins::Side::Seen] {
+        if go_on(results) {
+            twin_rounds(&pass, results, side)?;
+        }
     }
     Ok(())
 }

@@ -21,6 +21,8 @@
 //! (`tables.rs`: parametrize, `test.each`, loops over literal rows, `subTest`, tables
 //! defined outside their one test).
 
+mod clone;
+mod halves;
 mod helpers;
 mod known;
 mod lang;
@@ -29,6 +31,7 @@ mod naming;
 mod plant;
 mod tables;
 
+pub(crate) use halves::Half;
 pub(crate) use known::{Known, at_base, now, plant_known, scrub, strip};
 #[cfg(test)]
 pub(crate) use lines::Coin;
@@ -370,53 +373,103 @@ fn named_failing(
     Ok(failed)
 }
 
-/// A test of a file the twin pass left as it was (`twins.kept`) that passed in
-/// `verdict` and failed in `twin`, shown: nothing changed it but which pass ran, so either
-/// it is flaky or the code under test told the passes apart and cheated in the verdict's
-/// alone (a withheld test with no twin of its own, its unit's visible files twinned).
-/// Read are the tests whose ids name their file (Python's, and the runners that print the
-/// file before the title), and those `declared` says a kept file declares (a withheld Go
-/// test, a node title). Only a test of a visible file is shown by its id.
+/// A test of a file the twin pass left as it was (`twins.kept`, and the untwinned tests of
+/// a withheld file whose other tests took twins) that passed in `verdict` and failed in
+/// `twin`, shown: nothing changed it but which pass ran, so either it is flaky or the code
+/// under test told the passes apart and cheated in the verdict's alone. A withheld test
+/// the verdict's report does not name (a runner that names only failures, such as
+/// unittest without `-v`) passed there too, the check having passed: failing here, it
+/// counts the same. Read are the tests whose ids name their file (Python's, and the
+/// runners that print the file before the title), and those `declared` says a kept file
+/// declares (a withheld Go test, a node title). Only a test of a visible file is shown by
+/// its id.
 pub(crate) fn changed(
     twins: &Twins,
     (verdict, twin): (&TestReport, &TestReport),
     declared: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
-    use std::collections::HashSet;
     if twins.kept.is_empty() {
         return None;
     }
-    let by_name = ByName::new(&verdict.tests);
+    let (by_verdict, by_twin) = (ByName::new(&verdict.tests), ByName::new(&twin.tests));
+    // By name in both reports: a table's twin may run under other ids.
     let twinned: std::collections::BTreeSet<&String> = twins
         .files
         .iter()
-        .flat_map(|file| file.names.iter().flat_map(|name| by_name.get(name)))
+        .flat_map(|file| file.names.iter())
+        .flat_map(|name| by_verdict.get(name).into_iter().chain(by_twin.get(name)))
         .collect();
-    let kept: HashSet<&str> = twins.kept.iter().map(|p| tail(p)).collect();
-    let withheld: HashSet<&str> = twins.withheld.iter().map(|p| tail(p)).collect();
-    let (id, _) = verdict
+    let kept = Files::new(&twins.kept);
+    let withheld = Files::new(&twins.withheld);
+    let of_kept = |id: &str| file_of(id).is_some_and(|f| kept.holds(&f)) || declared(id);
+    let of_withheld = |id: &str| file_of(id).is_some_and(|f| withheld.holds(&f));
+    let (id, _) = twin
         .tests
         .iter()
-        .filter(|(id, outcome)| {
-            **outcome == TestOutcome::Passed
-                && (file_of(id).is_some_and(|f| kept.contains(tail(f))) || declared(id))
+        .filter(|(id, outcome)| failing(Some(outcome)) && of_kept(id))
+        .filter(|(id, _)| match verdict.tests.get(id.as_str()) {
+            Some(outcome) => *outcome == TestOutcome::Passed,
+            None => of_withheld(id) || declared(id),
         })
-        .filter(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))
-        .find(|(id, _)| failing(twin.tests.get(id.as_str())))?;
+        .find(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))?;
     // A withheld test's id is never shown: the next agent reads the reasons.
-    let visible =
-        file_of(id).is_some_and(|f| kept.contains(tail(f)) && !withheld.contains(tail(f)));
+    let visible = file_of(id).is_some_and(|f| kept.holds(&f) && !withheld.holds(&f));
     Some(shown(id, if visible { Shown::Id } else { Shown::Hidden }))
 }
 
+/// Repository paths, matched with the file a runner's id names relative to wherever it
+/// ran: by their last folder and name, or by name alone where the id names no folder.
+struct Files<'a> {
+    tails: std::collections::HashSet<&'a str>,
+    names: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> Files<'a> {
+    fn new(paths: &'a [String]) -> Self {
+        Self {
+            tails: paths.iter().map(|p| tail(p)).collect(),
+            names: paths
+                .iter()
+                .map(|p| p.rsplit('/').next().unwrap_or(p))
+                .collect(),
+        }
+    }
+
+    fn holds(&self, file: &str) -> bool {
+        if file.contains('/') {
+            self.tails.contains(tail(file))
+        } else {
+            self.names.contains(file)
+        }
+    }
+}
+
 /// The file a runner's id names before its test (`tests/test_add.py` of pytest's
-/// `tests/test_add.py::test_small`, the path before a title), if any.
-fn file_of(id: &str) -> Option<&str> {
+/// `tests/test_add.py::test_small`, the path before a title), or the module of
+/// unittest's dotted id (`tests/test_add.py` of `tests.test_add.AddTest.test_small`), if
+/// any.
+fn file_of(id: &str) -> Option<std::borrow::Cow<'_, str>> {
     let file = match id.split_once("::") {
         Some((file, _)) => file,
-        None => id.split_once(' ')?.0,
+        None => match id.split_once(' ') {
+            Some((file, _)) => file,
+            None => return unittest_module(id).map(std::borrow::Cow::Owned),
+        },
     };
-    file.contains('.').then_some(file)
+    file.contains('.')
+        .then_some(std::borrow::Cow::Borrowed(file))
+}
+
+/// The module file of unittest's id `package.module.Class.test`: its words but the last
+/// two, as a path.
+fn unittest_module(id: &str) -> Option<String> {
+    let words: Vec<&str> = id.split('.').collect();
+    let word =
+        |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if words.len() < 3 || !words.iter().all(word) {
+        return None;
+    }
+    Some(format!("{}.py", words[..words.len() - 2].join("/")))
 }
 
 /// The last folder and name of a path (`tests/test_add.py` of `pkg/tests/test_add.py`), by

@@ -9,20 +9,25 @@
 //! Where a unit (one runner's report: a Python or JavaScript project, a Go package, a Rust
 //! test binary) holds withheld tests that take twins, only those get twins: every file the
 //! agent saw (and the known answer planted in one) is byte for byte what the verdict's pass
-//! ran. Code that reads a visible test to learn which pass runs then learns nothing, and a
-//! forger must forge in both passes or in neither: the withheld twins catch the first, the
-//! withheld tests the second. So where any unit holds such withheld tests, visible files
-//! of every unit take twins only in a second twin pass of their own ([`Side::Seen`]),
-//! with the withheld files kept, for a forger that spares the visible tests it knows by
-//! name; without withheld tests, the one twin pass twins every file.
+//! ran. Code that reads a visible test to learn which pass runs then learns nothing. That
+//! pass runs twice, each withheld test twinned in one run and as written in the other
+//! ([`super::halves`]): code that tells the runs apart by other means (the clock, which
+//! ran first) meets twins in every run after the verdict's, so it must run honestly in
+//! both, where each withheld test as written must fare as in the verdict's pass. Where any
+//! unit holds such withheld tests, visible files of every unit take twins only in a last
+//! twin pass of their own ([`Side::Seen`]), with the withheld files kept, for a forger
+//! that spares the visible tests it knows by name; without withheld tests, the one twin
+//! pass twins every file.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::halves::{self, Group, Half};
 use super::helpers;
 use super::known::{self, Known, read_plain, replace, test_files, unit};
 use super::lang;
 use super::lines::Coin;
+use super::naming::Draw;
 use crate::check_tree::CheckTree;
 use crate::shared::Prepared;
 
@@ -45,8 +50,10 @@ pub(crate) enum Plant<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Side {
     /// The withheld files where any unit's withheld tests take twins (every file where
-    /// none does): the pass the code under test cannot tell from the verdict's.
-    Unseen,
+    /// none does): the pass the code under test cannot tell from the verdict's by the
+    /// files. It runs twice, each withheld test twinned in one half and as written in the
+    /// other ([`Half`]), so that no run after the verdict's is free of twins.
+    Unseen(Half),
     /// The files the agent saw, the withheld ones kept: a forger that spares its own
     /// visible tests by name meets their twins, and one that tells this pass apart and
     /// runs honestly fails the withheld tests it forged before ([`super::changed`]).
@@ -67,7 +74,7 @@ pub(crate) fn plant_in(
     let paths = test_files(prepared, tree);
     let mut coin = Urandom::new();
     // The units whose withheld tests take twins: their visible files keep their text.
-    let unseen = split_units(check, &paths, known, &mut coin);
+    let split = split_units(tree, check, &paths, known, &mut coin);
     let withheld_paths: Vec<String> = paths
         .iter()
         .filter(|(_, withheld)| *withheld)
@@ -77,34 +84,25 @@ pub(crate) fn plant_in(
     let mut kept = Vec::new();
     for (path, withheld) in paths {
         let file = check.dir.join(&path);
-        let Some(text) = read_plain(&file) else {
+        let Some(own) = read_plain(&file) else {
             continue;
         };
-        let split = unit(&path).is_some_and(|u| unseen.contains(&u));
-        // Where any unit is split, the pass that hides itself twins withheld files alone,
-        // in every unit: a visible twin anywhere (another package, another test binary, a
-        // Go test beside a Python package) would tell it apart for code in any unit.
-        let takes_twins = match plant {
-            Plant::Twins {
-                side: Side::Seen, ..
-            } => !unseen.is_empty() && !withheld,
-            _ => withheld || unseen.is_empty(),
-        };
-        // Worked out in the verdict's pass too, so that both read the same files.
-        let twin = takes_twins
-            .then(|| twin_in(Some(&check.dir), &path, &text, &mut coin))
-            .flatten();
-        // In a split unit, the known answer of a withheld file stays as the verdict's pass
-        // ran it: its twin compares a value with another where it compared it with itself,
-        // which code reading that file could spot.
-        let twin = match twin {
-            Some(twin) if split && withheld => {
-                keeping_known(&text, twin, known.iter().find(|k| k.path == path))
-            }
-            twin => twin,
-        };
+        let halving = split.files.get(&path).filter(|_| withheld);
+        let (text, twin) = file_twin(
+            check,
+            (&path, own, withheld),
+            (&split, halving),
+            plant,
+            known,
+            &mut coin,
+        );
         let text = match (plant, twin) {
             (Plant::Twins { judged, .. }, Some((twin, names))) if !judged.contains(&path) => {
+                // A withheld file whose other tests are as written beside its twins: they
+                // must fare as in the verdict's pass.
+                if halving.is_some_and(|h| h.groups.iter().all(|(g, _)| g.own_lines)) {
+                    kept.push(path.clone());
+                }
                 files.push(TwinFile {
                     path,
                     withheld,
@@ -128,8 +126,57 @@ pub(crate) fn plant_in(
         known: known.to_vec(),
         kept,
         withheld: withheld_paths,
-        split: !unseen.is_empty(),
+        split: !split.units.is_empty(),
     }
+}
+
+/// The text a pass writes for the test file `path` (`own`, withheld or not) before its
+/// twin, and the twin it takes there, if any (worked out in the verdict's pass too, so that
+/// every pass reads the same files).
+fn file_twin(
+    check: &CheckTree,
+    (path, own, withheld): (&str, String, bool),
+    (split, halving): (&Split, Option<&Halving>),
+    plant: Plant<'_>,
+    known: &[Known],
+    coin: &mut dyn Coin,
+) -> (String, Option<(String, Vec<String>)>) {
+    // Where any unit is split, the pass that hides itself twins withheld files alone,
+    // in every unit: a visible twin anywhere (another package, another test binary, a
+    // Go test beside a Python package) would tell it apart for code in any unit.
+    let (takes_twins, half) = match plant {
+        Plant::Twins {
+            side: Side::Seen, ..
+        } => (!split.units.is_empty() && !withheld, None),
+        Plant::Twins {
+            side: Side::Unseen(half),
+            ..
+        } => (withheld || split.units.is_empty(), Some(half)),
+        Plant::Own => (withheld || split.units.is_empty(), None),
+    };
+    // The halves of the pass that hides itself start from the file with its clone.
+    let text = match (half, halving.and_then(|h| h.clone.as_ref())) {
+        (Some(_), Some(cloned)) => cloned.clone(),
+        _ => own,
+    };
+    let twin = takes_twins
+        .then(|| twin_in(Some(&check.dir), path, &text, coin))
+        .flatten();
+    // In a split unit, the known answer of a withheld file stays as the verdict's pass ran
+    // it: its twin compares a value with another where it compared it with itself, which
+    // code reading that file could spot. Each half changes its own tests alone.
+    let twin = match (twin, halving) {
+        (Some(twin), Some(halving)) => keeping_known(
+            &text,
+            twin,
+            known
+                .iter()
+                .find(|k| k.path == path && halving.clone.is_none()),
+        )
+        .and_then(|(twin, _)| halves::halved(&text, &twin, &halving.groups, half?)),
+        (twin, _) => twin,
+    };
+    (text, twin)
 }
 
 /// The tests of one file whose twins must fail.
@@ -151,8 +198,9 @@ pub(crate) struct Twins {
     /// The known answers among them.
     pub(crate) known: Vec<Known>,
     /// The test files this pass left as they were (the visible ones while the withheld
-    /// ones take the twins, a file with no twin, one judged in an earlier round): their
-    /// tests must fare as in the verdict's pass.
+    /// ones take the twins, a file with no twin, one judged in an earlier round), and the
+    /// withheld files whose twins are their own tests' lines alone: their tests, twins
+    /// aside, must fare as in the verdict's pass.
     pub(crate) kept: Vec<String>,
     /// The tree's withheld test files.
     pub(crate) withheld: Vec<String>,
@@ -187,34 +235,107 @@ impl Coin for Urandom {
     }
 }
 
-/// The units of `paths` whose withheld files take twins besides their known answers:
-/// their twins are split between the withheld files and the ones the agent saw.
+/// How the pass that hides itself twins the withheld files of the units it splits.
+#[derive(Debug, Default)]
+struct Split {
+    /// The units whose withheld files take twins besides their known answers.
+    units: BTreeSet<String>,
+    /// Each of their withheld files with twins.
+    files: BTreeMap<String, Halving>,
+}
+
+/// One withheld file's twins in the two halves of the pass that hides itself.
+#[derive(Debug)]
+struct Halving {
+    /// The file with a clone of its one twinnable test, where that test is its unit's
+    /// only one: the original takes its twin in one half, the clone in the other.
+    clone: Option<String>,
+    /// Its groups of tests, each with the half it is twinned in.
+    groups: Vec<(Group, Half)>,
+}
+
+/// The units of `paths` whose withheld files take twins besides their known answers, and
+/// the halves of their twins: every unit's groups drawn into the two halves, as evenly as
+/// can be, the same in every pass of the tree `tree`. A unit with a single group gets a
+/// clone of that test where one can be made; else its twins are all in the first half.
 fn split_units(
+    tree: &str,
     check: &CheckTree,
     paths: &[(String, bool)],
     known: &[Known],
     coin: &mut dyn Coin,
-) -> BTreeSet<String> {
-    let mut unseen: BTreeSet<String> = BTreeSet::new();
+) -> Split {
+    // Each unit's withheld files: their text and groups.
+    let mut units: BTreeMap<String, Vec<(String, String, Vec<Group>)>> = BTreeMap::new();
     for (path, withheld) in paths {
         let Some(unit) = unit(path).filter(|_| *withheld) else {
             continue;
         };
-        if unseen.contains(&unit) {
+        let Some(text) = read_plain(&check.dir.join(path)) else {
             continue;
-        }
-        let file = check.dir.join(path);
-        let twinned = read_plain(&file)
-            .and_then(|text| {
-                let twin = twin_in(Some(&check.dir), path, &text, coin)?;
-                keeping_known(&text, twin, known.iter().find(|k| k.path == *path))
-            })
-            .is_some();
-        if twinned {
-            unseen.insert(unit);
-        }
+        };
+        let Some((twin, names)) = twin_in(Some(&check.dir), path, &text, coin)
+            .and_then(|twin| keeping_known(&text, twin, known.iter().find(|k| k.path == *path)))
+        else {
+            continue;
+        };
+        let groups = halves::groups(path, &text, &twin, &names);
+        units
+            .entry(unit)
+            .or_default()
+            .push((path.clone(), text, groups));
     }
-    unseen
+    let mut split = Split::default();
+    for (unit, mut files) in units {
+        let mut draw = Draw::new(tree, &format!("halves of {unit}"));
+        let count: usize = files.iter().map(|(_, _, g)| g.len()).sum();
+        let mut clone = None;
+        if count == 1 {
+            let (path, text, groups) = &mut files[0];
+            let holds_known = known.iter().any(|k| k.path == *path);
+            if let Some((cloned, cloned_groups)) = groups[0]
+                .names
+                .first()
+                .filter(|_| !holds_known)
+                .and_then(|name| cloned_groups(check, path, text, name, coin, &mut draw))
+            {
+                *groups = cloned_groups;
+                clone = Some((path.clone(), cloned));
+            }
+        }
+        let count: usize = files.iter().map(|(_, _, g)| g.len()).sum();
+        let mut drawn = halves::assign(count, &mut draw).into_iter();
+        for (path, _, groups) in files {
+            let groups = groups
+                .into_iter()
+                .map(|g| (g, drawn.next().unwrap_or(Half::One)))
+                .collect();
+            let clone = clone
+                .as_ref()
+                .filter(|(p, _)| *p == path)
+                .map(|(_, c)| c.clone());
+            split.files.insert(path, Halving { clone, groups });
+        }
+        split.units.insert(unit);
+    }
+    split
+}
+
+/// The file `path` (`text`) with a clone of its test `name`, and the two groups of its
+/// twin, the original's and the clone's; `None` where no clone is made or its twin does
+/// not split in two.
+fn cloned_groups(
+    check: &CheckTree,
+    path: &str,
+    text: &str,
+    name: &str,
+    coin: &mut dyn Coin,
+    draw: &mut Draw,
+) -> Option<(String, Vec<Group>)> {
+    let (cloned, _) = super::clone::cloned(path, text, name, draw, &|_| false)?;
+    let (twin, names) = twin_in(Some(&check.dir), path, &cloned, coin)?;
+    let groups = halves::groups(path, &cloned, &twin, &names);
+    (groups.len() == 2).then_some((cloned, groups))
 }
 
 /// The twin `twin` of the test file `text` with the lines of its known answer, if it holds

@@ -991,3 +991,69 @@ fn agreement_over_many_kept_files_and_a_large_report_stays_quick() {
     );
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
 }
+
+#[test]
+fn a_withheld_files_tests_as_written_must_agree_in_the_half_that_twins_its_others() {
+    use TestOutcome::{Failed, Passed};
+    // The first half twinned `test_big`; `test_huge`, in the same file, ran as written.
+    let mut twins = self::twins("tests/test_big.py", &["test_big"], true);
+    twins.kept = vec!["tests/test_big.py".into()];
+    twins.withheld = vec!["tests/test_big.py".into()];
+    let verdict = report(&[
+        ("tests/test_big.py::test_big", Passed),
+        ("tests/test_big.py::test_huge", Passed),
+    ]);
+    let twin = report(&[
+        ("tests/test_big.py::test_big", Failed),
+        ("tests/test_big.py::test_huge", Passed),
+    ]);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_| false), None);
+    let twin = report(&[
+        ("tests/test_big.py::test_big", Failed),
+        ("tests/test_big.py::test_huge", Failed),
+    ]);
+    assert_eq!(
+        changed(&twins, (&verdict, &twin), &|_| false).as_deref(),
+        Some("a withheld test (or speccoder's known answer)")
+    );
+    // A table's twin under ids of its own is still the twin, not a test as written.
+    let twin = report(&[
+        ("tests/test_big.py::test_big[10-20-31]", Failed),
+        ("tests/test_big.py::test_huge", Passed),
+    ]);
+    let verdict = report(&[
+        ("tests/test_big.py::test_big[10-20-30]", Passed),
+        ("tests/test_big.py::test_huge", Passed),
+    ]);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_| false), None);
+}
+
+#[test]
+fn a_withheld_test_the_verdicts_report_did_not_name_must_not_fail_as_written() {
+    use TestOutcome::Failed;
+    // unittest without `-v` names failures alone: the verdict's pass (which passed) named
+    // nothing, and the half that twinned `test_big` names `test_huge` failing as written.
+    let mut twins = self::twins("tests/test_big.py", &["test_big"], true);
+    twins.kept = vec!["tests/test_big.py".into()];
+    twins.withheld = vec!["tests/test_big.py".into()];
+    let verdict = report(&[]);
+    let twin = report(&[("tests.test_big.BigTest.test_big", Failed)]);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_| false), None);
+    let twin = report(&[
+        ("tests.test_big.BigTest.test_big", Failed),
+        ("tests.test_big.BigTest.test_huge", Failed),
+    ]);
+    assert_eq!(
+        changed(&twins, (&verdict, &twin), &|_| false).as_deref(),
+        Some("a withheld test (or speccoder's known answer)")
+    );
+    // Run from the tests' folder, the module has no package: matched by its file's name.
+    let twin = report(&[("test_big.BigTest.test_huge", Failed)]);
+    assert!(changed(&twins, (&verdict, &twin), &|_| false).is_some());
+    // A visible file's test the verdict did not name is no evidence: it may not have run.
+    let mut twins = self::twins("tests/test_big.py", &["test_big"], true);
+    twins.kept = vec!["tests/test_add.py".into()];
+    twins.withheld = vec!["tests/test_big.py".into()];
+    let twin = report(&[("tests.test_add.AddTest.test_small", Failed)]);
+    assert_eq!(changed(&twins, (&verdict, &twin), &|_| false), None);
+}
