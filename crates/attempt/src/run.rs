@@ -875,7 +875,7 @@ impl TwinRound {
             result.tests.twins = Some(TwinsState::Inconclusive);
             result.passed = false;
             result.tests.unexplained = Some(format!(
-                "{test} passed in the verdict's pass and failed in the twin pass, where its file was the same in both: the test is flaky, or the code under test behaves differently in the two passes; an attempt passes only when both agree"
+                "{test} passed in the verdict's pass and failed in the twin pass, where it ran as written: the test is flaky, or the code under test behaves differently in the two passes; an attempt passes only when both agree"
             ));
         } else if self.inconclusive || !self.done {
             result.tests.twins = Some(TwinsState::Inconclusive);
