@@ -123,7 +123,7 @@ pub(super) fn expected_changed(
 
 /// Python's tests: `def test…` functions and methods without a skip or expected-failure
 /// decorator, an early `return`, a `yield` or a skip in their body.
-fn python_tests(lines: &[String]) -> Vec<Test> {
+pub(super) fn python_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let trimmed = line.trim_start();
@@ -409,7 +409,7 @@ pub(super) fn go_with(
 }
 
 /// Rust's tests: `#[test] fn` without `#[ignore]`, `#[should_panic]` or an early `return`.
-fn rust_tests(lines: &[String]) -> Vec<Test> {
+pub(super) fn rust_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.trim() != "#[test]" {
@@ -499,7 +499,7 @@ fn js_title(trimmed: &str) -> Option<&str> {
 
 /// JavaScript's tests: `test`/`it` with a title and a callback taking nothing, without a
 /// skip or an early `return`.
-fn javascript_tests(lines: &[String]) -> Vec<Test> {
+pub(super) fn javascript_tests(lines: &[String]) -> Vec<Test> {
     let mut tests = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let Some(title) = js_title(line.trim()) else {

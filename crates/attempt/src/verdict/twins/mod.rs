@@ -21,6 +21,7 @@
 //! (`tables.rs`: parametrize, `test.each`, loops over literal rows, `subTest`, tables
 //! defined outside their one test).
 
+mod clone;
 mod helpers;
 mod known;
 mod lang;
