@@ -13,7 +13,7 @@
 
 use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
 use super::lines::{JS, PY, Strings, Test, closing, depth, indent};
-use super::naming::{Draw, Style, drawn_name, words};
+use super::naming::{Draw, Style, drawn_name, parts, words};
 
 const RUST: Strings = Strings(&['"'], true);
 
@@ -130,9 +130,23 @@ fn new_name(
     draw: &mut Draw,
     taken: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    let own = parts(base, style);
     drawn_name(text, base, style, draw, &|name| {
-        text.contains(name) || taken(name)
+        let odd = parts(name, style)
+            .iter()
+            .any(|p| tooling(p) && !own.iter().any(|o| o.eq_ignore_ascii_case(p)));
+        odd || text.contains(name) || taken(name)
     })
+}
+
+/// Whether a word names a test framework or its tooling (`pytest`, `vitest`): drawn from
+/// the imports, it would not read as the project's own name for a test.
+fn tooling(word: &str) -> bool {
+    const TOOLING: [&str; 12] = [
+        "pytest", "unittest", "vitest", "jest", "mocha", "chai", "node", "testify", "require",
+        "assert", "expect", "strict",
+    ];
+    TOOLING.iter().any(|t| t.eq_ignore_ascii_case(word))
 }
 
 /// The line after the last line of `lines[start..end]` that holds text.
@@ -254,7 +268,13 @@ fn go(lines: &[String], name: &str, draw: &mut Draw, taken: &dyn Fn(&str) -> boo
     let (_, _, start, end) = one(go_tests(lines).into_iter().filter(|t| t.0 == name))?;
     let def = start.checked_sub(1)?;
     let body = lines[def..=end].join("\n");
-    if uses(lines, name, "//") != 1 || GO_OWN.iter().any(|m| body.contains(m)) {
+    // A subtest named from the test's name (`t.Run("TestX", …)`, `t.Run(t.Name()+…)`):
+    // its id ends in a name of the other test.
+    let inner = lines[start..end].join("\n");
+    if uses(lines, name, "//") != 1
+        || inner.contains(name)
+        || GO_OWN.iter().any(|m| body.contains(m))
+    {
         return None;
     }
     let text = lines.join("\n");
@@ -473,8 +493,13 @@ fn each_title(
             .iter()
             .any(|q| text.contains(&format!("{q}{drawn} ")));
         let shown = format!("{drawn} {tail}");
-        (drawn != word && !opens && !text.contains(&new) && !taken(&new) && !taken(&shown))
-            .then_some((new, shown))
+        (drawn != word
+            && !tooling(drawn)
+            && !opens
+            && !text.contains(&new)
+            && !taken(&new)
+            && !taken(&shown))
+        .then_some((new, shown))
     })
 }
 
@@ -687,6 +712,10 @@ mod tests {
         let method = "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 1)\n\n    def test_b(self):\n        self.test_a()\n";
         let go_called =
             format!("{GO_TEST}\nfunc TestTwice(t *testing.T) {{\n\tTestRemove(t)\n}}\n");
+        let go_sub = GO_TEST.replace(
+            "\tinv := New()\n",
+            "\tt.Run(\"TestRemove_empty\", func(t *testing.T) {})\n\tinv := New()\n",
+        );
         let rust_called = "#[test]\nfn adds() {\n    assert_eq!(add(1, 1), 2);\n}\n\n#[test]\nfn twice() {\n    adds();\n}\n";
         let title = NODE_TEST.replace(
             "});\n",
@@ -696,6 +725,7 @@ mod tests {
             ("t/test_i.py", called.as_str(), "test_remove_lowers_count"),
             ("t/test_i.py", method, "test_a"),
             ("i/i_test.go", &go_called, "TestRemove"),
+            ("i/i_test.go", &go_sub, "TestRemove"),
             ("tests/add.rs", rust_called, "adds"),
             ("t/i.test.js", &title, "removing lowers the count"),
         ];
