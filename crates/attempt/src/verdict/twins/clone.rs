@@ -12,7 +12,7 @@
 #![cfg_attr(not(test), allow(dead_code))]
 
 use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
-use super::lines::{JS, PY, Strings, Test, closing, depth, indent};
+use super::lines::{Coin, JS, PY, Strings, Test, closing, depth, indent};
 use super::naming::{Draw, Style, drawn_name, parts, words};
 
 const RUST: Strings = Strings(&['"'], true);
@@ -69,7 +69,8 @@ struct Copy {
 /// A copy of the test `name` of the test file `path` (text `text`), right after it under
 /// a new name (new to the file and to `taken`), which its runner collects and reports as a
 /// test of its own: the file's text with it, and the new name (a JavaScript title; for a
-/// row of `test.each`, the copy's row). `None` where a copy cannot be made safely.
+/// row of `test.each`, the copy's row). `None` where a copy cannot be made safely, or
+/// where `name` takes a twin in the file read alone but the copy or it would not.
 ///
 /// `taken` must say which names the unit holds outside this file: a Go test's name is the
 /// package's, so one another file of the package declares would not compile.
@@ -94,7 +95,31 @@ pub(super) fn cloned(
     let mut new = vec![String::new(); copy.gap];
     new.extend(copy.lines);
     lines.splice(copy.at..copy.at, new);
-    Some((lines.join("\n"), copy.name))
+    let out = lines.join("\n");
+    // Worth its place only where both tests take twins, as far as the file alone tells (a
+    // table two tests now share, for one, takes none).
+    let twinned = |text: &str| {
+        super::plant::twin_in(None, path, text, &mut Steady).map_or_else(Vec::new, |(_, n)| n)
+    };
+    if twinned(text).iter().any(|n| n == name) {
+        let names = twinned(&out);
+        if ![name, copy.name.as_str()]
+            .iter()
+            .all(|n| names.iter().any(|m| m == n))
+        {
+            return None;
+        }
+    }
+    Some((out, copy.name))
+}
+
+/// A coin that always lands one way: whether a test takes a twin does not hang on it.
+struct Steady;
+
+impl Coin for Steady {
+    fn flip(&mut self) -> bool {
+        true
+    }
 }
 
 /// The one item of `items`; `None` for none or several.
@@ -253,12 +278,16 @@ fn decorators(lines: &[String], def: usize) -> Option<usize> {
             first = j;
             continue;
         }
-        let behind = lines[..first].iter().rev().find(|l| {
-            let t = l.trim();
-            !t.is_empty() && !t.starts_with('#')
+        // The statement above, past comments and blank lines: a decorator there is one
+        // not read in full.
+        let opener = (0..first).rev().map(|j| &lines[j]).find(|l| {
+            let t = l.trim_start();
+            !t.is_empty()
+                && !t.starts_with('#')
+                && indent(l).len() <= own.len()
+                && !t.starts_with([')', ']', '}'])
         });
-        let unread = behind
-            .is_some_and(|l| indent(l) == own && l.trim_start().starts_with(['@', ')', ']', '}']));
+        let unread = opener.is_some_and(|l| indent(l) == own && l.trim_start().starts_with('@'));
         return (!unread && !line.starts_with('@')).then_some(first);
     }
 }
@@ -810,5 +839,25 @@ mod tests {
             cloned("i/i_test.go", GO_TEST, "TestRemove", &mut draw, &|_| true),
             None
         );
+    }
+
+    #[test]
+    fn a_test_whose_table_the_copy_would_share_is_not_copied() {
+        // Both would read the module's table, which then takes no twin: no use.
+        let table = "import pytest\n\nCASES = [\n    (2, 3, 5),\n    (1, 1, 2),\n]\n\n\n@pytest.mark.parametrize(\"a, b, expected\", CASES)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n";
+        assert!(twin_of("tests/test_t.py", table, &mut Up).is_some());
+        let mut draw = Draw::new("clone", "tests/test_t.py");
+        let copy = python(&split(table), "test_add", &mut draw, &|_| false).expect("a copy");
+        assert_eq!(
+            copy.lines[0],
+            "@pytest.mark.parametrize(\"a, b, expected\", CASES)"
+        );
+        assert_eq!(clone_of("tests/test_t.py", table, "test_add"), None);
+        let go = "package x\n\nimport \"testing\"\n\nvar cases = []struct {\n\ta, b, want int\n}{\n\t{2, 3, 5},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n}\n";
+        assert!(twin_of("x/x_test.go", go, &mut Up).is_some());
+        assert_eq!(clone_of("x/x_test.go", go, "TestAdd"), None);
+        // A `want` of its own is the copy's own too.
+        let want = "package x\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
+        checked("x/x_test.go", want, "TestAdd", &go_names);
     }
 }
