@@ -860,4 +860,25 @@ mod tests {
         let want = "package x\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
         checked("x/x_test.go", want, "TestAdd", &go_names);
     }
+
+    #[test]
+    fn a_row_title_is_read_from_its_each_title() {
+        assert!(each_names("sums %i and %i", "sums 2 and 3"));
+        assert!(each_names("sums %i and %i", "sums %i and %i"));
+        assert!(each_names("adds $a and $b", "adds 1 and 1"));
+        assert!(each_names("adds", "adds"));
+        assert!(!each_names("adds", "adds 1"));
+        assert!(!each_names("sums %i and %i", "adds 2 and 3"));
+        assert!(!each_names("sums %i and %i", "sums 2 or 3"));
+        // A row of an object table, copied whole with its new title.
+        let text = "describe(\"calc\", () => {\n  test.each([\n    { a: 1, b: 1, expected: 2 },\n  ])(\"adds $a and $b\", ({ a, b, expected }) => {\n    expect(add(a, b)).toBe(expected);\n  });\n});\n";
+        let (out, new) = clone_of("calc.test.js", text, "adds 1 and 1").expect("a clone");
+        let (word, rest) = new.split_once(' ').expect("two words");
+        assert_eq!(rest, "1 and 1");
+        assert!(out.contains(&format!(
+            "  ])(\"{word} $a and $b\", ({{ a, b, expected }}) => {{\n"
+        )));
+        let (_, twinned) = twin_of("calc.test.js", &out, &mut Up).expect("twinned");
+        assert!(twinned.contains(&new) && twinned.contains(&"adds 1 and 1".to_owned()));
+    }
 }
