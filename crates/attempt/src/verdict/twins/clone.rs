@@ -9,6 +9,7 @@
 //! not read its own name (`t.Name()`, `request.node`, snapshots named after it) nor shares
 //! what a second run would clash over (`t.Parallel()`, a handler registered once).
 
+// Called by the twin passes once they split a unit's twins in two; until then, by tests.
 #![cfg_attr(not(test), allow(dead_code))]
 
 use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
