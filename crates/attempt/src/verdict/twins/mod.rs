@@ -411,6 +411,7 @@ pub(crate) fn changed(
             Some(outcome) => *outcome == TestOutcome::Passed,
             None => of_withheld(id) || declared(id),
         })
+        .filter(|(id, _)| !twins.clones.iter().any(|c| names(id, c)))
         .find(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))?;
     // A withheld test's id is never shown: the next agent reads the reasons.
     let visible = file_of(id).is_some_and(|f| kept.holds(&f) && !withheld.holds(&f));

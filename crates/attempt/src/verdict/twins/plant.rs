@@ -127,6 +127,17 @@ pub(crate) fn plant_in(
         kept,
         withheld: withheld_paths,
         split: !split.units.is_empty(),
+        clones: match plant {
+            Plant::Twins {
+                side: Side::Unseen(_),
+                ..
+            } => split
+                .files
+                .values()
+                .filter_map(|h| h.clone.as_ref().map(|(_, name)| name.clone()))
+                .collect(),
+            _ => Vec::new(),
+        },
     }
 }
 
@@ -156,7 +167,7 @@ fn file_twin(
     };
     // The halves of the pass that hides itself start from the file with its clone.
     let text = match (half, halving.and_then(|h| h.clone.as_ref())) {
-        (Some(_), Some(cloned)) => cloned.clone(),
+        (Some(_), Some((cloned, _))) => cloned.clone(),
         _ => own,
     };
     let twin = takes_twins
@@ -207,6 +218,10 @@ pub(crate) struct Twins {
     /// Whether a unit's twins were split between its withheld files and the files the
     /// agent saw ([`Side`]).
     pub(crate) split: bool,
+    /// The names of the clones planted beside a unit's one withheld test: judged by their
+    /// twins alone (the verdict's pass never ran them; their original is judged as
+    /// written in the other half).
+    pub(crate) clones: Vec<String>,
 }
 
 /// Coin flips from the system's random source.
@@ -248,8 +263,9 @@ struct Split {
 #[derive(Debug)]
 struct Halving {
     /// The file with a clone of its one twinnable test, where that test is its unit's
-    /// only one: the original takes its twin in one half, the clone in the other.
-    clone: Option<String>,
+    /// only one, and the clone's name: the original takes its twin in one half, the clone
+    /// in the other.
+    clone: Option<(String, String)>,
     /// Its groups of tests, each with the half it is twinned in.
     groups: Vec<(Group, Half)>,
 }
@@ -321,9 +337,9 @@ fn split_units(
     split
 }
 
-/// The file `path` (`text`) with a clone of its test `name`, and the two groups of its
-/// twin, the original's and the clone's; `None` where no clone is made or its twin does
-/// not split in two.
+/// The file `path` (`text`) with a clone of its test `name`, the clone's name, and the two
+/// groups of its twin, the original's and the clone's; `None` where no clone is made or
+/// its twin does not split in two.
 fn cloned_groups(
     check: &CheckTree,
     path: &str,
@@ -331,11 +347,19 @@ fn cloned_groups(
     name: &str,
     coin: &mut dyn Coin,
     draw: &mut Draw,
-) -> Option<(String, Vec<Group>)> {
-    let (cloned, _) = super::clone::cloned(path, text, name, draw, &|_| false)?;
+) -> Option<((String, String), Vec<Group>)> {
+    // A Go test's name is the package's: it must be new to the package's other files.
+    let others = if path.ends_with("_test.go") {
+        go_package(&check.dir, path)?
+    } else {
+        Vec::new()
+    };
+    let taken = |n: &str| others.iter().any(|t| t.contains(n));
+    let (cloned, clone) = super::clone::cloned(path, text, name, draw, &taken)?;
     let (twin, names) = twin_in(Some(&check.dir), path, &cloned, coin)?;
     let groups = halves::groups(path, &cloned, &twin, &names);
-    (groups.len() == 2).then_some((cloned, groups))
+    let split = groups.len() == 2 && groups.iter().any(|g| g.names == [clone.clone()]);
+    split.then_some(((cloned, clone), groups))
 }
 
 /// The twin `twin` of the test file `text` with the lines of its known answer, if it holds

@@ -133,6 +133,7 @@ fn twins(path: &str, names: &[&str], withheld: bool) -> Twins {
         kept: Vec::new(),
         withheld: Vec::new(),
         split: false,
+        clones: Vec::new(),
     }
 }
 
@@ -306,6 +307,7 @@ fn judging_many_twins_against_a_large_report_stays_quick() {
         kept: Vec::new(),
         withheld: Vec::new(),
         split: false,
+        clones: Vec::new(),
     };
     let started = std::time::Instant::now();
     let said = judge(&twins, &verdict, &twin, Some(1), false, None, true);
@@ -569,6 +571,7 @@ fn a_step_the_twin_pass_never_reached_is_told_apart() {
         kept: Vec::new(),
         withheld: Vec::new(),
         split: false,
+        clones: Vec::new(),
     };
     let verdict = report(&[
         ("tests/test_add.py::test_small", Passed),
@@ -1047,6 +1050,10 @@ fn a_withheld_test_the_verdicts_report_did_not_name_must_not_fail_as_written() {
         changed(&twins, (&verdict, &twin), &|_| false).as_deref(),
         Some("a withheld test (or speccoder's known answer)")
     );
+    // A clone planted beside a unit's one withheld test is judged by its twin alone.
+    let mut cloned = twins.clone();
+    cloned.clones = vec!["test_huge".into()];
+    assert_eq!(changed(&cloned, (&verdict, &twin), &|_| false), None);
     // Run from the tests' folder, the module has no package: matched by its file's name.
     let twin = report(&[("test_big.BigTest.test_huge", Failed)]);
     assert!(changed(&twins, (&verdict, &twin), &|_| false).is_some());
