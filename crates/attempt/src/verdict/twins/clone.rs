@@ -10,7 +10,7 @@
 //! what a second run would clash over (`t.Parallel()`, a handler registered once).
 
 use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
-use super::lines::{Coin, JS, PY, Strings, Test, closing, depth, indent};
+use super::lines::{JS, PY, Strings, Test, closing, depth, indent};
 use super::naming::{Draw, Style, drawn_name, parts, words};
 
 const RUST: Strings = Strings(&['"'], true);
@@ -94,30 +94,7 @@ pub(super) fn cloned(
     new.extend(copy.lines);
     lines.splice(copy.at..copy.at, new);
     let out = lines.join("\n");
-    // Worth its place only where both tests take twins, as far as the file alone tells (a
-    // table two tests now share, for one, takes none).
-    let twinned = |text: &str| {
-        super::plant::twin_in(None, path, text, &mut Steady).map_or_else(Vec::new, |(_, n)| n)
-    };
-    if twinned(text).iter().any(|n| n == name) {
-        let names = twinned(&out);
-        if ![name, copy.name.as_str()]
-            .iter()
-            .all(|n| names.iter().any(|m| m == n))
-        {
-            return None;
-        }
-    }
     Some((out, copy.name))
-}
-
-/// A coin that always lands one way: whether a test takes a twin does not hang on it.
-struct Steady;
-
-impl Coin for Steady {
-    fn flip(&mut self) -> bool {
-        true
-    }
 }
 
 /// The one item of `items`; `None` for none or several.
@@ -840,7 +817,7 @@ mod tests {
     }
 
     #[test]
-    fn a_test_whose_table_the_copy_would_share_is_not_copied() {
+    fn a_test_whose_table_the_copy_would_share_gives_the_copy_no_twin() {
         // Both would read the module's table, which then takes no twin: no use.
         let table = "import pytest\n\nCASES = [\n    (2, 3, 5),\n    (1, 1, 2),\n]\n\n\n@pytest.mark.parametrize(\"a, b, expected\", CASES)\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n";
         assert!(twin_of("tests/test_t.py", table, &mut Up).is_some());
@@ -850,10 +827,13 @@ mod tests {
             copy.lines[0],
             "@pytest.mark.parametrize(\"a, b, expected\", CASES)"
         );
-        assert_eq!(clone_of("tests/test_t.py", table, "test_add"), None);
+        // The twin passes take no clone whose twin does not name both (`plant.rs`).
+        let (out, new) = clone_of("tests/test_t.py", table, "test_add").expect("copied");
+        assert!(twin_of("tests/test_t.py", &out, &mut Up).is_none_or(|(_, n)| !n.contains(&new)));
         let go = "package x\n\nimport \"testing\"\n\nvar cases = []struct {\n\ta, b, want int\n}{\n\t{2, 3, 5},\n}\n\nfunc TestAdd(t *testing.T) {\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n}\n";
         assert!(twin_of("x/x_test.go", go, &mut Up).is_some());
-        assert_eq!(clone_of("x/x_test.go", go, "TestAdd"), None);
+        let (out, new) = clone_of("x/x_test.go", go, "TestAdd").expect("copied");
+        assert!(twin_of("x/x_test.go", &out, &mut Up).is_none_or(|(_, n)| !n.contains(&new)));
         // A `want` of its own is the copy's own too.
         let want = "package x\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n";
         checked("x/x_test.go", want, "TestAdd", &go_names);
