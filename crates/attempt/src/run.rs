@@ -159,8 +159,12 @@ fn record_attempt(
     record: AttemptRecord,
     pass: &PassTree,
 ) -> AfterAttempt {
-    story.notes.extend(pass.notes.iter().cloned());
-    for n in known_passing(&record.checks) {
+    for n in pass
+        .notes
+        .iter()
+        .cloned()
+        .chain(known_passing(&record.checks))
+    {
         if !story.notes.contains(&n) {
             story.notes.push(n);
         }
@@ -267,7 +271,14 @@ fn attempt_once(
         && done.outcome.status == Status::Completed
         && done.findings.is_empty()
     {
-        match check_pass(prepared, config, baseline, &tree, &audit, n) {
+        match check_pass(
+            prepared,
+            config,
+            baseline,
+            (&tree, &audit),
+            n,
+            &mut done.pass.notes,
+        ) {
             Ok((results, tree)) => {
                 done.checks = results;
                 done.pass.tree = tree;
@@ -438,9 +449,9 @@ fn check_pass(
     prepared: &Prepared,
     config: &speccoder_config::Config,
     baseline: Option<&Baseline>,
-    candidate: &str,
-    audit: &audit::Audit,
+    (candidate, audit): (&str, &audit::Audit),
     n: u32,
+    notes: &mut Vec<String>,
 ) -> Result<(Vec<CheckResult>, String), Finding> {
     let (full, verdict_tree) = pass_trees(prepared, config, candidate, audit)?;
     let timeout = std::time::Duration::from_secs(config.recipe.timeout_secs);
@@ -474,8 +485,14 @@ fn check_pass(
             true,
         )
     };
-    let (mut results, reports) =
-        verdict_passes(prepared, baseline, &make, &full, &verdict_tree, audit)?;
+    let (mut results, reports) = verdict_passes(
+        prepared,
+        baseline,
+        &make,
+        (&full, &verdict_tree),
+        audit,
+        notes,
+    )?;
     if results.iter().all(CheckResult::passed) && shutdown_signal().is_none() {
         twin_pass(
             prepared,
@@ -551,16 +568,22 @@ fn verdict_passes(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
     make: &dyn Fn() -> Result<CheckTree, String>,
-    full: &str,
-    verdict_tree: &str,
+    (full, verdict_tree): (&str, &str),
     audit: &audit::Audit,
+    notes: &mut Vec<String>,
 ) -> Result<(Vec<CheckResult>, Vec<TestReport>), Finding> {
     let check =
         make().map_err(|err| tree_finding(format!("the checks' tree cannot be made: {err}")))?;
     let known = twins::plant_known(prepared, verdict_tree, &check);
     // The test files written as the twin pass writes them, with their own text: nothing
     // in the tree tells the two passes apart but the twins' values.
-    twins::plant_in(prepared, verdict_tree, &check, &known, twins::Plant::Own);
+    let planted = twins::plant_in(prepared, verdict_tree, &check, &known, twins::Plant::Own);
+    // Withheld tests that leave a twin pass without a question: the story says so.
+    for note in planted.notes {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
     let place = checks::Place::new(prepared, &check.dir, false);
     let runner = prepared.check_spawner(
         &check.dir,

@@ -121,10 +121,12 @@ pub(crate) fn plant_in(
         // A file that cannot be replaced goes as it is, in both passes alike.
         let _ = replace(&file, &text);
     }
+    let notes = weak_withheld(prepared, &withheld_paths, &split);
     Twins {
         files,
         known: known.to_vec(),
         kept,
+        notes,
         withheld: withheld_paths,
         split: !split.units.is_empty(),
         clones: match plant {
@@ -190,6 +192,45 @@ fn file_twin(
     (text, twin)
 }
 
+/// Notes for the withheld test files (`withheld`) whose twins leave a pass without a
+/// question: a unit none of whose withheld tests takes a twin (its twins are in files the
+/// agent saw, which code reading them tells apart), and a unit whose one twinned test
+/// takes no clone (its twins are in one half alone).
+fn weak_withheld(prepared: &Prepared, withheld: &[String], split: &Split) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut untwinned: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for path in withheld {
+        let declares = prepared
+            .declared
+            .file(path)
+            .is_some_and(|d| d.declares_tests);
+        if let Some(unit) = unit(path).filter(|u| declares && !split.units.contains(u)) {
+            untwinned.entry(unit).or_default().push(path);
+        }
+    }
+    for files in untwinned.values() {
+        notes.push(format!(
+            "the withheld tests in {} hold no assertion a twin can change (an equality with a literal, at a test's own level): their unit's twins are in files the agent saw, which code reading those files can tell from the verdict's pass; one such assertion among the withheld tests closes that",
+            quoted(files)
+        ));
+    }
+    for (path, name) in &split.one_sided {
+        notes.push(format!(
+            "the withheld test `{name}` in `{path}` is the only one of its unit with a twin, and no copy of it could be made: its twin is in one run of the pass that hides itself, and a second withheld test with an equality on a literal would put a question in the other"
+        ));
+    }
+    notes
+}
+
+/// `files` as a list of quoted paths.
+fn quoted(files: &[&str]) -> String {
+    files
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The tests of one file whose twins must fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TwinFile {
@@ -215,6 +256,8 @@ pub(crate) struct Twins {
     pub(crate) kept: Vec<String>,
     /// The tree's withheld test files.
     pub(crate) withheld: Vec<String>,
+    /// What the story says of withheld tests that leave the passes weaker than designed.
+    pub(crate) notes: Vec<String>,
     /// Whether a unit's twins were split between its withheld files and the files the
     /// agent saw ([`Side`]).
     pub(crate) split: bool,
@@ -257,6 +300,9 @@ struct Split {
     units: BTreeSet<String>,
     /// Each of their withheld files with twins.
     files: BTreeMap<String, Halving>,
+    /// The withheld tests that are their unit's only twinned test and take no clone (the
+    /// file, the test): their twins are in the first half alone.
+    one_sided: Vec<(String, String)>,
 }
 
 /// One withheld file's twins in the two halves of the pass that hides itself.
@@ -317,6 +363,9 @@ fn split_units(
             {
                 *groups = cloned_groups;
                 clone = Some((path.clone(), cloned));
+            } else {
+                let name = groups[0].names.first().cloned().unwrap_or_default();
+                split.one_sided.push((path.clone(), name));
             }
         }
         let count: usize = files.iter().map(|(_, _, g)| g.len()).sum();

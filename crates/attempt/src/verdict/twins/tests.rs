@@ -134,6 +134,7 @@ fn twins(path: &str, names: &[&str], withheld: bool) -> Twins {
         withheld: Vec::new(),
         split: false,
         clones: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -308,6 +309,7 @@ fn judging_many_twins_against_a_large_report_stays_quick() {
         withheld: Vec::new(),
         split: false,
         clones: Vec::new(),
+        notes: Vec::new(),
     };
     let started = std::time::Instant::now();
     let said = judge(&twins, &verdict, &twin, Some(1), false, None, true);
@@ -572,6 +574,7 @@ fn a_step_the_twin_pass_never_reached_is_told_apart() {
         withheld: Vec::new(),
         split: false,
         clones: Vec::new(),
+        notes: Vec::new(),
     };
     let verdict = report(&[
         ("tests/test_add.py::test_small", Passed),
