@@ -136,7 +136,7 @@ pub(crate) fn plant_in(
             } => split
                 .files
                 .values()
-                .filter_map(|h| h.clone.as_ref().map(|(_, name)| name.clone()))
+                .filter_map(|h| h.clone.as_ref().map(|c| c.name.clone()))
                 .collect(),
             _ => Vec::new(),
         },
@@ -169,7 +169,7 @@ fn file_twin(
     };
     // The halves of the pass that hides itself start from the file with its clone.
     let text = match (half, halving.and_then(|h| h.clone.as_ref())) {
-        (Some(_), Some((cloned, _))) => cloned.clone(),
+        (Some(_), Some(clone)) => clone.text.clone(),
         _ => own,
     };
     let twin = takes_twins
@@ -179,14 +179,15 @@ fn file_twin(
     // it: its twin compares a value with another where it compared it with itself, which
     // code reading that file could spot. Each half changes its own tests alone.
     let twin = match (twin, halving) {
-        (Some(twin), Some(halving)) => keeping_known(
-            &text,
-            twin,
-            known
-                .iter()
-                .find(|k| k.path == path && halving.clone.is_none()),
-        )
-        .and_then(|(twin, _)| halves::halved(&text, &twin, &halving.groups, half?)),
+        (Some(twin), Some(halving)) => {
+            // With the copy, the known answer's lines are moved past it.
+            let known = match (half, &halving.clone) {
+                (Some(_), Some(clone)) => clone.known.as_ref(),
+                _ => known.iter().find(|k| k.path == path),
+            };
+            keeping_known(&text, twin, known)
+                .and_then(|(twin, _)| halves::halved(&text, &twin, &halving.groups, half?))
+        }
         (twin, _) => twin,
     };
     (text, twin)
@@ -305,13 +306,23 @@ struct Split {
     one_sided: Vec<(String, String)>,
 }
 
+/// A withheld file with a copy of its one twinnable test.
+#[derive(Debug)]
+struct Copied {
+    /// The file's text with the copy.
+    text: String,
+    /// The copy's name.
+    name: String,
+    /// The file's known answer, if it holds one, with its lines in `text`.
+    known: Option<Known>,
+}
+
 /// One withheld file's twins in the two halves of the pass that hides itself.
 #[derive(Debug)]
 struct Halving {
     /// The file with a clone of its one twinnable test, where that test is its unit's
-    /// only one, and the clone's name: the original takes its twin in one half, the clone
-    /// in the other.
-    clone: Option<(String, String)>,
+    /// only one: the original takes its twin in one half, the clone in the other.
+    clone: Option<Copied>,
     /// Its groups of tests, each with the half it is twinned in.
     groups: Vec<(Group, Half)>,
 }
@@ -354,12 +365,11 @@ fn split_units(
         let mut clone = None;
         if count == 1 {
             let (path, text, groups) = &mut files[0];
-            let holds_known = known.iter().any(|k| k.path == *path);
+            let here = known.iter().find(|k| k.path == *path);
             if let Some((cloned, cloned_groups)) = groups[0]
                 .names
                 .first()
-                .filter(|_| !holds_known)
-                .and_then(|name| cloned_groups(check, path, text, name, coin, &mut draw))
+                .and_then(|name| cloned_groups(check, (path, text, here), name, coin, &mut draw))
             {
                 *groups = cloned_groups;
                 clone = Some((path.clone(), cloned));
@@ -375,10 +385,7 @@ fn split_units(
                 .into_iter()
                 .map(|g| (g, drawn.next().unwrap_or(Half::One)))
                 .collect();
-            let clone = clone
-                .as_ref()
-                .filter(|(p, _)| *p == path)
-                .map(|(_, c)| c.clone());
+            let clone = clone.take_if(|(p, _)| *p == path).map(|(_, c)| c);
             split.files.insert(path, Halving { clone, groups });
         }
         split.units.insert(unit);
@@ -391,12 +398,11 @@ fn split_units(
 /// its twin does not split in two.
 fn cloned_groups(
     check: &CheckTree,
-    path: &str,
-    text: &str,
+    (path, text, known): (&str, &str, Option<&Known>),
     name: &str,
     coin: &mut dyn Coin,
     draw: &mut Draw,
-) -> Option<((String, String), Vec<Group>)> {
+) -> Option<(Copied, Vec<Group>)> {
     // A Go test's name is the package's: it must be new to the package's other files.
     let others = if path.ends_with("_test.go") {
         go_package(&check.dir, path)?
@@ -405,10 +411,52 @@ fn cloned_groups(
     };
     let taken = |n: &str| others.iter().any(|t| t.contains(n));
     let (cloned, clone) = super::clone::cloned(path, text, name, draw, &taken)?;
-    let (twin, names) = twin_in(Some(&check.dir), path, &cloned, coin)?;
+    // A known answer planted in the file keeps its lines, moved past the copy.
+    let known = match known {
+        Some(known) => Some(moved(text, &cloned, known)?),
+        None => None,
+    };
+    let (twin, names) = twin_in(Some(&check.dir), path, &cloned, coin)
+        .and_then(|twin| keeping_known(&cloned, twin, known.as_ref()))?;
     let groups = halves::groups(path, &cloned, &twin, &names);
     let split = groups.len() == 2 && groups.iter().any(|g| g.names == [clone.clone()]);
-    split.then_some(((cloned, clone), groups))
+    split.then_some((
+        Copied {
+            text: cloned,
+            name: clone,
+            known,
+        },
+        groups,
+    ))
+}
+
+/// The known answer `known` of `text`, where `cloned` is `text` with lines inserted in one
+/// place: its lines moved past them; `None` where they fall inside it.
+pub(super) fn moved(text: &str, cloned: &str, known: &Known) -> Option<Known> {
+    let old: Vec<&str> = text.split('\n').collect();
+    let new: Vec<&str> = cloned.split('\n').collect();
+    let at = old
+        .iter()
+        .zip(&new)
+        .position(|(a, b)| a != b)
+        .unwrap_or(old.len());
+    let added = new.len().checked_sub(old.len())?;
+    let (from, to) = known.lines;
+    // Blank lines the copy begins with, as the known answer does, meet it either way.
+    let blank = old
+        .get(from..at)
+        .is_some_and(|l| l.iter().all(|l| l.trim().is_empty()));
+    let lines = if from >= at || blank {
+        (from + added, to + added)
+    } else if to <= at {
+        (from, to)
+    } else {
+        return None;
+    };
+    Some(Known {
+        lines,
+        ..known.clone()
+    })
 }
 
 /// The twin `twin` of the test file `text` with the lines of its known answer, if it holds

@@ -1067,3 +1067,49 @@ fn a_withheld_test_the_verdicts_report_did_not_name_must_not_fail_as_written() {
     let twin = report(&[("tests.test_add.AddTest.test_small", Failed)]);
     assert_eq!(changed(&twins, (&verdict, &twin), &|_| false), None);
 }
+
+#[test]
+fn a_known_answer_moves_past_a_copy_inserted_before_it() {
+    let text = "def test_a():\n    assert f() == 5\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n";
+    let known = Known {
+        path: "tests/test_a.py".into(),
+        name: "test_a_zero".into(),
+        lines: (4, 7),
+    };
+    // A copy of `test_a` right after it: four lines before the known answer.
+    let cloned = "def test_a():\n    assert f() == 5\n\n\ndef test_b():\n    assert f() == 5\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n";
+    let moved = plant::moved(text, cloned, &known).expect("moved");
+    assert_eq!(moved.lines, (8, 11));
+    let lines: Vec<&str> = cloned.split('\n').collect();
+    assert_eq!(lines[8], "def test_a_zero():");
+    // A copy after it leaves it where it is.
+    let after = format!("{text}\n\ndef test_b():\n    assert f() == 5\n");
+    assert_eq!(
+        plant::moved(text, &after, &known).expect("kept").lines,
+        (4, 7)
+    );
+    // A copy placed where the known answer was, both opening with blank lines: the first
+    // line they differ on is past those.
+    let text = "def test_a():\n    assert f() == 5\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n";
+    let known = Known {
+        lines: (2, 7),
+        ..known
+    };
+    let cloned = "def test_a():\n    assert f() == 5\n\n\ndef test_b():\n    assert f() == 5\n\n\ndef test_a_zero():\n    v = 7\n    assert v == 7\n";
+    let moved = plant::moved(text, cloned, &known).expect("moved");
+    assert_eq!(moved.lines, (6, 11));
+    let lines: Vec<&str> = cloned.split('\n').collect();
+    assert_eq!(
+        lines[6..11],
+        [
+            "",
+            "",
+            "def test_a_zero():",
+            "    v = 7",
+            "    assert v == 7"
+        ]
+    );
+    // Lines inserted inside it: no place for it.
+    let inside = text.replace("    v = 7\n", "    v = 7\n    w = 1\n");
+    assert_eq!(plant::moved(text, &inside, &known), None);
+}
