@@ -672,6 +672,25 @@ fn code_that_tells_every_pass_apart_meets_twins_in_each_after_the_verdicts() {
         ("one withheld test", &agent),
         ("failed", None),
     );
+    // A forger that knows the half whose twin is the copy's (there the original, first in
+    // the file, holds its own value) and forges there too: the copy's twin, which the
+    // verdict's pass never ran, is judged by that run's report.
+    let agent = clock_forger(
+        "add(2, 3) == 5",
+        &format!(
+            "(_text.count({p}) == 1 or _text.index({p}) == _text.index({}))",
+            pieces("add(10, 20) == 30"),
+            p = pieces("add(10, 20) == ")
+        ),
+    );
+    let story = project.attempt(&agent, Some(&one));
+    expect(
+        &mut failures,
+        "forging where the copy is twinned",
+        &story,
+        "rejected",
+        Some("forged_results"),
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

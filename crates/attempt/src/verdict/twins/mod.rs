@@ -187,12 +187,14 @@ pub(crate) fn judge(
         .filter(|o| **o == TestOutcome::Passed)
         .count();
     let counts_only = passing(verdict) > named_passes && counts_hold_twins(twins, verdict);
-    if judged.is_empty() && !counts_only {
+    let copies = copies_in(twins);
+    if judged.is_empty() && !counts_only && copies.is_empty() {
         return Ok(TwinsSaid::None);
     }
     if timed_out || exit_code.is_none() {
         return Ok(TwinsSaid::Inconclusive);
     }
+    let copies_failed = copies_judged(&copies, twin)?;
     let renamed = Renamed::new(verdict, twin);
     for (id, how) in &judged {
         if renamed
@@ -205,7 +207,8 @@ pub(crate) fn judge(
     let mut failed = judged
         .keys()
         .filter(|id| failing(renamed.outcome(id).as_ref()))
-        .count();
+        .count()
+        + copies_failed;
     if counts_only {
         // A report that names no test at all ended before its summary.
         if twin.runners.is_empty() {
@@ -225,6 +228,61 @@ pub(crate) fn judge(
         );
     }
     Ok(TwinsSaid::Inconclusive)
+}
+
+/// The copies twinned in this pass (`twins.clones`), each with its file and the name of
+/// the test it copies.
+fn copies_in(twins: &Twins) -> Vec<(&TwinFile, &String, &String)> {
+    twins
+        .files
+        .iter()
+        .flat_map(|file| {
+            twins
+                .clones
+                .iter()
+                .filter(|(copy, _)| file.names.contains(copy))
+                .map(move |(copy, original)| (file, copy, original))
+        })
+        .collect()
+}
+
+/// Judges the twins of copies, which the verdict's pass never ran, by `twin`'s report
+/// alone: one reported passing is `Err`, and so is one missing where the report names
+/// the test it copies (run as written beside it: the file ran, and its twin vanished).
+/// How many failed.
+fn copies_judged(
+    copies: &[(&TwinFile, &String, &String)],
+    twin: &TestReport,
+) -> Result<usize, String> {
+    let by_name = ByName::new(&twin.tests);
+    let mut failed = 0;
+    for (file, copy, original) in copies {
+        let of = |name: &String| {
+            let one = TwinFile {
+                names: vec![name.clone()],
+                ..(*file).clone()
+            };
+            ids_of(&one, &by_name)
+        };
+        let ids = of(copy);
+        let outcomes: Vec<Option<&TestOutcome>> =
+            ids.iter().map(|id| twin.tests.get(id.as_str())).collect();
+        if let Some(at) = outcomes
+            .iter()
+            .position(|o| matches!(o, Some(TestOutcome::Passed | TestOutcome::Xpassed)))
+        {
+            return Err(passed(ids[at], Shown::Hidden));
+        }
+        if outcomes.iter().any(|o| failing(*o)) {
+            failed += 1;
+        } else if !of(original).is_empty() {
+            return Err(
+                "the twin of a withheld test vanished from a report that names the test beside it: a correct implementation fails it, so the run's report was subverted"
+                    .into(),
+            );
+        }
+    }
+    Ok(failed)
 }
 
 /// The twin pass's outcomes by the verdict's ids. A table's twin keeps its rows' ids
@@ -279,11 +337,37 @@ pub(crate) fn reached(
     let by_name = ByName::new(&verdict.tests);
     let renamed = Renamed::new(verdict, twin);
     let (mut reached, mut unreached) = (Vec::new(), Vec::new());
+    let by_twin = ByName::new(&twin.tests);
     for file in &twins.files {
         let ids: Vec<&String> = ids_of(file, &by_name)
             .into_iter()
             .filter(|id| verdict.tests.get(id.as_str()) == Some(&TestOutcome::Passed))
             .collect();
+        // A file whose twins are copies alone: reached where this run names the copy or
+        // the test it copies.
+        let copies: Vec<&(String, String)> = twins
+            .clones
+            .iter()
+            .filter(|(copy, _)| file.names.contains(copy))
+            .collect();
+        if ids.is_empty() && !copies.is_empty() {
+            let named = |name: &String| {
+                let one = TwinFile {
+                    names: vec![name.clone()],
+                    ..file.clone()
+                };
+                !ids_of(&one, &by_twin).is_empty()
+            };
+            if copies
+                .iter()
+                .any(|(copy, original)| named(copy) || named(original))
+            {
+                reached.push(file.path.clone());
+            } else {
+                unreached.push(file.path.clone());
+            }
+            continue;
+        }
         if ids.is_empty() {
             continue;
         }
@@ -411,7 +495,7 @@ pub(crate) fn changed(
             Some(outcome) => *outcome == TestOutcome::Passed,
             None => of_withheld(id) || declared(id),
         })
-        .filter(|(id, _)| !twins.clones.iter().any(|c| names(id, c)))
+        .filter(|(id, _)| !twins.clones.iter().any(|(c, _)| names(id, c)))
         .find(|(id, _)| !twinned.contains(id) && !twins.known.iter().any(|k| k.is(id)))?;
     // A withheld test's id is never shown: the next agent reads the reasons.
     let visible = file_of(id).is_some_and(|f| kept.holds(&f) && !withheld.holds(&f));

@@ -136,7 +136,11 @@ pub(crate) fn plant_in(
             } => split
                 .files
                 .values()
-                .filter_map(|h| h.clone.as_ref().map(|c| c.name.clone()))
+                .filter_map(|h| {
+                    h.clone
+                        .as_ref()
+                        .map(|c| (c.name.clone(), c.original.clone()))
+                })
                 .collect(),
             _ => Vec::new(),
         },
@@ -262,10 +266,10 @@ pub(crate) struct Twins {
     /// Whether a unit's twins were split between its withheld files and the files the
     /// agent saw ([`Side`]).
     pub(crate) split: bool,
-    /// The names of the clones planted beside a unit's one withheld test: judged by their
-    /// twins alone (the verdict's pass never ran them; their original is judged as
-    /// written in the other half).
-    pub(crate) clones: Vec<String>,
+    /// The copies planted beside a unit's one withheld test, each with its original's
+    /// name: judged by their twins alone, found in the twin pass's report (the verdict's
+    /// pass never ran them; their original is judged as written in the other half).
+    pub(crate) clones: Vec<(String, String)>,
 }
 
 /// Coin flips from the system's random source.
@@ -313,6 +317,8 @@ struct Copied {
     text: String,
     /// The copy's name.
     name: String,
+    /// The name of the test it copies.
+    original: String,
     /// The file's known answer, if it holds one, with its lines in `text`.
     known: Option<Known>,
 }
@@ -424,6 +430,7 @@ fn cloned_groups(
         Copied {
             text: cloned,
             name: clone,
+            original: name.to_owned(),
             known,
         },
         groups,

@@ -1055,7 +1055,7 @@ fn a_withheld_test_the_verdicts_report_did_not_name_must_not_fail_as_written() {
     );
     // A clone planted beside a unit's one withheld test is judged by its twin alone.
     let mut cloned = twins.clone();
-    cloned.clones = vec!["test_huge".into()];
+    cloned.clones = vec![("test_huge".into(), "test_big".into())];
     assert_eq!(changed(&cloned, (&verdict, &twin), &|_| false), None);
     // Run from the tests' folder, the module has no package: matched by its file's name.
     let twin = report(&[("test_big.BigTest.test_huge", Failed)]);
@@ -1112,4 +1112,48 @@ fn a_known_answer_moves_past_a_copy_inserted_before_it() {
     // Lines inserted inside it: no place for it.
     let inside = text.replace("    v = 7\n", "    v = 7\n    w = 1\n");
     assert_eq!(plant::moved(text, &inside, &known), None);
+}
+
+#[test]
+fn a_copys_twin_is_judged_by_the_twin_pass_report_alone() {
+    use TestOutcome::{Failed, Passed};
+    // The half that twins the copy `test_copy` of `test_big`: the verdict's pass never
+    // ran the copy, so its twin is found in this run's report.
+    let mut twins = twins("tests/test_big.py", &["test_copy"], true);
+    twins.clones = vec![("test_copy".into(), "test_big".into())];
+    let verdict = report(&[("tests/test_big.py::test_big", Passed)]);
+    let held = report(&[
+        ("tests/test_big.py::test_big", Passed),
+        ("tests/test_big.py::test_copy", Failed),
+    ]);
+    assert_eq!(
+        judge(&twins, &verdict, &held, Some(1), false, None, true),
+        Ok(TwinsSaid::Held(1))
+    );
+    assert_eq!(
+        reached(&twins, &verdict, &held),
+        (vec!["tests/test_big.py".to_owned()], Vec::new())
+    );
+    let forged = report(&[
+        ("tests/test_big.py::test_big", Passed),
+        ("tests/test_big.py::test_copy", Passed),
+    ]);
+    let err = judge(&twins, &verdict, &forged, Some(0), false, None, true).expect_err("forged");
+    assert!(
+        err.contains("a withheld test") && !err.contains("test_copy"),
+        "{err}"
+    );
+    // Gone from a report that names the test beside it.
+    let gone = report(&[("tests/test_big.py::test_big", Passed)]);
+    assert!(judge(&twins, &verdict, &gone, Some(1), false, None, true).is_err());
+    // A run that never reached the file: unreached, for another round.
+    let elsewhere = report(&[("tests/test_add.py::test_small", Failed)]);
+    assert_eq!(
+        judge(&twins, &verdict, &elsewhere, Some(1), false, None, true),
+        Ok(TwinsSaid::Inconclusive)
+    );
+    assert_eq!(
+        reached(&twins, &verdict, &elsewhere),
+        (Vec::new(), vec!["tests/test_big.py".to_owned()])
+    );
 }
