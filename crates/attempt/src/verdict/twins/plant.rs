@@ -129,21 +129,7 @@ pub(crate) fn plant_in(
         notes,
         withheld: withheld_paths,
         split: !split.units.is_empty(),
-        clones: match plant {
-            Plant::Twins {
-                side: Side::Unseen(_),
-                ..
-            } => split
-                .files
-                .values()
-                .filter_map(|h| {
-                    h.clone
-                        .as_ref()
-                        .map(|c| (c.name.clone(), c.original.clone()))
-                })
-                .collect(),
-            _ => Vec::new(),
-        },
+        clones: copies(plant, &split),
     }
 }
 
@@ -195,6 +181,23 @@ fn file_twin(
         (twin, _) => twin,
     };
     (text, twin)
+}
+
+/// The copies a pass plants (in the two halves alone), with the names of their originals.
+fn copies(plant: Plant<'_>, split: &Split) -> Vec<(String, String)> {
+    let Plant::Twins {
+        side: Side::Unseen(_),
+        ..
+    } = plant
+    else {
+        return Vec::new();
+    };
+    split
+        .files
+        .values()
+        .filter_map(|h| h.clone.as_ref())
+        .map(|c| (c.name.clone(), c.original.clone()))
+        .collect()
 }
 
 /// Notes for the withheld test files (`withheld`) whose twins leave a pass without a
