@@ -48,7 +48,7 @@ pub(super) fn spans(path: &str, lines: &[String]) -> Vec<(String, (usize, usize)
                 Some((t.name, (python_head(lines, def), t.body.1)))
             })
             .collect(),
-        "go" => lang::go_tests(lines)
+        "go" if path.ends_with("_test.go") => lang::go_tests(lines)
             .into_iter()
             .map(|(name, _, start, end)| (name, (start - 1, end + 1)))
             .collect(),
