@@ -11,7 +11,7 @@
 
 use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
 use super::lines::{JS, PY, Strings, Test, closing, depth, indent};
-use super::naming::{Draw, Style, drawn_name, parts, words};
+use super::naming::{Draw, Style, extended_name, parts, words};
 
 const RUST: Strings = Strings(&['"'], true);
 
@@ -122,7 +122,8 @@ fn uses(lines: &[String], name: &str, comment: &str) -> usize {
 }
 
 /// A new name after `base`, drawn from the words of `text`, in no line of it and not
-/// `taken`.
+/// `taken`: `base` with a word added, so that a runner that orders tests by name (unittest,
+/// pytest's `TestCase` classes) runs the copy right after its original, never before.
 fn new_name(
     text: &str,
     base: &str,
@@ -131,7 +132,7 @@ fn new_name(
     taken: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     let own = parts(base, style);
-    drawn_name(text, base, style, draw, &|name| {
+    extended_name(text, base, style, draw, &|name| {
         let odd = parts(name, style)
             .iter()
             .any(|p| tooling(p) && !own.iter().any(|o| o.eq_ignore_ascii_case(p)));
@@ -858,5 +859,46 @@ mod tests {
         )));
         let (_, twinned) = twin_of("calc.test.js", &out, &mut Up).expect("twinned");
         assert!(twinned.contains(&new) && twinned.contains(&"adds 1 and 1".to_owned()));
+    }
+
+    #[test]
+    fn a_copys_name_is_its_originals_with_a_word_added() {
+        // Runners that order tests by name run the copy right after its original: a
+        // test that leaves a folder behind meets its copy's folder only after it ran.
+        let py = "import os\nimport unittest\n\n\nclass BigTest(unittest.TestCase):\n    def test_big_value(self):\n        os.mkdir(\"big-out\")\n        self.assertEqual(add(10, 20), 30)\n";
+        let go = "package calc\n\nimport \"testing\"\n\nfunc TestBig(t *testing.T) {\n\tif got := Add(10, 20); got != 30 {\n\t\tt.Fatalf(\"got %d\", got)\n\t}\n}\n";
+        let js = "const { add } = require(\"../calc\");\n\ntest(\"adds big numbers\", () => {\n  expect(add(10, 20)).toBe(30);\n});\n";
+        for n in 0..20 {
+            let draw = |p: &str| Draw::new(&format!("sorted {n}"), p);
+            let (_, new) = cloned(
+                "tests/test_big.py",
+                py,
+                "test_big_value",
+                &mut draw("a"),
+                &|_| false,
+            )
+            .expect("a python copy");
+            assert!(
+                new.starts_with("test_big_value_") && new.as_str() > "test_big_value",
+                "{new}"
+            );
+            let (_, new) = cloned("calc/big_test.go", go, "TestBig", &mut draw("b"), &|_| {
+                false
+            })
+            .expect("a go copy");
+            assert!(
+                new.starts_with("TestBig") && new.len() > "TestBig".len(),
+                "{new}"
+            );
+            let (_, new) = cloned(
+                "test/big.test.js",
+                js,
+                "adds big numbers",
+                &mut draw("c"),
+                &|_| false,
+            )
+            .expect("a javascript copy");
+            assert!(new.starts_with("adds big numbers "), "{new}");
+        }
     }
 }

@@ -244,6 +244,29 @@ pub(super) fn drawn_name(
     draw: &mut Draw,
     taken: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    drawn_after(text, (base, false), style, draw, taken)
+}
+
+/// A new name that is `base` with a word drawn from `text` added (two where one gives no
+/// free name): it sorts right after `base`, as runners that order tests by name run them.
+pub(super) fn extended_name(
+    text: &str,
+    base: &str,
+    style: Style,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    drawn_after(text, (base, true), style, draw, taken)
+}
+
+/// [`drawn_name`], or with every word of `base` kept where `keep_all`.
+fn drawn_after(
+    text: &str,
+    (base, keep_all): (&str, bool),
+    style: Style,
+    draw: &mut Draw,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<String> {
     let mut pool = words(text);
     if pool.is_empty() {
         pool = words(base);
@@ -254,7 +277,7 @@ pub(super) fn drawn_name(
     let own = parts(base, style);
     // `test_add` and `TestAdd` keep both parts; a title of one word keeps it.
     let prefixed = matches!(style, Style::Snake | Style::Camel);
-    let keep = if own.len() > usize::from(prefixed) + 1 {
+    let keep = if own.len() > usize::from(prefixed) + 1 && !keep_all {
         own.len() - 1
     } else {
         own.len()
