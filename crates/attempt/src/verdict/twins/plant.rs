@@ -418,6 +418,9 @@ fn cloned_groups(
     } else {
         Vec::new()
     };
+    if runs_beside(&check.dir, path, text, &others) {
+        return None;
+    }
     let taken = |n: &str| others.iter().any(|t| t.contains(n));
     let (cloned, clone) = super::clone::cloned(path, text, name, draw, &taken)?;
     // A known answer planted in the file keeps its lines, moved past the copy.
@@ -438,6 +441,42 @@ fn cloned_groups(
         },
         groups,
     ))
+}
+
+/// Whether the tests of the file `path` (`text`; `others`, its Go package's other files)
+/// may run at the same moment as a copy of one of them, which would then meet it over a
+/// folder, a port or a variable they both use: a Go package that calls `t.Parallel()`
+/// anywhere (a helper may call it for the test), JavaScript's `test.concurrent` or node's
+/// `concurrency`, a Rust file whose tests touch files, the environment, sockets, processes
+/// or statics (cargo runs a binary's tests on threads at once), pytest-xdist named in the
+/// project's configuration at the tree's top.
+pub(super) fn runs_beside(root: &Path, path: &str, text: &str, others: &[String]) -> bool {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let holds = |words: &[&str], text: &str| words.iter().any(|w| text.contains(w));
+    match extension {
+        "go" => std::iter::once(text)
+            .chain(others.iter().map(String::as_str))
+            .any(|t| t.contains("Parallel(")),
+        "rs" => holds(
+            &[
+                "fs::",
+                "File::",
+                "set_var",
+                "remove_var",
+                "TcpListener",
+                "UdpSocket",
+                "Command",
+                "static ",
+                "thread::",
+            ],
+            text,
+        ),
+        "py" => ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
+            .iter()
+            .filter_map(|f| read_plain(&root.join(f)))
+            .any(|config| holds(&["xdist", "numprocesses", " -n ", "-n=", "-nauto"], &config)),
+        _ => holds(&["concurrent", "concurrency"], text),
+    }
 }
 
 /// The known answer `known` of `text`, where `cloned` is `text` with lines inserted in one

@@ -1157,3 +1157,51 @@ fn a_copys_twin_is_judged_by_the_twin_pass_report_alone() {
         (Vec::new(), vec!["tests/test_big.py".to_owned()])
     );
 }
+
+#[test]
+fn no_copy_where_tests_may_run_beside_it() {
+    let root = tempfile::tempdir().expect("a folder");
+    let go = "package calc\n\nfunc TestBig(t *testing.T) {\n\tif got := Add(1, 2); got != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n";
+    let helper = "package calc\n\nfunc parallel(t *testing.T) {\n\tt.Helper()\n\tt.Parallel()\n}\n"
+        .to_owned();
+    assert!(!plant::runs_beside(
+        root.path(),
+        "calc/big_test.go",
+        go,
+        &[]
+    ));
+    assert!(plant::runs_beside(
+        root.path(),
+        "calc/big_test.go",
+        go,
+        &[helper]
+    ));
+    let js = "test.concurrent('big', async () => {\n  expect(add(1, 2)).toBe(3);\n});\n";
+    assert!(plant::runs_beside(root.path(), "test/big.test.js", js, &[]));
+    assert!(!plant::runs_beside(
+        root.path(),
+        "test/big.test.js",
+        &js.replace(".concurrent", ""),
+        &[]
+    ));
+    let rust = "#[test]\nfn big() {\n    std::fs::write(\"out\", \"1\").unwrap();\n    assert_eq!(add(1, 2), 3);\n}\n";
+    assert!(plant::runs_beside(root.path(), "tests/big.rs", rust, &[]));
+    let py = "def test_big():\n    assert add(1, 2) == 3\n";
+    assert!(!plant::runs_beside(
+        root.path(),
+        "tests/test_big.py",
+        py,
+        &[]
+    ));
+    std::fs::write(
+        root.path().join("pytest.ini"),
+        "[pytest]\naddopts = -n auto\n",
+    )
+    .expect("written");
+    assert!(plant::runs_beside(
+        root.path(),
+        "tests/test_big.py",
+        py,
+        &[]
+    ));
+}
