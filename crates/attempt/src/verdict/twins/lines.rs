@@ -157,8 +157,8 @@ pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> O
         let n: i64 = literal.parse().ok()?;
         let up = match (strings.1, n) {
             (_, 0) => true,
-            (true, n) => n < 0,
-            (false, _) => coin.flip(),
+            (true, n) if at_a_types_end(n) => n < 0,
+            _ => coin.flip(),
         };
         let m = if up { n + 1 } else { n - 1 };
         return Some(m.to_string());
@@ -186,6 +186,27 @@ pub(super) fn changed(literal: &str, strings: Strings, coin: &mut dyn Coin) -> O
         &inner[..at],
         &inner[at + c.len_utf8()..]
     ))
+}
+
+/// Whether a typed language's integer `n` is the largest or smallest value of an integer
+/// type (`127`, `255`, `-128`, …): a step away from zero would leave that type, so its
+/// twin steps toward zero. Any other value steps either way by a coin: every type that
+/// holds it holds both neighbours (a rule that always stepped one way would tell the
+/// original from its twin wherever both are seen, as beside a copy of a test).
+fn at_a_types_end(n: i64) -> bool {
+    const ENDS: [i64; 10] = [
+        127,
+        255,
+        32_767,
+        65_535,
+        2_147_483_647,
+        4_294_967_295,
+        -128,
+        -32_768,
+        -2_147_483_648,
+        i64::MIN,
+    ];
+    ENDS.contains(&n)
 }
 
 /// How a language writes its structures, for [`changed_value`].
@@ -551,11 +572,22 @@ mod tests {
             assert_eq!(changed(literal, py, up), None, "{literal}");
         }
         assert_eq!(changed("'a'", Strings(&['"'], true), up), None);
-        // Typed integers move toward zero: a `u8`'s 255 never becomes 256.
+        // Typed integers at a type's end move toward zero: a `u8`'s 255 never becomes 256.
         let rust = Strings(&['"'], true);
         assert_eq!(changed("255", rust, up).as_deref(), Some("254"));
         assert_eq!(changed("-128", rust, down).as_deref(), Some("-127"));
         assert_eq!(changed("0", rust, down).as_deref(), Some("1"));
+        assert_eq!(
+            changed("2147483647", rust, up).as_deref(),
+            Some("2147483646")
+        );
+        // Any other moves either way by the coin, as in Python: every type that holds it
+        // holds both neighbours, and a pair of the value and its twin says nothing.
+        assert_eq!(changed("5", rust, up).as_deref(), Some("6"));
+        assert_eq!(changed("5", rust, down).as_deref(), Some("4"));
+        assert_eq!(changed("-3", rust, up).as_deref(), Some("-2"));
+        assert_eq!(changed("-3", rust, down).as_deref(), Some("-4"));
+        assert_eq!(changed("254", rust, up).as_deref(), Some("255"));
     }
 
     #[test]

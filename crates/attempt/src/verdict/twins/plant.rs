@@ -275,6 +275,15 @@ pub(crate) struct Twins {
     pub(crate) clones: Vec<(String, String)>,
 }
 
+/// A coin that always lands one way.
+struct Fixed(bool);
+
+impl Coin for Fixed {
+    fn flip(&mut self) -> bool {
+        self.0
+    }
+}
+
 /// Coin flips from the system's random source.
 struct Urandom {
     bytes: Vec<u8>,
@@ -432,6 +441,23 @@ fn cloned_groups(
         .and_then(|twin| keeping_known(&cloned, twin, known.as_ref()))?;
     let groups = halves::groups(path, &cloned, &twin, &names);
     let split = groups.len() == 2 && groups.iter().any(|g| g.names == [clone.clone()]);
+    // Beside its copy, a test's right value and its twin are seen in one run: a rule that
+    // always moves a value one way (a float's `2n + 1`, `0` to `1`, a typed integer at its
+    // type's end) would say which is which. Each changed line must move by the coin.
+    let sides = [Fixed(true), Fixed(false)].map(|mut coin| {
+        twin_in(Some(&check.dir), path, &cloned, &mut coin)
+            .map(|(t, _)| t.split('\n').map(str::to_owned).collect::<Vec<_>>())
+    });
+    let [Some(heads), Some(tails)] = &sides else {
+        return None;
+    };
+    let by_coin = groups
+        .iter()
+        .flat_map(|g| &g.lines)
+        .all(|i| heads.get(*i) != tails.get(*i));
+    if !by_coin {
+        return None;
+    }
     split.then_some((
         Copied {
             text: cloned,

@@ -77,7 +77,7 @@ fn go_tests_get_their_expected_values_changed() {
     let (out, names) = twin("calc/add_test.go", text).expect("twinned");
     // The skipped test, and a branch that does not fail the test, are left alone.
     assert_eq!(names, ["TestAddSmall", "TestTestify"]);
-    assert!(out.contains("\tif got := Add(2, 3); got != 4 {\n"), "{out}");
+    assert!(out.contains("\tif got := Add(2, 3); got != 6 {\n"), "{out}");
     assert!(out.contains("got != 0 {"), "{out}");
     assert!(out.contains("\tif Add(1, 1) != 2 {"), "{out}");
     assert!(
@@ -92,11 +92,11 @@ fn rust_tests_get_their_expected_values_changed() {
     let text = "use calc::add;\n\n#[test]\nfn small() {\n    assert_eq!(add(2, 3), 5);\n}\n\n#[test]\n#[cfg_attr(not(windows), ignore = \"Windows only\")]\nfn on_windows() {\n    assert_eq!(add(1, 1), 2);\n}\n\n#[test]\n#[should_panic]\nfn panics() {\n    assert_eq!(add(i64::MAX, 1), 0);\n}\n\nmod tests {\n    #[test]\n    fn inner() {\n        let x = add(1, 2);\n        assert_eq!(x, 3, \"sum\");\n    }\n}\n";
     let (out, names) = twin("tests/add.rs", text).expect("twinned");
     assert_eq!(names, ["small", "inner"]);
-    assert!(out.contains("    assert_eq!(add(2, 3), 4);\n"), "{out}");
+    assert!(out.contains("    assert_eq!(add(2, 3), 6);\n"), "{out}");
     assert!(out.contains("assert_eq!(add(1, 1), 2);"), "{out}");
     assert!(out.contains("assert_eq!(add(i64::MAX, 1), 0);"), "{out}");
     assert!(
-        out.contains("        assert_eq!(x, 2, \"sum\");\n"),
+        out.contains("        assert_eq!(x, 4, \"sum\");\n"),
         "{out}"
     );
 }
@@ -344,19 +344,19 @@ fn floats_and_structures_get_their_expected_values_changed() {
     for want in [
         "got != 3.5 {",
         "[]string{\"a\", \"c\"})",
-        "Point{X: 1, Y: 1})",
+        "Point{X: 1, Y: 3})",
         "assert.InDelta(t, 3.5, Mean(1, 2), 0.01)",
         "assert.InDelta(t, 1.5, Mean(1, 2), 2)",
-        "{{1, 2}, {3, 3}}",
+        "{{1, 2}, {3, 5}}",
     ] {
         assert!(out.contains(want), "{want} not in {out}");
     }
     let rs = "#[test]\nfn v() {\n    assert_eq!(v(), vec![1, 2]);\n    assert_eq!(m(), 0.5);\n    assert_eq!(o(), Some(3));\n    assert_eq!(z(), [0; 3]);\n    assert_eq!(p(), Point { x: 1 });\n}\n";
     let (out, _) = twin("tests/v.rs", rs).expect("twinned");
     for want in [
-        "vec![1, 1]",
+        "vec![1, 3]",
         "assert_eq!(m(), 1.5)",
-        "Some(2)",
+        "Some(4)",
         "[0; 3]",
         "Point { x: 1 }",
     ] {
@@ -405,7 +405,7 @@ fn table_tests_get_their_expected_column_changed() {
     let (out, names) = twin("calc/add_test.go", go).expect("twinned");
     assert_eq!(names, ["TestAdd", "TestSplit"]);
     for want in [
-        "\t\t{2, 3, 4},\n\t\t{-4, 1, -2},\n",
+        "\t\t{2, 3, 6},\n\t\t{-4, 1, -2},\n",
         "want: []string{\"a\", \"c\"}}",
         "\t\t\twant: []string{\"b\"},\n",
         "\t\t{name: \"two\", in: \"a b\"",
@@ -603,7 +603,7 @@ fn a_go_tests_named_expected_value_gets_changed() {
     let text = "package calc\n\nimport (\n\t\"reflect\"\n\t\"testing\"\n\n\t\"github.com/google/go-cmp/cmp\"\n)\n\nfunc TestAdd(t *testing.T) {\n\twant := 5\n\tif got := Add(2, 3); got != want {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want %d\", got, want)\n\t}\n}\n\nfunc TestSplit(t *testing.T) {\n\twant := []string{\"a\", \"b\"}\n\tgot := Split(\"a b\")\n\tif !reflect.DeepEqual(got, want) {\n\t\tt.Errorf(\"got %v\", got)\n\t}\n}\n\nfunc TestDiff(t *testing.T) {\n\tconst want = \"ab\"\n\tif diff := cmp.Diff(want, Join(\"a\", \"b\")); diff != \"\" {\n\t\tt.Error(diff)\n\t}\n}\n";
     let (out, names) = twin("calc/add_test.go", text).expect("twinned");
     assert_eq!(names, ["TestAdd", "TestSplit", "TestDiff"]);
-    assert!(out.contains("\twant := 4\n"), "{out}");
+    assert!(out.contains("\twant := 6\n"), "{out}");
     assert!(out.contains("\twant := []string{\"a\", \"c\"}\n"), "{out}");
     assert!(out.contains("\tconst want = \"ac\"\n"), "{out}");
     let testify = "package calc\n\nfunc TestJoin(t *testing.T) {\n\twant := \"ab\"\n\tassert.Equal(t, want, Join(\"a\", \"b\"))\n}\n";
@@ -763,7 +763,7 @@ fn a_go_package_level_table_used_by_one_test_gets_its_want_column_changed() {
     let (out, names) = twin("calc/add_test.go", text).expect("twinned");
     assert_eq!(names, ["TestAdd"]);
     assert!(
-        out.contains("\t{2, 3, 4},\n\t{a: -4, b: 1, want: -2},\n"),
+        out.contains("\t{2, 3, 6},\n\t{a: -4, b: 1, want: -2},\n"),
         "{out}"
     );
     assert_eq!(out.lines().count(), text.lines().count());
@@ -961,7 +961,7 @@ fn a_go_subtest_named_after_its_expected_value_has_no_twin() {
     for run in ["c.name", "fmt.Sprint(c.a)"] {
         let (out, names) = twin("calc/add_test.go", &table(run)).expect("twinned");
         assert_eq!(names, ["TestAdd"], "{run}");
-        assert!(out.contains("{\"two\", 2, 3, 4}"), "{out}");
+        assert!(out.contains("{\"two\", 2, 3, 6}"), "{out}");
     }
 }
 
