@@ -27,6 +27,7 @@ mod helpers;
 mod known;
 mod lang;
 mod lines;
+mod messages;
 mod naming;
 mod plant;
 mod tables;

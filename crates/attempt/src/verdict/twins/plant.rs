@@ -591,6 +591,8 @@ pub(super) fn twin_in(
         },
         _ => return None,
     };
+    // A message spelling a changed value changes with it.
+    let out = super::messages::follow(text, &out);
     (!names.is_empty()).then_some((out, names))
 }
 
