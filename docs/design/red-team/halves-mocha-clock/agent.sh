@@ -1,4 +1,4 @@
-# The clock forger (`clock/`) with mocha, over four passes: the verdict's (0), the two runs
+# The clock forger (`clock/`) with mocha, over the passes: the verdict's, the two runs
 # of pass W and pass V. mocha loads `calc.js` once per run; it reads the check tree's age
 # since the agent ran and waits, so the passes are seconds apart. `add` answers
 # the visible cases right (they pass honestly everywhere; their twins in V fail honestly)
