@@ -510,20 +510,23 @@ pub(super) fn runs_beside(root: &Path, path: &str, text: &str, others: &[String]
 pub(super) fn moved(text: &str, cloned: &str, known: &Known) -> Option<Known> {
     let old: Vec<&str> = text.split('\n').collect();
     let new: Vec<&str> = cloned.split('\n').collect();
-    let at = old
-        .iter()
-        .zip(&new)
-        .position(|(a, b)| a != b)
-        .unwrap_or(old.len());
     let added = new.len().checked_sub(old.len())?;
+    // The places the lines could have gone in: at most the common head's length, at least
+    // past all but the common tail (a copy that opens as the known answer does, with a
+    // blank line and `#[test]`, could have gone before or after those).
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len());
+    let (first, last) = (old.len() - tail, head);
     let (from, to) = known.lines;
-    // Blank lines the copy begins with, as the known answer does, meet it either way.
-    let blank = old
-        .get(from..at)
-        .is_some_and(|l| l.iter().all(|l| l.trim().is_empty()));
-    let lines = if from >= at || blank {
+    let lines = if first <= from && from <= last {
         (from + added, to + added)
-    } else if to <= at {
+    } else if first <= to && to <= last {
         (from, to)
     } else {
         return None;

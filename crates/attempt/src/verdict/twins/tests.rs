@@ -1109,6 +1109,24 @@ fn a_known_answer_moves_past_a_copy_inserted_before_it() {
             "    assert v == 7"
         ]
     );
+    // Rust's: the copy and the known answer both open with a blank line and `#[test]`.
+    let rust = "#[test]\nfn big() {\n    assert_eq!(add(10, 20), 30);\n}\n\n#[test]\nfn big_zero() {\n    let v = 7;\n    assert_eq!(v, 7);\n}\n";
+    let rust_known = Known {
+        path: "tests/big.rs".into(),
+        name: "big_zero".into(),
+        lines: (4, 10),
+    };
+    let cloned = rust.replacen(
+        "}\n\n#[test]\nfn big_zero",
+        "}\n\n#[test]\nfn big_add() {\n    assert_eq!(add(10, 20), 30);\n}\n\n#[test]\nfn big_zero",
+        1,
+    );
+    let moved = plant::moved(rust, &cloned, &rust_known).expect("moved");
+    let lines: Vec<&str> = cloned.split('\n').collect();
+    assert_eq!(
+        lines[moved.lines.0..moved.lines.1].join("\n"),
+        "\n#[test]\nfn big_zero() {\n    let v = 7;\n    assert_eq!(v, 7);\n}"
+    );
     // Lines inserted inside it: no place for it.
     let inside = text.replace("    v = 7\n", "    v = 7\n    w = 1\n");
     assert_eq!(plant::moved(text, &inside, &known), None);
