@@ -787,8 +787,18 @@ fn twin_round(
         (check.read_only.clone(), check.caches.as_deref()),
         place.also_writable(),
     );
+    // A copy runs its test a second time in the same run: twice the deadline, so that an
+    // honest check whose time is mostly that test is not stopped for it.
+    let doubled;
+    let recipe = if planted.clones.is_empty() {
+        &prepared.recipe
+    } else {
+        let secs = prepared.recipe.timeout_secs().saturating_mul(2);
+        doubled = prepared.recipe.clone().with_timeout_secs(secs);
+        &doubled
+    };
     let ran = checks::run_checks(
-        &prepared.recipe,
+        recipe,
         &prepared.ops,
         &check.project,
         &place,

@@ -392,6 +392,17 @@ impl Recipe {
         self.env = env;
         self
     }
+
+    /// The deadline of each task run, in seconds.
+    pub fn timeout_secs(&self) -> u64 {
+        self.config.timeout_secs
+    }
+
+    /// The same recipe with another deadline for each task run.
+    pub fn with_timeout_secs(mut self, secs: u64) -> Self {
+        self.config.timeout_secs = secs;
+        self
+    }
 }
 
 /// Insta settings that keep this crate's unit-test snapshots in `snapshots/runtime`.
