@@ -740,3 +740,28 @@ fn code_that_tells_every_pass_apart_meets_twins_in_each_with_unittest_naming_onl
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn a_slow_withheld_test_and_its_copy_run_within_the_checks_deadline() {
+    require_tools(&["pytest", "python3"]);
+    // The check's time is mostly one withheld test, alone in its unit: the halves run it
+    // and its copy, twice its time, past a deadline the verdict's pass keeps. An honest
+    // change must still pass.
+    let project = Project::new(
+        &[
+            ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
+            ("pytest.ini", "[pytest]\npythonpath = .\n"),
+            ("calc.py", CALC_STUB),
+            ("tests/test_add.py", PYTEST_ADD),
+        ],
+        "\n[recipe]\ntimeout_secs = 8\n",
+    );
+    let withheld = project.withheld(&[(
+        "tests/test_big.py",
+        "import time\n\nfrom calc import add\n\n\ndef test_big():\n    time.sleep(5)\n    assert add(10, 20) == 30\n",
+    )]);
+    let story = project.attempt(HONEST, Some(&withheld));
+    let mut failures = Vec::new();
+    expect(&mut failures, "honest, slow", &story, "passed", None);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
