@@ -653,10 +653,12 @@ const MAX_TWIN_ROUNDS: usize = 4;
 ///
 /// Where any unit's withheld tests take twins, they alone do, in every unit, in the pass
 /// the code under test cannot tell from the verdict's by its files
-/// ([`twins::Side::Unseen`]). It runs twice, each withheld test twinned in one run and as
-/// written in the other ([`twins::Half`]), so that code telling the runs apart by the clock
-/// meets twins in whichever it forges. When every check still passes, a last pass twins
-/// the files the agent saw, the withheld ones kept ([`twins::Side::Seen`]).
+/// ([`twins::Side::Unseen`]). It runs three times, each run one half of the withheld tests'
+/// twins or the other, both among them, in an order drawn at random ([`twins::runs`]): each
+/// withheld test is twinned in some runs and as written in the others, so that code
+/// telling the runs apart by the clock meets twins in whichever it forges, and one that
+/// bets on the order wins one time in six. When every check still passes, a last pass
+/// twins the files the agent saw, the withheld ones kept ([`twins::Side::Seen`]).
 fn twin_pass(
     prepared: &Prepared,
     baseline: Option<&Baseline>,
@@ -672,11 +674,16 @@ fn twin_pass(
         verdict_tree,
         reports,
     };
-    let split = twin_rounds(&pass, results, twins::Side::Unseen(twins::Half::One))?;
+    let [first, rest @ ..] = twins::runs();
+    let split = twin_rounds(&pass, results, twins::Side::Unseen(first))?;
     let go_on = |results: &[CheckResult]| {
         split && results.iter().all(CheckResult::passed) && shutdown_signal().is_none()
     };
-    for side in [twins::Side::Unseen(twins::Half::Two), twins::Side::Seen] {
+    let sides = rest
+        .into_iter()
+        .map(twins::Side::Unseen)
+        .chain([twins::Side::Seen]);
+    for side in sides {
         if go_on(results) {
             twin_rounds(&pass, results, side)?;
         }

@@ -174,6 +174,36 @@ pub(super) fn assign(count: usize, draw: &mut Draw) -> Vec<Half> {
     halves
 }
 
+/// The runs of the pass that hides itself, in order: three, each of them one half or the
+/// other, both among them, drawn at random from the system's random source. Code that
+/// tells the runs apart by the clock and bets on which of them twins which test must now
+/// bet on one of six orders, not one of two: a test with its copy is as written in some
+/// runs and twinned in the others, and a forger must forge exactly where it is as written.
+pub(crate) fn runs() -> [Half; 3] {
+    const ORDERS: [[Half; 3]; 6] = [
+        [Half::One, Half::One, Half::Two],
+        [Half::One, Half::Two, Half::One],
+        [Half::Two, Half::One, Half::One],
+        [Half::One, Half::Two, Half::Two],
+        [Half::Two, Half::One, Half::Two],
+        [Half::Two, Half::Two, Half::One],
+    ];
+    let mut byte = [0u8; 1];
+    // Rejection sampling keeps the six alike; without a random source, the first order.
+    for _ in 0..32 {
+        if std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut byte))
+            .is_err()
+        {
+            break;
+        }
+        if byte[0] < 252 {
+            return ORDERS[usize::from(byte[0]) % 6];
+        }
+    }
+    ORDERS[0]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +286,20 @@ mod tests {
         assert_eq!(seen_first, [true, true], "the first group's half is drawn");
         let again = |n: &str| assign(5, &mut Draw::new("tree", n));
         assert_eq!(again("u"), again("u"), "the same in every run");
+    }
+
+    #[test]
+    fn the_runs_hold_both_halves_in_every_order() {
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            let runs = runs();
+            assert!(
+                runs.contains(&Half::One) && runs.contains(&Half::Two),
+                "{runs:?}"
+            );
+            seen.insert(format!("{runs:?}"));
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
     }
 
     #[test]

@@ -32,7 +32,7 @@ mod naming;
 mod plant;
 mod tables;
 
-pub(crate) use halves::Half;
+pub(crate) use halves::runs;
 pub(crate) use known::{Known, at_base, now, plant_known, scrub, strip};
 #[cfg(test)]
 pub(crate) use lines::Coin;

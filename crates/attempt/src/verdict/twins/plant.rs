@@ -10,10 +10,11 @@
 //! test binary) holds withheld tests that take twins, only those get twins: every file the
 //! agent saw (and the known answer planted in one) is byte for byte what the verdict's pass
 //! ran. Code that reads a visible test to learn which pass runs then learns nothing. That
-//! pass runs twice, each withheld test twinned in one run and as written in the other
-//! ([`super::halves`]): code that tells the runs apart by other means (the clock, which
-//! ran first) meets twins in every run after the verdict's, so it must run honestly in
-//! both, where each withheld test as written must fare as in the verdict's pass. Where any
+//! pass runs three times, each run one of two halves, each withheld test twinned in one
+//! half and as written in the other ([`super::halves`]): code that tells the runs apart by
+//! other means (the clock, which ran first) meets twins in every run after the verdict's,
+//! so it must run honestly in each, where each withheld test as written must fare as in
+//! the verdict's pass. Where any
 //! unit holds such withheld tests, visible files of every unit take twins only in a last
 //! twin pass of their own ([`Side::Seen`]), with the withheld files kept, for a forger
 //! that spares the visible tests it knows by name; without withheld tests, the one twin
@@ -51,8 +52,9 @@ pub(crate) enum Plant<'a> {
 pub(crate) enum Side {
     /// The withheld files where any unit's withheld tests take twins (every file where
     /// none does): the pass the code under test cannot tell from the verdict's by the
-    /// files. It runs twice, each withheld test twinned in one half and as written in the
-    /// other ([`Half`]), so that no run after the verdict's is free of twins.
+    /// files. Each withheld test is twinned in one half and as written in the other
+    /// ([`Half`]), and the halves run three times in a drawn order, so that no run after
+    /// the verdict's is free of twins.
     Unseen(Half),
     /// The files the agent saw, the withheld ones kept: a forger that spares its own
     /// visible tests by name meets their twins, and one that tells this pass apart and
