@@ -1,10 +1,11 @@
-//! The two halves of the withheld twins (invariant 12 of `docs/design/verdict.md`). The
-//! pass that hides itself is run twice: each twinnable withheld test takes its twin in
-//! one of the two runs and is as written in the other, where it must fare as in the
-//! verdict's pass. So no run of the checks after the verdict's is free of twins, and code
-//! that tells one run from another (by the clock, by which ran first) gains nothing by
-//! forging in one: each holds twins it cannot tell from the tests as written, and each
-//! withheld test runs as written in a run where forging is caught.
+//! The two halves of the withheld twins (invariant 12 of `docs/design/verdict.md`). Each
+//! twinnable withheld test takes its twin in one half and is as written in the other,
+//! where it must fare as in the verdict's pass; the pass that hides itself runs three
+//! times, each run one half, both among them ([`runs`]). So no run of the checks after the
+//! verdict's is free of twins, and code that tells one run from another (by the clock, by
+//! which ran first) gains nothing by forging in one: each holds twins it cannot tell from
+//! the tests as written, and each withheld test runs as written in a run where forging is
+//! caught. Only a bet on the order is left, right one time in six.
 //!
 //! A twin's changes are grouped by the test whose lines they fall in (its decorators,
 //! attributes and opening line included); a change outside every test (a table defined
