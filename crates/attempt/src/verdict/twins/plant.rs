@@ -482,7 +482,7 @@ pub(super) fn runs_beside(root: &Path, path: &str, text: &str, others: &[String]
     let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
     let holds = |words: &[&str], text: &str| words.iter().any(|w| text.contains(w));
     match extension {
-        "go" => std::iter::once(text)
+        "go" if path.ends_with("_test.go") => std::iter::once(text)
             .chain(others.iter().map(String::as_str))
             .any(|t| t.contains("Parallel(")),
         "rs" => holds(
