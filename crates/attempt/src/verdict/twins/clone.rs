@@ -9,11 +9,9 @@
 //! not read its own name (`t.Name()`, `request.node`, snapshots named after it) nor shares
 //! what a second run would clash over (`t.Parallel()`, a handler registered once).
 
-use super::lang::{go_tests, javascript_tests, python_tests, rust_tests};
-use super::lines::{JS, PY, Strings, Test, closing, depth, indent};
+use super::lang::{after_last_text, go_tests, javascript_tests, python_tests, rust_tests};
+use super::lines::{JS, PY, RUST, Test, closing, depth, indent};
 use super::naming::{Draw, Style, extended_name, parts, words};
-
-const RUST: Strings = Strings(&['"'], true);
 
 /// What a test's body holds when it reads its own name or would clash with a copy of
 /// itself, by language.
@@ -150,14 +148,6 @@ fn tooling(word: &str) -> bool {
     TOOLING.iter().any(|t| t.eq_ignore_ascii_case(word))
 }
 
-/// The line after the last line of `lines[start..end]` that holds text.
-fn last_text(lines: &[String], start: usize, end: usize) -> usize {
-    (start..end)
-        .rev()
-        .find(|i| !lines[*i].trim().is_empty())
-        .map_or(start, |i| i + 1)
-}
-
 /// The blank lines the file puts between its tests, read around the test of lines
 /// `first..after`: those after it where a line at its indentation follows, else those
 /// before it (past its comments) where a line at its indentation or deeper precedes;
@@ -201,7 +191,7 @@ fn python(
         return None;
     }
     let first = decorators(lines, def)?;
-    let after = last_text(lines, start, end);
+    let after = after_last_text(lines, start, end);
     let body = lines[def..after].join("\n");
     if after <= start || uses(lines, name, "#") != 1 || PY_OWN.iter().any(|m| body.contains(m)) {
         return None;
@@ -232,7 +222,7 @@ fn in_class(lines: &[String], def: usize) -> bool {
 /// The first line of the decorators of the function defined on line `def` (`def` where it
 /// has none); `None` where a decorator may stand above that is not read in full (behind a
 /// blank line, a comment, or a bracket left open).
-fn decorators(lines: &[String], def: usize) -> Option<usize> {
+pub(super) fn decorators(lines: &[String], def: usize) -> Option<usize> {
     let own = indent(&lines[def]);
     let mut first = def;
     loop {

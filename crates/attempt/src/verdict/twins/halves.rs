@@ -13,7 +13,7 @@
 //! counted as written ever runs against a changed line.
 
 use super::lang;
-use super::lines::indent;
+use super::lines::{Coin, Urandom};
 use super::naming::Draw;
 
 /// Which of the two runs of the pass that hides itself.
@@ -46,7 +46,10 @@ pub(super) fn spans(path: &str, lines: &[String]) -> Vec<(String, (usize, usize)
                 let def = lines[..t.body.0]
                     .iter()
                     .rposition(|l| l.trim_start().starts_with(&format!("def {}(", t.name)))?;
-                Some((t.name, (python_head(lines, def), t.body.1)))
+                // A decorator not read in full leaves the head at the `def`: a change
+                // there falls outside every test, and the file is one group.
+                let head = super::clone::decorators(lines, def).unwrap_or(def);
+                Some((t.name, (head, t.body.1)))
             })
             .collect(),
         "go" if path.ends_with("_test.go") => lang::go_tests(lines)
@@ -68,30 +71,6 @@ pub(super) fn spans(path: &str, lines: &[String]) -> Vec<(String, (usize, usize)
             .map(|t| (t.name, (t.body.0 - 1, t.body.1 + 1)))
             .collect(),
     }
-}
-
-/// The first line of a Python test's decorators above its `def` on line `def` (the `def`
-/// itself without any): an `@` line at the def's indentation, with the lines that continue
-/// a decorator (more indented, or closing a bracket) below it.
-fn python_head(lines: &[String], def: usize) -> usize {
-    let own = indent(&lines[def]).len();
-    let mut head = def;
-    let mut at = def;
-    while at > 0 {
-        let line = &lines[at - 1];
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() {
-            break;
-        }
-        let level = indent(line).len();
-        if level == own && trimmed.starts_with('@') {
-            head = at - 1;
-        } else if !(level > own || (level == own && trimmed.starts_with([')', ']', '}']))) {
-            break;
-        }
-        at -= 1;
-    }
-    head
 }
 
 /// The groups of the twin `twin` of the file `path` (`text`), whose twinned tests are
@@ -189,20 +168,15 @@ pub(crate) fn runs() -> [Half; 3] {
         [Half::Two, Half::One, Half::Two],
         [Half::Two, Half::Two, Half::One],
     ];
-    let mut byte = [0u8; 1];
-    // Rejection sampling keeps the six alike; without a random source, the first order.
-    for _ in 0..32 {
-        if std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut byte))
-            .is_err()
-        {
-            break;
-        }
-        if byte[0] < 252 {
-            return ORDERS[usize::from(byte[0]) % 6];
+    // Three flips, the two draws past six thrown back: the six alike. Without a random
+    // source every flip is tails, and the first order.
+    let mut coin = Urandom::new();
+    loop {
+        let drawn = (0..3).fold(0, |n, _| n * 2 + usize::from(coin.flip()));
+        if let Some(order) = ORDERS.get(drawn) {
+            return *order;
         }
     }
-    ORDERS[0]
 }
 
 #[cfg(test)]

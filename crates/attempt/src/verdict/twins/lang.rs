@@ -3,12 +3,10 @@
 //! write them.
 
 use super::lines::{
-    Coin, GO, JS, PY, PY_EQUALS, Reach, Shape, Strings, Test, arguments, changed_value, closing,
-    depth, equality, holds_code, indent, level_lines,
+    Coin, GO, JS, PY, PY_EQUALS, RUST, Reach, Shape, Strings, Test, arguments, changed_value,
+    closing, depth, equality, holds_code, indent, level_lines,
 };
 use super::naming::{Draw, Style, drawn_name, drawn_variable};
-
-const RUST: Strings = Strings(&['"'], true);
 
 /// What changes one statement: the file's lines, the statement's line, the coin; the
 /// line's new text.
@@ -629,7 +627,7 @@ fn drawn_order(count: usize, draw: &mut Draw) -> impl Iterator<Item = usize> {
 }
 
 /// The line after the last line of `lines[start..end]` that holds text.
-fn after_last_text(lines: &[String], start: usize, end: usize) -> usize {
+pub(super) fn after_last_text(lines: &[String], start: usize, end: usize) -> usize {
     (start..end)
         .rev()
         .find(|i| !lines[*i].trim().is_empty())

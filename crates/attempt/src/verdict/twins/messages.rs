@@ -8,6 +8,8 @@
 //! or in the block below it, changes with it. Messages decide nothing: a test passes or
 //! fails the same with either.
 
+use super::lines::indent;
+
 /// `twin` (the twin of `text`, line for line) with each changed number also changed where
 /// a string literal of its line, or of the lines indented under it, spells it as a word.
 pub(super) fn follow(text: &str, twin: &str) -> String {
@@ -26,10 +28,10 @@ pub(super) fn follow(text: &str, twin: &str) -> String {
         // The rest of the line past the value (a message after the comparison).
         let tail = respelled(&new[i][at + changed.len()..], &old, &changed);
         new[i] = format!("{}{tail}", &new[i][..at + changed.len()]);
-        let level = indent(own[i]);
+        let level = indent(own[i]).len();
         for j in i + 1..own.len() {
             let line = own[j];
-            if !line.trim().is_empty() && indent(line) <= level {
+            if !line.trim().is_empty() && indent(line).len() <= level {
                 break;
             }
             if new[j] == line {
@@ -38,11 +40,6 @@ pub(super) fn follow(text: &str, twin: &str) -> String {
         }
     }
     new.join("\n")
-}
-
-/// The width of a line's leading whitespace.
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
 }
 
 /// Where `new` differs from `old` by one number (`30` to `31`, `-3` to `-2`, `1.75` to

@@ -237,14 +237,28 @@ fn copies_in(twins: &Twins) -> Vec<(&TwinFile, &String, &String)> {
     twins
         .files
         .iter()
-        .flat_map(|file| {
-            twins
-                .clones
-                .iter()
-                .filter(|(copy, _)| file.names.contains(copy))
-                .map(move |(copy, original)| (file, copy, original))
-        })
+        .flat_map(|file| copies_of(twins, file).map(move |(copy, original)| (file, copy, original)))
         .collect()
+}
+
+/// The copies among the twins of `file`, each with the name of the test it copies.
+fn copies_of<'a>(
+    twins: &'a Twins,
+    file: &'a TwinFile,
+) -> impl Iterator<Item = &'a (String, String)> + 'a {
+    twins
+        .clones
+        .iter()
+        .filter(move |(copy, _)| file.names.contains(copy))
+}
+
+/// The ids of `tests` that are the test `name` of `file`, as [`ids_of`] finds them.
+fn ids_named<'a>(file: &TwinFile, name: &str, tests: &ByName<'a>) -> Vec<&'a String> {
+    let one = TwinFile {
+        names: vec![name.to_owned()],
+        ..file.clone()
+    };
+    ids_of(&one, tests)
 }
 
 /// Judges the twins of copies, which the verdict's pass never ran, by `twin`'s report
@@ -258,14 +272,7 @@ fn copies_judged(
     let by_name = ByName::new(&twin.tests);
     let mut failed = 0;
     for (file, copy, original) in copies {
-        let of = |name: &String| {
-            let one = TwinFile {
-                names: vec![name.clone()],
-                ..(*file).clone()
-            };
-            ids_of(&one, &by_name)
-        };
-        let ids = of(copy);
+        let ids = ids_named(file, copy, &by_name);
         let outcomes: Vec<Option<&TestOutcome>> =
             ids.iter().map(|id| twin.tests.get(id.as_str())).collect();
         if let Some(at) = outcomes
@@ -276,7 +283,7 @@ fn copies_judged(
         }
         if outcomes.iter().any(|o| failing(*o)) {
             failed += 1;
-        } else if !of(original).is_empty() {
+        } else if !ids_named(file, original, &by_name).is_empty() {
             return Err(
                 "the twin of a withheld test vanished from a report that names the test beside it: a correct implementation fails it, so the run's report was subverted"
                     .into(),
@@ -346,23 +353,10 @@ pub(crate) fn reached(
             .collect();
         // A file whose twins are copies alone: reached where this run names the copy or
         // the test it copies.
-        let copies: Vec<&(String, String)> = twins
-            .clones
-            .iter()
-            .filter(|(copy, _)| file.names.contains(copy))
-            .collect();
-        if ids.is_empty() && !copies.is_empty() {
-            let named = |name: &String| {
-                let one = TwinFile {
-                    names: vec![name.clone()],
-                    ..file.clone()
-                };
-                !ids_of(&one, &by_twin).is_empty()
-            };
-            if copies
-                .iter()
-                .any(|(copy, original)| named(copy) || named(original))
-            {
+        let mut copies = copies_of(twins, file).peekable();
+        if ids.is_empty() && copies.peek().is_some() {
+            let named = |name: &String| !ids_named(file, name, &by_twin).is_empty();
+            if copies.any(|(copy, original)| named(copy) || named(original)) {
                 reached.push(file.path.clone());
             } else {
                 unreached.push(file.path.clone());

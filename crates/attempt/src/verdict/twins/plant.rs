@@ -27,7 +27,7 @@ use super::halves::{self, Group, Half};
 use super::helpers;
 use super::known::{Known, read_plain, replace, test_files, unit};
 use super::lang;
-use super::lines::Coin;
+use super::lines::{Coin, Fixed, Urandom};
 use super::naming::Draw;
 use crate::check_tree::CheckTree;
 use crate::shared::Prepared;
@@ -277,41 +277,6 @@ pub(crate) struct Twins {
     pub(crate) clones: Vec<(String, String)>,
 }
 
-/// A coin that always lands one way.
-struct Fixed(bool);
-
-impl Coin for Fixed {
-    fn flip(&mut self) -> bool {
-        self.0
-    }
-}
-
-/// Coin flips from the system's random source.
-struct Urandom {
-    bytes: Vec<u8>,
-    bit: usize,
-}
-
-impl Urandom {
-    fn new() -> Self {
-        let mut bytes = vec![0u8; 64];
-        let _ = std::fs::File::open("/dev/urandom")
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
-        Self { bytes, bit: 0 }
-    }
-}
-
-impl Coin for Urandom {
-    fn flip(&mut self) -> bool {
-        if self.bit >= self.bytes.len() * 8 {
-            *self = Self::new();
-        }
-        let (byte, bit) = (self.bit / 8, self.bit % 8);
-        self.bit += 1;
-        self.bytes[byte] >> bit & 1 == 1
-    }
-}
-
 /// How the pass that hides itself twins the withheld files of the units it splits.
 #[derive(Debug, Default)]
 struct Split {
@@ -389,7 +354,7 @@ fn split_units(
             if let Some((cloned, cloned_groups)) = groups[0]
                 .names
                 .first()
-                .and_then(|name| cloned_groups(check, (path, text, here), name, coin, &mut draw))
+                .and_then(|name| cloned_groups(check, (path, text, here), name, &mut draw))
             {
                 *groups = cloned_groups;
                 clone = Some((path.clone(), cloned));
@@ -420,7 +385,6 @@ fn cloned_groups(
     check: &CheckTree,
     (path, text, known): (&str, &str, Option<&Known>),
     name: &str,
-    coin: &mut dyn Coin,
     draw: &mut Draw,
 ) -> Option<(Copied, Vec<Group>)> {
     // A Go test's name is the package's: it must be new to the package's other files.
@@ -439,28 +403,27 @@ fn cloned_groups(
         Some(known) => Some(moved(text, &cloned, known)?),
         None => None,
     };
-    let (twin, names) = twin_in(Some(&check.dir), path, &cloned, coin)
-        .and_then(|twin| keeping_known(&cloned, twin, known.as_ref()))?;
-    let groups = halves::groups(path, &cloned, &twin, &names);
-    let split = groups.len() == 2 && groups.iter().any(|g| g.names == [clone.clone()]);
+    // The twin with every coin heads, and with every coin tails: which lines change does
+    // not hang on the coin, only which way each value moves.
+    let [heads, tails] = [Fixed(true), Fixed(false)].map(|mut coin| {
+        twin_in(Some(&check.dir), path, &cloned, &mut coin)
+            .and_then(|twin| keeping_known(&cloned, twin, known.as_ref()))
+    });
+    let ((heads, names), (tails, _)) = (heads?, tails?);
+    let groups = halves::groups(path, &cloned, &heads, &names);
+    if groups.len() != 2 || !groups.iter().any(|g| g.names == [clone.clone()]) {
+        return None;
+    }
     // Beside its copy, a test's right value and its twin are seen in one run: a rule that
     // always moves a value one way (a float's `2n + 1`, `0` to `1`, a typed integer at its
     // type's end) would say which is which. Each changed line must move by the coin.
-    let sides = [Fixed(true), Fixed(false)].map(|mut coin| {
-        twin_in(Some(&check.dir), path, &cloned, &mut coin)
-            .map(|(t, _)| t.split('\n').map(str::to_owned).collect::<Vec<_>>())
-    });
-    let [Some(heads), Some(tails)] = &sides else {
-        return None;
-    };
+    let (heads, tails): (Vec<&str>, Vec<&str>) =
+        (heads.split('\n').collect(), tails.split('\n').collect());
     let by_coin = groups
         .iter()
         .flat_map(|g| &g.lines)
         .all(|i| heads.get(*i) != tails.get(*i));
-    if !by_coin {
-        return None;
-    }
-    split.then_some((
+    by_coin.then_some((
         Copied {
             text: cloned,
             name: clone,
