@@ -15,6 +15,11 @@ const HONEST: &str = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py\n"
 
 /// A pytest project whose task tests sit in the base and fail there.
 fn pytest_project() -> Project {
+    pytest_project_with("")
+}
+
+/// [`pytest_project`] with `config` after its `[attempt]` lines.
+fn pytest_project_with(config: &str) -> Project {
     Project::new(
         &[
             ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
@@ -22,7 +27,7 @@ fn pytest_project() -> Project {
             ("calc.py", CALC_STUB),
             ("tests/test_add.py", PYTEST_ADD),
         ],
-        "",
+        config,
     )
 }
 
@@ -747,15 +752,7 @@ fn a_slow_withheld_test_and_its_copy_run_within_the_checks_deadline() {
     // The check's time is mostly one withheld test, alone in its unit: the halves run it
     // and its copy, twice its time, past a deadline the verdict's pass keeps. An honest
     // change must still pass.
-    let project = Project::new(
-        &[
-            ("Makefile", "test:\n\tpytest -q -p no:cacheprovider\n"),
-            ("pytest.ini", "[pytest]\npythonpath = .\n"),
-            ("calc.py", CALC_STUB),
-            ("tests/test_add.py", PYTEST_ADD),
-        ],
-        "\n[recipe]\ntimeout_secs = 8\n",
-    );
+    let project = pytest_project_with("\n[recipe]\ntimeout_secs = 8\n");
     let withheld = project.withheld(&[(
         "tests/test_big.py",
         "import time\n\nfrom calc import add\n\n\ndef test_big():\n    time.sleep(5)\n    assert add(10, 20) == 30\n",
